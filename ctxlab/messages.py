@@ -1,0 +1,231 @@
+"""Agent messages and the chapter 03 system-replay rule.
+
+The four message roles of the course (``system``, ``user``, ``assistant``, ``toolResult``)
+are frozen dataclasses with snake_case attributes; ``to_json()`` gives the course's
+camelCase wire form. Strict parsing from the wire form lives in :mod:`ctxlab.entries`.
+
+System replay (chapter 03, used again in chapter 11 "system 状态跨过 compaction 边界"):
+the system prompt is not an option of ``build_context``; it is folded from every system
+message on the active path by :func:`current_system_message`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, Union
+
+from ctxlab.json_values import FrozenDict, JsonValue, thaw_json
+
+__all__ = [
+    "AgentMessage",
+    "AssistantContent",
+    "AssistantMessage",
+    "StopReason",
+    "SystemMessage",
+    "TextContent",
+    "ToolCall",
+    "ToolResultMessage",
+    "Usage",
+    "UserMessage",
+    "current_system_message",
+    "current_system_prompt",
+    "text_of",
+]
+
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
+STOP_REASONS: tuple[str, ...] = ("stop", "length", "toolUse", "error", "aborted")
+
+
+@dataclass(frozen=True)
+class TextContent:
+    """A text block: ``{"type": "text", "text": ...}``."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call inside an assistant message. ``arguments`` is a frozen JSON value."""
+
+    id: str
+    name: str
+    arguments: JsonValue
+    raw_arguments: str | None = None
+    type: Literal["toolCall"] = "toolCall"
+
+    def to_json(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "type": "toolCall",
+            "id": self.id,
+            "name": self.name,
+            "arguments": thaw_json(self.arguments),
+        }
+        if self.raw_arguments is not None:
+            wire["rawArguments"] = self.raw_arguments
+        return wire
+
+
+AssistantContent: TypeAlias = Union[TextContent, ToolCall]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Provider-reported token usage of one assistant turn."""
+
+    input: int | float
+    output: int | float
+    total_tokens: int | float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"input": self.input, "output": self.output, "totalTokens": self.total_tokens}
+
+
+@dataclass(frozen=True)
+class SystemMessage:
+    """A system message. ``sections`` maps a section name to its text, or ``None`` to
+    delete that section when replayed."""
+
+    content: str
+    timestamp: int | float
+    sections: FrozenDict[str | None] | None = None
+    role: Literal["system"] = "system"
+
+    def to_json(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"role": "system", "content": self.content}
+        if self.sections is not None:
+            wire["sections"] = dict(self.sections)
+        wire["timestamp"] = self.timestamp
+        return wire
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    """A user message: text blocks only."""
+
+    content: tuple[TextContent, ...]
+    timestamp: int | float
+    role: Literal["user"] = "user"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "role": "user",
+            "content": [block.to_json() for block in self.content],
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """An assistant message: text blocks and tool calls, plus provider bookkeeping."""
+
+    content: tuple[AssistantContent, ...]
+    provider: str
+    model: str
+    usage: Usage
+    stop_reason: StopReason
+    timestamp: int | float
+    error_message: str | None = None
+    role: Literal["assistant"] = "assistant"
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls of this message, in declaration order."""
+        return tuple(block for block in self.content if isinstance(block, ToolCall))
+
+    def to_json(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "role": "assistant",
+            "content": [block.to_json() for block in self.content],
+            "provider": self.provider,
+            "model": self.model,
+            "usage": self.usage.to_json(),
+            "stopReason": self.stop_reason,
+        }
+        if self.error_message is not None:
+            wire["errorMessage"] = self.error_message
+        wire["timestamp"] = self.timestamp
+        return wire
+
+
+@dataclass(frozen=True)
+class ToolResultMessage:
+    """The result of one tool call, paired to it by ``tool_call_id``."""
+
+    tool_call_id: str
+    tool_name: str
+    content: tuple[TextContent, ...]
+    is_error: bool
+    timestamp: int | float
+    details: JsonValue = None
+    role: Literal["toolResult"] = "toolResult"
+
+    def to_json(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "content": [block.to_json() for block in self.content],
+        }
+        if self.details is not None:
+            wire["details"] = thaw_json(self.details)
+        wire["isError"] = self.is_error
+        wire["timestamp"] = self.timestamp
+        return wire
+
+
+AgentMessage: TypeAlias = Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage]
+
+
+def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
+    """Fold every system message, in order, into the one system message now in force.
+
+    Chapter 03's replay rule: non-empty ``content`` values are appended, joined by a blank
+    line; ``sections`` set a named section and ``None`` deletes it; the result keeps the
+    timestamp of the first system message. No system message at all gives ``None``; an
+    empty sections map is left out of the result.
+    """
+    first: SystemMessage | None = None
+    contents: list[str] = []
+    sections: dict[str, str] = {}
+    for message in messages:
+        if not isinstance(message, SystemMessage):
+            continue
+        if first is None:
+            first = message
+        if message.content:
+            contents.append(message.content)
+        for name, text in (message.sections or {}).items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+    if first is None:
+        return None
+    return SystemMessage(
+        content="\n\n".join(contents),
+        timestamp=first.timestamp,
+        sections=FrozenDict[str | None](sections) if sections else None,
+    )
+
+
+def _render_system(message: SystemMessage) -> str:
+    parts = [message.content, *((message.sections or {}).values())]
+    return "\n\n".join(part for part in parts if part)
+
+
+def current_system_prompt(messages: Iterable[AgentMessage]) -> str:
+    """The replayed system prompt as text: content, then each section, blank-line joined."""
+    message = current_system_message(messages)
+    return "" if message is None else _render_system(message)
+
+
+def text_of(message: AgentMessage) -> str:
+    """A message's text blocks joined by ``\\n``; a system message gives its rendered prompt."""
+    if isinstance(message, SystemMessage):
+        return _render_system(message)
+    return "\n".join(block.text for block in message.content if isinstance(block, TextContent))

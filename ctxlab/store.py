@@ -1,0 +1,379 @@
+"""Session stores (chapter 10, used by Lab 11.1).
+
+Both stores share one small interface, :class:`SessionStore`: ``append(entry)`` and
+``entries()``. Each takes its snapshot of an entry through
+:func:`~ctxlab.entries.parse_session_entry`, so neither needs compaction-specific code:
+"JSONL 重新打开时，同一条解析路径会恢复 compact-1".
+
+:class:`JsonlSessionStore` keeps one entry per line. A line counts only once its newline
+is written: a last non-empty line without one is an *unterminated tail* (a torn write),
+reported as a warning with its line number; the store refuses to append after it until
+:meth:`JsonlSessionStore.repair` moves those bytes into a side file. Any committed line
+that is not JSON, or not a valid entry, is an error naming its line number.
+
+Appends take a cross-process file lock (``<name>.lock`` beside the session), first read
+whatever other processes appended since the last look, then validate and write the new
+line with a single ``write`` call, fsynced when ``durable`` (the default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from filelock import FileLock
+
+from ctxlab.entries import SessionEntry, parse_session_entry
+from ctxlab.errors import CtxlabError, SessionStoreError
+from ctxlab.json_values import loads_strict
+
+__all__ = [
+    "InMemorySessionStore",
+    "JsonlSessionStore",
+    "RepairResult",
+    "SessionReadResult",
+    "SessionStore",
+    "StoreWarning",
+    "encode_entry_line",
+]
+
+
+class SessionStore(Protocol):
+    """What every store offers: append one entry, list all entries in append order."""
+
+    def append(self, entry: object) -> SessionEntry: ...
+
+    def entries(self) -> list[SessionEntry]: ...
+
+
+def _check_links(
+    entry: SessionEntry, known_ids: set[str] | dict[str, object], where: str
+) -> str | None:
+    """Why ``entry`` cannot follow ``known_ids`` (duplicate id, unknown parent), or None."""
+    if entry.id in known_ids:
+        return f"{where}duplicate id {entry.id!r}: that id is already stored"
+    if entry.parent_id is not None and entry.parent_id not in known_ids:
+        return (
+            f"{where}entry {entry.id}: parentId {entry.parent_id!r} is not stored yet"
+            " (append the parent first)"
+        )
+    return None
+
+
+class InMemorySessionStore:
+    """A list of entries in memory, with the same append rules as the JSONL store."""
+
+    def __init__(self, entries: Iterable[object] = ()) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[SessionEntry] = []
+        self._ids: set[str] = set()
+        for entry in entries:
+            self.append(entry)
+
+    def append(self, entry: object) -> SessionEntry:
+        """Validate ``entry`` and store its snapshot; return the stored snapshot."""
+        snapshot = parse_session_entry(entry)
+        with self._lock:
+            problem = _check_links(snapshot, self._ids, "")
+            if problem:
+                raise SessionStoreError(problem, entry_id=snapshot.id)
+            self._entries.append(snapshot)
+            self._ids.add(snapshot.id)
+        return snapshot
+
+    def entries(self) -> list[SessionEntry]:
+        """All entries in append order (a new list; the entries themselves are frozen)."""
+        with self._lock:
+            return list(self._entries)
+
+
+@dataclass(frozen=True)
+class StoreWarning:
+    """Something a reader should know that does not stop reading, e.g. a torn last line."""
+
+    code: Literal["unterminated_tail"]
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SessionReadResult:
+    """What :meth:`JsonlSessionStore.read` found: the entries and any warnings."""
+
+    entries: tuple[SessionEntry, ...]
+    warnings: tuple[StoreWarning, ...]
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """What :meth:`JsonlSessionStore.repair` did. ``side_file`` is None when there was
+    no unterminated tail (nothing to do)."""
+
+    side_file: Path | None
+    line: int | None
+    bytes_moved: int
+
+
+def encode_entry_line(entry: SessionEntry) -> bytes:
+    """The JSONL line (UTF-8, ending in ``\\n``) that stores ``entry``."""
+    text = json.dumps(entry.to_json(), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SessionStoreError(
+            f"entry {entry.id}: contains text that is not valid Unicode ({exc.reason})",
+            entry_id=entry.id,
+        ) from None
+
+
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+
+
+class JsonlSessionStore:
+    """An append-only JSONL session file. Use :meth:`open`; safe across threads and
+    processes."""
+
+    def __init__(self, path: Path, *, durable: bool) -> None:
+        """Internal: use :meth:`open`, which also reads the file."""
+        self.path = path
+        self.durable = durable
+        self._thread_lock = threading.RLock()
+        self._file_lock = FileLock(str(_lock_path(path)))
+        self._entries: list[SessionEntry] = []
+        self._ids: set[str] = set()
+        self._offset = 0  # bytes of committed lines already read
+        self._lines = 0  # committed lines already read
+        self._layout_tail = 0  # bytes of white space after the last newline
+        self._tail: StoreWarning | None = None
+        self._tainted: str | None = None
+
+    # -- opening and reading ------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, durable: bool = True) -> JsonlSessionStore:
+        """Open (creating the file and its folders if missing) and read a session file.
+
+        Raises :class:`~ctxlab.errors.SessionStoreError` naming the line of the first bad
+        committed line. An unterminated tail is not an error: see :meth:`read`.
+        """
+        file = Path(path)
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            if not file.exists():
+                with open(file, "ab"):
+                    pass
+                _fsync_directory(file.parent)
+        except OSError as exc:
+            raise SessionStoreError(f"cannot create {file.name}: {exc}", path=str(file)) from exc
+        store = cls(file, durable=durable)
+        with store._thread_lock, store._file_lock:
+            store._refresh()
+        return store
+
+    def entries(self) -> list[SessionEntry]:
+        """All entries, including any that other processes appended since the last look."""
+        return list(self.read().entries)
+
+    def read(self) -> SessionReadResult:
+        """Entries and warnings (an unterminated tail is reported with its line number)."""
+        with self._thread_lock, self._file_lock:
+            self._refresh()
+            warnings = (self._tail,) if self._tail else ()
+            return SessionReadResult(tuple(self._entries), warnings)
+
+    def _refresh(self) -> None:
+        """Read committed lines appended since the last look. Caller holds both locks."""
+        try:
+            with open(self.path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size < self._offset + self._layout_tail:
+                    raise SessionStoreError(
+                        f"{self.path.name} shrank from {self._offset + self._layout_tail} to"
+                        f" {size} bytes while open: committed lines were removed",
+                        path=str(self.path),
+                    )
+                handle.seek(self._offset)
+                data = handle.read()
+        except OSError as exc:
+            raise SessionStoreError(
+                f"cannot read {self.path.name}: {exc}", path=str(self.path)
+            ) from exc
+        cut = data.rfind(b"\n") + 1
+        committed, tail = data[:cut], data[cut:]
+        new_entries, new_lines = self._parse_committed(committed)
+        # Only now, with every new line valid, does the store's view move forward.
+        self._entries.extend(new_entries)
+        self._ids.update(entry.id for entry in new_entries)
+        self._offset += len(committed)
+        self._lines += new_lines
+        self._layout_tail = len(tail) if not tail.strip() else 0
+        self._tail = None
+        if tail.strip():
+            line = self._lines + 1
+            self._tail = StoreWarning(
+                "unterminated_tail",
+                line,
+                f"{self.path.name} line {line} has no newline: it is an unterminated tail"
+                f" ({len(tail)} bytes, probably a torn write); it is not read as an entry."
+                " Appends are refused until JsonlSessionStore.repair() moves it aside.",
+            )
+
+    def _parse_committed(self, committed: bytes) -> tuple[list[SessionEntry], int]:
+        first_line = self._lines + 1
+        try:
+            text = committed.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = first_line + committed.count(b"\n", 0, exc.start)
+            raise self._line_error(line, f"is not valid UTF-8 ({exc.reason})") from None
+        lines = text.split("\n")[:-1]  # committed ends with "\n"
+        known = set(self._ids)
+        parsed: list[SessionEntry] = []
+        for number, raw in enumerate(lines, start=first_line):
+            if not raw.strip():
+                continue  # blank lines are layout
+            try:
+                entry = parse_session_entry(loads_strict(raw))
+            except CtxlabError as exc:
+                raise self._line_error(number, str(exc)) from exc
+            except ValueError as exc:  # loads_strict: not JSON, NaN, duplicate key, depth
+                raise self._line_error(number, str(exc)) from None
+            problem = _check_links(entry, known, "")
+            if problem:
+                raise self._line_error(number, problem, entry.id)
+            known.add(entry.id)
+            parsed.append(entry)
+        return parsed, len(lines)
+
+    def _line_error(
+        self, line: int, problem: str, entry_id: str | None = None
+    ) -> SessionStoreError:
+        return SessionStoreError(
+            f"{self.path.name} line {line}: {problem}",
+            path=str(self.path),
+            line=line,
+            entry_id=entry_id,
+        )
+
+    # -- appending ------------------------------------------------------------------------
+
+    def append(self, entry: object) -> SessionEntry:
+        """Validate ``entry``, then write it as one line with one ``write`` call.
+
+        Returns the stored snapshot once the line (and, when ``durable``, its fsync) is
+        done. Refused: a duplicate id, an unknown parent, a file with an unterminated tail,
+        and any append after a failed write (the store is then *tainted* until reopened).
+        """
+        snapshot = parse_session_entry(entry)
+        line = encode_entry_line(snapshot)
+        with self._thread_lock:
+            if self._tainted:
+                raise SessionStoreError(self._tainted, path=str(self.path), entry_id=snapshot.id)
+            with self._file_lock:
+                self._refresh()
+                if self._tail is not None:
+                    raise SessionStoreError(
+                        f"{self.path.name} line {self._tail.line} is an unterminated tail;"
+                        f" entry {snapshot.id} was not appended. Run"
+                        " JsonlSessionStore.repair(path) first.",
+                        path=str(self.path),
+                        line=self._tail.line,
+                        entry_id=snapshot.id,
+                    )
+                problem = _check_links(snapshot, self._ids, f"{self.path.name}: ")
+                if problem:
+                    raise SessionStoreError(problem, path=str(self.path), entry_id=snapshot.id)
+                self._write(line, snapshot.id)
+                self._entries.append(snapshot)
+                self._ids.add(snapshot.id)
+                self._offset += self._layout_tail + len(line)
+                self._layout_tail = 0
+                self._lines += 1
+        return snapshot
+
+    def _write(self, line: bytes, entry_id: str) -> None:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | _O_BINARY)
+            try:
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(f"short write: {written} of {len(line)} bytes")
+                if self.durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self._tainted = (
+                f"{self.path.name}: an earlier write failed ({exc}); this store refuses"
+                " further appends. Reopen it with JsonlSessionStore.open(path), which"
+                " reports any torn line."
+            )
+            raise SessionStoreError(
+                f"{self.path.name}: writing entry {entry_id} failed: {exc}",
+                path=str(self.path),
+                entry_id=entry_id,
+            ) from exc
+
+    # -- repair -----------------------------------------------------------------------------
+
+    @classmethod
+    def repair(cls, path: str | os.PathLike[str]) -> RepairResult:
+        """Move an unterminated tail's bytes into a side file, then cut them off.
+
+        The side file is ``<name>.tail-<n>`` beside the session (the first free ``n``);
+        it is written and fsynced before the session is truncated, so no byte is ever
+        deleted. Idempotent: with no tail there is nothing to do.
+        """
+        file = Path(path)
+        with FileLock(str(_lock_path(file))):
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                raise SessionStoreError(f"cannot read {file.name}: {exc}", path=str(file)) from exc
+            cut = data.rfind(b"\n") + 1
+            tail = data[cut:]
+            if not tail.strip():
+                return RepairResult(None, None, 0)
+            line = data.count(b"\n") + 1
+            number = 1
+            while (side := file.with_name(f"{file.name}.tail-{number}")).exists():
+                number += 1
+            try:
+                with open(side, "xb") as handle:
+                    handle.write(tail)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                _fsync_directory(file.parent)
+                with open(file, "r+b") as handle:
+                    handle.truncate(cut)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                raise SessionStoreError(
+                    f"repairing {file.name} failed: {exc}", path=str(file), line=line
+                ) from exc
+            return RepairResult(side, line, len(tail))
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _fsync_directory(folder: Path) -> None:
+    """Make a new file's directory entry durable where the platform allows (POSIX)."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

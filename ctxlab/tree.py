@@ -1,0 +1,50 @@
+"""The session tree (chapter 10): from a leaf back to the root.
+
+Entries form a tree through ``parentId``; the *active path* is root..leaf. Chapter 11's
+functions all take such a path, never the whole tree: "调用者先用第 10 章的 pathTo()
+得到活动路径".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ctxlab.entries import SessionEntry
+from ctxlab.errors import SessionTreeError
+
+__all__ = ["path_to"]
+
+
+def path_to(entries: Iterable[SessionEntry], leaf_id: str) -> list[SessionEntry]:
+    """Return the entries from the root down to ``leaf_id``, following ``parentId``.
+
+    Entries on other branches are ignored. Errors (naming the id involved): a duplicate id
+    anywhere, an unknown leaf, a parent that is not among ``entries``, a cycle.
+    """
+    by_id: dict[str, SessionEntry] = {}
+    for entry in entries:
+        if entry.id in by_id:
+            raise SessionTreeError(f"duplicate entry id {entry.id!r}", entry_id=entry.id)
+        by_id[entry.id] = entry
+    if leaf_id not in by_id:
+        raise SessionTreeError(f"leaf {leaf_id!r} is not in the session", entry_id=leaf_id)
+    path: list[SessionEntry] = []
+    seen: set[str] = set()
+    current: str | None = leaf_id
+    while current is not None:
+        if current in seen:
+            raise SessionTreeError(
+                f"cycle: entry {current!r} is its own ancestor", entry_id=current
+            )
+        seen.add(current)
+        found = by_id.get(current)
+        if found is None:
+            child = path[-1].id
+            raise SessionTreeError(
+                f"entry {child!r} names parent {current!r}, which is not in the session",
+                entry_id=child,
+            )
+        path.append(found)
+        current = found.parent_id
+    path.reverse()
+    return path
