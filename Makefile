@@ -1,0 +1,129 @@
+# ctxlab: GNU make entry points. `make help` lists the targets.
+#
+#   make lab     install the lab extra into .venv and start JupyterLab on notebooks/
+#   make test    lint + format check + mypy --strict + pytest (tests/ and nbval on notebooks/)
+#
+# Everything is installed into $(VENV) from pyproject.toml, pinned by
+# constraints.txt. An install is recorded by a stamp file inside $(VENV) whose
+# name carries a hash of pyproject.toml + constraints.txt and the extras, so a
+# second run installs nothing until one of those two files changes.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+# ---------------------------------------------------------------- knobs
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CONSTRAINTS := constraints.txt
+NOTEBOOK_DIR ?= notebooks
+NOTEBOOKS = $(sort $(wildcard $(NOTEBOOK_DIR)/*.ipynb))
+# Kernel spec the notebooks declare; inside $(VENV) ipykernel provides it
+# ($(VENV)/share/jupyter/kernels/python3), so it runs $(BIN)/python.
+KERNEL ?= python3
+NOTEBOOK_TIMEOUT ?= 600
+LINT_PATHS ?= ctxlab tests $(wildcard benchmarks)
+TYPECHECK_PACKAGE ?= ctxlab
+PYTEST_ARGS ?=
+JUPYTER_ARGS ?=
+
+# Jupyter looks up kernels (the python3 spec) in $(VENV) before ~/.local/share/jupyter.
+export JUPYTER_PREFER_ENV_PATH := 1
+# MPLBACKEND is deliberately NOT exported: nbval's kernels inherit pytest's
+# environment, and ipykernel picks the inline backend only when MPLBACKEND is
+# unset. With MPLBACKEND=Agg every plt.show() in a notebook prints nothing, so
+# the stored figure outputs written by `make notebooks` (or by a student in
+# JupyterLab) would no longer match under nbval. Headless Linux falls back to
+# Agg by itself; a test that plots in-process can call matplotlib.use("Agg").
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+# ---------------------------------------------------------------- install stamps
+# $(call stamp,EXTRAS) is the stamp file for `pip install -e ".[EXTRAS]"`, with
+# the extras joined by '-' (e.g. lab-test-dev). Depend on it to get that install.
+# Hook points for later targets (test-browser, lecture, slides, fuzz, bench):
+# define e.g. BROWSER_STAMP := $(call stamp,lab-test-dev-browser) and make the
+# target depend on it; the pattern rule below does the rest.
+comma := ,
+DEPS_HASH := $(shell cat pyproject.toml $(CONSTRAINTS) 2>/dev/null | $(PYTHON) -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:16])' 2>/dev/null || echo nohash)
+stamp = $(VENV)/.ctxlab-install-$(1)-$(DEPS_HASH)
+LAB_STAMP := $(call stamp,lab)
+TEST_STAMP := $(call stamp,lab-test-dev)
+
+# When PYTHON is given explicitly, refuse to reuse a venv made by another Python.
+ifneq ($(filter command line environment,$(origin PYTHON)),)
+CHECK_VENV_PYTHON := 1
+endif
+
+$(BIN)/python:
+	@echo ">> creating $(VENV) with $$($(PYTHON) --version) ($(PYTHON))"
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.ctxlab-install-%-$(DEPS_HASH): | $(BIN)/python
+ifdef CHECK_VENV_PYTHON
+	@want=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	have=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	if [ "$$want" != "$$have" ]; then \
+	  echo "error: $(VENV) runs Python $$have but PYTHON=$(PYTHON) is Python $$want." >&2; \
+	  echo "       Remove it (make distclean) or pick another one (make ... VENV=.venv-$$want)." >&2; \
+	  exit 1; \
+	fi
+endif
+	@echo ">> installing ctxlab[$(subst -,$(comma),$*)] into $(VENV) (pins: $(CONSTRAINTS))"
+	rm -f $(VENV)/.ctxlab-install-$*-*
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[$(subst -,$(comma),$*)]"
+	echo "$(DEPS_HASH) ctxlab[$(subst -,$(comma),$*)]" > $@
+
+# ---------------------------------------------------------------- targets
+.PHONY: help install lab test lint format typecheck pytest notebooks clean distclean
+
+help: ## show this help
+	@echo "ctxlab: make targets (PYTHON=$(PYTHON), VENV=$(VENV))"
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+install: $(TEST_STAMP) ## install ctxlab[lab,test,dev] into the venv (skipped when up to date)
+
+lab: $(LAB_STAMP) ## start JupyterLab on notebooks/ (no browser, URL printed, when there is no display)
+	@mkdir -p $(NOTEBOOK_DIR)
+	@args="$(JUPYTER_ARGS)"; \
+	if [ "$$(id -u)" = 0 ]; then args="$$args --allow-root"; fi; \
+	if [ "$$(uname -s)" = Linux ] && [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo ">> no display: starting JupyterLab without a browser; open the http://localhost URL it prints below."; \
+	  args="$$args --no-browser"; \
+	fi; \
+	exec $(BIN)/jupyter lab $$args $(NOTEBOOK_DIR)/
+
+test: lint typecheck pytest ## ruff check + ruff format --check + mypy --strict + pytest (tests and notebooks)
+
+lint: $(TEST_STAMP) ## ruff check and ruff format --check
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+
+format: $(TEST_STAMP) ## apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix $(LINT_PATHS)
+	$(BIN)/ruff format $(LINT_PATHS)
+
+typecheck: $(TEST_STAMP) ## mypy --strict on the ctxlab package
+	$(BIN)/mypy --strict $(TYPECHECK_PACKAGE)
+
+pytest: $(TEST_STAMP) ## pytest only: tests/ and every notebook's stored outputs (nbval)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+notebooks: $(TEST_STAMP) ## re-execute every notebooks/*.ipynb in place, top to bottom
+	@if [ -z "$(NOTEBOOKS)" ]; then echo ">> no notebooks in $(NOTEBOOK_DIR)/"; fi
+	@for nb in $(NOTEBOOKS); do \
+	  echo ">> executing $$nb (kernel $(KERNEL))"; \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.kernel_name=$(KERNEL) \
+	    --ExecutePreprocessor.timeout=$(NOTEBOOK_TIMEOUT) "$$nb"; \
+	done
+
+clean: ## remove caches and build output (keeps the venv)
+	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 | xargs -0 rm -rf
+
+distclean: clean ## clean, and remove the venv too
+	rm -rf $(VENV)
