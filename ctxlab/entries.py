@@ -283,7 +283,7 @@ def _read_message(r: _Reader, value: object, path: str) -> AgentMessage:
     if not isinstance(value, Mapping):
         r.fail(path, f"must be an object, got {_kind(value)}")
     role = value.get("role")
-    if role not in _MESSAGE_KEYS:
+    if not isinstance(role, str) or role not in _MESSAGE_KEYS:
         if "role" not in value:
             r.fail(f"{path}.role", "is missing")
         r.fail(f"{path}.role", f"must be one of {', '.join(_MESSAGE_KEYS)}; got {role!r}")
@@ -405,7 +405,7 @@ def parse_session_entry(value: object) -> SessionEntry:
     raw_id = value.get("id")
     r = _Reader(raw_id if isinstance(raw_id, str) and raw_id.strip() else None)
     entry_type = value.get("type")
-    if entry_type not in _ENTRY_KEYS:
+    if not isinstance(entry_type, str) or entry_type not in _ENTRY_KEYS:
         if "type" not in value:
             r.fail("type", "is missing")
         r.fail("type", f"must be one of message, metadata, compaction; got {entry_type!r}")
