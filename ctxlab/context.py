@@ -30,7 +30,7 @@ from ctxlab.entries import (
     MetadataSessionEntry,
     SessionEntry,
 )
-from ctxlab.errors import CompactionError, ContextOptionError, EstimatorError
+from ctxlab.errors import CompactionError, ContextOptionError, EstimatorError, shown
 from ctxlab.interactions import InteractionGroup, group_interactions
 from ctxlab.messages import AgentMessage, TextContent, UserMessage, current_system_message
 
@@ -97,13 +97,21 @@ class ContextResult:
         }
 
 
+def _is_finite_number(value: object) -> bool:
+    """A non-bool int (always finite, however long) or a finite float."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
 def _option(name: str, value: object) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not _is_finite_number(value):
         raise ContextOptionError(
-            name, f"build_context: {name} must be a finite number >= 0, got {value!r}"
+            name, f"build_context: {name} must be a finite number >= 0, got {shown(value)}"
         )
+    assert isinstance(value, (int, float))
     if value < 0:
-        raise ContextOptionError(name, f"build_context: {name} must be >= 0, got {value!r}")
+        raise ContextOptionError(name, f"build_context: {name} must be >= 0, got {shown(value)}")
     return value
 
 
@@ -117,18 +125,19 @@ def _price(
         cost = estimate_tokens(message)
     except Exception as exc:
         raise EstimatorError(
-            subject, f"estimate_tokens failed on {subject}: {exc!r}", entry_id=entry_id
+            subject, f"estimate_tokens failed on {subject}: {shown(exc)}", entry_id=entry_id
         ) from exc
-    if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost):
+    if not _is_finite_number(cost):
         raise EstimatorError(
             subject,
-            f"estimate_tokens returned {cost!r} for {subject}; expected a finite number >= 0",
+            f"estimate_tokens returned {shown(cost)} for {subject}; expected a finite number >= 0",
             entry_id=entry_id,
         )
+    assert isinstance(cost, (int, float))
     if cost < 0:
         raise EstimatorError(
             subject,
-            f"estimate_tokens returned {cost!r} for {subject}; expected a finite number >= 0",
+            f"estimate_tokens returned {shown(cost)} for {subject}; expected a finite number >= 0",
             entry_id=entry_id,
         )
     return cost

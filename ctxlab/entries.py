@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn, TypeAlias, Union
 
-from ctxlab.errors import EntryParseError
+from ctxlab.errors import EntryParseError, shown
 from ctxlab.json_values import FrozenDict, JsonValue, freeze_json, thaw_json
 from ctxlab.messages import (
     STOP_REASONS,
@@ -186,7 +186,7 @@ class _Reader:
             self.fail(path, f"must be an object, got {_kind(value)}")
         for key in value:
             if not isinstance(key, str):
-                self.fail(path, f"has a non-string key {key!r}")
+                self.fail(path, f"has a non-string key {shown(key)}")
             if key not in required and key not in optional:
                 where = f"{path}.{key}" if path else key
                 hint = ""
@@ -216,9 +216,9 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(path, f"must be a finite number, got {_kind(value)}")
         if isinstance(value, float) and not math.isfinite(value):
-            self.fail(path, f"must be a finite number, got {value!r}")
+            self.fail(path, f"must be a finite number, got {shown(value)}")
         if minimum is not None and value < minimum:
-            self.fail(path, f"must be >= {minimum:g}, got {value!r}")
+            self.fail(path, f"must be >= {minimum:g}, got {shown(value)}")
         return value
 
     def boolean(self, value: object, path: str) -> bool:
@@ -245,7 +245,7 @@ class _Reader:
     def text_block(self, value: object, path: str) -> TextContent:
         block = self.obj(value, path, ("type", "text"))
         if block["type"] != "text":
-            self.fail(f"{path}.type", f"must be 'text', got {block['type']!r}")
+            self.fail(f"{path}.type", f"must be 'text', got {shown(block['type'])}")
         return TextContent(self.string(block["text"], f"{path}.text"))
 
 
@@ -255,7 +255,7 @@ def _kind(value: object) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return f"the number {shown(value)}"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, (list, tuple)):
@@ -286,7 +286,7 @@ def _read_message(r: _Reader, value: object, path: str) -> AgentMessage:
     if not isinstance(role, str) or role not in _MESSAGE_KEYS:
         if "role" not in value:
             r.fail(f"{path}.role", "is missing")
-        r.fail(f"{path}.role", f"must be one of {', '.join(_MESSAGE_KEYS)}; got {role!r}")
+        r.fail(f"{path}.role", f"must be one of {', '.join(_MESSAGE_KEYS)}; got {shown(role)}")
     required, optional = _MESSAGE_KEYS[role]
     m = r.obj(value, path, required, optional)
     timestamp = r.number(m["timestamp"], f"{path}.timestamp")
@@ -299,7 +299,7 @@ def _read_message(r: _Reader, value: object, path: str) -> AgentMessage:
             named: dict[str, str | None] = {}
             for name, text in raw.items():
                 if not isinstance(name, str):
-                    r.fail(f"{path}.sections", f"has a non-string key {name!r}")
+                    r.fail(f"{path}.sections", f"has a non-string key {shown(name)}")
                 where = f"{path}.sections.{name}"
                 named[name] = None if text is None else r.string(text, where)
             sections = FrozenDict[str | None](named)
@@ -350,7 +350,7 @@ def _read_assistant_content(r: _Reader, value: object, path: str) -> tuple[Assis
         elif kind == "text" or not isinstance(raw, Mapping):
             blocks.append(r.text_block(raw, where))
         else:
-            r.fail(f"{where}.type", f"must be 'text' or 'toolCall', got {kind!r}")
+            r.fail(f"{where}.type", f"must be 'text' or 'toolCall', got {shown(kind)}")
     return tuple(blocks)
 
 
@@ -365,7 +365,7 @@ def _read_usage(r: _Reader, value: object, path: str) -> Usage:
 
 def _read_stop_reason(r: _Reader, value: object, path: str) -> StopReason:
     if value not in STOP_REASONS:
-        r.fail(path, f"must be one of {', '.join(STOP_REASONS)}; got {value!r}")
+        r.fail(path, f"must be one of {', '.join(STOP_REASONS)}; got {shown(value)}")
     reason: StopReason = value  # type: ignore[assignment]  # narrowed by the check above
     return reason
 
@@ -408,7 +408,7 @@ def parse_session_entry(value: object) -> SessionEntry:
     if not isinstance(entry_type, str) or entry_type not in _ENTRY_KEYS:
         if "type" not in value:
             r.fail("type", "is missing")
-        r.fail("type", f"must be one of message, metadata, compaction; got {entry_type!r}")
+        r.fail("type", f"must be one of message, metadata, compaction; got {shown(entry_type)}")
     e = r.obj(value, "", _ENTRY_KEYS[entry_type])
     entry_id = r.nonblank(e["id"], "id")
     timestamp = r.number(e["timestamp"], "timestamp")

@@ -9,6 +9,8 @@ entry or call id, so the reader can locate the first deviation at the history bo
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = [
     "CompactionError",
     "ContextOptionError",
@@ -18,11 +20,45 @@ __all__ = [
     "InteractionError",
     "SessionStoreError",
     "SessionTreeError",
+    "shown",
 ]
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxstring = 80
+_REPR.maxother = 80
+
+
+def shown(value: object) -> str:
+    """A short repr of ``value`` for an error message that can never fail.
+
+    Bad input may be nested 100,000 levels deep or be an integer too long to print;
+    ``repr`` would raise ``RecursionError`` or ``ValueError`` on it, hiding the real error.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<integer of {value.bit_length()} bits>"
+    return _REPR.repr(value)
 
 
 class CtxlabError(ValueError):
     """Base class of every error ctxlab raises on bad data or options."""
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    """A short, safe description of a bad value for an error message.
+
+    Scalars are shown with ``repr`` (cut to ``limit`` characters); containers and other
+    objects only by kind, so a huge or deeply nested value never floods a message or
+    exhausts the stack while being printed.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
 
 
 class EntryParseError(CtxlabError):

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn, TypeAlias, TypeVar, Union
 
-from ctxlab.errors import EntryParseError
+from ctxlab.errors import EntryParseError, shown
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -85,7 +85,7 @@ def _freeze(
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            _fail(entry_id, path, f"must be a finite number, got {value!r}")
+            _fail(entry_id, path, f"must be a finite number, got {shown(value)}")
         return float(value)
     if not isinstance(value, (list, tuple, Mapping)):
         _fail(entry_id, path, f"is not a JSON value (got {type(value).__name__})")
@@ -100,7 +100,7 @@ def _freeze(
             frozen: dict[str, JsonValue] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
-                    _fail(entry_id, path, f"has a non-string key {key!r}")
+                    _fail(entry_id, path, f"has a non-string key {shown(key)}")
                 frozen[key] = _freeze(item, entry_id, f"{path}.{key}", depth + 1, active)
             return FrozenDict(frozen)
         return tuple(
@@ -128,7 +128,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(f"duplicate key {key!r} in one object")
+            raise ValueError(f"duplicate key {shown(key)} in one object")
         result[key] = value
     return result
 
