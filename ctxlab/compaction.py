@@ -23,7 +23,7 @@ from ctxlab.entries import (
     SessionEntry,
     parse_session_entry,
 )
-from ctxlab.errors import CompactionError
+from ctxlab.errors import CompactionError, shown
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.messages import SystemMessage
 
@@ -53,7 +53,7 @@ def render_summary(summary: CompactionSummary, language: SummaryLanguage = "en")
     (constraints, completed, decisions, changed files, unresolved, next), one ``- item``
     per line and a single placeholder line for an empty list, joined by ``\\n``."""
     if language not in _LABELS:
-        raise CompactionError(f"summary language must be 'en' or 'zh', got {language!r}")
+        raise CompactionError(f"summary language must be 'en' or 'zh', got {shown(language)}")
     heading, goal_prefix, list_headings, empty = _LABELS[language]
     lists = (
         summary.constraints,
@@ -64,7 +64,7 @@ def render_summary(summary: CompactionSummary, language: SummaryLanguage = "en")
         summary.next,
     )
     lines = [heading, f"{goal_prefix}{summary.goal}"]
-    for title, items in zip(list_headings, lists):
+    for title, items in zip(list_headings, lists, strict=True):
         lines.append(title)
         lines.extend([f"- {item}" for item in items] or [empty])
     return "\n".join(lines)

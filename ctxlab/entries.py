@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn, TypeAlias, Union
+from typing import Any, Literal, NoReturn, TypeAlias
 
 from ctxlab.errors import EntryParseError, shown
 from ctxlab.json_values import FrozenDict, JsonValue, freeze_json, thaw_json
@@ -151,7 +151,7 @@ class CompactionSessionEntry:
         }
 
 
-SessionEntry: TypeAlias = Union[MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry]
+SessionEntry: TypeAlias = MessageSessionEntry | MetadataSessionEntry | CompactionSessionEntry
 _ENTRY_CLASSES = (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
 
 
@@ -399,7 +399,7 @@ def parse_session_entry(value: object) -> SessionEntry:
     with ``value``; :class:`~ctxlab.errors.EntryParseError` names the entry id and field.
     """
     if isinstance(value, _ENTRY_CLASSES):
-        value = value.to_json()
+        value = _wire_of(value)
     if not isinstance(value, Mapping):
         raise EntryParseError(None, "", f"must be an object, got {_kind(value)}")
     raw_id = value.get("id")
@@ -442,8 +442,25 @@ def parse_session_entry(value: object) -> SessionEntry:
     )
 
 
+def _wire_of(value: SessionEntry | AgentMessage) -> Any:
+    """The wire form of an entry or message object, re-checked by the caller.
+
+    An object built directly (not parsed) may hold anything; if it cannot even produce
+    its wire form, that is reported like any other malformed entry.
+    """
+    try:
+        return value.to_json()
+    except Exception as exc:
+        entry_id = getattr(value, "id", None)
+        raise EntryParseError(
+            entry_id if isinstance(entry_id, str) else None,
+            "",
+            f"is a malformed {type(value).__name__} object ({type(exc).__name__})",
+        ) from exc
+
+
 def parse_agent_message(value: object, *, entry_id: str | None = None) -> AgentMessage:
     """Strictly read one message in wire form (or re-check a message object)."""
     if isinstance(value, (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
-        value = value.to_json()
+        value = _wire_of(value)
     return _read_message(_Reader(entry_id), value, "message")

@@ -44,23 +44,6 @@ class CtxlabError(ValueError):
     """Base class of every error ctxlab raises on bad data or options."""
 
 
-def show_value(value: object, limit: int = 60) -> str:
-    """A short, safe description of a bad value for an error message.
-
-    Scalars are shown with ``repr`` (cut to ``limit`` characters); containers and other
-    objects only by kind, so a huge or deeply nested value never floods a message or
-    exhausts the stack while being printed.
-    """
-    if value is None or isinstance(value, (bool, int, float, str)):
-        text = repr(value)
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
 class EntryParseError(CtxlabError):
     """A session entry (or message) does not match the wire format (Lab 11.1).
 

@@ -38,7 +38,7 @@ from ctxlab.entries import (
     MessageSessionEntry,
     SessionEntry,
 )
-from ctxlab.errors import EstimatorError
+from ctxlab.errors import EstimatorError, shown
 from ctxlab.json_values import FrozenDict
 from ctxlab.messages import (
     AgentMessage,
@@ -393,7 +393,8 @@ class TableEstimator:
         elif isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
             key = (message.role, text_of(message))
         else:
-            raise EstimatorError(type(message).__name__, f"{self.name} cannot price {message!r}")
+            kind = type(message).__name__
+            raise EstimatorError(kind, f"{self.name} cannot price {shown(message)}")
         if key not in self._costs:
             preview = key[1] if len(key[1]) <= 40 else key[1][:37] + "..."
             raise EstimatorError(

@@ -34,7 +34,7 @@ MAX_JSON_DEPTH = 200
 V = TypeVar("V")
 
 JsonValue: TypeAlias = Union[
-    None, bool, int, float, str, tuple["JsonValue", ...], "FrozenDict[JsonValue]"
+    bool, int, float, str, tuple["JsonValue", ...], "FrozenDict[JsonValue]", None
 ]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 from ctxlab.json_values import FrozenDict, JsonValue, thaw_json
 
@@ -70,7 +70,7 @@ class ToolCall:
         return wire
 
 
-AssistantContent: TypeAlias = Union[TextContent, ToolCall]
+AssistantContent: TypeAlias = TextContent | ToolCall
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ class ToolResultMessage:
         return wire
 
 
-AgentMessage: TypeAlias = Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage]
+AgentMessage: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 
 
 def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
