@@ -32,7 +32,13 @@ from ctxlab.entries import (
 )
 from ctxlab.errors import CompactionError, ContextOptionError, EstimatorError, shown
 from ctxlab.interactions import InteractionGroup, group_interactions
-from ctxlab.messages import AgentMessage, TextContent, UserMessage, current_system_message
+from ctxlab.messages import (
+    AgentMessage,
+    SystemMessage,
+    TextContent,
+    UserMessage,
+    current_system_message,
+)
 
 __all__ = [
     "ContextReason",
@@ -202,19 +208,13 @@ def build_context(
     bad value (``EstimatorError`` naming the message), a latest compaction whose
     ``firstKeptEntryId`` is unusable, and interactions whose tool ids do not pair.
     """
-    max_tokens = _option("max_tokens", max_tokens)
-    reserved_output = _option("reserved_output", reserved_output)
-    safety_margin = _option("safety_margin", safety_margin)
+    budget = check_options(max_tokens, reserved_output, safety_margin)
     if not callable(estimate_tokens):
         raise ContextOptionError(
             "estimate_tokens",
             f"build_context: estimate_tokens must be callable, got {estimate_tokens!r}",
         )
-    if summary_language not in ("en", "zh"):
-        raise ContextOptionError(
-            "summary_language",
-            f"build_context: summary_language must be 'en' or 'zh', got {summary_language!r}",
-        )
+    check_language(summary_language)
     for index, entry in enumerate(active_path):
         if not isinstance(
             entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
@@ -228,79 +228,148 @@ def build_context(
     system = current_system_message(
         entry.message for entry in active_path if isinstance(entry, MessageSessionEntry)
     )
-    system_cost = (
-        0 if system is None else _price(estimate_tokens, system, "the replayed system message")
-    )
-    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)
+    system_cost = 0 if system is None else price_system(estimate_tokens, system)
 
     compaction, candidates = _candidates(active_path)
-    fixed: list[AgentMessage] = []
-    fixed_cost: int | float = 0
+    summary: UserMessage | None = None
+    summary_cost: int | float = 0
     if compaction is not None:
         summary = summary_message(compaction, summary_language)
-        fixed_cost = _price(
-            estimate_tokens,
-            summary,
-            f"the summary of compaction {compaction.id}",
-            compaction.id,
-        )
-        fixed.append(summary)
-    group_budget = max(0, available - fixed_cost)
+        summary_cost = price_summary(estimate_tokens, summary, compaction)
 
     groups = group_interactions(candidates)
-    kept, kept_cost, reason = _select_newest_suffix(groups, group_budget, estimate_tokens)
+    group_budget = group_budget_of(budget, system_cost, summary_cost)
+    kept_count, kept_cost, reason = select_newest_suffix(
+        len(groups), lambda index: group_cost(groups[index], estimate_tokens), group_budget
+    )
+    kept_entries = [
+        entry for group in groups[len(groups) - kept_count :] for entry in group.entries
+    ]
+    return assemble_result(
+        budget, system, system_cost, summary, summary_cost, kept_entries, kept_cost, reason
+    )
 
-    kept_entries = [entry for group in kept for entry in group.entries]
-    messages_cost = fixed_cost + kept_cost
+
+# --------------------------------------------------------------------------------------
+# The steps of build_context, shared with ctxlab.window.ContextWindow so that both do the
+# same checks in the same order and the same arithmetic (equal results, equal floats).
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The three checked budget options of one build."""
+
+    max_tokens: int | float
+    reserved_output: int | float
+    safety_margin: int | float
+
+
+def check_options(max_tokens: object, reserved_output: object, safety_margin: object) -> Budget:
+    """Check the three budget numbers (in this order), naming the first bad one."""
+    return Budget(
+        _option("max_tokens", max_tokens),
+        _option("reserved_output", reserved_output),
+        _option("safety_margin", safety_margin),
+    )
+
+
+def check_language(summary_language: object) -> None:
+    """``summary_language`` must be ``"en"`` or ``"zh"``."""
+    if summary_language not in ("en", "zh"):
+        raise ContextOptionError(
+            "summary_language",
+            f"build_context: summary_language must be 'en' or 'zh', got {summary_language!r}",
+        )
+
+
+def price_system(estimate_tokens: TokenEstimator, system: SystemMessage) -> int | float:
+    """Price the replayed system message (``tokens.system``)."""
+    return _price(estimate_tokens, system, "the replayed system message")
+
+
+def price_summary(
+    estimate_tokens: TokenEstimator, summary: UserMessage, compaction: CompactionSessionEntry
+) -> int | float:
+    """Price the synthetic summary message of ``compaction``."""
+    return _price(
+        estimate_tokens, summary, f"the summary of compaction {compaction.id}", compaction.id
+    )
+
+
+def price_entry(estimate_tokens: TokenEstimator, entry: MessageSessionEntry) -> int | float:
+    """Price the message of one entry."""
+    return _price(estimate_tokens, entry.message, f"entry {entry.id}", entry.id)
+
+
+def group_budget_of(
+    budget: Budget, system_cost: int | float, summary_cost: int | float
+) -> int | float:
+    """What is left for whole groups once the fixed costs are paid."""
+    available = _available(budget, system_cost)
+    return max(0, available - summary_cost)
+
+
+def _available(budget: Budget, system_cost: int | float) -> int | float:
+    return max(0, budget.max_tokens - system_cost - budget.reserved_output - budget.safety_margin)
+
+
+def group_cost(group: InteractionGroup, estimate_tokens: TokenEstimator) -> int | float:
+    """The cost of one group: the sum of its messages' prices, in path order."""
+    return sum((price_entry(estimate_tokens, entry) for entry in group.entries), start=0)
+
+
+def select_newest_suffix(
+    count: int, cost_of: Callable[[int], int | float], budget: int | float
+) -> tuple[int, int | float, ContextReason]:
+    """Keep groups newest-first until the first one that does not fit.
+
+    ``cost_of(index)`` prices group ``index`` (0 is the oldest of ``count``); it is called
+    newest first and never for a group older than the first one that does not fit.
+    Returns how many newest groups are kept, their cost and the reason.
+    """
+    kept = 0
+    spent: int | float = 0
+    for index in range(count - 1, -1, -1):
+        cost = cost_of(index)
+        if spent + cost <= budget:
+            kept += 1
+            spent += cost
+            continue
+        if kept == 0:  # the newest group alone is too big: return it whole
+            return 1, cost, "single_group_overflow"
+        break
+    reason: ContextReason = "within_budget" if kept == count else "trimmed"
+    return kept, spent, reason
+
+
+def assemble_result(
+    budget: Budget,
+    system: SystemMessage | None,
+    system_cost: int | float,
+    summary: UserMessage | None,
+    summary_cost: int | float,
+    kept_entries: Sequence[MessageSessionEntry],
+    kept_cost: int | float,
+    reason: ContextReason,
+) -> ContextResult:
+    """The result: [system?, summary?, ...kept messages] and the token ledger."""
+    messages_cost = summary_cost + kept_cost
     tokens = ContextTokens(
-        max_tokens=max_tokens,
+        max_tokens=budget.max_tokens,
         system=system_cost,
         messages=messages_cost,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        available_for_messages=available,
-        total=system_cost + messages_cost + reserved_output + safety_margin,
+        reserved_output=budget.reserved_output,
+        safety_margin=budget.safety_margin,
+        available_for_messages=_available(budget, system_cost),
+        total=system_cost + messages_cost + budget.reserved_output + budget.safety_margin,
     )
     return ContextResult(
         messages=(
             *((system,) if system is not None else ()),
-            *fixed,
+            *((summary,) if summary is not None else ()),
             *(entry.message for entry in kept_entries),
         ),
         kept_entry_ids=tuple(entry.id for entry in kept_entries),
         reason=reason,
         tokens=tokens,
     )
-
-
-def group_cost(group: InteractionGroup, estimate_tokens: TokenEstimator) -> int | float:
-    """The cost of one group: the sum of its messages' prices."""
-    return sum(
-        (
-            _price(estimate_tokens, entry.message, f"entry {entry.id}", entry.id)
-            for entry in group.entries
-        ),
-        start=0,
-    )
-
-
-def _select_newest_suffix(
-    groups: Sequence[InteractionGroup],
-    budget: int | float,
-    estimate_tokens: TokenEstimator,
-) -> tuple[list[InteractionGroup], int | float, ContextReason]:
-    """Keep groups newest-first until the first one that does not fit (priced lazily)."""
-    kept: list[InteractionGroup] = []
-    spent: int | float = 0
-    for group in reversed(groups):
-        cost = group_cost(group, estimate_tokens)
-        if spent + cost <= budget:
-            kept.append(group)
-            spent += cost
-            continue
-        if not kept:  # the newest group alone is too big: return it whole
-            return [group], cost, "single_group_overflow"
-        break
-    kept.reverse()
-    reason: ContextReason = "within_budget" if len(kept) == len(groups) else "trimmed"
-    return kept, spent, reason

@@ -2,8 +2,32 @@
 
 The chapter's budget uses "调用者提供的确定性估算器": a deterministic estimator the caller
 supplies. Its worked example uses a table of costs (see :mod:`ctxlab.fixtures`); a real
-agent uses a rule of thumb instead. :func:`chars_per_token` is that rule: about four
-characters per token, rounded up.
+agent uses a rule of thumb instead. :func:`chars_per_token` is the rule of the agent this
+course models: ``ceil(characters / n)`` with ``n = 4``.
+
+What is counted (:func:`counted_characters`):
+
+=====================  ==================================================================
+a ``str``              its length
+system message         its rendered prompt: content, then each section, joined by a blank
+                       line (exactly the text :func:`~ctxlab.messages.text_of` gives)
+user message           the length of each text block, summed (the synthetic summary
+                       message of a compaction is a user message: its summary text)
+assistant message      each text block, plus each tool call's ``name`` and its
+                       ``arguments`` written as compact JSON (``{"path":"a.py"}``)
+tool result            the length of each text block, summed
+=====================  ==================================================================
+
+Blocks are summed, not joined: no separator character is invented between two blocks.
+Bookkeeping that is never sent to a model as text (ids, timestamps, ``usage``,
+``details``, ``rawArguments``) is not counted. "Characters" are Python characters (code
+points); the TypeScript course counts UTF-16 units, which differ only for characters
+outside the Basic Multilingual Plane, such as most emoji.
+
+Example: the chapter's ``calls`` message has the text (59 characters) and two tool
+calls, ``read`` with ``{"path":"src/context.ts"}`` (4 + 25) and ``bash`` with
+``{"command":"npm test -- context"}`` (4 + 33): 125 characters, ``ceil(125 / 4) = 32``
+tokens.
 """
 
 from __future__ import annotations
@@ -19,7 +43,6 @@ from ctxlab.messages import (
     AssistantMessage,
     SystemMessage,
     TextContent,
-    ToolCall,
     ToolResultMessage,
     UserMessage,
     text_of,
@@ -31,22 +54,21 @@ __all__ = ["chars_per_token", "counted_characters"]
 def counted_characters(value: Any) -> int:
     """How many characters :func:`chars_per_token` counts for a message or a string.
 
-    * a string: its length;
-    * a system message: its rendered prompt (content, then sections);
-    * a user message (also the synthetic summary message) or a tool result: its text;
-    * an assistant message: its text, plus each tool call's name and its arguments as
-      compact JSON.
+    See the module docstring for the table. Anything that is neither a ``str`` nor one of
+    the four messages is an :class:`~ctxlab.errors.EstimatorError`.
     """
     if isinstance(value, str):
         return len(value)
-    if isinstance(value, (SystemMessage, UserMessage, ToolResultMessage)):
+    if isinstance(value, SystemMessage):
         return len(text_of(value))
+    if isinstance(value, (UserMessage, ToolResultMessage)):
+        return sum(len(block.text) for block in value.content)
     if isinstance(value, AssistantMessage):
         total = 0
         for block in value.content:
             if isinstance(block, TextContent):
                 total += len(block.text)
-            elif isinstance(block, ToolCall):
+            else:  # a tool call: its name and its arguments as compact JSON
                 arguments = json.dumps(
                     thaw_json(block.arguments), ensure_ascii=False, separators=(",", ":")
                 )
@@ -57,8 +79,13 @@ def counted_characters(value: Any) -> int:
 
 
 def chars_per_token(n: int | float = 4) -> Callable[[Any], int]:
-    """An estimator that prices ``ceil(characters / n)`` tokens (see
-    :func:`counted_characters` for what is counted)."""
+    """An estimator that prices ``ceil(characters / n)`` tokens.
+
+    ``n`` is the number of characters per token: a finite number > 0 (a ``bool`` is
+    refused), else :class:`~ctxlab.errors.ContextOptionError` naming ``n``. The returned
+    function is deterministic and stateless, as the chapter's budget requires; its
+    ``__name__`` is ``chars_per_token_4`` for ``n = 4``.
+    """
     if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
         raise ContextOptionError("n", f"chars_per_token: n must be a finite number > 0, got {n!r}")
 
