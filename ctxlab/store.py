@@ -13,7 +13,13 @@ that is not JSON, or not a valid entry, is an error naming its line number.
 
 Appends take a cross-process file lock (``<name>.lock`` beside the session), first read
 whatever other processes appended since the last look, then validate and write the new
-line with a single ``write`` call, fsynced when ``durable`` (the default).
+line with a single ``write`` call, fsynced when ``durable`` (the default). A process killed
+at any moment therefore leaves every acknowledged entry on disk and at most one torn,
+unterminated last line, which :meth:`JsonlSessionStore.repair` moves aside without
+deleting a byte.
+
+:func:`scan_jsonl` reads a session file the same way but never stops at the first
+problem: it lists every bad line (for ``ctxlab check``).
 """
 
 from __future__ import annotations
@@ -35,11 +41,15 @@ from ctxlab.json_values import loads_strict
 __all__ = [
     "InMemorySessionStore",
     "JsonlSessionStore",
+    "ProblemCode",
     "RepairResult",
+    "ScanResult",
     "SessionReadResult",
     "SessionStore",
+    "StoreProblem",
     "StoreWarning",
     "encode_entry_line",
+    "scan_jsonl",
 ]
 
 
@@ -121,7 +131,14 @@ class RepairResult:
 
 def encode_entry_line(entry: SessionEntry) -> bytes:
     """The JSONL line (UTF-8, ending in ``\\n``) that stores ``entry``."""
-    text = json.dumps(entry.to_json(), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(
+            entry.to_json(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    except ValueError as exc:  # e.g. an integer too long to print (Python >= 3.11 limit)
+        raise SessionStoreError(
+            f"entry {entry.id}: cannot be written as JSON ({exc})", entry_id=entry.id
+        ) from None
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -129,6 +146,16 @@ def encode_entry_line(entry: SessionEntry) -> bytes:
             f"entry {entry.id}: contains text that is not valid Unicode ({exc.reason})",
             entry_id=entry.id,
         ) from None
+
+
+def _entry_of_line(text: str) -> SessionEntry:
+    """The one line reader both :class:`JsonlSessionStore` and :func:`scan_jsonl` use.
+
+    Raises :class:`~ctxlab.errors.CtxlabError` when the line is JSON but not a valid entry,
+    and a plain ``ValueError`` when it is not (strict) JSON: ``NaN``/``Infinity``
+    literals, duplicate keys, nesting too deep, an integer too long.
+    """
+    return parse_session_entry(loads_strict(text))
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -237,7 +264,7 @@ class JsonlSessionStore:
             if not raw.strip():
                 continue  # blank lines are layout
             try:
-                entry = parse_session_entry(loads_strict(raw))
+                entry = _entry_of_line(raw)
             except CtxlabError as exc:
                 raise self._line_error(number, str(exc)) from exc
             except ValueError as exc:  # loads_strict: not JSON, NaN, duplicate key, depth
@@ -329,6 +356,8 @@ class JsonlSessionStore:
         deleted. Idempotent: with no tail there is nothing to do.
         """
         file = Path(path)
+        if not file.is_file():
+            raise SessionStoreError(f"cannot repair {file}: no such file", path=str(file))
         with FileLock(str(_lock_path(file))):
             try:
                 data = file.read_bytes()
@@ -377,3 +406,129 @@ def _fsync_directory(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# -- scanning: every problem, not just the first --------------------------------------------
+
+ProblemCode = Literal[
+    "invalid_utf8",
+    "invalid_json",
+    "invalid_entry",
+    "duplicate_id",
+    "unknown_parent",
+    "unterminated_tail",
+]
+
+
+@dataclass(frozen=True)
+class StoreProblem:
+    """One problem :func:`scan_jsonl` found, at a 1-based ``line`` of the file."""
+
+    line: int
+    code: ProblemCode
+    message: str
+    entry_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Every valid entry of a session file (in file order) and every problem found."""
+
+    entries: tuple[SessionEntry, ...]
+    problems: tuple[StoreProblem, ...]
+
+
+def scan_jsonl(path: str | os.PathLike[str]) -> ScanResult:
+    """Read a session file line by line and report ALL its problems with line numbers.
+
+    Unlike :meth:`JsonlSessionStore.open`, which stops at the first bad committed line,
+    this keeps going: invalid UTF-8, lines that are not strict JSON, lines that are not
+    valid entries, duplicate ids, parents that are not stored earlier in the file, and an
+    unterminated tail. A valid entry that repeats an id is not kept. It takes the file lock
+    when it can (so it never sees a half-written append) and never creates or changes the
+    session file. A missing or unreadable file is a :class:`SessionStoreError`.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise SessionStoreError(f"cannot read {file}: no such file", path=str(file))
+    try:
+        try:
+            with FileLock(str(_lock_path(file)), timeout=10):
+                data = file.read_bytes()
+        except (OSError, TimeoutError):  # read-only folder, or a writer holds the lock
+            data = file.read_bytes()
+    except OSError as exc:
+        raise SessionStoreError(f"cannot read {file.name}: {exc}", path=str(file)) from exc
+    return _scan_bytes(data)
+
+
+def _scan_bytes(data: bytes) -> ScanResult:
+    raw_lines = data.split(b"\n")
+    tail = raw_lines.pop()  # the bytes after the last newline (b"" for a clean file)
+    entries: list[SessionEntry] = []
+    problems: list[StoreProblem] = []
+    first_line: dict[str, int] = {}  # id -> line of its first appearance, valid or not
+    missing_parents: list[tuple[int, str, str]] = []  # (line, entry id, parent id)
+    for number, raw in enumerate(raw_lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(
+                StoreProblem(number, "invalid_utf8", f"is not valid UTF-8 ({exc.reason})")
+            )
+            continue
+        try:
+            entry = _entry_of_line(text)
+        except CtxlabError as exc:
+            entry_id = getattr(exc, "entry_id", None)
+            problems.append(StoreProblem(number, "invalid_entry", str(exc), entry_id))
+            if entry_id is not None:
+                # Its children should not all be reported as orphans too.
+                first_line.setdefault(entry_id, number)
+            continue
+        except ValueError as exc:
+            problems.append(StoreProblem(number, "invalid_json", str(exc)))
+            continue
+        if entry.id in first_line:
+            problems.append(
+                StoreProblem(
+                    number,
+                    "duplicate_id",
+                    f"duplicate id {entry.id!r}: line {first_line[entry.id]} already has it",
+                    entry.id,
+                )
+            )
+            continue
+        first_line[entry.id] = number
+        if entry.parent_id is not None and entry.parent_id not in first_line:
+            missing_parents.append((number, entry.id, entry.parent_id))
+        entries.append(entry)
+    for number, entry_id, parent_id in missing_parents:
+        later = first_line.get(parent_id)
+        where = (
+            f"it only appears later, at line {later}"
+            if later is not None
+            else "no line of this file has that id"
+        )
+        problems.append(
+            StoreProblem(
+                number,
+                "unknown_parent",
+                f"entry {entry_id}: parentId {parent_id!r} is not stored before it ({where})",
+                entry_id,
+            )
+        )
+    if tail.strip():
+        line = len(raw_lines) + 1
+        problems.append(
+            StoreProblem(
+                line,
+                "unterminated_tail",
+                f"has no newline: an unterminated tail ({len(tail)} bytes, probably a torn"
+                " write); JsonlSessionStore.repair() (ctxlab repair) moves it aside",
+            )
+        )
+    problems.sort(key=lambda problem: problem.line)
+    return ScanResult(tuple(entries), tuple(problems))
