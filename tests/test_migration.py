@@ -1,0 +1,306 @@
+"""The optional migration exercise ("可选迁移练习"): early-draft records are migrated OUTSIDE
+the parser boundary, with a record of every change, and the parser is never loosened.
+
+Tagged lab11_1: the migration belongs to the strict-parsing lab ("旧记录需要先在边界外迁移成
+当前形状").
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from ctxlab import (
+    CompactionSessionEntry,
+    CtxlabError,
+    EntryParseError,
+    JsonlSessionStore,
+    SessionEntry,
+    parse_session_entry,
+)
+from ctxlab import fixtures as fx
+from ctxlab.migration import (
+    NOT_MIGRATABLE,
+    MigrationError,
+    draft_records,
+    migrate_draft_entry,
+    migrate_jsonl,
+)
+from strategies import sessions
+
+pytestmark = pytest.mark.lab11_1
+
+MIGRATABLE = [name for name in draft_records() if name not in NOT_MIGRATABLE]
+
+#: The draft field paths each migratable record must report, in order.
+EXPECTED_CHANGES: dict[str, list[tuple[str, str]]] = {
+    "files instead of changedFiles": [("summary.files", "renamed")],
+    "nextSteps instead of next": [("summary.nextSteps", "renamed")],
+    "invariants instead of constraints": [("summary.invariants", "renamed")],
+    "compactedEntryIds instead of firstKeptEntryId": [("compactedEntryIds", "dropped")],
+    "compactedEntryIds beside firstKeptEntryId": [("compactedEntryIds", "dropped")],
+    "every draft name at once": [
+        ("summary.files", "renamed"),
+        ("summary.nextSteps", "renamed"),
+        ("summary.invariants", "renamed"),
+        ("compactedEntryIds", "dropped"),
+    ],
+    "already current": [],
+}
+
+#: Where each unmigratable record must be refused.
+EXPECTED_FIELDS: dict[str, str] = {
+    "files and changedFiles disagree": "summary.files",
+    "invariants beside other constraints": "summary.invariants",
+    "compactedEntryIds ends inside an interaction": "compactedEntryIds",
+    "compactedEntryIds names an unknown entry": "compactedEntryIds[1]",
+    "compactedEntryIds disagrees with firstKeptEntryId": "compactedEntryIds",
+    "goal missing (the parser still refuses)": "summary.goal",
+}
+
+
+def test_the_record_lists_cover_every_draft() -> None:
+    assert set(EXPECTED_CHANGES) == set(MIGRATABLE)
+    assert set(EXPECTED_FIELDS) == set(NOT_MIGRATABLE)
+    assert set(draft_records()) > NOT_MIGRATABLE
+
+
+@pytest.mark.parametrize("name", MIGRATABLE)
+def test_a_migratable_draft_becomes_compact_1(name: str) -> None:
+    wire = draft_records()[name]
+    result = migrate_draft_entry(wire, earlier=fx.opening_path())
+    assert result.entry == fx.compact1()
+    assert result.entry_wire == fx.compact1().to_json()
+    assert [(c.field, c.action) for c in result.changes] == EXPECTED_CHANGES[name]
+    # The migrated record passes the unchanged, strict parser.
+    assert parse_session_entry(result.entry_wire) == fx.compact1()
+
+
+@pytest.mark.parametrize("name", [n for n in MIGRATABLE if n != "already current"])
+def test_the_parser_still_refuses_every_draft(name: str) -> None:
+    with pytest.raises(EntryParseError, match="early-draft name"):
+        parse_session_entry(draft_records()[name])
+
+
+@pytest.mark.parametrize("name", sorted(NOT_MIGRATABLE))
+def test_an_unmigratable_draft_is_refused_with_its_entry_and_field(name: str) -> None:
+    with pytest.raises(MigrationError) as caught:
+        migrate_draft_entry(draft_records()[name], earlier=fx.opening_path())
+    error = caught.value
+    assert isinstance(error, CtxlabError)
+    assert error.entry_id == "compact-1"
+    assert error.field == EXPECTED_FIELDS[name]
+    assert "compact-1" in str(error)
+    assert EXPECTED_FIELDS[name] in str(error)
+
+
+@pytest.mark.parametrize("name", list(draft_records()))
+def test_migration_never_edits_its_input(name: str) -> None:
+    wire = draft_records()[name]
+    before = copy.deepcopy(wire)
+    earlier = fx.opening_path()
+    try:
+        result = migrate_draft_entry(wire, earlier=earlier)
+    except MigrationError:
+        pass
+    else:
+        result.entry_wire["summary"]["goal"] = "edited"
+        assert result.entry.summary.goal != "edited"
+    assert wire == before
+    assert earlier == fx.opening_path()
+
+
+def test_the_change_notes_say_what_happened() -> None:
+    result = migrate_draft_entry(
+        draft_records()["compactedEntryIds instead of firstKeptEntryId"], earlier=fx.opening_path()
+    )
+    (change,) = result.changes
+    assert str(change) == "compactedEntryIds: dropped (firstKeptEntryId derived from it: u2)"
+    result = migrate_draft_entry(
+        draft_records()["files instead of changedFiles"], earlier=fx.opening_path()
+    )
+    assert [str(c) for c in result.changes] == ["summary.files: renamed (now summary.changedFiles)"]
+
+
+def test_entries_that_need_no_migration_pass_through_unchanged() -> None:
+    for entry in fx.resumed_path():
+        result = migrate_draft_entry(entry.to_json())
+        assert result.entry == entry
+        assert result.changes == ()
+
+
+def test_derivation_skips_system_patches_after_the_compacted_ids() -> None:
+    path = fx.system_patch_path()
+    index = next(i for i, e in enumerate(path) if isinstance(e, CompactionSessionEntry))
+    wire = path[index].to_json()
+    del wire["firstKeptEntryId"]
+    wire["compactedEntryIds"] = ["sys", "u1", "a1"]  # patch-1 follows a1, then u2
+    result = migrate_draft_entry(wire, earlier=path[:index])
+    assert result.entry == path[index]
+    assert result.entry.first_kept_entry_id == "u2"
+
+
+@pytest.mark.parametrize(
+    ("compacted", "field", "words"),
+    [
+        (["u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3"], "compactedEntryIds",
+         "no interaction is left"),
+        ([], "compactedEntryIds", "non-empty array"),
+        ("u1", "compactedEntryIds", "non-empty array"),
+        (["u1", "  "], "compactedEntryIds[1]", "non-blank"),
+        (["u1", 7], "compactedEntryIds[1]", "non-blank"),
+    ],
+)  # fmt: skip
+def test_bad_compacted_entry_ids_are_named(compacted: Any, field: str, words: str) -> None:
+    wire = draft_records()["compactedEntryIds instead of firstKeptEntryId"]
+    wire["compactedEntryIds"] = compacted
+    with pytest.raises(MigrationError, match=words) as caught:
+        migrate_draft_entry(wire, earlier=fx.opening_path())
+    assert caught.value.field == field
+    assert caught.value.entry_id == "compact-1"
+
+
+def test_derivation_needs_the_earlier_entries() -> None:
+    wire = draft_records()["compactedEntryIds instead of firstKeptEntryId"]
+    with pytest.raises(MigrationError, match="parentId") as caught:
+        migrate_draft_entry(wire)
+    assert caught.value.field == "parentId"
+
+
+@pytest.mark.parametrize("value", [None, 3, "compact-1", ["a"]])
+def test_a_record_that_is_not_an_object_is_refused(value: object) -> None:
+    with pytest.raises(MigrationError, match="must be an object"):
+        migrate_draft_entry(value)
+
+
+def test_a_summary_of_the_wrong_kind_is_left_to_the_parser() -> None:
+    wire = draft_records()["already current"]
+    wire["summary"] = ["not", "an", "object"]
+    with pytest.raises(MigrationError, match="summary must be an object") as caught:
+        migrate_draft_entry(wire, earlier=fx.opening_path())
+    assert isinstance(caught.value.__cause__, EntryParseError)
+
+
+# -- whole files --------------------------------------------------------------------------------
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]], *, tail: str = "\n") -> bytes:
+    lines = [json.dumps(record, ensure_ascii=False) for record in records]
+    data = ("\n".join(lines) + tail).encode("utf-8")
+    path.write_bytes(data)
+    return data
+
+
+def _draft_session() -> list[dict[str, Any]]:
+    wires = [entry.to_json() for entry in fx.resumed_path()]
+    wires[10] = draft_records()["every draft name at once"]
+    return wires
+
+
+def test_migrate_jsonl_writes_a_new_file_and_leaves_the_old_one(tmp_path: Path) -> None:
+    src, dst = tmp_path / "old.jsonl", tmp_path / "new" / "session.jsonl"
+    original = _write_jsonl(src, _draft_session())
+    report = migrate_jsonl(src, dst)
+    assert src.read_bytes() == original
+    assert JsonlSessionStore.open(dst).entries() == fx.resumed_path()
+    assert report.entries == 13
+    assert (report.source, report.destination) == ("old.jsonl", "session.jsonl")
+    assert [(c.line, c.entry_id, c.change.field) for c in report.changes] == [
+        (11, "compact-1", "summary.files"),
+        (11, "compact-1", "summary.nextSteps"),
+        (11, "compact-1", "summary.invariants"),
+        (11, "compact-1", "compactedEntryIds"),
+    ]
+    assert str(report.changes[0]) == (
+        "line 11 (compact-1) summary.files: renamed (now summary.changedFiles)"
+    )
+
+
+def test_migrate_jsonl_keeps_blank_lines_out_and_reports_no_changes_for_current_files(
+    tmp_path: Path,
+) -> None:
+    src, dst = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    lines = [json.dumps(entry.to_json()) for entry in fx.opening_path()]
+    src.write_text("\n\n".join(lines) + "\n", encoding="utf-8")
+    report = migrate_jsonl(src, dst)
+    assert report.changes == ()
+    assert JsonlSessionStore.open(dst).entries() == fx.opening_path()
+
+
+def test_migrate_jsonl_never_overwrites(tmp_path: Path) -> None:
+    src = tmp_path / "old.jsonl"
+    original = _write_jsonl(src, _draft_session())
+    for dst in (src, tmp_path / "taken.jsonl"):
+        dst.touch()
+        with pytest.raises(MigrationError, match="already exists") as caught:
+            migrate_jsonl(src, dst)
+        assert caught.value.field == "dst"
+    assert src.read_bytes() == original
+
+
+@pytest.mark.parametrize("name", sorted(NOT_MIGRATABLE))
+def test_an_unmigratable_line_stops_before_anything_is_written(tmp_path: Path, name: str) -> None:
+    src, dst = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    records = _draft_session()
+    records[10] = draft_records()[name]
+    _write_jsonl(src, records)
+    with pytest.raises(MigrationError, match=r"old\.jsonl line 11") as caught:
+        migrate_jsonl(src, dst)
+    assert (caught.value.line, caught.value.entry_id) == (11, "compact-1")
+    assert caught.value.field == EXPECTED_FIELDS[name]
+    assert not dst.exists()
+
+
+def test_migrate_jsonl_names_broken_lines(tmp_path: Path) -> None:
+    src, dst = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    _write_jsonl(src, _draft_session(), tail="")
+    with pytest.raises(MigrationError, match="line 13: the last line has no newline") as caught:
+        migrate_jsonl(src, dst)
+    assert caught.value.line == 13
+    src.write_text('{"type": "message"\n', encoding="utf-8")
+    with pytest.raises(MigrationError, match="line 1: not valid JSON"):
+        migrate_jsonl(src, dst)
+    wires = _draft_session()
+    _write_jsonl(src, [wires[0], wires[0]])
+    with pytest.raises(MigrationError, match="line 2: duplicate id") as caught:
+        migrate_jsonl(src, dst)
+    assert caught.value.entry_id == "sys"
+    assert not dst.exists()
+
+
+def _as_draft(path: list[SessionEntry]) -> list[dict[str, Any]]:
+    """Every compaction of ``path`` rewritten in the early-draft shape."""
+    wires: list[dict[str, Any]] = []
+    for index, entry in enumerate(path):
+        wire = entry.to_json()
+        if isinstance(entry, CompactionSessionEntry):
+            summary = wire["summary"]
+            summary["files"] = summary.pop("changedFiles")
+            summary["nextSteps"] = summary.pop("next")
+            summary["invariants"] = summary.pop("constraints")
+            ids = [e.id for e in path[:index]]
+            before = ids[: ids.index(entry.first_kept_entry_id)]
+            if before:
+                wire["compactedEntryIds"] = before
+                del wire["firstKeptEntryId"]
+        wires.append(wire)
+    return wires
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=sessions())
+def test_migrating_a_drafted_session_gives_the_session_back(
+    tmp_path_factory: pytest.TempPathFactory, path: list[SessionEntry]
+) -> None:
+    folder = tmp_path_factory.mktemp("draft")
+    src, dst = folder / "old.jsonl", folder / "new.jsonl"
+    _write_jsonl(src, _as_draft(path)) if path else src.write_bytes(b"")
+    report = migrate_jsonl(src, dst)
+    assert JsonlSessionStore.open(dst).entries() == path
+    compactions = sum(isinstance(e, CompactionSessionEntry) for e in path)
+    assert len({c.line for c in report.changes}) == compactions
