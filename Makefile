@@ -53,7 +53,16 @@ TEST_STAMP := $(call stamp,lab-test-dev)
 
 # When PYTHON is given explicitly, refuse to reuse a venv made by another Python.
 ifneq ($(filter command line environment,$(origin PYTHON)),)
-CHECK_VENV_PYTHON := 1
+ifneq ($(filter-out help clean distclean,$(MAKECMDGOALS)),)
+ifneq ($(wildcard $(BIN)/python),)
+pyver = $(shell $(1) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+WANT_PY := $(call pyver,$(PYTHON))
+HAVE_PY := $(call pyver,$(BIN)/python)
+ifneq ($(WANT_PY),$(HAVE_PY))
+$(error $(VENV) runs Python $(HAVE_PY) but PYTHON=$(PYTHON) is Python $(WANT_PY): remove it with `make distclean` or use another one, e.g. VENV=.venv-$(WANT_PY))
+endif
+endif
+endif
 endif
 
 $(BIN)/python:
@@ -62,15 +71,6 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.ctxlab-install-%-$(DEPS_HASH): | $(BIN)/python
-ifdef CHECK_VENV_PYTHON
-	@want=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
-	have=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
-	if [ "$$want" != "$$have" ]; then \
-	  echo "error: $(VENV) runs Python $$have but PYTHON=$(PYTHON) is Python $$want." >&2; \
-	  echo "       Remove it (make distclean) or pick another one (make ... VENV=.venv-$$want)." >&2; \
-	  exit 1; \
-	fi
-endif
 	@echo ">> installing ctxlab[$(subst -,$(comma),$*)] into $(VENV) (pins: $(CONSTRAINTS))"
 	rm -f $(VENV)/.ctxlab-install-$*-*
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[$(subst -,$(comma),$*)]"
