@@ -156,7 +156,10 @@ def budget_figure(
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
         rows.append((group.label.replace(": ", "\n"), float(group.cost), style))
 
-    fig, ax = new_figure(FIGSIZE_TALL)
+    # Fixed margins instead of constrained layout: a slider redraws this figure, and
+    # the layout solver would more than double the time of each redraw.
+    fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.86, bottom=0.11)
     start = 0.0
     for index, (_, cost, style) in enumerate(rows):
         ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]
@@ -165,13 +168,15 @@ def budget_figure(
     fixed = float(t.system + t.reserved_output + t.safety_margin)
     budget_end = fixed + float(t.available_for_messages)
     ax.axvline(budget_end, color=PALETTE["black"], linestyle="--", linewidth=2)
-    ax.text(budget_end, -0.9, f" budget ends: {budget_end:g}", ha="left", va="center",
-            fontsize=14, fontweight="bold")  # fmt: skip
+    right = max(start, budget_end, float(t.max_tokens)) * 1.1 + 2
+    on_left = budget_end > 0.6 * right  # keep the label inside the axes
+    ax.text(budget_end, -0.9, f" budget ends: {budget_end:g} " , va="center",
+            ha="right" if on_left else "left", fontsize=14, fontweight="bold")  # fmt: skip
 
     ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
     ax.invert_yaxis()
     ax.set_ylim(len(rows) - 0.5, -1.3)
-    ax.set_xlim(0, max(start, budget_end, float(t.max_tokens)) * 1.1 + 2)
+    ax.set_xlim(0, right)
     ax.set_xlabel("tokens (running total)")
     ax.set_title(
         f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}", loc="left"
@@ -181,7 +186,7 @@ def budget_figure(
             Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label="kept (solid)"),  # type: ignore[arg-type]
             Patch(**DROPPED, label="dropped (hatched)"),  # type: ignore[arg-type]
         ],
-        loc="outside upper right",
+        loc="upper right",
         ncols=2,
         frameon=False,
     )

@@ -111,13 +111,18 @@ def use_course_style() -> None:
     matplotlib.rcParams.update(course_rc())
 
 
-def new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
+def new_figure(
+    size: tuple[float, float] = FIGSIZE, *, constrained: bool = True
+) -> tuple[Figure, Axes]:
     """A new figure with one axes at a fixed size, in the course style.
 
     The style is applied to this figure even when :func:`use_course_style` was never
-    called, so figures look the same in a notebook and in a plain test.
+    called, so figures look the same in a notebook and in a plain test. Pass
+    ``constrained=False`` for a figure that a widget redraws often: it then keeps
+    matplotlib's fixed margins (set them with ``fig.subplots_adjust``), which is much
+    faster to draw than the constrained-layout solver.
     """
     with matplotlib.rc_context(course_rc()):
-        fig = Figure(figsize=size, layout="constrained")
+        fig = Figure(figsize=size, layout="constrained" if constrained else None)
         ax = fig.add_subplot()
     return fig, ax
