@@ -160,6 +160,10 @@ def _entry_of_line(text: str) -> SessionEntry:
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
+#: How often a process waiting for the file lock tries again, in seconds. filelock's default
+#: (0.05 s) would make every contended append wait tens of milliseconds.
+_POLL = 0.001
+
 
 class JsonlSessionStore:
     """An append-only JSONL session file. Use :meth:`open`; safe across threads and
@@ -198,7 +202,7 @@ class JsonlSessionStore:
         except OSError as exc:
             raise SessionStoreError(f"cannot create {file.name}: {exc}", path=str(file)) from exc
         store = cls(file, durable=durable)
-        with store._thread_lock, store._file_lock:
+        with store._thread_lock, store._file_lock.acquire(poll_interval=_POLL):
             store._refresh()
         return store
 
@@ -208,7 +212,7 @@ class JsonlSessionStore:
 
     def read(self) -> SessionReadResult:
         """Entries and warnings (an unterminated tail is reported with its line number)."""
-        with self._thread_lock, self._file_lock:
+        with self._thread_lock, self._file_lock.acquire(poll_interval=_POLL):
             self._refresh()
             warnings = (self._tail,) if self._tail else ()
             return SessionReadResult(tuple(self._entries), warnings)
@@ -300,7 +304,7 @@ class JsonlSessionStore:
         with self._thread_lock:
             if self._tainted:
                 raise SessionStoreError(self._tainted, path=str(self.path), entry_id=snapshot.id)
-            with self._file_lock:
+            with self._file_lock.acquire(poll_interval=_POLL):
                 self._refresh()
                 if self._tail is not None:
                     raise SessionStoreError(
@@ -358,7 +362,7 @@ class JsonlSessionStore:
         file = Path(path)
         if not file.is_file():
             raise SessionStoreError(f"cannot repair {file}: no such file", path=str(file))
-        with FileLock(str(_lock_path(file))):
+        with FileLock(str(_lock_path(file))).acquire(poll_interval=_POLL):
             try:
                 data = file.read_bytes()
             except OSError as exc:
@@ -453,7 +457,7 @@ def scan_jsonl(path: str | os.PathLike[str]) -> ScanResult:
         raise SessionStoreError(f"cannot read {file}: no such file", path=str(file))
     try:
         try:
-            with FileLock(str(_lock_path(file)), timeout=10):
+            with FileLock(str(_lock_path(file))).acquire(timeout=10, poll_interval=_POLL):
                 data = file.read_bytes()
         except (OSError, TimeoutError):  # read-only folder, or a writer holds the lock
             data = file.read_bytes()
