@@ -11,7 +11,8 @@ The core is read in the order the chapter builds it:
 :mod:`ctxlab.interactions` whole user interactions (Lab 11.2)
 :mod:`ctxlab.compaction`   creating a compaction, rendering its summary (Lab 11.4)
 :mod:`ctxlab.context`      the budgeted context projection (Labs 11.3, 11.5)
-:mod:`ctxlab.estimators`   token estimators
+:mod:`ctxlab.estimators`   token estimators (``chars_per_token``)
+:mod:`ctxlab.window`       ``ContextWindow``: the same projection, kept up to date per append
 :mod:`ctxlab.fixtures`     the chapter's worked examples
 ========================  ==============================================================
 
@@ -42,6 +43,7 @@ from ctxlab.errors import (
     SessionStoreError,
     SessionTreeError,
 )
+from ctxlab.estimators import chars_per_token
 from ctxlab.interactions import InteractionGroup, group_interactions
 from ctxlab.messages import (
     AgentMessage,
@@ -63,6 +65,7 @@ from ctxlab.store import (
     StoreWarning,
 )
 from ctxlab.tree import path_to
+from ctxlab.window import ContextWindow
 
 __version__ = "0.1.0"
 
@@ -75,6 +78,7 @@ __all__ = [
     "ContextOptionError",
     "ContextResult",
     "ContextTokens",
+    "ContextWindow",
     "CtxlabError",
     "EntryParseError",
     "EstimatorError",
@@ -96,6 +100,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "build_context",
+    "chars_per_token",
     "create_compaction_entry",
     "current_system_message",
     "current_system_prompt",
