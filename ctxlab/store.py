@@ -256,12 +256,16 @@ class JsonlSessionStore:
 
     def _parse_committed(self, committed: bytes) -> tuple[list[SessionEntry], int]:
         first_line = self._lines + 1
+        bad_utf8: SessionStoreError | None = None
         try:
             text = committed.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = first_line + committed.count(b"\n", 0, exc.start)
-            raise self._line_error(line, f"is not valid UTF-8 ({exc.reason})") from None
-        lines = text.split("\n")[:-1]  # committed ends with "\n"
+            # Read the lines before the bad one first: the error names the FIRST bad line.
+            start = committed.rfind(b"\n", 0, exc.start) + 1
+            text = committed[:start].decode("utf-8")
+            line = first_line + committed.count(b"\n", 0, start)
+            bad_utf8 = self._line_error(line, f"is not valid UTF-8 ({exc.reason})")
+        lines = text.split("\n")[:-1]  # each line ends with "\n"
         known = set(self._ids)
         parsed: list[SessionEntry] = []
         for number, raw in enumerate(lines, start=first_line):
@@ -278,6 +282,8 @@ class JsonlSessionStore:
                 raise self._line_error(number, problem, entry.id)
             known.add(entry.id)
             parsed.append(entry)
+        if bad_utf8 is not None:
+            raise bad_utf8
         return parsed, len(lines)
 
     def _line_error(
