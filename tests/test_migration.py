@@ -24,6 +24,7 @@ from ctxlab import (
     parse_session_entry,
 )
 from ctxlab import fixtures as fx
+from ctxlab.lab.migration_views import check_migration, check_summary_renames, draft_table
 from ctxlab.migration import (
     NOT_MIGRATABLE,
     MigrationError,
@@ -304,3 +305,129 @@ def test_migrating_a_drafted_session_gives_the_session_back(
     assert JsonlSessionStore.open(dst).entries() == path
     compactions = sum(isinstance(e, CompactionSessionEntry) for e in path)
     assert len({c.line for c in report.changes}) == compactions
+
+
+# -- the notebook's self-checks -----------------------------------------------------------------
+
+
+def _reference(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return migrate_draft_entry(wire, earlier=earlier)
+
+
+def _as_pair(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, Any], list[str]]:
+    result = migrate_draft_entry(wire, earlier=earlier)
+    return result.entry_wire, [str(change) for change in result.changes]
+
+
+def _renames_only(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, Any], list[str]]:
+    record = dict(wire)
+    summary = dict(record["summary"])
+    notes = []
+    for old, new in (
+        ("files", "changedFiles"),
+        ("nextSteps", "next"),
+        ("invariants", "constraints"),
+    ):
+        if old in summary:
+            summary[new] = summary.pop(old)
+            notes.append(f"summary.{old}")
+    record["summary"] = summary
+    return record, notes
+
+
+def _edits_in_place(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    result = migrate_draft_entry(wire, earlier=earlier)
+    wire.clear()
+    return result
+
+
+def _bare_key_error(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    try:
+        return migrate_draft_entry(wire, earlier=earlier)
+    except MigrationError:
+        raise KeyError("summary") from None
+
+
+def _no_notes(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return migrate_draft_entry(wire, earlier=earlier).entry_wire, []
+
+
+def _placeholder(wire: dict[str, Any], earlier: list[Any]) -> Any: ...
+
+
+@pytest.mark.parametrize(
+    ("student", "ok", "words"),
+    [
+        (_reference, True, "matches the reference"),
+        (_as_pair, True, "matches the reference"),
+        (_renames_only, False, "compactedEntryIds"),
+        (_edits_in_place, False, "changed its input"),
+        (_bare_key_error, False, "bare KeyError"),
+        (_no_notes, False, "change notes"),
+        (_placeholder, False, "not answered yet"),
+        (None, False, "not answered yet"),
+        ("migrate", False, "expected your function"),
+    ],
+)
+def test_check_migration(student: Any, ok: bool, words: str) -> None:
+    verdict = check_migration(student)
+    assert verdict.ok is ok
+    assert words in str(verdict)
+    assert "Traceback" not in str(verdict)
+
+
+def _summary_renames(summary: dict[str, Any]) -> dict[str, Any]:
+    renamed = dict(summary)
+    for old, new in (
+        ("files", "changedFiles"),
+        ("nextSteps", "next"),
+        ("invariants", "constraints"),
+    ):
+        if old in renamed:
+            renamed[new] = renamed.pop(old)
+    return renamed
+
+
+def _summary_in_place(summary: dict[str, Any]) -> dict[str, Any]:
+    if "files" in summary:
+        summary["changedFiles"] = summary.pop("files")
+    return summary
+
+
+def _summary_files_only(summary: dict[str, Any]) -> dict[str, Any]:
+    renamed = dict(summary)
+    if "files" in renamed:
+        renamed["changedFiles"] = renamed.pop("files")
+    return renamed
+
+
+@pytest.mark.parametrize(
+    ("student", "ok", "words"),
+    [
+        (_summary_renames, True, "seven current fields"),
+        (_summary_in_place, False, "changed its input"),
+        (_summary_files_only, False, "Still there: nextSteps"),
+        (lambda summary: None, False, "not answered yet"),
+        (lambda summary: ["goal"], False, "expected a dict"),
+        (..., False, "not answered yet"),
+    ],
+)
+def test_check_summary_renames(student: Any, ok: bool, words: str) -> None:
+    verdict = check_summary_renames(student)
+    assert verdict.ok is ok
+    assert words in str(verdict)
+
+
+def test_the_draft_table_pairs_the_parser_with_the_migration() -> None:
+    frame = draft_table()
+    rows = dict(zip(frame["draft record"], frame.to_dict("records"), strict=True))
+    assert set(rows) == set(draft_records())
+    assert rows["already current"]["strict parser"] == "accepted"
+    assert rows["files instead of changedFiles"]["strict parser"].startswith(
+        "refused: session entry compact-1: summary.files is not a known field"
+    )
+    assert rows["files instead of changedFiles"]["migration"] == (
+        "✔ summary.files: renamed (now summary.changedFiles)"
+    )
+    for name in NOT_MIGRATABLE:
+        assert rows[name]["migration"].startswith("✘ ")

@@ -1,0 +1,337 @@
+"""Lab 11.4 views: "compact-1 记录摘要与保留起点" (compact-1 records the summary and the kept
+start).
+
+Pure functions the notebook shows and the tests check without a kernel:
+
+* :func:`compaction_fields` -- a compaction entry, field by field;
+* :func:`first_kept_table` -- every entry of a path tried as ``first_kept_entry_id`` with
+  :func:`~ctxlab.create_compaction_entry`: valid or not, and the function's own error;
+* :func:`render_first_kept` -- the text behind the "first kept" dropdown;
+* :func:`build_first_kept_widget` -- that dropdown, wired with an observer;
+* the self-checks :func:`check_valid_first_kept`, :func:`check_store_count` and
+  :func:`check_compact1`.
+
+:class:`ShownTable` is the display wrapper every compaction/resume/migration view uses:
+a styled HTML table with a fixed uuid and a plain-text form without memory addresses, so
+nbval compares both.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from ctxlab import fixtures
+from ctxlab.compaction import create_compaction_entry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    CompactionSummary,
+    MessageSessionEntry,
+    SessionEntry,
+)
+from ctxlab.errors import CtxlabError
+from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.lab.checks import Verdict, friendly
+from ctxlab.store import InMemorySessionStore
+
+__all__ = [
+    "ShownTable",
+    "build_first_kept_widget",
+    "check_compact1",
+    "check_store_count",
+    "check_valid_first_kept",
+    "compaction_fields",
+    "entry_kind",
+    "first_kept_table",
+    "render_first_kept",
+    "show",
+]
+
+
+# -- display ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShownTable:
+    """A DataFrame shown as a left-aligned HTML table (fixed uuid) with a stable text form."""
+
+    frame: pd.DataFrame
+    name: str
+    caption: str = ""
+
+    def _repr_html_(self) -> str:
+        styler = self.frame.style.hide(axis="index").set_uuid(self.name)
+        if self.caption:
+            styler = styler.set_caption(html.escape(self.caption))
+        styler = styler.set_table_styles(
+            [
+                {"selector": "th", "props": "text-align: left; font-size: 1.05em;"},
+                {
+                    "selector": "td",
+                    "props": "text-align: left; white-space: pre-wrap; font-size: 1.05em;"
+                    " vertical-align: top;",
+                },
+                {"selector": "caption", "props": "caption-side: top; font-weight: bold;"},
+            ]
+        )
+        return str(styler.to_html())
+
+    def __repr__(self) -> str:
+        text = self.frame.to_string(index=False)
+        return f"{self.caption}\n{text}" if self.caption else str(text)
+
+
+def show(frame: pd.DataFrame, name: str, caption: str = "") -> ShownTable:
+    """Wrap ``frame`` for display; ``name`` becomes the HTML table's fixed uuid."""
+    return ShownTable(frame, name, caption)
+
+
+def entry_kind(entry: SessionEntry) -> str:
+    """``user``, ``assistant``, ``toolResult``, ``system``, ``compaction`` or ``metadata``."""
+    if isinstance(entry, MessageSessionEntry):
+        return entry.message.role
+    return entry.type
+
+
+def _items(values: Iterable[str]) -> str:
+    listed = list(values)
+    return "\n".join(f"- {value}" for value in listed) if listed else "(none)"
+
+
+# -- the compaction entry --------------------------------------------------------------------
+
+
+def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
+    """One row per wire field of a compaction entry (summary lists one item per line)."""
+    wire = entry.to_json()
+    rows: list[tuple[str, str]] = [
+        (key, str(wire[key])) for key in ("type", "id", "parentId", "timestamp")
+    ]
+    rows.append(("firstKeptEntryId", entry.first_kept_entry_id))
+    rows.append(("tokensBefore", str(entry.tokens_before)))
+    summary = wire["summary"]
+    rows.append(("summary.goal", summary["goal"]))
+    for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
+        rows.append((f"summary.{key}", _items(summary[key])))
+    return pd.DataFrame(rows, columns=["field", "value"])
+
+
+# -- which entries can be the first kept one ------------------------------------------------
+
+
+def _try_first_kept(
+    path: Sequence[SessionEntry], entry_id: str, compaction_id: str
+) -> CompactionSessionEntry | CtxlabError:
+    try:
+        return create_compaction_entry(
+            path,
+            id=compaction_id,
+            timestamp=100,
+            summary=fixtures.compact1_summary(),
+            first_kept_entry_id=entry_id,
+            tokens_before=29,
+        )
+    except CtxlabError as error:
+        return error
+
+
+def _group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
+    groups = group_interactions(message_entries(path))
+    return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
+
+
+def first_kept_table(
+    path: Sequence[SessionEntry],
+    *,
+    compaction_id: str = "compact-1",
+    extra_ids: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Try every entry of ``path`` (then ``extra_ids``) as ``first_kept_entry_id``.
+
+    Each row is what :func:`~ctxlab.create_compaction_entry` itself answered: ✔ when it
+    returned an entry, ✘ and its error message when it refused.
+    """
+    groups = _group_numbers(path)
+    rows: list[dict[str, Any]] = []
+    kinds = {entry.id: entry_kind(entry) for entry in path}
+    for entry_id in [*(entry.id for entry in path), *extra_ids]:
+        outcome = _try_first_kept(path, entry_id, compaction_id)
+        valid = isinstance(outcome, CompactionSessionEntry)
+        rows.append(
+            {
+                "id": entry_id,
+                "kind": kinds.get(entry_id, "(not on the path)"),
+                "group": str(groups[entry_id]) if entry_id in groups else "—",
+                "valid first kept?": "✔" if valid else "✘",
+                "error": "" if valid else str(outcome),
+            }
+        )
+    return pd.DataFrame(rows, columns=["id", "kind", "group", "valid first kept?", "error"])
+
+
+def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:
+    """What happens when ``compact-1`` is created with ``first_kept``: the entry it would
+    record and what it keeps, or the error :func:`~ctxlab.create_compaction_entry` raised."""
+    outcome = _try_first_kept(path, first_kept, "compact-1")
+    if isinstance(outcome, CtxlabError):
+        return f"✘ {first_kept}: {outcome}"
+    ids = [entry.id for entry in message_entries(path) if entry_kind(entry) != "system"]
+    start = ids.index(first_kept)
+    kept, summarised = ids[start:], ids[:start]
+    return (
+        f"✔ {first_kept} starts an interaction: compact-1 gets parentId {outcome.parent_id}"
+        f" and firstKeptEntryId {first_kept}.\n"
+        f"On resume the summary stands in for: {', '.join(summarised) or '(nothing)'}\n"
+        f"and the original messages from {first_kept} on may be kept: {', '.join(kept)}"
+    )
+
+
+def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> widgets.VBox:
+    """A dropdown (description "first kept") over the path's ids and the verdict text
+    (CSS class ``ctxlab-first-kept-verdict``). Controls: ``box.dropdown``, ``box.verdict``."""
+    entries = list(fixtures.opening_path() if path is None else path)
+    ids = [entry.id for entry in entries]
+    dropdown = widgets.Dropdown(options=ids, value="u2" if "u2" in ids else ids[0])
+    dropdown.description = "first kept"
+    verdict = widgets.HTML()
+    verdict.add_class("ctxlab-first-kept-verdict")
+
+    def update(_change: object = None) -> None:
+        text = render_first_kept(entries, str(dropdown.value))
+        verdict.value = f'<pre style="font-size: 1.1em">{html.escape(text)}</pre>'
+
+    dropdown.observe(update, names="value")
+    update()
+    box = widgets.VBox([dropdown, verdict])
+    box.add_class("ctxlab-widget")
+    box.dropdown = dropdown
+    box.verdict = verdict
+    box.controls = {"first kept": dropdown}
+    return box
+
+
+# -- self-checks -----------------------------------------------------------------------------
+
+
+def _as_id_set(answer: object) -> set[str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        raise TypeError(f"expected a set or list of entry ids, got {type(answer).__name__}")
+    ids = set()
+    for item in answer:
+        if not isinstance(item, str):
+            raise TypeError(f"every id must be a string like 'u2', got {item!r}")
+        ids.add(item)
+    return ids
+
+
+@friendly
+def check_valid_first_kept(answer: object) -> Verdict:
+    """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
+    ``first_kept_entry_id``."""
+    chosen = _as_id_set(answer)
+    path = fixtures.opening_path()
+    table = first_kept_table(path, extra_ids=sorted(chosen - {e.id for e in path}))
+    valid = set(table.loc[table["valid first kept?"] == "✔", "id"])
+    if chosen == valid:
+        return Verdict(
+            True,
+            f"exactly {', '.join(sorted(valid))} can be the first kept entry",
+            "Each starts a whole interaction, so keeping from it never separates a tool call"
+            " from its result.",
+        )
+    wrong = sorted(chosen - valid)
+    missing = sorted(valid - chosen)
+    details = []
+    if wrong:
+        why = table.set_index("id").loc[wrong[0], "error"]
+        details.append(f"Not valid: {', '.join(wrong)}. For example: {why}")
+    if missing:
+        details.append(f"Missing: {', '.join(missing)} is also accepted.")
+    return Verdict(
+        False,
+        "that is not the set create_compaction_entry accepts",
+        "\n".join(details),
+        "A first kept entry must be the user message that opens an interaction group.",
+    )
+
+
+@friendly
+def check_store_count(after_create: object, after_append: object) -> Verdict:
+    """Exercise: how many entries the store holds after ``create_compaction_entry`` and after
+    ``store.append(compact1)``, starting from the ten opening entries."""
+    counts = []
+    for value in (after_create, after_append):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected a whole number of entries, got {value!r}")
+        counts.append(value)
+    path = fixtures.opening_path()
+    store = InMemorySessionStore(path)
+    entry = fixtures.compact1(path)
+    expected_create = len(store.entries())
+    store.append(entry)
+    expected_append = len(store.entries())
+    if counts == [expected_create, expected_append]:
+        return Verdict(
+            True,
+            f"{expected_create} entries after creating, {expected_append} after the append",
+            "create_compaction_entry is pure; only the explicit store.append writes.",
+        )
+    if counts[0] != expected_create:
+        return Verdict(
+            False,
+            f"after create_compaction_entry the store does not hold {counts[0]} entries",
+            "",
+            "Does create_compaction_entry receive the store at all?",
+        )
+    return Verdict(
+        False,
+        f"after store.append the store does not hold {counts[1]} entries",
+        "",
+        "An append adds one new entry; nothing older is removed.",
+    )
+
+
+@friendly
+def check_compact1(entry: object) -> Verdict:
+    """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
+    if not isinstance(entry, CompactionSessionEntry):
+        return Verdict(
+            False,
+            f"expected a CompactionSessionEntry, got {type(entry).__name__}",
+            "",
+            "Assign the value returned by create_compaction_entry(...).",
+        )
+    expected = fixtures.compact1()
+    for label, got, want in (
+        ("id", entry.id, expected.id),
+        ("parentId", entry.parent_id, expected.parent_id),
+        ("timestamp", entry.timestamp, expected.timestamp),
+        ("firstKeptEntryId", entry.first_kept_entry_id, expected.first_kept_entry_id),
+        ("tokensBefore", entry.tokens_before, expected.tokens_before),
+    ):
+        if got != want:
+            return Verdict(
+                False,
+                f"{label} is {got!r}; the chapter's compact-1 has {want!r}",
+                "",
+                "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
+                " and tokensBefore; parentId is derived from the path.",
+            )
+    summary: CompactionSummary = entry.summary
+    if summary != expected.summary:
+        return Verdict(
+            False,
+            "the summary differs from fixtures.compact1_summary()",
+            "",
+            "Pass summary=fixtures.compact1_summary().",
+        )
+    return Verdict(
+        True,
+        "this is the chapter's compact-1",
+        "parentId a3 came from the path's last entry; you never passed it.",
+    )

@@ -1,0 +1,633 @@
+"""Lab 11.5 views: "恢复时把最新摘要接在保留后缀前面" (resume: the newest summary goes before
+the kept suffix) and "system 状态跨过 compaction 边界" (system state crosses the boundary).
+
+Pure functions, tested without a kernel:
+
+* :func:`resume_diagram` -- the path drawn top to bottom, each compaction pointing back to
+  its first kept entry (the chapter's ``firstKeptEntryId = u2`` arrow);
+* :func:`context_messages` -- what one :func:`~ctxlab.build_context` result sends, message
+  by message, and where each message comes from;
+* :func:`resume_ledger` -- the budget ledger with its summary row;
+* :func:`system_replay_table` -- each system entry and the replayed state after it;
+* :func:`without_compaction`, :func:`resume_comparison` and
+  :func:`resume_comparison_figure` -- the same conversation with and without the
+  compaction, behind the budget slider of :func:`build_resume_widget`;
+* the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` and
+  :func:`check_newest_summary`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
+
+from ctxlab import fixtures
+from ctxlab.compaction import SummaryLanguage
+from ctxlab.context import ContextResult, build_context
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
+from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.lab.checks import Verdict, friendly
+from ctxlab.lab.compaction_views import entry_kind
+from ctxlab.lab.style import DROPPED, GROUP_COLOURS, KEPT, PALETTE, new_figure
+from ctxlab.messages import SystemMessage, current_system_message, text_of
+
+__all__ = [
+    "DIAGRAM_SIZE",
+    "build_resume_widget",
+    "check_newest_summary",
+    "check_replayed_prompt",
+    "check_resume_kept",
+    "context_messages",
+    "latest_compaction",
+    "render_resume_comparison",
+    "resume_comparison",
+    "resume_comparison_figure",
+    "resume_diagram",
+    "resume_ledger",
+    "system_replay_table",
+    "without_compaction",
+]
+
+Estimator = Callable[[Any], float]
+
+DIAGRAM_SIZE: tuple[float, float] = (10.0, 7.5)
+COMPARISON_SIZE: tuple[float, float] = (10.0, 4.5)
+
+_SYSTEM_FILL = "#DDDDDD"
+_DROPPED: dict[str, Any] = dict(DROPPED)
+_SUMMARY_FILL = PALETTE["yellow"]
+
+
+def latest_compaction(path: Sequence[SessionEntry]) -> CompactionSessionEntry | None:
+    """The newest compaction on ``path`` (the only one a resume reads), or None."""
+    for entry in reversed(path):
+        if isinstance(entry, CompactionSessionEntry):
+            return entry
+    return None
+
+
+def _group_of(path: Sequence[SessionEntry]) -> dict[str, int]:
+    groups = group_interactions(message_entries(path))
+    return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
+
+
+# -- the diagram -----------------------------------------------------------------------------
+
+
+def _status(path: Sequence[SessionEntry]) -> dict[str, str]:
+    """Each entry's role in a resume: replayed, summarised, kept suffix or compaction."""
+    latest = latest_compaction(path)
+    ids = [entry.id for entry in path]
+    start = ids.index(latest.first_kept_entry_id) if latest is not None else 0
+    status: dict[str, str] = {}
+    for index, entry in enumerate(path):
+        kind = entry_kind(entry)
+        if kind == "system":
+            status[entry.id] = "system: replayed from the whole path"
+        elif isinstance(entry, CompactionSessionEntry):
+            newest = entry is latest
+            status[entry.id] = (
+                f"{'newest' if newest else 'older'} compaction"
+                f"{': its summary is read' if newest else ': not read any more'}"
+            )
+        elif kind == "metadata":
+            status[entry.id] = "metadata: never sent"
+        elif latest is not None and index < start:
+            status[entry.id] = f"summarised by {latest.id}"
+        else:
+            status[entry.id] = "original message: may be kept"
+    return status
+
+
+def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
+    """The path top to bottom; each compaction's arrow points back to its first kept entry.
+
+    Summarised entries are hatched, kept ones filled with their group colour, system
+    entries grey; the newest compaction's arrow is solid, older ones dashed.
+    """
+    fig, ax = new_figure(DIAGRAM_SIZE)
+    status = _status(path)
+    groups = _group_of(path)
+    latest = latest_compaction(path)
+    n = len(path)
+    row = {entry.id: -index for index, entry in enumerate(path)}
+    box_x, box_w, box_h = 2.2, 1.9, 0.72
+    for entry in path:
+        y = row[entry.id]
+        state = status[entry.id]
+        style: dict[str, Any]
+        if state.startswith("system"):
+            style = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"], "linewidth": 1.2}
+        elif isinstance(entry, CompactionSessionEntry):
+            newest = entry is latest
+            style = {
+                "facecolor": _SUMMARY_FILL if newest else "#FFFFFF",
+                "edgecolor": PALETTE["black"] if newest else PALETTE["grey"],
+                "linewidth": 2.0 if newest else 1.2,
+                "linestyle": "-" if newest else "--",
+            }
+        elif state.startswith("summarised"):
+            style = dict(DROPPED)
+        else:
+            colour = GROUP_COLOURS[(groups.get(entry.id, 1) - 1) % len(GROUP_COLOURS)]
+            style = {**KEPT, "facecolor": colour}
+        ax.add_patch(
+            FancyBboxPatch(
+                (box_x, y - box_h / 2),
+                box_w,
+                box_h,
+                boxstyle="round,pad=0,rounding_size=0.12",
+                **style,
+            )
+        )
+        ax.text(box_x + box_w / 2, y, entry.id, ha="center", va="center", fontsize=15,
+                fontweight="bold")  # fmt: skip
+        ax.text(box_x + box_w + 0.25, y, entry_kind(entry), ha="left", va="center", fontsize=14)
+        ax.text(5.85, y, state, ha="left", va="center", fontsize=14,
+                color=PALETTE["black"] if "may be kept" in state or "newest" in state
+                else "#444444")  # fmt: skip
+    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    for depth, compaction in enumerate(reversed(compactions)):
+        newest = compaction is latest
+        if compaction.first_kept_entry_id not in row:
+            continue
+        colour = PALETTE["vermillion"] if newest else PALETTE["grey"]
+        line: dict[str, Any] = {
+            "color": colour,
+            "linewidth": 2.4 if newest else 1.6,
+            "linestyle": "-" if newest else "--",
+        }
+        y_from, y_to = row[compaction.id], row[compaction.first_kept_entry_id]
+        x_bar = box_x - 0.35 - 0.75 * depth
+        ax.plot([box_x, x_bar, x_bar], [y_from, y_from, y_to], **line)
+        ax.annotate(
+            "",
+            xy=(box_x, y_to),
+            xytext=(x_bar, y_to),
+            arrowprops={"arrowstyle": "-|>,head_width=0.35,head_length=0.6", "shrinkA": 0,
+                        "shrinkB": 0, **line},
+        )  # fmt: skip
+        ax.text(
+            x_bar - 0.08,
+            (y_from + y_to) / 2,
+            f"firstKeptEntryId = {compaction.first_kept_entry_id}",
+            rotation=90,
+            ha="right",
+            va="center",
+            fontsize=14,
+            color=colour if newest else "#555555",
+        )
+    ax.set_xlim(0, 10.4)
+    ax.set_ylim(-n + 0.4, 0.6)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, loc="left", fontsize=17, fontweight="bold")
+    return fig
+
+
+# -- what a build sends ----------------------------------------------------------------------
+
+
+def _preview(text: str, width: int = 60) -> str:
+    first = text.splitlines()[0] if text else ""
+    more = len(text.splitlines()) > 1
+    if len(first) > width:
+        return first[: width - 1] + "…"
+    return first + (" …" if more else "")
+
+
+def context_messages(
+    path: Sequence[SessionEntry],
+    result: ContextResult,
+    estimate: Estimator = fixtures.opening_estimator,
+) -> pd.DataFrame:
+    """One row per message the model receives: position, role, where it comes from, cost."""
+    latest = latest_compaction(path)
+    head = len(result.messages) - len(result.kept_entry_ids)
+    rows = []
+    for position, message in enumerate(result.messages, 1):
+        if position <= head and isinstance(message, SystemMessage):
+            source = "replayed system (whole path)"
+        elif position <= head:
+            source = f"summary of {latest.id}" if latest is not None else "summary"
+        else:
+            source = f"entry {result.kept_entry_ids[position - head - 1]}"
+        rows.append(
+            {
+                "#": position,
+                "role": message.role,
+                "comes from": source,
+                "text": _preview(text_of(message)),
+                "cost": int(estimate(message)),
+            }
+        )
+    return pd.DataFrame(rows, columns=["#", "role", "comes from", "text", "cost"])
+
+
+def resume_ledger(
+    path: Sequence[SessionEntry],
+    *,
+    max_tokens: int,
+    reserved_output: int = 4,
+    safety_margin: int = 2,
+    estimate: Estimator = fixtures.opening_estimator,
+    summary_language: SummaryLanguage = "en",
+) -> pd.DataFrame:
+    """The ledger of one build: fixed costs, the summary row, then every group newest first.
+
+    The kept/dropped decisions are read from :func:`~ctxlab.build_context`'s result; the
+    ledger only lays them out.
+    """
+    result = build_context(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate_tokens=estimate,
+        summary_language=summary_language,
+    )
+    tokens = result.tokens
+    rows: list[dict[str, Any]] = [
+        {"item": "max_tokens", "entries": "", "cost": tokens.max_tokens, "running total": "",
+         "status": ""},
+        {"item": "system (replayed)", "entries": "", "cost": tokens.system, "running total": "",
+         "status": "fixed"},
+        {"item": "reserved_output", "entries": "", "cost": tokens.reserved_output,
+         "running total": "", "status": "fixed"},
+        {"item": "safety_margin", "entries": "", "cost": tokens.safety_margin,
+         "running total": "", "status": "fixed"},
+        {"item": "available for messages", "entries": "", "cost": tokens.available_for_messages,
+         "running total": "", "status": ""},
+    ]  # fmt: skip
+    latest = latest_compaction(path)
+    spent: float = 0
+    if latest is not None:
+        head = len(result.messages) - len(result.kept_entry_ids)
+        summary_cost = estimate(result.messages[head - 1])
+        spent = summary_cost
+        rows.append(
+            {"item": f"summary of {latest.id}", "entries": latest.id, "cost": summary_cost,
+             "running total": spent, "status": "kept: right after the system message"}
+        )  # fmt: skip
+    kept = set(result.kept_entry_ids)
+    ids = [entry.id for entry in path]
+    start = ids.index(latest.first_kept_entry_id) if latest is not None else 0
+    first_drop = True
+    for group in reversed(group_interactions(message_entries(path))):
+        cost = sum(estimate(entry.message) for entry in group.entries)
+        members = ", ".join(group.entry_ids)
+        item = f"group {group.head.id}"
+        if latest is not None and ids.index(group.head.id) < start:
+            rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
+                         "status": f"summarised by {latest.id}: not a candidate"})  # fmt: skip
+        elif group.head.id in kept:
+            spent += cost
+            rows.append({"item": item, "entries": members, "cost": cost, "running total": spent,
+                         "status": "kept"})  # fmt: skip
+        else:
+            note = "dropped"
+            if first_drop:
+                note = f"dropped: would make {spent + cost} > {tokens.available_for_messages}"
+                first_drop = False
+            rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
+                         "status": note})  # fmt: skip
+    rows.append(
+        {"item": "total", "entries": "", "cost": tokens.total, "running total": "",
+         "status": f"reason: {result.reason}"}
+    )  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["item", "entries", "cost", "running total", "status"])
+    for column in ("cost", "running total"):
+        frame[column] = [_number(value) for value in frame[column]]
+    return frame
+
+
+def _number(value: object) -> str:
+    """Whole numbers without ``.0``; blanks stay blank (a str column: no numpy reprs)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# -- system replay ---------------------------------------------------------------------------
+
+
+def _json_text(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def system_replay_table(path: Sequence[SessionEntry]) -> pd.DataFrame:
+    """Each system entry of ``path`` and the replayed state after it (chapter 03's rule
+    applied to the growing prefix with :func:`~ctxlab.current_system_message`)."""
+    messages = message_entries(path)
+    rows = []
+    for index, entry in enumerate(messages):
+        message = entry.message
+        if not isinstance(message, SystemMessage):
+            continue
+        sets = []
+        if message.content:
+            sets.append(f"content += {_json_text(message.content)}")
+        for name, text in (message.sections or {}).items():
+            sets.append(f"{name} = {'null' if text is None else _json_text(text)}")
+        state = current_system_message(e.message for e in messages[: index + 1])
+        assert state is not None  # the prefix holds at least this system message
+        sections = dict(state.sections or {})
+        rows.append(
+            {
+                "entry": entry.id,
+                "sets": "; ".join(sets),
+                "content after": _json_text(state.content),
+                "sections after": json.dumps(sections, ensure_ascii=False),
+                "prompt after": _json_text(text_of(state)),
+                "timestamp": _number(state.timestamp),
+            }
+        )
+    columns = ["entry", "sets", "content after", "sections after", "prompt after", "timestamp"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# -- with and without the compaction ---------------------------------------------------------
+
+
+def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
+    """The same conversation with every compaction entry left out (parents relinked)."""
+    result: list[SessionEntry] = []
+    for entry in path:
+        if isinstance(entry, CompactionSessionEntry):
+            continue
+        parent = result[-1].id if result else None
+        result.append(dataclasses.replace(entry, parent_id=parent))
+    return result
+
+
+_COMPARISON_COLUMNS = [
+    "context", "reason", "system", "summary", "groups kept", "kept entries",
+    "messages", "total",
+]  # fmt: skip
+
+
+def _build(path: Sequence[SessionEntry], max_tokens: int, reserved: int, safety: int) -> Any:
+    return build_context(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved,
+        safety_margin=safety,
+        estimate_tokens=fixtures.opening_estimator,
+    )
+
+
+def resume_comparison(
+    max_tokens: int,
+    *,
+    path: Sequence[SessionEntry] | None = None,
+    reserved_output: int = 4,
+    safety_margin: int = 2,
+) -> pd.DataFrame:
+    """The resumed path built with and without its compaction at one budget."""
+    with_path = list(fixtures.resumed_path() if path is None else path)
+    rows = []
+    latest = latest_compaction(with_path)
+    for label, variant in (
+        (f"with {latest.id}" if latest else "with compaction", with_path),
+        ("without compaction", without_compaction(with_path)),
+    ):
+        result = _build(variant, max_tokens, reserved_output, safety_margin)
+        heads = [g.head.id for g in group_interactions(message_entries(variant))]
+        kept_heads = [h for h in heads if h in result.kept_entry_ids]
+        has_summary = len(result.messages) - len(result.kept_entry_ids) > (
+            1 if current_system_message(e.message for e in message_entries(variant)) else 0
+        )
+        rows.append(
+            {
+                "context": label,
+                "reason": result.reason,
+                "system": _number(result.tokens.system),
+                "summary": "yes" if has_summary else "no",
+                "groups kept": ", ".join(kept_heads) or "(none)",
+                "kept entries": len(result.kept_entry_ids),
+                "messages": _number(result.tokens.messages),
+                "total": _number(result.tokens.total),
+            }
+        )
+    return pd.DataFrame(rows, columns=_COMPARISON_COLUMNS)
+
+
+def resume_comparison_figure(
+    max_tokens: int,
+    *,
+    path: Sequence[SessionEntry] | None = None,
+    reserved_output: int = 4,
+    safety_margin: int = 2,
+) -> Figure:
+    """Two token bars at one budget: with the compaction (summary + kept suffix) and
+    without it. Kept groups are solid, dropped groups hatched to the right of the total."""
+    with_path = list(fixtures.resumed_path() if path is None else path)
+    latest = latest_compaction(with_path)
+    variants = [
+        (f"with {latest.id}" if latest else "with compaction", with_path),
+        ("without", without_compaction(with_path)),
+    ]
+    fig, ax = new_figure(COMPARISON_SIZE)
+    estimate = fixtures.opening_estimator
+    right = float(max_tokens)
+    for row, (_label, variant) in enumerate(variants):
+        y = len(variants) - 1 - row
+        result = _build(variant, max_tokens, reserved_output, safety_margin)
+        x = 0.0
+        fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
+        segments: list[tuple[float, str, dict[str, Any]]] = [
+            (fixed, "fixed", {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]})
+        ]
+        head = len(result.messages) - len(result.kept_entry_ids)
+        if variant is with_path and latest is not None:
+            summary_cost = estimate(result.messages[head - 1])
+            segments.append(
+                (summary_cost, "sum.", {"facecolor": _SUMMARY_FILL, "edgecolor": "black"})
+            )
+        groups = group_interactions(message_entries(variant))
+        ids = [e.id for e in variant]
+        start = ids.index(latest.first_kept_entry_id) if variant is with_path and latest else 0
+        dropped: list[tuple[float, str]] = []
+        for number, group in enumerate(groups, 1):
+            if ids.index(group.head.id) < start:
+                continue
+            cost = sum(estimate(e.message) for e in group.entries)
+            colour = GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
+            if group.head.id in result.kept_entry_ids:
+                segments.append((cost, group.head.id, {**KEPT, "facecolor": colour}))
+            else:
+                dropped.append((cost, group.head.id))
+        for width, text, style in segments:
+            ax.barh(y, width, left=x, height=0.55, **style)
+            if width >= 3:
+                ax.text(x + width / 2, y, text, ha="center", va="center", fontsize=14)
+            x += width
+        for width, text in reversed(dropped):  # in the order the budget gave up on them
+            ax.barh(y, width, left=x, height=0.55, **_DROPPED)
+            ax.text(x + width / 2, y, text, ha="center", va="center", fontsize=14)
+            x += width
+        right = max(right, x)
+    ax.axvline(max_tokens, color=PALETTE["vermillion"], linewidth=2.5)
+    ax.text(max_tokens, len(variants) - 0.45, f" max_tokens = {max_tokens}", ha="left",
+            va="bottom", fontsize=14, color=PALETTE["vermillion"])  # fmt: skip
+    ax.set_yticks(range(len(variants)), [label for label, _ in reversed(variants)])
+    ax.set_xlim(0, max(60.0, right + 1))
+    ax.set_ylim(-0.6, len(variants) - 0.1)
+    ax.set_xlabel("tokens")
+    ax.legend(
+        handles=[
+            Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label="system + reserve"),
+            Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label="summary"),
+            Patch(facecolor=GROUP_COLOURS[2], edgecolor="black", label="kept group"),
+            Rectangle((0, 0), 1, 1, **_DROPPED, label="dropped group"),
+        ],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.28),
+        ncol=4,
+        frameon=False,
+        fontsize=14,
+    )
+    return fig
+
+
+def render_resume_comparison(
+    max_tokens: int, *, reserved_output: int = 4, safety_margin: int = 2
+) -> str:
+    """The HTML the resume widget shows: the comparison table at ``max_tokens``."""
+    frame = resume_comparison(
+        max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
+    )
+    styler = frame.style.hide(axis="index").set_uuid("resume-ledger")
+    return str(styler.to_html())
+
+
+def build_resume_widget() -> widgets.VBox:
+    """A ``max_tokens`` slider (0-60, starts at 31) over :func:`render_resume_comparison`.
+
+    The table sits in a widget with CSS class ``ctxlab-resume-ledger``; the static
+    :func:`resume_comparison_figure` is shown beside it in the notebook (redrawing a
+    figure per slider step would be too slow for a projector). Controls: ``box.slider``,
+    ``box.ledger``."""
+    slider = widgets.IntSlider(value=31, min=0, max=60, step=1, continuous_update=False)
+    slider.description = "max_tokens"
+    ledger = widgets.HTML()
+    ledger.add_class("ctxlab-resume-ledger")
+
+    def update(_change: object = None) -> None:
+        ledger.value = render_resume_comparison(int(slider.value))
+
+    slider.observe(update, names="value")
+    update()
+    box = widgets.VBox([slider, ledger])
+    box.add_class("ctxlab-widget")
+    box.slider = slider
+    box.ledger = ledger
+    box.controls = {"max_tokens": slider}
+    return box
+
+
+# -- self-checks -----------------------------------------------------------------------------
+
+
+def _ids(answer: object) -> list[str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        raise TypeError(f"expected a list of entry ids, got {type(answer).__name__}")
+    ids = list(answer)
+    for item in ids:
+        if not isinstance(item, str):
+            raise TypeError(f"every id must be a string like 'u4', got {item!r}")
+    return ids
+
+
+@friendly
+def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
+    """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
+    ids = _ids(answer)
+    result = _build(fixtures.resumed_path(), max_tokens, 4, 2)
+    expected = list(result.kept_entry_ids)
+    if ids == expected:
+        return Verdict(
+            True,
+            f"kept_entry_ids = {', '.join(expected)} ({result.reason})",
+            "The summary costs first; the groups then fill what is left, newest first.",
+        )
+    if "compact-1" in ids or any(i in ("sys",) for i in ids):
+        return Verdict(
+            False,
+            "kept_entry_ids lists original message entries only",
+            "The replayed system message and the synthetic summary are sent, but they are"
+            " not kept entries.",
+            "Leave out sys and compact-1.",
+        )
+    if set(ids) & {"u1", "a1"}:
+        return Verdict(
+            False,
+            "u1 and a1 are no longer candidates",
+            "compact-1's summary stands in for everything before its firstKeptEntryId (u2).",
+            "Start collecting at u2, and at u4 after the compaction.",
+        )
+    return Verdict(
+        False,
+        "not the ids build_context keeps",
+        f"You listed {len(ids)} ids; look at the ledger: available 22, the summary takes 4 first.",
+        "Keep whole groups newest first and stop at the first group that does not fit.",
+    )
+
+
+@friendly
+def check_replayed_prompt(answer: object) -> Verdict:
+    """Exercise: the rendered system prompt of the system-patch path (after patch-2)."""
+    if not isinstance(answer, str):
+        raise TypeError(f"expected the prompt as a string, got {type(answer).__name__}")
+    path = fixtures.system_patch_path()
+    state = current_system_message(e.message for e in message_entries(path))
+    assert state is not None
+    expected = text_of(state)
+    if answer == expected:
+        return Verdict(True, f"the prompt is {_json_text(expected)}",
+                       "Contents first (joined by a blank line), then each section.")  # fmt: skip
+    if answer == state.content:
+        return Verdict(
+            False,
+            "that is the replayed content only",
+            "",
+            "The rendered prompt also appends each section's text after a blank line.",
+        )
+    if "RULE v1" in answer:
+        return Verdict(False, "patch-1 replaced the rules section",
+                       "", "sections set by a later system message win.")  # fmt: skip
+    if "BASE" not in answer:
+        return Verdict(
+            False,
+            "the base prompt is missing",
+            "sys stands before compact-1's firstKeptEntryId, but system state is replayed from"
+            " the WHOLE path.",
+            "Start with BASE.",
+        )
+    return Verdict(False, f"not the replayed prompt: {_json_text(answer)}", "",
+                   'Join the parts with "\\n\\n" (a blank line).')  # fmt: skip
+
+
+@friendly
+def check_newest_summary(answer: object) -> Verdict:
+    """Exercise: which compaction's summary reaches the model on the recompacted path."""
+    if not isinstance(answer, str):
+        raise TypeError(f"expected a compaction id such as 'compact-1', got {answer!r}")
+    latest = latest_compaction(fixtures.recompacted_path())
+    assert latest is not None
+    if answer == latest.id:
+        return Verdict(True, f"only {latest.id}'s summary is read",
+                       "Older summaries stay in the session but are not sent again.")  # fmt: skip
+    return Verdict(
+        False,
+        f"{answer} is not the summary the resume reads",
+        "",
+        "build_context scans the path from the end and stops at the first compaction.",
+    )

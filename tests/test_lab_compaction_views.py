@@ -1,0 +1,341 @@
+"""The teaching layer of labs 11.4 and 11.5 (no kernel): tables, figures, widgets, checks."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from ctxlab import (
+    CompactionSessionEntry,
+    InMemorySessionStore,
+    build_context,
+    create_compaction_entry,
+)
+from ctxlab import fixtures as fx
+from ctxlab.lab import compaction_views as cv
+from ctxlab.lab import resume_views as rv
+
+lab11_4 = pytest.mark.lab11_4
+lab11_5 = pytest.mark.lab11_5
+
+
+def _texts(fig: Figure) -> list[Text]:
+    FigureCanvasAgg(fig).draw()
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+# -- 11.4 ------------------------------------------------------------------------------------
+
+
+@lab11_4
+def test_first_kept_table_marks_exactly_the_group_heads() -> None:
+    table = cv.first_kept_table(fx.opening_path(), extra_ids=["u9"])
+    assert list(table["id"]) == [
+        "sys", "u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3", "u9",
+    ]  # fmt: skip
+    valid = dict(zip(table["id"], table["valid first kept?"], strict=True))
+    assert [i for i, mark in valid.items() if mark == "✔"] == ["u1", "u2", "u3"]
+    errors = dict(zip(table["id"], table["error"], strict=True))
+    for entry_id, head in (("a2", "u2"), ("calls", "u3"), ("r-test", "u3")):
+        assert errors[entry_id].startswith(f"compaction compact-1: firstKeptEntryId {entry_id}")
+        assert f"inside the interaction that {head} starts" in errors[entry_id]
+    assert "system message" in errors["sys"]
+    assert "not on the active path" in errors["u9"]
+    assert errors["u2"] == ""
+    assert list(table["group"])[:4] == ["—", "1", "1", "2"]
+
+
+@lab11_4
+def test_first_kept_table_refuses_the_system_patch() -> None:
+    table = cv.first_kept_table(fx.system_patch_path(), compaction_id="compact-2")
+    errors = dict(zip(table["id"], table["error"], strict=True))
+    assert "patch-2 is a system message" in errors["patch-2"]
+    assert "compact-1 is a compaction entry" in errors["compact-1"]
+    assert errors["u3"] == ""
+
+
+@lab11_4
+def test_compaction_fields_show_the_wire_values() -> None:
+    frame = cv.compaction_fields(fx.compact1())
+    fields = dict(zip(frame["field"], frame["value"], strict=True))
+    assert fields["parentId"] == "a3"
+    assert fields["firstKeptEntryId"] == "u2"
+    assert fields["tokensBefore"] == "29"
+    assert fields["summary.changedFiles"] == "- context.ts"
+    assert fields["summary.unresolved"] == "(none)"
+    assert len(frame) == 13
+
+
+@lab11_4
+def test_shown_table_has_a_stable_text_and_html_form() -> None:
+    shown = cv.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
+    again = cv.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
+    assert repr(shown) == repr(again)
+    assert "0x" not in repr(shown)
+    assert shown._repr_html_() == again._repr_html_()
+    assert "T_compact-1-fields" in shown._repr_html_()
+
+
+@lab11_4
+def test_first_kept_dropdown_drives_the_verdict() -> None:
+    box = cv.build_first_kept_widget()
+    assert box.dropdown.description == "first kept"
+    assert "ctxlab-widget" in box._dom_classes
+    assert "ctxlab-first-kept-verdict" in box.verdict._dom_classes
+    assert box.dropdown.value == "u2"
+    assert "✔ u2 starts an interaction" in box.verdict.value
+    assert "parentId a3" in box.verdict.value
+    for entry_id in ("a2", "calls", "r-test"):
+        box.dropdown.value = entry_id
+        assert box.verdict.value.startswith('<pre style="font-size: 1.1em">✘ ' + entry_id)
+        assert cv.render_first_kept(fx.opening_path(), entry_id) in box.verdict.value.replace(
+            "&#x27;", "'"
+        )
+    box.dropdown.value = "u3"
+    assert "stands in for: u1, a1, u2, a2" in box.verdict.value
+
+
+@lab11_4
+def test_create_compaction_entry_is_pure_as_the_notebook_shows() -> None:
+    path = fx.opening_path()
+    store = InMemorySessionStore(path)
+    entry = create_compaction_entry(
+        path,
+        id="compact-1",
+        timestamp=100,
+        summary=fx.compact1_summary(),
+        first_kept_entry_id="u2",
+        tokens_before=29,
+    )
+    assert path == fx.opening_path()
+    assert len(store.entries()) == 10
+    store.append(entry)
+    assert len(store.entries()) == 11
+
+
+@lab11_4
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [({"u1", "u2", "u3"}, True), (["u3", "u2", "u1"], True), ({"u2"}, False),
+     ({"u1", "u2", "a2"}, False), ({"u1", "u2", "u3", "u9"}, False), (..., False),
+     ("u2", False), ([2], False)],
+)  # fmt: skip
+def test_check_valid_first_kept(answer: object, ok: bool) -> None:
+    verdict = cv.check_valid_first_kept(answer)
+    assert verdict.ok is ok
+    assert "Traceback" not in str(verdict)
+
+
+@lab11_4
+def test_check_valid_first_kept_explains_a_wrong_id() -> None:
+    verdict = cv.check_valid_first_kept({"u1", "u2", "a2"})
+    assert "a2 is inside the interaction that u2 starts" in verdict.detail
+    assert "u3" in verdict.detail
+
+
+@lab11_4
+@pytest.mark.parametrize(
+    ("counts", "ok"),
+    [((10, 11), True), ((11, 11), False), ((10, 10), False), ((..., ...), False),
+     (("10", 11), False), ((True, 11), False)],
+)  # fmt: skip
+def test_check_store_count(counts: tuple[object, object], ok: bool) -> None:
+    assert cv.check_store_count(*counts).ok is ok
+
+
+@lab11_4
+def test_check_compact1() -> None:
+    assert cv.check_compact1(fx.compact1()).ok
+    assert not cv.check_compact1(...).ok
+    assert "not answered" in cv.check_compact1(...).title
+    wrong = create_compaction_entry(
+        fx.opening_path(),
+        id="compact-1",
+        timestamp=100,
+        summary=fx.compact1_summary(),
+        first_kept_entry_id="u3",
+        tokens_before=29,
+    )
+    verdict = cv.check_compact1(wrong)
+    assert not verdict.ok
+    assert "firstKeptEntryId is 'u3'" in verdict.title
+    assert not cv.check_compact1(fx.opening_path()[0]).ok
+
+
+# -- 11.5 ------------------------------------------------------------------------------------
+
+
+@lab11_5
+@pytest.mark.parametrize("path", [fx.resumed_path(), fx.recompacted_path(), fx.system_patch_path()])
+def test_the_resume_diagram_is_fixed_size_and_readable(path: list[object]) -> None:
+    fig = rv.resume_diagram(path, title="a title")  # type: ignore[arg-type]
+    assert tuple(fig.get_size_inches()) == rv.DIAGRAM_SIZE
+    texts = _texts(fig)
+    assert min(t.get_fontsize() for t in texts) >= 14
+    words = {t.get_text() for t in texts}
+    assert {e.id for e in path} <= words  # type: ignore[attr-defined]
+
+
+@lab11_5
+def test_the_resume_diagram_points_each_compaction_back() -> None:
+    words = {t.get_text() for t in _texts(rv.resume_diagram(fx.recompacted_path()))}
+    assert {"firstKeptEntryId = u2", "firstKeptEntryId = u3"} <= words
+    assert "summarised by compact-2" in words
+    assert "older compaction: not read any more" in words
+
+
+@lab11_5
+def test_the_comparison_figure_is_fixed_size_and_readable() -> None:
+    fig = rv.resume_comparison_figure(31)
+    assert tuple(fig.get_size_inches()) == rv.COMPARISON_SIZE
+    texts = _texts(fig)
+    assert min(t.get_fontsize() for t in texts) >= 14
+    assert "max_tokens = 31" in {t.get_text().strip() for t in texts}
+
+
+@lab11_5
+def test_the_resume_ledger_has_a_summary_row_and_reads_build_context() -> None:
+    frame = rv.resume_ledger(fx.resumed_path(), max_tokens=40)
+    rows = {item: row for item, row in zip(frame["item"], frame.to_dict("records"), strict=True)}
+    assert rows["available for messages"]["cost"] == "31"
+    assert rows["summary of compact-1"]["cost"] == "4"
+    assert rows["summary of compact-1"]["running total"] == "4"
+    assert (rows["group u4"]["status"], rows["group u4"]["running total"]) == ("kept", "11")
+    assert (rows["group u3"]["status"], rows["group u3"]["running total"]) == ("kept", "26")
+    assert rows["group u2"]["status"] == "dropped: would make 33 > 31"
+    assert rows["group u1"]["status"] == "summarised by compact-1: not a candidate"
+    assert rows["total"]["cost"] == "35"
+    assert rows["total"]["status"] == "reason: trimmed"
+    result = build_context(
+        fx.resumed_path(),
+        max_tokens=40,
+        reserved_output=4,
+        safety_margin=2,
+        estimate_tokens=fx.opening_estimator,
+    )
+    assert result.kept_entry_ids == ("u3", "calls", "r-test", "r-read", "a3", "u4", "a4")
+    assert result.tokens.total == 35
+
+
+@lab11_5
+def test_only_the_newest_summary_is_in_the_recompacted_context() -> None:
+    path = fx.recompacted_path()
+    result = build_context(
+        path,
+        max_tokens=40,
+        reserved_output=4,
+        safety_margin=2,
+        estimate_tokens=fx.opening_estimator,
+    )
+    frame = rv.context_messages(path, result)
+    assert list(frame["comes from"])[:3] == [
+        "replayed system (whole path)", "summary of compact-2", "entry u3",
+    ]  # fmt: skip
+    assert list(frame["comes from"]).count("summary of compact-2") == 1
+    assert not any("compact-1" in source for source in frame["comes from"])
+    assert list(frame["#"]) == list(range(1, len(result.messages) + 1))
+    assert sum(frame["cost"]) == result.tokens.system + result.tokens.messages
+
+
+@lab11_5
+def test_the_system_replay_table_ends_in_the_chapter_state() -> None:
+    frame = rv.system_replay_table(fx.system_patch_path())
+    assert list(frame["entry"]) == ["sys", "patch-1", "patch-2"]
+    last = frame.iloc[-1]
+    assert last["content after"] == '"BASE\\n\\nPrefer small diffs."'
+    assert last["sections after"] == '{"rules": "RULE v2"}'
+    assert last["prompt after"] == '"BASE\\n\\nPrefer small diffs.\\n\\nRULE v2"'
+    assert list(frame["timestamp"]) == ["1", "1", "1"]
+    assert frame.iloc[1]["sets"] == 'rules = "RULE v2"'
+
+
+@lab11_5
+def test_without_compaction_relinks_the_same_conversation() -> None:
+    plain = rv.without_compaction(fx.resumed_path())
+    assert [e.id for e in plain] == [e.id for e in fx.resumed_path() if e.id != "compact-1"]
+    assert not any(isinstance(e, CompactionSessionEntry) for e in plain)
+    assert [e.parent_id for e in plain][1:] == [e.id for e in plain][:-1]
+
+
+@lab11_5
+def test_the_comparison_at_31_and_60() -> None:
+    at31 = rv.resume_comparison(31).to_dict("records")
+    assert [r["context"] for r in at31] == ["with compact-1", "without compaction"]
+    assert (at31[0]["groups kept"], at31[0]["summary"], at31[0]["total"]) == ("u4", "yes", "20")
+    assert (at31[1]["groups kept"], at31[1]["summary"], at31[1]["total"]) == (
+        "u3, u4", "no", "31",
+    )  # fmt: skip
+    at60 = rv.resume_comparison(60).to_dict("records")
+    assert at60[0]["groups kept"] == "u2, u3, u4"
+    assert at60[1]["groups kept"] == "u1, u2, u3, u4"
+    assert {r["reason"] for r in at60} == {"within_budget"}
+
+
+@lab11_5
+def test_the_resume_slider_drives_the_ledger() -> None:
+    box = rv.build_resume_widget()
+    assert "ctxlab-widget" in box._dom_classes
+    assert "ctxlab-resume-ledger" in box.ledger._dom_classes
+    slider = box.slider
+    assert (slider.description, slider.min, slider.max, slider.value) == ("max_tokens", 0, 60, 31)
+    assert box.ledger.value == rv.render_resume_comparison(31)
+    slider.value = 60
+    assert box.ledger.value == rv.render_resume_comparison(60)
+    assert "within_budget" in box.ledger.value
+    slider.value = 10
+    assert "single_group_overflow" in box.ledger.value
+
+
+@lab11_5
+def test_one_slider_update_is_fast() -> None:
+    timings = []
+    for value in range(0, 60, 2):
+        start = time.perf_counter()
+        rv.render_resume_comparison(value)
+        timings.append(time.perf_counter() - start)
+    assert statistics.median(timings) < 0.1
+
+
+@lab11_5
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [(["u4", "a4"], True), (("u4", "a4"), True), (["u3", "calls", "r-test", "r-read", "a3",
+      "u4", "a4"], False), (["compact-1", "u4", "a4"], False), (["u1", "a1"], False),
+     (..., False), ("u4", False)],
+)  # fmt: skip
+def test_check_resume_kept(answer: object, ok: bool) -> None:
+    assert rv.check_resume_kept(answer).ok is ok
+
+
+@lab11_5
+def test_check_resume_kept_accepts_another_budget() -> None:
+    assert rv.check_resume_kept(["u3", "calls", "r-test", "r-read", "a3", "u4", "a4"], 40).ok
+
+
+@lab11_5
+@pytest.mark.parametrize(
+    ("answer", "ok", "words"),
+    [("BASE\n\nPrefer small diffs.\n\nRULE v2", True, "Contents first"),
+     ("BASE\n\nPrefer small diffs.", False, "content only"),
+     ("BASE\n\nPrefer small diffs.\n\nRULE v1", False, "patch-1"),
+     ("Prefer small diffs.\n\nRULE v2", False, "WHOLE path"),
+     ("BASE Prefer small diffs. RULE v2", False, "blank line"),
+     (..., False, "not answered"), (3, False, "kind of value")],
+)  # fmt: skip
+def test_check_replayed_prompt(answer: object, ok: bool, words: str) -> None:
+    verdict = rv.check_replayed_prompt(answer)
+    assert verdict.ok is ok
+    assert words in str(verdict)
+
+
+@lab11_5
+@pytest.mark.parametrize(
+    ("answer", "ok"), [("compact-2", True), ("compact-1", False), (..., False), (2, False)]
+)
+def test_check_newest_summary(answer: object, ok: bool) -> None:
+    assert rv.check_newest_summary(answer).ok is ok
