@@ -1,6 +1,7 @@
 """Run one lab's tests from its notebook: ``run_lab_tests("11.3")``.
 
-The last cell of every lab notebook calls this. It runs ``pytest -m lab11_3`` on the
+The last cell of every lab notebook calls this. It runs ``pytest -m "lab11_3 and not slow"``
+(with the light Hypothesis profile of :mod:`ctxlab.lab.pytest_light`) on the
 repository's ``tests/`` folder in a fresh interpreter (never the notebooks: nbval is switched
 off, so the tests do not re-run the notebook that called them) and prints a summary that does
 not change when tests are added: no counts, no timings, only the names of failing tests.
@@ -92,7 +93,7 @@ def run_lab_tests(lab: str, *, tests_dir: Path | None = None, quiet: bool = Fals
             "-m",
             "pytest",
             "-m",
-            marker,
+            f"{marker} and not slow",
             "-q",
             "-rfE",
             "--no-header",
@@ -102,6 +103,8 @@ def run_lab_tests(lab: str, *, tests_dir: Path | None = None, quiet: bool = Fals
             "no:randomly",
             "-p",
             "no:nbval",
+            "-p",
+            "ctxlab.lab.pytest_light",
             # The project's addopts switch nbval on; clear them for this run.
             "-o",
             "addopts=",
