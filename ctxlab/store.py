@@ -30,13 +30,14 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
-
-from filelock import FileLock
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ctxlab.entries import SessionEntry, parse_session_entry
 from ctxlab.errors import CtxlabError, SessionStoreError
 from ctxlab.json_values import loads_strict
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 __all__ = [
     "InMemorySessionStore",
@@ -174,7 +175,7 @@ class JsonlSessionStore:
         self.path = path
         self.durable = durable
         self._thread_lock = threading.RLock()
-        self._file_lock = FileLock(str(_lock_path(path)))
+        self._file_lock = _new_lock(path)
         self._entries: list[SessionEntry] = []
         self._ids: set[str] = set()
         self._offset = 0  # bytes of committed lines already read
@@ -368,7 +369,7 @@ class JsonlSessionStore:
         file = Path(path)
         if not file.is_file():
             raise SessionStoreError(f"cannot repair {file}: no such file", path=str(file))
-        with FileLock(str(_lock_path(file))).acquire(poll_interval=_POLL):
+        with _new_lock(file).acquire(poll_interval=_POLL):
             try:
                 data = file.read_bytes()
             except OSError as exc:
@@ -396,6 +397,14 @@ class JsonlSessionStore:
                     f"repairing {file.name} failed: {exc}", path=str(file), line=line
                 ) from exc
             return RepairResult(side, line, len(tail))
+
+
+def _new_lock(path: Path) -> FileLock:
+    """The cross-process lock of a session file. filelock is imported on first use: it
+    pulls in asyncio, which would double the time of ``import ctxlab``."""
+    from filelock import FileLock
+
+    return FileLock(str(_lock_path(path)))
 
 
 def _lock_path(path: Path) -> Path:
@@ -463,7 +472,7 @@ def scan_jsonl(path: str | os.PathLike[str]) -> ScanResult:
         raise SessionStoreError(f"cannot read {file}: no such file", path=str(file))
     try:
         try:
-            with FileLock(str(_lock_path(file))).acquire(timeout=10, poll_interval=_POLL):
+            with _new_lock(file).acquire(timeout=10, poll_interval=_POLL):
                 data = file.read_bytes()
         except (OSError, TimeoutError):  # read-only folder, or a writer holds the lock
             data = file.read_bytes()
