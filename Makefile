@@ -127,3 +127,15 @@ clean: ## remove caches and build output (keeps the venv)
 
 distclean: clean ## clean, and remove the venv too
 	rm -rf $(VENV)
+
+# ---------------------------------------------------------------- benchmarks (issue 7)
+# Not tests: build_context vs LangChain's trim_messages, ContextWindow per new turn, the
+# JSONL store's read and append, and `import ctxlab`. Installs ctxlab[lab,bench] (bench:
+# langchain-core; lab: matplotlib for the plot) pinned by $(CONSTRAINTS), then writes
+# benchmarks/RESULTS.md and benchmarks/time_vs_history.png. BENCH_ARGS=--quick: no 100k.
+BENCH_STAMP := $(call stamp,lab-bench)
+BENCH_ARGS ?=
+
+.PHONY: bench
+bench: $(BENCH_STAMP) ## benchmarks, not tests (a few minutes): writes benchmarks/RESULTS.md + plot
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -1,0 +1,1 @@
+"""ctxlab benchmarks: run with ``make bench`` (``python -m benchmarks.run``)."""

@@ -1,0 +1,673 @@
+"""ctxlab benchmarks (issue 7): run by ``make bench``; not tests, and nothing here is timed
+inside ``make test``.
+
+Measured side by side in one run, medians of several runs, reported as ratios:
+
+1. ``build_context`` vs LangChain's ``trim_messages(strategy="last", start_on="human",
+   include_system=True)`` on the same messages, with an equivalent counter;
+2. ``ContextWindow``: time per new turn (appends + one build) at 1k, 10k, 100k entries;
+3. ``JsonlSessionStore.open`` + ``entries()`` on a 100k-entry file vs a bare
+   ``json.loads`` of each line; and what one append reads and writes;
+4. ``import ctxlab`` in a fresh interpreter.
+
+Writes ``benchmarks/RESULTS.md`` and ``benchmarks/time_vs_history.png``.
+Usage: ``python -m benchmarks.run [--quick]`` (``--quick``: fewer repeats, no 100k).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.sessions import SIZES, synthetic_session, turn_ends
+from ctxlab import (
+    AssistantMessage,
+    ContextWindow,
+    JsonlSessionStore,
+    MessageSessionEntry,
+    SessionEntry,
+    ToolResultMessage,
+    UserMessage,
+    build_context,
+    chars_per_token,
+    current_system_message,
+    text_of,
+)
+from ctxlab.store import encode_entry_line
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "RESULTS.md"
+PLOT = HERE / "time_vs_history.png"
+
+#: A 128k-token model window, 8k reserved for the reply, 2k safety margin.
+MAX_TOKENS = 128_000
+RESERVED_OUTPUT = 8_000
+SAFETY_MARGIN = 2_000
+MESSAGE_BUDGET = MAX_TOKENS - RESERVED_OUTPUT - SAFETY_MARGIN  # trim_messages' max_tokens
+
+ESTIMATE = chars_per_token(4)
+
+_SESSIONS: dict[tuple[int, bool], list[SessionEntry]] = {}
+
+
+def session(size: int, *, compactions: bool = True) -> list[SessionEntry]:
+    """The first ``size`` entries of one long seeded session (generated once per run)."""
+    longest = max(SIZES) + 10_000
+    key = (longest, compactions)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = synthetic_session(longest, compactions=compactions)
+    return _SESSIONS[key][:size]
+
+
+def buildable(size: int, *, compactions: bool) -> list[SessionEntry]:
+    """The longest prefix of at most ``size`` entries that ends where an agent would call
+    the model (no tool call waiting for its result)."""
+    path = session(size, compactions=compactions)
+    last = max(index for index in turn_ends(path, 0) if index < size)
+    return path[: last + 1]
+
+
+def median_time(run: Callable[[], object], repeats: int) -> tuple[float, object]:
+    """Median wall time of ``repeats`` calls (after one warm-up call), and the last result."""
+    result = run()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+class Counted:
+    """Counts the calls of an estimator (used in separate, untimed runs)."""
+
+    def __init__(self, inner: Callable[[Any], int]) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def __call__(self, value: Any) -> int:
+        self.calls += 1
+        return self.inner(value)
+
+
+# -- 1. build_context vs trim_messages ----------------------------------------------------------
+
+
+def to_langchain(path: Sequence[SessionEntry]) -> list[Any]:
+    """The path's messages as LangChain messages: the replayed system prompt first, then
+    HumanMessage / AIMessage (with tool_calls) / ToolMessage. Text blocks are concatenated
+    (chars_per_token sums block lengths, so the counts agree)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langchain_core.messages import SystemMessage as LCSystemMessage
+
+    messages = [e.message for e in path if isinstance(e, MessageSessionEntry)]
+    converted: list[Any] = []
+    system = current_system_message(messages)
+    if system is not None:
+        converted.append(LCSystemMessage(content=text_of(system)))
+    for message in messages:
+        if isinstance(message, UserMessage):
+            converted.append(HumanMessage(content="".join(b.text for b in message.content)))
+        elif isinstance(message, AssistantMessage):
+            text = "".join(b.text for b in message.content if not hasattr(b, "arguments"))
+            calls = [
+                {"name": c.name, "args": json.loads(json.dumps(c.to_json()["arguments"])),
+                 "id": c.id, "type": "tool_call"}
+                for c in message.tool_calls
+            ]  # fmt: skip
+            converted.append(AIMessage(content=text, tool_calls=calls))
+        elif isinstance(message, ToolResultMessage):
+            converted.append(
+                ToolMessage(
+                    content="".join(b.text for b in message.content),
+                    tool_call_id=message.tool_call_id,
+                )
+            )
+    return converted
+
+
+def langchain_counter() -> Callable[[Any], int]:
+    """chars_per_token(4) for one LangChain message: content, plus each tool call's name
+    and compact JSON arguments. Annotated with BaseMessage so trim_messages calls it once
+    per message (and sums)."""
+    from langchain_core.messages import AIMessage, BaseMessage
+
+    def count(message: Any) -> int:
+        chars = len(message.content)
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                arguments = json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))
+                chars += len(call["name"]) + len(arguments)
+        return math.ceil(chars / 4)
+
+    count.__annotations__ = {"message": BaseMessage, "return": int}
+    return count
+
+
+def pairs_intact_langchain(messages: Sequence[Any]) -> bool:
+    calls = {c["id"] for m in messages for c in getattr(m, "tool_calls", None) or []}
+    results = {m.tool_call_id for m in messages if hasattr(m, "tool_call_id")}
+    return calls == results
+
+
+def pairs_intact_ctxlab(messages: Sequence[Any]) -> bool:
+    calls = {c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
+    results = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
+    return calls == results
+
+
+@dataclass
+class Row1:
+    size: int
+    scenario: str
+    ctxlab_s: float
+    trim_s: float
+    ctxlab_calls: int
+    trim_calls: int
+    ctxlab_kept: int
+    trim_kept: int
+    ctxlab_intact: bool
+    trim_intact: bool
+    reason: str
+
+
+def bench_trim(sizes: Sequence[int], repeats: dict[int, int]) -> list[Row1]:
+    from langchain_core.messages import trim_messages
+
+    rows = []
+    counter = langchain_counter()
+    for size in sizes:
+        for scenario, compactions in (("same messages", False), ("with compactions", True)):
+            path = buildable(size, compactions=compactions)
+            lc_messages = to_langchain(path)
+
+            def run_ctxlab(estimate: Callable[[Any], int] = ESTIMATE, p: Any = path) -> Any:
+                return build_context(
+                    p,
+                    max_tokens=MAX_TOKENS,
+                    reserved_output=RESERVED_OUTPUT,
+                    safety_margin=SAFETY_MARGIN,
+                    estimate_tokens=estimate,
+                )
+
+            def run_trim(count: Callable[[Any], int] = counter, m: Any = lc_messages) -> Any:
+                return trim_messages(
+                    m,
+                    max_tokens=MESSAGE_BUDGET,
+                    token_counter=count,
+                    strategy="last",
+                    start_on="human",
+                    include_system=True,
+                )
+
+            ctxlab_s, result = median_time(run_ctxlab, repeats[size])
+            trim_s, trimmed = median_time(run_trim, repeats[size])
+            counted = Counted(ESTIMATE)
+            run_ctxlab(counted)
+            lc_counted = Counted(counter)
+            run_trim(_annotated(lc_counted))
+            rows.append(
+                Row1(
+                    len(path),
+                    scenario,
+                    ctxlab_s,
+                    trim_s,
+                    counted.calls,
+                    lc_counted.calls,
+                    len(result.kept_entry_ids),
+                    len(trimmed) - 1,
+                    pairs_intact_ctxlab(result.messages),
+                    pairs_intact_langchain(trimmed),
+                    result.reason,
+                )
+            )
+            print(f"  trim {size:>7} {scenario:<17} {rows[-1]}", flush=True)
+    return rows
+
+
+def _annotated(inner: Counted) -> Callable[[Any], int]:
+    from langchain_core.messages import BaseMessage
+
+    def count(message: Any) -> int:
+        return inner(message)
+
+    count.__annotations__ = {"message": BaseMessage, "return": int}
+    return count
+
+
+# -- 2. ContextWindow per new turn -----------------------------------------------------------------
+
+
+@dataclass
+class Row2:
+    size: int
+    turns: int
+    turn_s: float
+    append_s: float
+    build_s: float
+    batch_s: float
+
+
+def bench_window(sizes: Sequence[int], n_turns: int) -> list[Row2]:
+    rows = []
+    for size in sizes:
+        path = session(size + 40 * n_turns)
+        window = ContextWindow.from_entries(path[:size], estimate_tokens=ESTIMATE)
+        options = {
+            "max_tokens": MAX_TOKENS,
+            "reserved_output": RESERVED_OUTPUT,
+            "safety_margin": SAFETY_MARGIN,
+        }
+        # finish the turn in progress (untimed), then build once: that prices the kept context
+        ends = turn_ends(path, size)
+        for entry in path[size : ends[0] + 1]:
+            window.append(entry)
+        window.build(**options)
+        ends = ends[1 : n_turns + 1]
+        turns, appends, builds = [], [], []
+        position = len(window)
+        for end in ends:
+            start = time.perf_counter()
+            for entry in path[position : end + 1]:
+                window.append(entry)
+            middle = time.perf_counter()
+            window.build(**options)
+            stop = time.perf_counter()
+            turns.append(stop - start)
+            appends.append((middle - start) / (end + 1 - position))
+            builds.append(stop - middle)
+            position = end + 1
+        batch_path = path[:position]
+        batch_s, _ = median_time(
+            lambda p=batch_path, o=options: build_context(p, estimate_tokens=ESTIMATE, **o), 3
+        )
+        rows.append(
+            Row2(
+                len(path[:size]),
+                len(turns),
+                statistics.median(turns),
+                statistics.median(appends),
+                statistics.median(builds),
+                batch_s,
+            )
+        )
+        print(f"  window {size:>7} {rows[-1]}", flush=True)
+    return rows
+
+
+# -- 3. JSONL read and append ---------------------------------------------------------------------
+
+
+@dataclass
+class Row3:
+    size: int
+    file_mb: float
+    open_s: float
+    loads_s: float
+    append_small_s: float
+    append_large_s: float
+    read_small: int | None
+    read_large: int | None
+    prefix_unchanged: bool
+
+
+def _rchar() -> int | None:
+    """Bytes this process has read so far (Linux /proc/self/io), or None."""
+    try:
+        for line in Path("/proc/self/io").read_text().splitlines():
+            if line.startswith("rchar:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _append_cost(store: JsonlSessionStore, entries: Sequence[SessionEntry]) -> tuple[float, int]:
+    times, reads = [], []
+    for entry in entries:
+        before = _rchar()
+        start = time.perf_counter()
+        store.append(entry)
+        times.append(time.perf_counter() - start)
+        after = _rchar()
+        if before is not None and after is not None:
+            reads.append(after - before)
+    return statistics.median(times), (int(statistics.median(reads)) if reads else -1)
+
+
+def bench_jsonl(size: int, repeats: int) -> Row3:
+    path = session(size + 40)
+    with tempfile.TemporaryDirectory() as folder:
+        small, large = Path(folder) / "small.jsonl", Path(folder) / "large.jsonl"
+        large.write_bytes(b"".join(encode_entry_line(e) for e in path[:size]))
+        small.write_bytes(b"".join(encode_entry_line(e) for e in path[:1_000]))
+
+        def open_and_read() -> int:
+            return len(JsonlSessionStore.open(large, durable=False).entries())
+
+        def bare_loads() -> int:
+            with open(large, encoding="utf-8") as handle:
+                return len([json.loads(line) for line in handle])
+
+        open_s, count = median_time(open_and_read, repeats)
+        loads_s, count2 = median_time(bare_loads, repeats)
+        assert count == count2 == size
+
+        digest = hashlib.sha256(large.read_bytes()).hexdigest()
+        length = large.stat().st_size
+        store_small = JsonlSessionStore.open(small, durable=False)
+        store_large = JsonlSessionStore.open(large, durable=False)
+        # continue each file's path: the entries after its last line
+        small_s, small_read = _append_cost(store_small, _continuation(path, 1_000))
+        large_s, large_read = _append_cost(store_large, _continuation(path, size))
+        with open(large, "rb") as handle:
+            unchanged = hashlib.sha256(handle.read(length)).hexdigest() == digest
+        return Row3(
+            size,
+            length / 1e6,
+            open_s,
+            loads_s,
+            small_s,
+            large_s,
+            small_read,
+            large_read,
+            unchanged,
+        )
+
+
+def _continuation(path: Sequence[SessionEntry], start: int) -> list[SessionEntry]:
+    """Ten entries that continue ``path[:start]`` (re-parented onto its leaf)."""
+    following = []
+    parent = path[start - 1].id
+    for entry in path[start : start + 10]:
+        wire = entry.to_json()
+        wire["id"] = f"next-{start}-{len(following)}"
+        wire["parentId"] = parent
+        following.append(wire)
+        parent = wire["id"]
+    from ctxlab import parse_session_entry
+
+    return [parse_session_entry(w) for w in following]
+
+
+# -- 4. import time ---------------------------------------------------------------------------
+
+
+@dataclass
+class Row4:
+    import_ms: float
+    self_ms: float
+    heavy: list[str]
+
+
+def bench_import(repeats: int) -> Row4:
+    python = sys.executable
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    subprocess.run([python, "-c", "import ctxlab"], check=True, env=env)  # warm the .pyc
+    cumulative = []
+    walls = []
+    for _ in range(repeats):
+        out = subprocess.run(
+            [python, "-X", "importtime", "-c", "import ctxlab"],
+            check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stderr
+        for line in out.splitlines():
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) == 3 and parts[2] == "ctxlab":
+                cumulative.append(int(parts[1]) / 1000)
+        start = time.perf_counter()
+        subprocess.run([python, "-c", "import ctxlab"], check=True, env=env)
+        with_ctxlab = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run([python, "-c", "pass"], check=True, env=env)
+        walls.append((with_ctxlab - (time.perf_counter() - start)) * 1000)
+    heavy = subprocess.run(
+        [
+            python,
+            "-c",
+            "import sys, ctxlab; print(' '.join(m for m in ('pandas', 'matplotlib',"
+            " 'ipywidgets', 'langchain_core') if m in sys.modules))",
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return Row4(statistics.median(cumulative), statistics.median(walls), heavy)
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.3f} s"
+
+
+def _machine() -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {name: metadata.version(name) for name in ("ctxlab", "langchain-core", "matplotlib")}
+    return [
+        f"- CPU: {cpu}, {os.cpu_count()} logical cores (shared with other jobs while measured:"
+        " numbers are noisy; medians are reported)",
+        f"- OS: {platform.platform()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()})",
+        "- " + ", ".join(f"{k} {v}" for k, v in versions.items()),
+        f"- Command: `make bench` (= `{Path(sys.executable).name} -m benchmarks.run"
+        f"{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`)",
+        f"- Date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
+    ]
+
+
+def plot(rows1: list[Row1], rows2: list[Row2]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 14})
+    fig, ax = plt.subplots(figsize=(9, 6), dpi=110)
+    same = [r for r in rows1 if r.scenario == "same messages"]
+    comp = [r for r in rows1 if r.scenario == "with compactions"]
+    sizes = [r.size for r in same]
+    ax.plot(sizes, [r.trim_s * 1000 for r in same], "s-", color="#D55E00", lw=2.5,
+            label="LangChain trim_messages (all messages)")  # fmt: skip
+    ax.plot(sizes, [r.ctxlab_s * 1000 for r in same], "o-", color="#0072B2", lw=2.5,
+            label="ctxlab build_context (same messages)")  # fmt: skip
+    ax.plot([r.size for r in comp], [r.ctxlab_s * 1000 for r in comp], "o--", color="#56B4E9",
+            lw=2, label="ctxlab build_context (with compactions)")  # fmt: skip
+    ax.plot([r.size for r in rows2], [r.turn_s * 1000 for r in rows2], "^-", color="#009E73",
+            lw=2.5, label="ctxlab ContextWindow, per new turn")  # fmt: skip
+    ax.axhline(1.0, color="#555555", ls=":", lw=1.5)
+    ax.text(sizes[0], 1.08, "1 ms", color="#555555", fontsize=12)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("history length (entries)")
+    ax.set_ylabel("time per context build (ms, median)")
+    ax.set_title("Building the next model call's context")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=11, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(PLOT)
+    plt.close(fig)
+
+
+def verdict(ok: bool) -> str:
+    return "**met**" if ok else "**missed**"
+
+
+def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4) -> str:
+    lines = ["# ctxlab benchmarks (issue 7)", "", "Written by `make bench`; do not edit.", ""]
+    lines += ["## Machine", "", *_machine(), ""]
+    lines += [
+        "Sessions: `benchmarks/sessions.py`, seed 11: a system prompt of ~2,200 characters,",
+        "a system patch every ~500 entries, interactions of 1-4 assistant turns calling 0-3",
+        "tools in parallel (results in random order), user texts 40-400 characters, tool",
+        "results 200-4,000, a metadata entry now and then, and (unless said otherwise) a",
+        "compaction every ~300 entries keeping the last 2-3 interactions. Priced with",
+        f"`chars_per_token(4)`. Budget: max_tokens {MAX_TOKENS:,}, reserved_output"
+        f" {RESERVED_OUTPUT:,}, safety_margin {SAFETY_MARGIN:,}.",
+        "",
+        "## 1. build_context vs LangChain trim_messages",
+        "",
+        "`trim_messages(messages, max_tokens=118000, token_counter=<chars/4 per message>,",
+        'strategy="last", start_on="human", include_system=True)` on the same messages',
+        "converted to LangChain classes (the replayed system prompt as one SystemMessage,",
+        "HumanMessage, AIMessage with tool_calls, ToolMessage). *same messages*: a session",
+        "without compactions, so both see every message. *with compactions*: ctxlab follows",
+        "the latest compaction (its rule), trim_messages still gets every message (it has",
+        "no compaction). Conversion is not timed. Estimator calls are counted in a separate",
+        "untimed run. *Pairs intact*: every tool call in the output has its result and every",
+        "result its call.",
+        "",
+        "| entries | scenario | ctxlab | trim_messages | ctxlab / trim | estimator calls"
+        " ctxlab / trim | kept messages ctxlab / trim | pairs intact ctxlab / trim | reason |",
+        "|---:|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in rows1:
+        lines.append(
+            f"| {r.size:,} | {r.scenario} | {_ms(r.ctxlab_s)} | {_ms(r.trim_s)} |"
+            f" {r.ctxlab_s / r.trim_s:.2f} | {r.ctxlab_calls:,} / {r.trim_calls:,} |"
+            f" {r.ctxlab_kept:,} / {r.trim_kept:,} | {r.ctxlab_intact} / {r.trim_intact} |"
+            f" {r.reason} |"
+        )
+    same = [r for r in rows1 if r.scenario == "same messages"][-1]
+    lines += [
+        "",
+        f"Target: ctxlab no slower than trim_messages at {same.size:,} entries while also"
+        f" validating every pair: ratio {same.ctxlab_s / same.trim_s:.2f} on the same"
+        f" messages -> {verdict(same.ctxlab_s <= same.trim_s)}"
+        + (
+            ""
+            if same.ctxlab_s <= same.trim_s
+            else f" (slower by {(same.ctxlab_s / same.trim_s - 1) * 100:.0f}%)"
+        )
+        + ".",
+        "",
+        "trim_messages prices every message once to see whether all fit, then again for each"
+        " step of a binary search over prefixes; build_context prices only the kept groups"
+        " and the first group that does not fit. Both outputs keep every tool pair here:"
+        ' `start_on="human"` cuts at a user message, which is a group boundary; but',
+        "trim_messages never checks pairing (a broken history passes through silently), and"
+        " when the newest interaction alone is too big it returns only the system message,"
+        " where ctxlab returns that interaction whole (`single_group_overflow`).",
+        "",
+        "## 2. ContextWindow: time per new turn",
+        "",
+        "A window is filled with the first N entries (untimed), built once, then fed the next"
+        " entries; a *turn* is the appends up to the next model call (after a user message,"
+        " or after the last result of a turn's tool calls) plus one `build`. Each append"
+        " re-checks the entry with `parse_session_entry`.",
+        "",
+        "| history | turns | per turn (median) | per append | per build | build_context on"
+        " the same path | window speed-up |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows2:
+        lines.append(
+            f"| {r.size:,} | {r.turns} | {_ms(r.turn_s)} | {_ms(r.append_s)} |"
+            f" {_ms(r.build_s)} | {_ms(r.batch_s)} | {r.batch_s / r.turn_s:.0f}x |"
+        )
+    first, last = rows2[0], rows2[-1]
+    flat = last.turn_s <= 2 * first.turn_s
+    lines += [
+        "",
+        f"Target: flat, and <= 1 ms at {last.size:,}: {_ms(last.turn_s)} at {last.size:,}"
+        f" vs {_ms(first.turn_s)} at {first.size:,} (ratio {last.turn_s / first.turn_s:.2f})"
+        f" -> flat {verdict(flat)}, <= 1 ms {verdict(last.turn_s <= 0.001)}"
+        + ("" if last.turn_s <= 0.001 else f" (over by {(last.turn_s / 0.001 - 1) * 100:.0f}%)")
+        + ".",
+        "",
+        "## 3. JSONL store: open + entries() vs bare json.loads",
+        "",
+        "| entries | file | open + entries() | json.loads per line | ratio |",
+        "|---:|---:|---:|---:|---:|",
+        f"| {row3.size:,} | {row3.file_mb:.1f} MB | {_ms(row3.open_s)} | {_ms(row3.loads_s)} |"
+        f" {row3.open_s / row3.loads_s:.2f} |",
+        "",
+        f"Target: <= 3x -> {verdict(row3.open_s / row3.loads_s <= 3)}"
+        + (
+            ""
+            if row3.open_s / row3.loads_s <= 3
+            else f" (over by {(row3.open_s / row3.loads_s / 3 - 1) * 100:.0f}%)"
+        )
+        + ". The store does more than json.loads: it rejects NaN, duplicate keys and deep"
+        " nesting, checks every field of every entry (`parse_session_entry`), freezes JSON"
+        " values, and checks ids and parent links.",
+        "",
+        "Appending (durable=False, median of 10 appends): on a 1,000-entry file"
+        f" {_ms(row3.append_small_s)}, on a {row3.size:,}-entry file"
+        f" {_ms(row3.append_large_s)}; bytes read per append (Linux rchar):"
+        f" {row3.read_small} vs {row3.read_large}; the first {row3.file_mb:.1f} MB unchanged"
+        f" after the appends: {row3.prefix_unchanged}. An append reads only what was"
+        " appended since the store last looked (nothing, here) and writes one line.",
+        "",
+        "## 4. import ctxlab",
+        "",
+        f"- `python -X importtime -c 'import ctxlab'`, cumulative for ctxlab (median):"
+        f" {row4.import_ms:.1f} ms",
+        f"- wall time of `python -c 'import ctxlab'` minus `python -c pass` (median):"
+        f" {row4.self_ms:.1f} ms",
+        f"- heavy modules imported: {', '.join(row4.heavy) or 'none'}"
+        " (checked: pandas, matplotlib, ipywidgets, langchain_core)",
+        "",
+        f"Target: <= 50 ms -> {verdict(row4.import_ms <= 50)}; no pandas/matplotlib/"
+        f"ipywidgets -> {verdict(not row4.heavy)}.",
+        "",
+        "## Plot",
+        "",
+        f"![time vs history length]({PLOT.name})",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, no 100k")
+    args = parser.parse_args(argv)
+    sizes = SIZES[:2] if args.quick else SIZES
+    repeats = {1_000: 15, 10_000: 7, 100_000: 5}
+    if args.quick:
+        repeats = {size: 3 for size in sizes}
+    print("1. build_context vs trim_messages", flush=True)
+    rows1 = bench_trim(sizes, repeats)
+    print("2. ContextWindow per turn", flush=True)
+    rows2 = bench_window(sizes, 50 if args.quick else 200)
+    print("3. JSONL read and append", flush=True)
+    row3 = bench_jsonl(sizes[-1], 3)
+    print(f"  {row3}", flush=True)
+    print("4. import ctxlab", flush=True)
+    row4 = bench_import(5 if args.quick else 11)
+    print(f"  {row4}", flush=True)
+    plot(rows1, rows2)
+    RESULTS.write_text(report(rows1, rows2, row3, row4), encoding="utf-8")
+    print(f"wrote {RESULTS.relative_to(HERE.parent)} and {PLOT.relative_to(HERE.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
