@@ -20,6 +20,7 @@ from ctxlab.entries import (
     CompactionSessionEntry,
     CompactionSummary,
     MessageSessionEntry,
+    MetadataSessionEntry,
     SessionEntry,
     parse_session_entry,
 )
@@ -120,6 +121,15 @@ def create_compaction_entry(
             f"compaction {id}: the active path is empty; there is no leaf to append after",
             entry_id=id,
         )
+    for index, entry in enumerate(active_path):
+        if not isinstance(
+            entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
+        ):
+            raise CompactionError(
+                f"compaction {id}: active_path[{index}] is not a session entry"
+                f" ({type(entry).__name__}); parse it with parse_session_entry first",
+                entry_id=id,
+            )
     if any(entry.id == id for entry in active_path):
         raise CompactionError(f"compaction {id}: id {id!r} is already on the path", entry_id=id)
     problem = first_kept_problem(active_path, first_kept_entry_id)

@@ -20,7 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ctxlab.entries import MessageSessionEntry, SessionEntry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+)
 from ctxlab.errors import InteractionError
 from ctxlab.messages import AssistantMessage, SystemMessage, ToolResultMessage, UserMessage
 
@@ -112,8 +117,13 @@ def group_interactions(entries: Iterable[SessionEntry]) -> list[InteractionGroup
     """
     groups: list[InteractionGroup] = []
     current: _OpenGroup | None = None
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if not isinstance(entry, MessageSessionEntry):
+            if not isinstance(entry, (MetadataSessionEntry, CompactionSessionEntry)):
+                raise InteractionError(
+                    f"entries[{index}] is not a session entry ({type(entry).__name__});"
+                    " parse it with parse_session_entry first"
+                )
             raise InteractionError(
                 f"entry {entry.id} is a {entry.type} entry; group_interactions takes"
                 " message entries only (skip metadata and compaction entries first)",

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxlab.entries import SessionEntry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+)
 from ctxlab.errors import SessionTreeError
 
 __all__ = ["path_to"]
@@ -21,8 +26,17 @@ def path_to(entries: Iterable[SessionEntry], leaf_id: str) -> list[SessionEntry]
     Entries on other branches are ignored. Errors (naming the id involved): a duplicate id
     anywhere, an unknown leaf, a parent that is not among ``entries``, a cycle.
     """
+    if not isinstance(leaf_id, str):
+        raise SessionTreeError(f"leaf id must be a string, got {type(leaf_id).__name__}")
     by_id: dict[str, SessionEntry] = {}
-    for entry in entries:
+    for index, entry in enumerate(entries):
+        if not isinstance(
+            entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
+        ):
+            raise SessionTreeError(
+                f"entries[{index}] is not a session entry ({type(entry).__name__});"
+                " parse it with parse_session_entry first"
+            )
         if entry.id in by_id:
             raise SessionTreeError(f"duplicate entry id {entry.id!r}", entry_id=entry.id)
         by_id[entry.id] = entry
