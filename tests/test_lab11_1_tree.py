@@ -178,3 +178,11 @@ def test_text_of_joins_text_blocks_with_newlines() -> None:
     assert text_of(result) == "x\ny"
     assert text_of(UserMessage((), 1)) == ""
     assert text_of(_system("BASE", 1, rules="R")) == "BASE\n\nR"
+
+
+def test_path_to_refuses_wire_dicts_and_non_string_leaves() -> None:
+    wire = [e.to_json() for e in fx.opening_path()]
+    with pytest.raises(SessionTreeError, match=r"entries\[0\] is not a session entry"):
+        path_to(wire, "a3")  # type: ignore[arg-type]
+    with pytest.raises(SessionTreeError, match="leaf id must be a string"):
+        path_to(fx.opening_path(), ["a3"])  # type: ignore[arg-type]

@@ -204,3 +204,9 @@ def test_groups_are_new_values_and_the_input_is_untouched() -> None:
     assert entries == before
     assert group_interactions(entries)[0].entry_ids == ("u1", "a1")
     assert group_interactions(iter(entries)) == group_interactions(entries)
+
+
+def test_wire_dicts_are_refused_naming_their_position() -> None:
+    entries: list[object] = [_user("u1"), fx.opening_path()[2].to_json()]
+    with pytest.raises(InteractionError, match=r"entries\[1\] is not a session entry"):
+        group_interactions(entries)  # type: ignore[arg-type]

@@ -147,3 +147,9 @@ def test_render_summary_of_an_all_empty_summary() -> None:
 def test_render_summary_keeps_items_verbatim_in_order() -> None:
     summary = CompactionSummary(goal="g", next=("b", "a", "", "- x"))
     assert render_summary(summary).endswith("Next:\n- b\n- a\n- \n- - x")
+
+
+def test_wire_dicts_on_the_path_are_refused() -> None:
+    wire: list[Any] = [e.to_json() for e in fx.opening_path()]
+    with pytest.raises(CompactionError, match=r"active_path\[0\] is not a session entry"):
+        _create(wire)
