@@ -1,0 +1,173 @@
+"""Self-checks: Verdict text, friendly(), the lab checkers, run_lab_tests' summary."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxlab import fixtures
+from ctxlab.errors import CtxlabError
+from ctxlab.lab import testing
+from ctxlab.lab.checks import Verdict, friendly, not_answered
+
+
+@pytest.mark.lab11_1
+def test_verdict_text_and_html_are_plain_and_stable() -> None:
+    ok = Verdict(True, "right")
+    assert str(ok) == repr(ok) == "✔ Correct — right"
+    no = Verdict(False, "wrong <b>", "detail", "try again")
+    assert str(no) == "✘ Not yet — wrong <b>\ndetail\nHint: try again"
+    assert "&lt;b&gt;" in no._repr_html_() and "0x" not in no._repr_html_()
+    assert not no and ok
+
+
+@pytest.mark.lab11_1
+def test_friendly_turns_placeholders_and_errors_into_verdicts() -> None:
+    @friendly
+    def check_thing(answer: object) -> Verdict:
+        if answer == "boom":
+            raise CtxlabError("session entry x: field is missing")
+        if answer == "type":
+            raise TypeError("not a list")
+        if answer == "other":
+            raise RuntimeError("odd")
+        return Verdict(True, "fine")
+
+    assert check_thing(...) == not_answered("thing")
+    assert check_thing(None).title == "not answered yet: thing"
+    assert "field is missing" in check_thing("boom").detail
+    assert "not the kind of value" in check_thing("type").title
+    assert not check_thing("other").ok and "RuntimeError" in check_thing("other").detail
+    assert check_thing("x").ok
+
+
+def _migrated() -> dict[str, object]:
+    wire = copy.deepcopy(fixtures.compaction_corruptions()["files instead of changedFiles"])
+    wire["summary"]["changedFiles"] = wire["summary"].pop("files")
+    return wire
+
+
+@pytest.mark.lab11_1
+def test_lab_11_1_checkers() -> None:
+    from ctxlab.lab import exercises as ex
+
+    broken = fixtures.compaction_corruptions()["files instead of changedFiles"]
+    assert ex.check_repaired_compaction(_migrated()).ok
+    verdict = ex.check_repaired_compaction(broken)
+    assert not verdict.ok and "summary.files" in verdict.detail
+    changed = _migrated()
+    changed["tokensBefore"] = 30
+    verdict = ex.check_repaired_compaction(changed)
+    assert not verdict.ok and "tokensBefore" in verdict.detail
+    assert "not answered" in ex.check_repaired_compaction(...).title
+
+    mine = {
+        "goal": "Ship it",
+        "constraints": [],
+        "completed": ["a"],
+        "decisions": [],
+        "changedFiles": ["x.py"],
+        "unresolved": [],
+        "next": ["b"],
+    }
+    assert ex.check_my_summary(mine).ok
+    assert not ex.check_my_summary(fixtures.compact1_summary().to_json()).ok
+    missing = dict(mine)
+    del missing["next"]
+    assert "summary.next" in ex.check_my_summary(missing).detail
+    assert "not the kind" in ex.check_my_summary(["goal"]).title
+
+
+@pytest.mark.lab11_2
+def test_lab_11_2_checkers() -> None:
+    from ctxlab.lab import exercises as ex
+
+    assert ex.check_group_of_u3(["u3", "calls", "r-test", "r-read", "a3"]).ok
+    assert "wrong order" in ex.check_group_of_u3(["u3", "calls", "r-read", "r-test", "a3"]).title
+    verdict = ex.check_group_of_u3(["sys", "u3", "calls", "r-test", "a3"])
+    assert "missing: r-read" in verdict.detail and "not in this group: sys" in verdict.detail
+    assert "not the kind" in ex.check_group_of_u3("u3").title
+
+    assert ex.check_legal_cuts(["a1|u2", ("a2", "u3")]).ok
+    verdict = ex.check_legal_cuts(["a1|u2", "a2|u3", "r-test|r-read"])
+    assert not verdict.ok and "r-test|r-read" in verdict.title
+    assert "missing" in ex.check_legal_cuts(["a1|u2"]).title
+    assert "not neighbouring" in ex.check_legal_cuts(["u1|u3"]).title
+
+    assert ex.check_error_entry("r-test").ok
+    assert not ex.check_error_entry("r-read").ok
+    assert "not the kind" in ex.check_error_entry(3).title
+
+
+@pytest.mark.lab11_3
+def test_lab_11_3_checkers() -> None:
+    from ctxlab.lab import exercises as ex
+
+    assert ex.check_available(31).ok  # 40 - 3 - 4 - 2
+    assert not ex.check_available(40).ok
+    assert ex.check_available(0, max_tokens=5).ok  # never below zero
+    assert "not the kind" in ex.check_available(True).title
+
+    assert ex.check_kept_ids(["u3", "calls", "r-test", "r-read", "a3"]).ok
+    assert "sys" in ex.check_kept_ids(["sys", "u3"]).title
+    assert not ex.check_kept_ids(["u2", "a2"]).ok
+
+    assert ex.check_smallest_budget_for_all(38).ok
+    assert "trimmed" in ex.check_smallest_budget_for_all(37).title
+    assert "so does 38" in ex.check_smallest_budget_for_all(39).title
+    assert "rejected" in ex.check_smallest_budget_for_all(-1).title
+
+
+@pytest.mark.lab11_1
+def test_lab_marker_validates_the_lab_name() -> None:
+    assert testing.lab_marker("11.3") == "lab11_3"
+    with pytest.raises(ValueError, match=r"11\.9"):
+        testing.lab_marker("11.9")
+
+
+@pytest.mark.lab11_1
+def test_run_lab_tests_without_a_tests_folder_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = testing.run_lab_tests("11.1", tests_dir=tmp_path / "missing")
+    assert not report.passed and "ship with the ctxlab repository" in report.summary
+    assert capsys.readouterr().out.strip() == report.summary
+
+
+@pytest.mark.lab11_1
+def test_summaries_are_stable_and_name_failures() -> None:
+    assert testing._summarise("11.2", 0, "12 passed in 0.3s").summary == (
+        "Lab 11.2 tests: all passed ✔"
+    )
+    output = "FAILED tests/test_x.py::test_a - assert 1 == 2\nFAILED tests/test_x.py::test_b\n"
+    report = testing._summarise("11.2", 1, output)
+    assert report.failed == ("tests/test_x.py::test_a", "tests/test_x.py::test_b")
+    assert "0." not in report.summary and "test_a" in report.summary
+    assert "none are tagged" in testing._summarise("11.4", 5, "").summary
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="needs subprocesses")
+def test_run_lab_tests_runs_a_tests_folder_and_lists_failures(tmp_path: Path) -> None:
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "conftest.py").write_text(
+        "def pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'lab11_4: x')\n"
+        "    config.addinivalue_line('markers', 'slow: x')\n",
+        encoding="utf-8",
+    )
+    (folder / "test_fake.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.lab11_4\n"
+        "def test_good():\n    assert True\n"
+        "@pytest.mark.lab11_4\n"
+        "def test_bad():\n    assert 1 == 2\n"
+        "def test_other_lab():\n    assert False\n",
+        encoding="utf-8",
+    )
+    report = testing.run_lab_tests("11.4", tests_dir=folder, quiet=True)
+    assert not report.passed
+    assert [name.rsplit("::", 1)[-1] for name in report.failed] == ["test_bad"]

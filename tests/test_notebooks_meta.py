@@ -1,0 +1,121 @@
+"""Every notebook under notebooks/ is committed executed, in order, without errors.
+
+nbval (in ``make test``) re-runs the notebooks and compares outputs; these checks catch what
+nbval does not: a notebook saved half-run or out of order, an error output, a wrong kernel,
+a widget cell whose output nbval would compare, an exercise or test cell missing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+LAB_NOTEBOOKS = {
+    "11.1-summary-is-a-fact.ipynb": "11.1",
+    "11.2-interaction-groups.ipynb": "11.2",
+    "11.3-budgeted-context.ipynb": "11.3",
+    "11.4-create-compaction.ipynb": "11.4",
+    "11.5-resume-from-summary.ipynb": "11.5",
+}
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+IGNORE = "nbval-ignore-output"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as handle:
+        notebook: dict[str, Any] = json.load(handle)
+    return notebook
+
+
+def _source(cell: dict[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _code_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
+    return [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+
+
+def _tags(cell: dict[str, Any]) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def test_the_lab_notebooks_exist() -> None:
+    names = {path.name for path in NOTEBOOKS}
+    mine = {"11.1-summary-is-a-fact.ipynb", "11.2-interaction-groups.ipynb",
+            "11.3-budgeted-context.ipynb"}  # fmt: skip
+    assert mine <= names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_executed_in_order_without_errors(path: Path) -> None:
+    notebook = _load(path)
+    counts = [cell.get("execution_count") for cell in _code_cells(notebook)]
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: run it top to bottom"
+    for index, cell in enumerate(_code_cells(notebook), 1):
+        for output in cell.get("outputs", []):
+            assert output["output_type"] != "error", f"{path.name} cell {index}: error output"
+            if output["output_type"] == "stream":
+                assert output["name"] != "stderr", f"{path.name} cell {index}: stderr output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_uses_the_python3_kernelspec(path: Path) -> None:
+    kernelspec = _load(path)["metadata"].get("kernelspec", {})
+    assert kernelspec.get("name") == "python3"
+    assert kernelspec.get("language") == "python"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_widget_cells_are_ignored_by_nbval_and_preceded_by_a_checked_cell(path: Path) -> None:
+    cells = _code_cells(_load(path))
+    for index, cell in enumerate(cells):
+        shows_widget = any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", []))
+        if not shows_widget:
+            continue
+        assert IGNORE in _tags(cell), f"{path.name} code cell {index + 1}: tag {IGNORE}"
+        assert index > 0 and IGNORE not in _tags(cells[index - 1]), (
+            f"{path.name} code cell {index + 1}: a checked cell must come before the widget"
+        )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_hold_no_addresses_or_temp_paths(path: Path) -> None:
+    for cell in _code_cells(_load(path)):
+        if IGNORE in _tags(cell):
+            continue
+        for output in cell.get("outputs", []):
+            texts = [output.get("text", "")]
+            texts += [v for k, v in output.get("data", {}).items() if k.startswith("text/")]
+            for text in texts:
+                joined = "".join(text) if isinstance(text, list) else str(text)
+                assert " at 0x" not in joined, path.name
+                assert "/tmp/" not in joined and "np.int64(" not in joined, path.name
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: p.name
+)
+def test_lab_notebook_ends_with_its_lab_tests(path: Path) -> None:
+    cells = _code_cells(_load(path))
+    lab = LAB_NOTEBOOKS[path.name]
+    assert f'run_lab_tests("{lab}")' in _source(cells[-1])
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: p.name
+)
+def test_lab_notebook_has_goals_predictions_two_exercises_and_slides(path: Path) -> None:
+    notebook = _load(path)
+    markdown = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "Learning goals" in markdown
+    assert "Predict, then run" in markdown
+    checks = [c for c in _code_cells(notebook) if ".check_" in _source(c)]
+    assert len(checks) >= 2, f"{path.name}: at least two self-checked exercises"
+    for cell in notebook["cells"]:
+        assert "slideshow" in cell.get("metadata", {}), f"{path.name}: slide metadata"
