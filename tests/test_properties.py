@@ -26,7 +26,7 @@ from ctxlab import (
     parse_session_entry,
 )
 
-FAST = settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _candidate_groups(path: Sequence[SessionEntry]) -> list[tuple[str, ...]]:
@@ -104,7 +104,7 @@ def test_raising_max_tokens_never_drops_a_kept_group(
 
 
 @pytest.mark.lab11_1
-@settings(max_examples=30)
+@settings(max_examples=30, deadline=None)
 @given(gen.sessions())
 def test_every_entry_round_trips_through_its_wire_form(path: list[SessionEntry]) -> None:
     for entry in path:
@@ -116,7 +116,7 @@ def test_every_entry_round_trips_through_its_wire_form(path: list[SessionEntry])
 
 
 @pytest.mark.lab11_1
-@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gen.json_values(20) | gen.mutated_wires())
 def test_any_value_parses_or_raises_a_ctxlab_error(value: Any) -> None:
     try:
