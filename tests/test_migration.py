@@ -293,7 +293,11 @@ def _as_draft(path: list[SessionEntry]) -> list[dict[str, Any]]:
     return wires
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(path=sessions())
 def test_migrating_a_drafted_session_gives_the_session_back(
     tmp_path_factory: pytest.TempPathFactory, path: list[SessionEntry]
