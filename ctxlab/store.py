@@ -256,6 +256,8 @@ class JsonlSessionStore:
             )
 
     def _parse_committed(self, committed: bytes) -> tuple[list[SessionEntry], int]:
+        if not committed:  # nothing new (e.g. the refresh inside every append): O(1)
+            return [], 0
         first_line = self._lines + 1
         bad_utf8: SessionStoreError | None = None
         try:
