@@ -411,7 +411,18 @@ def _continuation(path: Sequence[SessionEntry], start: int) -> list[SessionEntry
 class Row4:
     import_ms: float
     self_ms: float
+    cpu_ms: float
     heavy: list[str]
+
+
+def _child_cpu(command: list[str], env: dict[str, str]) -> float:
+    """User + system CPU seconds of one child process (insensitive to other jobs)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def bench_import(repeats: int) -> Row4:
@@ -420,7 +431,15 @@ def bench_import(repeats: int) -> Row4:
     subprocess.run([python, "-c", "import ctxlab"], check=True, env=env)  # warm the .pyc
     cumulative = []
     walls = []
+    cpus = []
     for _ in range(repeats):
+        cpus.append(
+            (
+                _child_cpu([python, "-c", "import ctxlab"], env)
+                - _child_cpu([python, "-c", "pass"], env)
+            )
+            * 1000
+        )
         out = subprocess.run(
             [python, "-X", "importtime", "-c", "import ctxlab"],
             check=True,
@@ -450,7 +469,9 @@ def bench_import(repeats: int) -> Row4:
         capture_output=True,
         text=True,
     ).stdout.split()
-    return Row4(statistics.median(cumulative), statistics.median(walls), heavy)
+    return Row4(
+        statistics.median(cumulative), statistics.median(walls), statistics.median(cpus), heavy
+    )
 
 
 # -- report -------------------------------------------------------------------------------------
@@ -631,11 +652,17 @@ def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4) -> str:
         f" {row4.import_ms:.1f} ms",
         f"- wall time of `python -c 'import ctxlab'` minus `python -c pass` (median):"
         f" {row4.self_ms:.1f} ms",
+        f"- CPU time (user + system) of `python -c 'import ctxlab'` minus `python -c pass`"
+        f" (median): {row4.cpu_ms:.1f} ms -- the work the import does, whatever else runs",
         f"- heavy modules imported: {', '.join(row4.heavy) or 'none'}"
         " (checked: pandas, matplotlib, ipywidgets, langchain_core)",
         "",
-        f"Target: <= 50 ms -> {verdict(row4.import_ms <= 50)}; no pandas/matplotlib/"
-        f"ipywidgets -> {verdict(not row4.heavy)}.",
+        f"Target: <= 50 ms -> by -X importtime {verdict(row4.import_ms <= 50)}, by CPU time"
+        f" {verdict(row4.cpu_ms <= 50)}; no pandas/matplotlib/ipywidgets ->"
+        f" {verdict(not row4.heavy)}. Wall-clock import times on this shared 2-core machine"
+        " swing with the other jobs' load (the same command gave 40-130 ms within minutes);"
+        " CPU time does not. filelock (which imports asyncio, ~90 ms) is imported only when"
+        " a JSONL store is opened.",
         "",
         "## Plot",
         "",
