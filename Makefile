@@ -139,3 +139,13 @@ BENCH_ARGS ?=
 .PHONY: bench
 bench: $(BENCH_STAMP) ## benchmarks, not tests (a few minutes): writes benchmarks/RESULTS.md + plot
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# ---------------------------------------------------------------- fuzzing (issue 6)
+# `make test` runs about 5,000 fuzz examples and 50 SIGKILL trials; this runs far more.
+FUZZ_EXAMPLES ?= 100000
+KILL_TRIALS ?= 500
+
+.PHONY: fuzz
+fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examples, KILL_TRIALS (500) SIGKILLs
+	CTXLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CTXLAB_KILL_TRIALS=$(KILL_TRIALS) \
+	  $(BIN)/python -m pytest -s -q tests/test_fuzz.py tests/test_store_crash.py $(PYTEST_ARGS)
