@@ -56,7 +56,7 @@ def _verdict_html(text: str) -> str:
     )
 
 
-def figure_png(fig: Figure, dpi: int = 100) -> bytes:
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     """The figure as PNG bytes (what the widget's ``Image`` shows)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
