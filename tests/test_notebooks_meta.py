@@ -105,6 +105,10 @@ def test_lab_notebook_ends_with_its_lab_tests(path: Path) -> None:
     cells = _code_cells(_load(path))
     lab = LAB_NOTEBOOKS[path.name]
     assert f'run_lab_tests("{lab}")' in _source(cells[-1])
+    # Under `make test` pytest runs every lab test itself; nbval skips this one cell so the
+    # suite is not run a second time from inside each notebook.
+    assert "nbval-skip" in _tags(cells[-1]), f"{path.name}: the lab-test cell is nbval-skip"
+    assert all("nbval-skip" not in _tags(cell) for cell in cells[:-1]), path.name
 
 
 @pytest.mark.parametrize(

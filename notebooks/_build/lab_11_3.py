@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from nbgen import code, md, notes, widget, write  # noqa: E402
+from nbgen import code, lab_tests, md, notes, widget, write  # noqa: E402
 
 CELLS = [
     md(
@@ -230,7 +230,7 @@ exercises.check_smallest_budget_for_all(smallest)
 """,
         "slide",
     ),
-    code(
+    lab_tests(
         """
 report = ctxlab.lab.run_lab_tests("11.3")
 """

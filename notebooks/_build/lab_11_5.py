@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from nbgen import code, md, notes, widget, write  # noqa: E402
+from nbgen import code, lab_tests, md, notes, widget, write  # noqa: E402
 
 CELLS = [
     md(
@@ -315,7 +315,7 @@ The chapter's check for this lab (`pytest -m lab11_5`), run from here.
 """,
         "slide",
     ),
-    code(
+    lab_tests(
         """
 _ = run_lab_tests("11.5")
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from nbgen import code, md, notes, write  # noqa: E402
+from nbgen import code, lab_tests, md, notes, write  # noqa: E402
 
 CELLS = [
     md(
@@ -235,7 +235,7 @@ The migration's tests are part of Lab 11.1 (strict parsing), so this runs `pytes
 """,
         "slide",
     ),
-    code(
+    lab_tests(
         """
 _ = run_lab_tests("11.1")
 """

@@ -46,6 +46,13 @@ def widget(source: str, slide: str = "-") -> Cell:
     return _slide(new_code_cell(source.strip("\n")), slide, ("nbval-ignore-output",))
 
 
+def lab_tests(source: str, slide: str = "-") -> Cell:
+    """The last cell: run the lab's tests. Tagged ``nbval-skip``: under ``make test`` pytest
+    runs every lab test itself in the same session, so re-running them from inside each
+    notebook would only repeat that work (it took most of the nbval time)."""
+    return _slide(new_code_cell(source.strip("\n")), slide, ("nbval-skip",))
+
+
 def write(name: str, cells: list[Cell]) -> Path:
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {
