@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import budgets, estimators, sessions
 
 from ctxlab import (
     CompactionSessionEntry,
@@ -37,6 +36,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 from ctxlab.compaction import SummaryLanguage
+from strategies import budgets, estimators, sessions
 
 # -- the full-pricing definition ------------------------------------------------------------
 

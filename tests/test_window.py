@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import budgets, estimators, sessions
 
 from ctxlab import (
     ContextOptionError,
@@ -39,6 +38,7 @@ from ctxlab import (
 from ctxlab import fixtures as fx
 from ctxlab.compaction import SummaryLanguage
 from ctxlab.estimators import chars_per_token
+from strategies import budgets, estimators, sessions
 
 
 class Counting:
