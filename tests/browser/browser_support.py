@@ -1,0 +1,450 @@
+"""Support for the browser tests: a real JupyterLab server and headless Chromium.
+
+Nothing here downloads a browser. Chromium is Debian's ``/usr/bin/chromium`` (or the
+executable named by ``CTXLAB_CHROMIUM``), driven by Python playwright through
+``executable_path``. Every server gets its own free port on 127.0.0.1, a random token, and
+temporary Jupyter config/data/runtime/workspace folders, so the user's own Jupyter setup
+neither leaks in nor gets written to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+# CTXLAB_BROWSER_NOTEBOOKS points the tests at another folder (only to develop the tests).
+NOTEBOOKS = Path(os.environ.get("CTXLAB_BROWSER_NOTEBOOKS") or REPO / "notebooks")
+LECTURE_SETTINGS = REPO / "lecture" / "settings"
+ARTIFACTS = REPO / "artifacts" / "browser"
+
+CHROMIUM_ENV = "CTXLAB_CHROMIUM"
+REQUIRE_ENV = "CTXLAB_REQUIRE_BROWSER"
+DEFAULT_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-sync",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--metrics-recording-only",
+    "--mute-audio",
+)
+VIEWPORT = {"width": 1440, "height": 900}
+
+# Settings every test server starts with (written into its own JUPYTERLAB_SETTINGS_DIR):
+# all cells stay attached to the DOM, so every output can be inspected; no autosave and
+# no network calls for news or updates.
+TEST_SETTINGS: Mapping[str, Mapping[str, object]] = {
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification": {
+        "checkForUpdates": False,
+        "fetchNews": "false",
+    },
+}
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def find_chromium() -> Path | None:
+    """The Chromium executable to drive, or None when there is none."""
+    named = os.environ.get(CHROMIUM_ENV)
+    if named:
+        return Path(named) if Path(named).is_file() else None
+    for candidate in DEFAULT_CHROMIUM:
+        if Path(candidate).is_file():
+            return Path(candidate)
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    return None
+
+
+def missing_browser_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (make test-browser installs the [browser] extra)"
+    if find_chromium() is None:
+        named = os.environ.get(CHROMIUM_ENV)
+        where = f"{CHROMIUM_ENV}={named}" if named else " or ".join(DEFAULT_CHROMIUM)
+        return (
+            f"no Chromium at {where} (Debian: apt-get install chromium;"
+            f" elsewhere set {CHROMIUM_ENV} to a Chromium executable)"
+        )
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_settings(folder: Path, settings: Mapping[str, Mapping[str, object]]) -> None:
+    """Write JupyterLab user settings (``<plugin path>.jupyterlab-settings``) into folder."""
+    for plugin, values in settings.items():
+        target = folder / f"{plugin}.jupyterlab-settings"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values, indent=2), encoding="utf-8")
+
+
+def notebook_paths() -> list[Path]:
+    """Every notebook of the course, in name order."""
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+@dataclass
+class LabServer:
+    """A running ``jupyter lab`` process and how to reach it."""
+
+    port: int
+    token: str
+    root: Path
+    log_path: Path
+    process: subprocess.Popen[bytes]
+    _log: Any = field(repr=False, default=None)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str, **query: str) -> str:
+        """An URL of the server, with the token (JupyterLab then sets its cookie)."""
+        params = urllib.parse.urlencode({**query, "token": self.token})
+        return f"{self.base_url}/{path.lstrip('/')}?{params}"
+
+    def notebook_url(self, relative: str, workspace: str) -> str:
+        """Open ``relative`` in a workspace of its own, reset (no restored layout)."""
+        quoted = urllib.parse.quote(relative)
+        workspace = re.sub(r"[^A-Za-z0-9-]+", "-", workspace)  # a dot breaks the route
+        return self.url(f"lab/workspaces/{workspace}/tree/{quoted}", reset="")
+
+    def api(self, method: str, path: str, body: object = None, timeout: float = 10) -> Any:
+        """Call the server's REST API; the decoded JSON answer (None when empty)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}/{path.lstrip('/')}",
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            raw = answer.read()
+        return json.loads(raw) if raw else None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """Shut down kernels and server through the API, then kill what is left."""
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError, urllib.error.URLError, ValueError):
+                for kernel in self.api("GET", "api/kernels"):
+                    with contextlib.suppress(OSError, urllib.error.URLError):
+                        self.api("DELETE", f"api/kernels/{kernel['id']}", timeout=20)
+            with contextlib.suppress(OSError, urllib.error.URLError, ValueError):
+                self.api("POST", "api/shutdown")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=15)
+        _kill_group(self.process)
+        if self._log is not None:
+            self._log.close()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process group started with the server (POSIX) or the process (Windows)."""
+    killpg = getattr(os, "killpg", None)
+    if killpg is not None:
+        for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
+            try:
+                killpg(process.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            try:
+                process.wait(timeout=5)
+                # The leader is gone; members of its group may linger, so send once more.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    killpg(process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def start_lab_server(root: Path, settings_dir: Path, scratch: Path) -> LabServer:
+    """Start ``jupyter lab`` from this interpreter's environment and wait until it answers."""
+    for name in ("config", "data", "runtime", "workspaces", "ipython"):
+        (scratch / name).mkdir(parents=True, exist_ok=True)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("JUPYTER", "JPY_")) and key not in {"MPLBACKEND", "IPYTHONDIR"}
+    }
+    env.update(
+        JUPYTER_CONFIG_DIR=str(scratch / "config"),
+        JUPYTER_DATA_DIR=str(scratch / "data"),
+        JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+        JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+        JUPYTERLAB_SETTINGS_DIR=str(settings_dir),
+        JUPYTER_PREFER_ENV_PATH="1",
+        IPYTHONDIR=str(scratch / "ipython"),
+        PYTHONUNBUFFERED="1",
+    )
+    port = free_port()
+    token = secrets.token_hex(24)
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if getattr(os, "geteuid", lambda: 1)() == 0:
+        command.append("--allow-root")
+    log_path = scratch / "jupyter-server.log"
+    log = log_path.open("wb")
+    if sys.platform == "win32":
+        popen_extra: dict[str, Any] = {
+            "creationflags": subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+        }
+    else:
+        popen_extra = {"start_new_session": True}
+    process = subprocess.Popen(
+        command,
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        **popen_extra,
+    )
+    server = LabServer(port, token, root, log_path, process, log)
+    try:
+        _wait_until_up(server, timeout=90)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _wait_until_up(server: LabServer, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(
+                f"jupyter lab exited with status {server.process.returncode}:\n" + server.log_tail()
+            )
+        try:
+            server.api("GET", "api/status", timeout=2)
+            return
+        except (OSError, urllib.error.URLError, ValueError):
+            time.sleep(0.3)
+    raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s:\n{server.log_tail()}")
+
+
+@contextlib.contextmanager
+def running_lab_server(root: Path, settings_dir: Path, scratch: Path) -> Iterator[LabServer]:
+    server = start_lab_server(root, settings_dir, scratch)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def copy_notebooks(target: Path) -> Path:
+    """Copy notebooks/ (with anything the notebooks read next to them) into target.
+
+    The browser runs and may save the copies; the committed notebooks stay untouched.
+    """
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+    shutil.copytree(NOTEBOOKS, target, ignore=ignore, dirs_exist_ok=True)
+    return target
+
+
+def stored_widget_cells(notebook: Path) -> list[int]:
+    """Indexes of the cells whose stored outputs hold a widget view."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    found = []
+    for index, cell in enumerate(data.get("cells", [])):
+        for output in cell.get("outputs", []):
+            if WIDGET_MIME in output.get("data", {}):
+                found.append(index)
+                break
+    return found
+
+
+def cells_allowed_to_raise(notebook: Path) -> set[int]:
+    """Indexes of the cells tagged ``raises-exception`` (an error output is their lesson)."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    return {
+        index
+        for index, cell in enumerate(data.get("cells", []))
+        if "raises-exception" in cell.get("metadata", {}).get("tags", [])
+    }
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of text, for screenshots."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+
+
+# --------------------------------------------------------------------------------------
+# Driving JupyterLab's own UI (menus, keyboard) in a playwright page.
+
+RUN_TIMEOUT_MS = 240_000
+
+# True once every code cell shows an execution count ("[3]:") and none is queued ("[*]:").
+_ALL_CELLS_RAN = r"""
+() => {
+  const prompts = [...document.querySelectorAll(
+      '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')];
+  return prompts.length > 0 && prompts.every(p => /^\[\d+\]:$/.test(p.textContent.trim()));
+}
+"""
+
+
+def open_notebook(page: Any, server: LabServer, relative: str, workspace: str) -> None:
+    """Open a notebook in JupyterLab and wait until its kernel has started and is idle."""
+    page.goto(server.notebook_url(relative, workspace), wait_until="domcontentloaded")
+    page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible", timeout=90_000)
+    wait_kernel_idle(page, timeout_ms=90_000)
+
+
+def wait_kernel_idle(page: Any, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
+    """Wait for the status bar to read "<kernel> | Idle" (a started kernel, nothing queued)."""
+    page.wait_for_function(_KERNEL_IDLE, timeout=timeout_ms, polling=250)
+
+
+_KERNEL_IDLE = r"""
+() => {
+  const dialog = document.querySelector('.jp-Dialog');
+  if (dialog && /Select Kernel/.test(dialog.innerText)) {
+    dialog.querySelector('.jp-mod-accept').click();   // keep the notebook's own kernel
+    return false;
+  }
+  const bar = document.querySelector('.jp-StatusBar-Widget');
+  const indicator = document.querySelector(
+      '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');
+  return !!bar && /\|\s*Idle\b/.test(bar.innerText)
+      && !!indicator && indicator.dataset.status === 'idle';
+}
+"""
+
+
+def _menu(page: Any, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{re.escape(menu)}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).click()
+
+
+def run_all_cells(page: Any) -> None:
+    """Edit → Clear Outputs of All Cells, Run → Run All Cells, then wait for every cell.
+
+    Clearing first resets the execution counts, so "every prompt shows a number" really
+    means this run executed every code cell.
+    """
+    _menu(page, "Edit", "Clear Outputs of All Cells")
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+        r".some(p => /\d/.test(p.textContent))",
+        timeout=30_000,
+    )
+    _menu(page, "Run", "Run All Cells")
+    page.wait_for_function(_ALL_CELLS_RAN, timeout=RUN_TIMEOUT_MS, polling=500)
+    wait_kernel_idle(page)
+
+
+def save_notebook(page: Any) -> None:
+    """File → Save Notebook (the copy under test, never the repository's file)."""
+    _menu(page, "File", "Save Notebook")
+    page.locator(".jp-NotebookPanel .jp-mod-dirty").wait_for(state="detached", timeout=30_000)
+
+
+def cell_outputs(page: Any) -> list[dict[str, Any]]:
+    """For every cell of the open notebook: its error outputs, live widget views, text."""
+    result: list[dict[str, Any]] = page.evaluate(
+        """
+        () => [...document.querySelectorAll(
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')].map((cell, index) => {
+          const errors = [...cell.querySelectorAll(
+              '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+            .map(node => node.innerText);
+          const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
+          return {
+            index,
+            errors,
+            liveViews: outputs.filter(n => n.querySelector('.jupyter-widgets')).length,
+            text: [...cell.querySelectorAll('.jp-OutputArea')].map(n => n.innerText).join(''),
+          };
+        })
+        """
+    )
+    return result
+
+
+def slider(page: Any, description: str) -> Any:
+    """The ipywidgets slider whose description label reads exactly ``description``."""
+    label = page.locator("label.widget-label", has_text=re.compile(rf"^{re.escape(description)}$"))
+    return page.locator(".widget-slider", has=label).first
+
+
+def set_slider(page: Any, description: str, value: int) -> None:
+    """Move a slider to value with the keyboard: focus its handle, press arrow keys."""
+    control = slider(page, description)
+    handle = control.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    current = int(float(handle.get_attribute("aria-valuenow") or "0"))
+    key = "ArrowRight" if value > current else "ArrowLeft"
+    for _ in range(abs(value - current)):
+        handle.press(key)
+    readout = control.locator(".widget-readout").first
+    page.wait_for_function(
+        "([node, wanted]) => node.textContent.trim() === wanted",
+        arg=[readout.element_handle(), str(value)],
+        timeout=10_000,
+    )
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a PNG of the page as it is now under artifacts/browser/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / f"{slug(name)}.png"
+    page.screenshot(path=str(target))
+    return target

@@ -1,0 +1,128 @@
+"""Widgets answer real input in a real browser, with exactly what ctxlab computes.
+
+11.3: the ``max_tokens`` slider is moved with the keyboard (focus the handle, arrow keys)
+from 31 to a budget that keeps all three interaction groups, then to one where the newest
+group alone overflows; the displayed reason and kept ids must equal ``build_context``'s.
+11.4: the "first kept" dropdown is set to a2 (inside an interaction: invalid) and to u2
+(the user message that starts one: valid), checked against ``first_kept_problem``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+import pytest
+from browser_support import (
+    NOTEBOOKS,
+    screenshot,
+    set_slider,
+    slider,
+    wait_kernel_idle,
+)
+
+import ctxlab
+from ctxlab import fixtures
+from ctxlab.compaction import first_kept_problem
+
+pytestmark = pytest.mark.browser
+
+BUDGET_NOTEBOOK = "11.3-budgeted-context.ipynb"
+COMPACTION_NOTEBOOK = "11.4-create-compaction.ipynb"
+
+
+def expected_display(
+    max_tokens: int, reserved_output: int = 4, safety_margin: int = 2
+) -> tuple[str, str]:
+    """What the 11.3 widget must show for this budget, computed by ctxlab itself."""
+    result = ctxlab.build_context(
+        fixtures.opening_path(),
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate_tokens=fixtures.opening_estimator,
+    )
+    return f"reason: {result.reason}", "kept: " + ", ".join(result.kept_entry_ids)
+
+
+def shown_text(page: Any, css_class: str) -> str:
+    return " ".join(page.locator(f".ctxlab-widget .{css_class}").first.inner_text().split())
+
+
+def wait_for_text(page: Any, css_class: str, wanted: str) -> None:
+    """Wait until the widget element with css_class shows wanted (whitespace-normalised)."""
+    element = page.locator(f".ctxlab-widget .{css_class}").first
+    with contextlib.suppress(Exception):  # on a timeout the assertion names both texts
+        page.wait_for_function(
+            "([node, wanted]) => node.innerText.split(/\\s+/).join(' ').trim() === wanted",
+            arg=[element.element_handle(), wanted],
+            timeout=20_000,
+        )
+    assert shown_text(page, css_class) == wanted
+
+
+def _require(name: str) -> None:
+    if not (NOTEBOOKS / name).is_file():
+        pytest.fail(f"notebooks/{name} is missing: the browser test needs it")
+
+
+def test_budget_slider_follows_build_context(notebook_page: Any) -> None:
+    _require(BUDGET_NOTEBOOK)
+    page = notebook_page(BUDGET_NOTEBOOK)
+
+    control = slider(page, "max_tokens")
+    control.scroll_into_view_if_needed()
+    handle = control.locator(".noUi-handle").first
+    assert handle.get_attribute("aria-valuenow") in {"31", "31.0", "31.00"}
+    reason, kept = expected_display(31)
+    assert (reason, kept) == ("reason: trimmed", "kept: u2, a2, u3, calls, r-test, r-read, a3")
+    wait_for_text(page, "ctxlab-reason", reason)
+    wait_for_text(page, "ctxlab-kept", kept)
+    page.locator(".ctxlab-widget").first.scroll_into_view_if_needed()
+    screenshot(page, "11.3-slider-max_tokens-31")
+
+    for budget, wanted_reason in ((40, "within_budget"), (19, "single_group_overflow")):
+        set_slider(page, "max_tokens", budget)
+        reason, kept = expected_display(budget)
+        assert reason == f"reason: {wanted_reason}", "the chosen budget no longer shows the case"
+        wait_kernel_idle(page)  # every queued re-render done: the final state is shown
+        wait_for_text(page, "ctxlab-reason", reason)
+        wait_for_text(page, "ctxlab-kept", kept)
+        screenshot(page, f"11.3-slider-max_tokens-{budget}")
+
+    all_groups = expected_display(40)[1]
+    assert all_groups == "kept: u1, a1, u2, a2, u3, calls, r-test, r-read, a3"
+
+
+def test_first_kept_dropdown_names_valid_and_invalid(notebook_page: Any) -> None:
+    _require(COMPACTION_NOTEBOOK)
+    page = notebook_page(COMPACTION_NOTEBOOK)
+
+    label = page.locator("label.widget-label", has_text=re.compile(r"^first kept$"))
+    dropdown = page.locator(".widget-dropdown", has=label).first
+    dropdown.scroll_into_view_if_needed()
+    select = dropdown.locator("select")
+    verdict = page.locator(".ctxlab-first-kept-verdict").first
+    path = fixtures.opening_path()
+    for choice in ("a2", "u2"):
+        problem = first_kept_problem(path, choice)
+        select.select_option(choice)
+        if problem is None:
+            page.wait_for_function(
+                "([node]) => node.innerText.includes('✔')",
+                arg=[verdict.element_handle()],
+                timeout=20_000,
+            )
+        else:
+            page.wait_for_function(
+                "([node]) => node.innerText.includes('✘')",
+                arg=[verdict.element_handle()],
+                timeout=20_000,
+            )
+        wait_kernel_idle(page)
+        text = verdict.inner_text()
+        assert choice in text, f"the verdict for {choice} does not name it: {text!r}"
+        assert ("✔" in text) == (problem is None), f"{choice}: {text!r} vs ctxlab: {problem!r}"
+        dropdown.scroll_into_view_if_needed()
+        screenshot(page, f"11.4-first-kept-{choice}")
