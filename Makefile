@@ -149,3 +149,62 @@ KILL_TRIALS ?= 500
 fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examples, KILL_TRIALS (500) SIGKILLs
 	CTXLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CTXLAB_KILL_TRIALS=$(KILL_TRIALS) \
 	  $(BIN)/python -m pytest -s -q tests/test_fuzz.py tests/test_store_crash.py $(PYTEST_ARGS)
+
+# ---------------------------------------------------------------- browser tests and lecture mode (issue 5)
+# `make test` skips tests/browser (they are marked `browser`; see tests/browser/conftest.py).
+# `make test-browser` runs them: JupyterLab in headless Chromium via playwright, using an
+# installed Chromium (Debian: apt-get install chromium; elsewhere CTXLAB_CHROMIUM=/path).
+# Nothing downloads a browser. CTXLAB_REQUIRE_BROWSER=1 turns "no Chromium" into a failure.
+# Screenshots land in artifacts/browser/.
+BROWSER_STAMP := $(call stamp,lab-test-browser)
+BROWSER_PYTEST_ARGS ?=
+LECTURE_SETTINGS := lecture/settings
+SLIDES_DIR ?= slides
+SLIDES_ASSETS := $(SLIDES_DIR)/_assets
+# Offline slides: these npm packages (exact versions) are unpacked into $(SLIDES_ASSETS).
+SLIDES_NPM := reveal.js@4.6.1 requirejs@2.3.7 jquery@3.7.1 mathjax@2.7.9 @jupyter-widgets/html-manager@1.0.14
+SLIDES_ASSETS_STAMP := $(SLIDES_ASSETS)/.installed-$(shell echo '$(SLIDES_NPM)' | $(PYTHON) -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:12])' 2>/dev/null || echo nohash)
+
+.PHONY: test-browser lecture slides
+
+test-browser: $(BROWSER_STAMP) slides ## JupyterLab in headless Chromium: every notebook, widgets, lecture mode, slides
+	CTXLAB_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser tests/browser $(BROWSER_PYTEST_ARGS)
+
+lecture: $(LAB_STAMP) ## JupyterLab for the projector: lecture/settings (high contrast, large fonts), RISE slides
+	@args="$(JUPYTER_ARGS)"; \
+	if [ "$$(id -u)" = 0 ]; then args="$$args --allow-root"; fi; \
+	if [ "$$(uname -s)" = Linux ] && [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo ">> no display: starting JupyterLab without a browser; open the http://localhost URL it prints below."; \
+	  args="$$args --no-browser"; \
+	fi; \
+	echo ">> lecture mode: JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/$(LECTURE_SETTINGS) (settings changed in JupyterLab are saved there)"; \
+	JUPYTERLAB_SETTINGS_DIR="$(CURDIR)/$(LECTURE_SETTINGS)" \
+	  exec $(BIN)/jupyter lab --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $$args $(NOTEBOOK_DIR)/
+
+$(SLIDES_ASSETS_STAMP):
+	@command -v npm >/dev/null || { echo "error: make slides needs npm (Node.js) to fetch reveal.js once" >&2; exit 1; }
+	rm -rf $(SLIDES_ASSETS) && mkdir -p $(SLIDES_ASSETS)/.tgz
+	cd $(SLIDES_ASSETS)/.tgz && npm pack --silent $(SLIDES_NPM) >/dev/null
+	@for tgz in $(SLIDES_ASSETS)/.tgz/*.tgz; do \
+	  name=$$(basename "$$tgz" .tgz | sed -E 's/-[0-9]+\.[0-9]+\.[0-9]+$$//; s/^jupyter-widgets-//'); \
+	  mkdir -p "$(SLIDES_ASSETS)/$$name"; \
+	  tar -xzf "$$tgz" -C "$(SLIDES_ASSETS)/$$name" --strip-components=1; \
+	  echo ">> $(SLIDES_ASSETS)/$$name"; \
+	done
+	rm -rf $(SLIDES_ASSETS)/.tgz
+	touch $@
+
+slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## static reveal.js slides of every notebook in slides/, viewable offline
+	@for nb in $(NOTEBOOKS); do \
+	  $(BIN)/jupyter nbconvert --to slides "$$nb" --output-dir $(SLIDES_DIR) \
+	    --TemplateExporter.extra_template_basedirs=lecture/nbconvert --template ctxlab-reveal \
+	    --SlidesExporter.reveal_url_prefix=_assets/reveal.js --SlidesExporter.reveal_theme=white \
+	    --SlidesExporter.require_js_url=_assets/requirejs/require.js \
+	    --SlidesExporter.jquery_url=_assets/jquery/dist/jquery.min.js \
+	    --SlidesExporter.mathjax_url='_assets/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe' \
+	    --SlidesExporter.widget_renderer_url=_assets/html-manager/dist/embed-amd.js; \
+	done
+	@if grep -lE '<(script|link)[^>]+(src|href)="(https?:)?//' $(SLIDES_DIR)/*.slides.html; then \
+	  echo "error: the slides above still load something from the network" >&2; exit 1; \
+	fi
+	@echo ">> slides in $(SLIDES_DIR)/ (open $(SLIDES_DIR)/<notebook>.slides.html; no network needed)"
