@@ -150,3 +150,17 @@ def test_sweep_table_matches_the_chapter_thresholds() -> None:
     assert frame.loc[24, "reason"] == "trimmed"
     assert frame.loc[37, "groups kept"] == 2 and frame.loc[38, "reason"] == "within_budget"
     assert all(isinstance(v, int) for v in frame["groups kept"].tolist())
+
+
+@pytest.mark.lab11_3
+def test_two_ledgers_on_one_page_never_share_cell_ids() -> None:
+    # A slider redraws the ledger below a static one: the same uuid would let the static
+    # table's CSS (#T_<uuid>_row7_col0 ...) hatch a row the redrawn table keeps.
+    at_31 = tables.ledger_styler(max_tokens=31).to_html()
+    at_40 = tables.ledger_styler(max_tokens=40).to_html()
+    uuid_31 = tables.ledger_styler(max_tokens=31).uuid
+    uuid_40 = tables.ledger_styler(max_tokens=40).uuid
+    assert uuid_31 != uuid_40
+    assert f"T_{uuid_31}_row7" in at_31 and f"T_{uuid_31}" not in at_40
+    # ...and the id is the same on every run, so nbval can compare the stored HTML.
+    assert tables.ledger_styler(max_tokens=31).to_html() == at_31

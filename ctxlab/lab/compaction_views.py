@@ -37,6 +37,7 @@ from ctxlab.entries import (
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.checks import Verdict, friendly
+from ctxlab.lab.tables import content_uuid
 from ctxlab.store import InMemorySessionStore
 
 __all__ = [
@@ -65,7 +66,7 @@ class ShownTable:
     caption: str = ""
 
     def _repr_html_(self) -> str:
-        styler = self.frame.style.hide(axis="index").set_uuid(self.name)
+        styler = self.frame.style.hide(axis="index").set_uuid(content_uuid(self.name, self.frame))
         if self.caption:
             styler = styler.set_caption(html.escape(self.caption))
         styler = styler.set_table_styles(

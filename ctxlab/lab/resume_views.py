@@ -36,6 +36,7 @@ from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.checks import Verdict, friendly
 from ctxlab.lab.compaction_views import entry_kind
 from ctxlab.lab.style import DROPPED, GROUP_COLOURS, KEPT, PALETTE, new_figure
+from ctxlab.lab.tables import content_uuid
 from ctxlab.messages import SystemMessage, current_system_message, text_of
 
 __all__ = [
@@ -504,7 +505,7 @@ def render_resume_comparison(
     frame = resume_comparison(
         max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
     )
-    styler = frame.style.hide(axis="index").set_uuid("resume-ledger")
+    styler = frame.style.hide(axis="index").set_uuid(content_uuid("resume_ledger", frame))
     return str(styler.to_html())
 
 

@@ -17,6 +17,7 @@ Sections of chapter 11:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,6 +47,7 @@ __all__ = [
     "CutPoint",
     "LedgerGroup",
     "budget_ledger",
+    "content_uuid",
     "corruption_table",
     "cut_points",
     "group_label",
@@ -74,13 +76,28 @@ VALID_CASE = "valid compact-1"
 class CourseStyler(Styler):  # type: ignore[misc]  # pandas ships no type information
     """A ``Styler`` whose plain-text repr is stable (the default one shows an address)."""
 
+    table_name = ""
+
     def __repr__(self) -> str:
         rows, columns = self.data.shape
-        return f"<table {self.uuid}: {rows} rows × {columns} columns>"
+        return f"<table {self.table_name or self.uuid}: {rows} rows × {columns} columns>"
 
 
-def _styler(frame: pd.DataFrame, uuid: str) -> CourseStyler:
-    styler = CourseStyler(frame, uuid=uuid, cell_ids=False)
+def content_uuid(name: str, frame: pd.DataFrame) -> str:
+    """A table id that is the same on every run (nbval compares the HTML) but differs
+    between tables with different content.
+
+    Styler's CSS selects cells by ``#T_<uuid>_row<r>_col<c>``: two tables on one page with
+    the same uuid would style each other's cells (a slider redrawing the ledger picked up
+    the hatching of the static ledger above it).
+    """
+    content = frame.to_json(orient="split", force_ascii=False, default_handler=str)
+    return f"{name}_{hashlib.sha1(content.encode('utf-8')).hexdigest()[:10]}"
+
+
+def _styler(frame: pd.DataFrame, name: str) -> CourseStyler:
+    styler = CourseStyler(frame, uuid=content_uuid(name, frame), cell_ids=False)
+    styler.table_name = name
     styler.hide(axis="index")
     styler.set_table_styles(
         [

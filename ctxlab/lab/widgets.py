@@ -237,7 +237,9 @@ def build_budget_widget(
     kept = widgets.Label()
     kept.add_class("ctxlab-kept")
     ledger = widgets.HTML()
-    image = widgets.Image(format="png", layout={"width": "760px"})
+    # max_width keeps the figure inside a narrow notebook column; wrapping puts it under
+    # the ledger instead of cutting it off at the right.
+    image = widgets.Image(format="png", layout={"width": "760px", "max_width": "100%"})
 
     def update(_: object = None) -> None:
         view = render(
@@ -258,7 +260,9 @@ def build_budget_widget(
             widgets.VBox(list(controls.values())),
             reason,
             kept,
-            widgets.HBox([ledger, image]),
+            widgets.HBox(
+                [ledger, image], layout={"flex_flow": "row wrap", "align_items": "flex-start"}
+            ),
         ],
         layout=_BOX_LAYOUT,
     )
