@@ -118,6 +118,7 @@ notebooks: $(TEST_STAMP) ## re-execute every notebooks/*.ipynb in place, top to 
 	  echo ">> executing $$nb (kernel $(KERNEL))"; \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.kernel_name=$(KERNEL) \
+	    --ExecutePreprocessor.record_timing=False \
 	    --ExecutePreprocessor.timeout=$(NOTEBOOK_TIMEOUT) "$$nb"; \
 	done
 
