@@ -46,6 +46,7 @@ __all__ = [
     "ContextTokens",
     "TokenEstimator",
     "build_context",
+    "resume_candidates",
     "summary_message",
 ]
 
@@ -166,10 +167,16 @@ def _latest_compaction(path: Sequence[SessionEntry]) -> tuple[int, CompactionSes
     return None
 
 
-def _candidates(
+def resume_candidates(
     path: Sequence[SessionEntry],
 ) -> tuple[CompactionSessionEntry | None, list[MessageSessionEntry]]:
-    """The newest compaction (if any) and the message entries the budget may keep."""
+    """The newest compaction (if any) and the message entries the budget may keep.
+
+    Without a compaction: every message entry. With one ("恢复时把最新摘要接在保留后缀前面"):
+    the message entries from its ``firstKeptEntryId`` to the end, which must be the user
+    message starting an interaction earlier on the path. System messages stay among the
+    candidates; grouping skips them, since they are replayed from the whole path.
+    """
     found = _latest_compaction(path)
     if found is None:
         return None, [e for e in path if isinstance(e, MessageSessionEntry)]
@@ -230,7 +237,7 @@ def build_context(
     )
     system_cost = 0 if system is None else price_system(estimate_tokens, system)
 
-    compaction, candidates = _candidates(active_path)
+    compaction, candidates = resume_candidates(active_path)
     summary: UserMessage | None = None
     summary_cost: int | float = 0
     if compaction is not None:

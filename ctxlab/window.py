@@ -39,7 +39,6 @@ from ctxlab.context import (
     Budget,
     ContextResult,
     TokenEstimator,
-    _candidates,
     assemble_result,
     check_language,
     check_options,
@@ -47,6 +46,7 @@ from ctxlab.context import (
     price_entry,
     price_summary,
     price_system,
+    resume_candidates,
     select_newest_suffix,
     summary_message,
 )
@@ -296,7 +296,7 @@ class ContextWindow:
         summary_cost: int | float = 0
         if self._compaction is not None:
             if self._first_kept_group is None:
-                _raise_from(lambda: _candidates(self._path))
+                _raise_from(lambda: resume_candidates(self._path))
             start = self._first_kept_group
             summary, summary_cost = self._summary(self._compaction, summary_language)
 

@@ -182,3 +182,15 @@ def test_determinism_across_fresh_paths() -> None:
     assert results[0] == results[1]
     assert results[2] == results[3]
     assert results[0].to_json() == results[1].to_json()
+
+
+@pytest.mark.lab11_5
+def test_resume_candidates_start_at_the_newest_compactions_first_kept_entry() -> None:
+    from ctxlab import fixtures
+    from ctxlab.context import resume_candidates
+
+    compaction, candidates = resume_candidates(fixtures.opening_path())
+    assert compaction is None and [e.id for e in candidates][:2] == ["sys", "u1"]
+    compaction, candidates = resume_candidates(fixtures.recompacted_path())
+    assert compaction is not None and compaction.id == "compact-2"
+    assert [e.id for e in candidates] == ["u3", "calls", "r-test", "r-read", "a3", "u4", "a4"]

@@ -30,7 +30,7 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from ctxlab import fixtures
 from ctxlab.compaction import SummaryLanguage
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.checks import Verdict, friendly
@@ -46,6 +46,7 @@ __all__ = [
     "check_replayed_prompt",
     "check_resume_kept",
     "context_messages",
+    "kept_start",
     "latest_compaction",
     "render_resume_comparison",
     "resume_comparison",
@@ -68,10 +69,15 @@ _SUMMARY_FILL = PALETTE["yellow"]
 
 def latest_compaction(path: Sequence[SessionEntry]) -> CompactionSessionEntry | None:
     """The newest compaction on ``path`` (the only one a resume reads), or None."""
-    for entry in reversed(path):
-        if isinstance(entry, CompactionSessionEntry):
-            return entry
-    return None
+    return resume_candidates(path)[0]
+
+
+def kept_start(path: Sequence[SessionEntry]) -> int:
+    """Where the kept suffix starts on ``path``: the newest compaction's first kept entry
+    (0 without a compaction). The rule is the core's :func:`resume_candidates`."""
+    _, candidates = resume_candidates(path)
+    first = candidates[0].id if candidates else None
+    return next((i for i, entry in enumerate(path) if entry.id == first), 0)
 
 
 def _group_of(path: Sequence[SessionEntry]) -> dict[str, int]:
@@ -85,8 +91,7 @@ def _group_of(path: Sequence[SessionEntry]) -> dict[str, int]:
 def _status(path: Sequence[SessionEntry]) -> dict[str, str]:
     """Each entry's role in a resume: replayed, summarised, kept suffix or compaction."""
     latest = latest_compaction(path)
-    ids = [entry.id for entry in path]
-    start = ids.index(latest.first_kept_entry_id) if latest is not None else 0
+    start = kept_start(path)
     status: dict[str, str] = {}
     for index, entry in enumerate(path):
         kind = entry_kind(entry)
@@ -279,7 +284,7 @@ def resume_ledger(
         )  # fmt: skip
     kept = set(result.kept_entry_ids)
     ids = [entry.id for entry in path]
-    start = ids.index(latest.first_kept_entry_id) if latest is not None else 0
+    start = kept_start(path)
     first_drop = True
     for group in reversed(group_interactions(message_entries(path))):
         cost = sum(estimate(entry.message) for entry in group.entries)
@@ -454,7 +459,7 @@ def resume_comparison_figure(
             )
         groups = group_interactions(message_entries(variant))
         ids = [e.id for e in variant]
-        start = ids.index(latest.first_kept_entry_id) if variant is with_path and latest else 0
+        start = kept_start(variant)
         dropped: list[tuple[float, str]] = []
         for number, group in enumerate(groups, 1):
             if ids.index(group.head.id) < start:

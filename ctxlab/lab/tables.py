@@ -28,7 +28,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ctxlab import fixtures
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import (
     CompactionSessionEntry,
     MessageSessionEntry,
@@ -392,14 +392,8 @@ class BudgetLedger:
 
 def _candidate_groups(path: Sequence[SessionEntry]) -> list[InteractionGroup]:
     """The groups the budget chooses from: after the newest compaction's first kept entry."""
-    start = 0
-    for index in range(len(path) - 1, -1, -1):
-        entry = path[index]
-        if isinstance(entry, CompactionSessionEntry):
-            ids = [e.id for e in path[:index]]
-            start = ids.index(entry.first_kept_entry_id)
-            break
-    return group_interactions(_message_entries(path[start:]))
+    _, candidates = resume_candidates(path)
+    return group_interactions(candidates)
 
 
 def budget_ledger(
