@@ -123,7 +123,7 @@ notebooks: $(TEST_STAMP) ## re-execute every notebooks/*.ipynb in place, top to 
 	done
 
 clean: ## remove caches and build output (keeps the venv)
-	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts
+	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts $(SLIDES_DIR)
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 | xargs -0 rm -rf
 
 distclean: clean ## clean, and remove the venv too
@@ -160,6 +160,9 @@ fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examp
 BROWSER_STAMP := $(call stamp,lab-test-browser)
 BROWSER_PYTEST_ARGS ?=
 LECTURE_SETTINGS := lecture/settings
+# custom.css of lecture mode (a wider prompt column for the 22px code font); the browser
+# test's lecture server passes the same two options (tests/browser/browser_support.py).
+LECTURE_CSS := lecture/custom
 SLIDES_DIR ?= slides
 SLIDES_ASSETS := $(SLIDES_DIR)/_assets
 # Offline slides: these npm packages (exact versions) are unpacked into $(SLIDES_ASSETS).
@@ -180,7 +183,9 @@ lecture: $(LAB_STAMP) ## JupyterLab for the projector: lecture/settings (high co
 	fi; \
 	echo ">> lecture mode: JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/$(LECTURE_SETTINGS) (settings changed in JupyterLab are saved there)"; \
 	JUPYTERLAB_SETTINGS_DIR="$(CURDIR)/$(LECTURE_SETTINGS)" \
-	  exec $(BIN)/jupyter lab --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $$args $(NOTEBOOK_DIR)/
+	  exec $(BIN)/jupyter lab --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	    --LabApp.custom_css=True "--ServerApp.tornado_settings=static_custom_path=$(CURDIR)/$(LECTURE_CSS)" \
+	    $$args $(NOTEBOOK_DIR)/
 
 $(SLIDES_ASSETS_STAMP):
 	@command -v npm >/dev/null || { echo "error: make slides needs npm (Node.js) to fetch reveal.js once" >&2; exit 1; }

@@ -32,6 +32,13 @@ REPO = Path(__file__).resolve().parents[2]
 # CTXLAB_BROWSER_NOTEBOOKS points the tests at another folder (only to develop the tests).
 NOTEBOOKS = Path(os.environ.get("CTXLAB_BROWSER_NOTEBOOKS") or REPO / "notebooks")
 LECTURE_SETTINGS = REPO / "lecture" / "settings"
+LECTURE_CSS = REPO / "lecture" / "custom"
+# The options `make lecture` adds to `jupyter lab` (Makefile, target lecture): load
+# custom.css, served from lecture/custom.
+LECTURE_SERVER_ARGS = (
+    "--LabApp.custom_css=True",
+    f"--ServerApp.tornado_settings=static_custom_path={LECTURE_CSS}",
+)
 ARTIFACTS = REPO / "artifacts" / "browser"
 
 CHROMIUM_ENV = "CTXLAB_CHROMIUM"
@@ -203,7 +210,9 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=10)
 
 
-def start_lab_server(root: Path, settings_dir: Path, scratch: Path) -> LabServer:
+def start_lab_server(
+    root: Path, settings_dir: Path, scratch: Path, extra_args: tuple[str, ...] = ()
+) -> LabServer:
     """Start ``jupyter lab`` from this interpreter's environment and wait until it answers."""
     for name in ("config", "data", "runtime", "workspaces", "ipython"):
         (scratch / name).mkdir(parents=True, exist_ok=True)
@@ -235,6 +244,7 @@ def start_lab_server(root: Path, settings_dir: Path, scratch: Path) -> LabServer
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *extra_args,
     ]
     if getattr(os, "geteuid", lambda: 1)() == 0:
         command.append("--allow-root")
@@ -280,8 +290,10 @@ def _wait_until_up(server: LabServer, timeout: float) -> None:
 
 
 @contextlib.contextmanager
-def running_lab_server(root: Path, settings_dir: Path, scratch: Path) -> Iterator[LabServer]:
-    server = start_lab_server(root, settings_dir, scratch)
+def running_lab_server(
+    root: Path, settings_dir: Path, scratch: Path, extra_args: tuple[str, ...] = ()
+) -> Iterator[LabServer]:
+    server = start_lab_server(root, settings_dir, scratch, extra_args)
     try:
         yield server
     finally:
@@ -308,6 +320,13 @@ def stored_widget_cells(notebook: Path) -> list[int]:
                 found.append(index)
                 break
     return found
+
+
+def cell_source(notebook: Path, index: int) -> str:
+    """The source text of one cell of a notebook file."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    source = data["cells"][index]["source"]
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def cells_allowed_to_raise(notebook: Path) -> set[int]:
@@ -390,6 +409,19 @@ def run_all_cells(page: Any) -> None:
     wait_kernel_idle(page)
 
 
+def max_execution_count(page: Any) -> int:
+    """The highest execution count ("[n]:") shown in the open notebook (0 when none)."""
+    count: int = page.evaluate(
+        r"""
+        () => Math.max(0, ...[...document.querySelectorAll(
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
+          .map(p => /^\[(\d+)\]:$/.exec(p.textContent.trim()))
+          .filter(Boolean).map(m => Number(m[1])))
+        """
+    )
+    return count
+
+
 def save_notebook(page: Any) -> None:
     """File → Save Notebook (the copy under test, never the repository's file)."""
     _menu(page, "File", "Save Notebook")
@@ -435,6 +467,49 @@ def set_slider(page: Any, description: str, value: int) -> None:
     for _ in range(abs(value - current)):
         handle.press(key)
     readout = control.locator(".widget-readout").first
+    page.wait_for_function(
+        "([node, wanted]) => node.textContent.trim() === wanted",
+        arg=[readout.element_handle(), str(value)],
+        timeout=10_000,
+    )
+
+
+def drag_slider(page: Any, description: str, value: int) -> None:
+    """Move a slider to value with the mouse: drag its handle along the track.
+
+    For a RISE slide: there reveal.js takes the arrow keys (they change the slide), so
+    set_slider's keyboard way does not work; a lecturer drags the slider instead. The drop
+    point is computed from the track's width and the handle's aria-valuemin/max; when it
+    lands a step off, the handle is dragged again from where it is.
+    """
+    control = slider(page, description)
+    handle = control.locator(".noUi-handle").first
+    track = control.locator(".noUi-base").first
+    handle.scroll_into_view_if_needed()
+    readout = control.locator(".widget-readout").first
+    for _ in range(4):
+        low = float(handle.get_attribute("aria-valuemin") or "0")
+        high = float(handle.get_attribute("aria-valuemax") or "0")
+        before = handle.get_attribute("aria-valuenow") or "0"
+        now = float(before)
+        if round(now) == value:
+            break
+        box = track.bounding_box()
+        grip = handle.bounding_box()
+        assert box is not None and grip is not None and high > low
+        start_x = grip["x"] + grip["width"] / 2
+        start_y = grip["y"] + grip["height"] / 2
+        target_x = start_x + (value - now) / (high - low) * box["width"]
+        page.mouse.move(start_x, start_y)
+        page.mouse.down()
+        page.mouse.move(target_x, start_y, steps=8)
+        page.mouse.up()
+        with contextlib.suppress(Exception):
+            page.wait_for_function(
+                "([node, wanted]) => node.getAttribute('aria-valuenow') !== wanted",
+                arg=[handle.element_handle(), before],
+                timeout=2_000,
+            )
     page.wait_for_function(
         "([node, wanted]) => node.textContent.trim() === wanted",
         arg=[readout.element_handle(), str(value)],

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from browser_support import (
     CHROMIUM_ARGS,
+    LECTURE_SERVER_ARGS,
     LECTURE_SETTINGS,
     REQUIRE_ENV,
     TEST_SETTINGS,
@@ -129,6 +130,10 @@ class NotebookPages:
         self._server = server
         self._pages: dict[str, Any] = {}
 
+    def opened(self, name: str) -> Any:
+        """The page of that notebook if one was opened (None otherwise)."""
+        return self._pages.get(name)
+
     def get(self, name: str) -> Any:
         if name not in self._pages:
             page = self._context.new_page()
@@ -158,9 +163,12 @@ def notebook_page(
     used: list[tuple[str, Any]] = []
 
     def get(name: str) -> Any:
-        page = _notebook_pages.get(name)
-        used.append((name, page))
-        return page
+        try:
+            return _notebook_pages.get(name)
+        finally:  # also when opening or running it failed: its screenshot tells why
+            page = _notebook_pages.opened(name)
+            if page is not None:
+                used.append((name, page))
 
     yield get
     if request.node.stash.get(_FAILED, False):
@@ -182,7 +190,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
 
 @pytest.fixture(scope="session")
 def lecture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    """JupyterLab as ``make lecture`` starts it: the repository's lecture/settings.
+    """JupyterLab as ``make lecture`` starts it: lecture/settings, and lecture/custom's CSS.
 
     The settings are copied first (what JupyterLab reads is byte for byte the shipped
     folder), so that a test can never write a setting back into the repository.
@@ -193,5 +201,5 @@ def lecture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServ
     settings = scratch / "lecture-settings"
     shutil.copytree(LECTURE_SETTINGS, settings)
     root = copy_notebooks(scratch / "notebooks")
-    with running_lab_server(root, settings, scratch) as server:
+    with running_lab_server(root, settings, scratch, LECTURE_SERVER_ARGS) as server:
         yield server
