@@ -347,7 +347,7 @@ def slug(text: str) -> str:
 # --------------------------------------------------------------------------------------
 # Driving JupyterLab's own UI (menus, keyboard) in a playwright page.
 
-RUN_TIMEOUT_MS = 240_000
+RUN_TIMEOUT_MS = 600_000  # Run All includes the lab-test cell; generous for loaded CI machines
 
 # True once every code cell shows an execution count ("[3]:") and none is queued ("[*]:").
 _ALL_CELLS_RAN = r"""
