@@ -243,9 +243,9 @@ class JsonlSessionStore:
         self._ids.update(entry.id for entry in new_entries)
         self._offset += len(committed)
         self._lines += new_lines
-        self._layout_tail = len(tail) if not tail.strip() else 0
+        self._layout_tail = len(tail) if _blank(tail) else 0
         self._tail = None
-        if tail.strip():
+        if not _blank(tail):
             line = self._lines + 1
             self._tail = StoreWarning(
                 "unterminated_tail",
@@ -272,7 +272,7 @@ class JsonlSessionStore:
         known = set(self._ids)
         parsed: list[SessionEntry] = []
         for number, raw in enumerate(lines, start=first_line):
-            if not raw.strip():
+            if _blank(raw):
                 continue  # blank lines are layout
             try:
                 entry = _entry_of_line(raw)
@@ -378,7 +378,7 @@ class JsonlSessionStore:
                 raise SessionStoreError(f"cannot read {file.name}: {exc}", path=str(file)) from exc
             cut = data.rfind(b"\n") + 1
             tail = data[cut:]
-            if not tail.strip():
+            if _blank(tail):
                 return RepairResult(None, None, 0)
             line = data.count(b"\n") + 1
             number = 1
@@ -407,6 +407,17 @@ def _new_lock(path: Path) -> FileLock:
     from filelock import FileLock
 
     return FileLock(str(_lock_path(path)))
+
+
+def _blank(raw: str | bytes) -> bool:
+    """A blank line is layout: nothing but JSON white space (space, tab, CR).
+
+    Python's own ``str.strip()`` would also drop other Unicode spaces such as U+0085,
+    which JSON does not allow; the store and ``scan_jsonl`` must agree on what is blank.
+    """
+    if isinstance(raw, bytes):
+        return not raw.strip(b" \t\r\n")
+    return not raw.strip(" \t\r\n")
 
 
 def _lock_path(path: Path) -> Path:
@@ -491,7 +502,7 @@ def _scan_bytes(data: bytes) -> ScanResult:
     first_line: dict[str, int] = {}  # id -> line of its first appearance, valid or not
     missing_parents: list[tuple[int, str, str]] = []  # (line, entry id, parent id)
     for number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
+        if _blank(raw):
             continue
         try:
             text = raw.decode("utf-8")
@@ -541,7 +552,7 @@ def _scan_bytes(data: bytes) -> ScanResult:
                 entry_id,
             )
         )
-    if tail.strip():
+    if not _blank(tail):
         line = len(raw_lines) + 1
         problems.append(
             StoreProblem(

@@ -23,6 +23,7 @@ from ctxlab import (
     SystemMessage,
 )
 from ctxlab import fixtures as fx
+from ctxlab.store import scan_jsonl
 
 pytestmark = pytest.mark.lab11_1
 
@@ -272,3 +273,24 @@ def test_jsonl_sees_lines_another_store_appended(tmp_path: Path) -> None:
     assert [e.id for e in second.entries()] == ["sys", "u1", "a1"]
     with pytest.raises(SessionStoreError, match="duplicate id 'a1'"):
         second.append(path[2])
+
+
+@pytest.mark.lab11_1
+@pytest.mark.parametrize("layout", [b"", b"   ", b"\t\r"])
+def test_only_json_white_space_makes_a_blank_line(tmp_path: Path, layout: bytes) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(layout + b"\n")
+    assert JsonlSessionStore.open(path).entries() == []
+    assert scan_jsonl(path).problems == ()
+
+
+@pytest.mark.lab11_1
+def test_a_line_of_unicode_space_is_not_blank_but_bad_json(tmp_path: Path) -> None:
+    # U+0085 (NEL) is white space to str.strip() but not to JSON: the store and
+    # scan_jsonl must both report line 1 (hypothesis found them disagreeing).
+    path = tmp_path / "s.jsonl"
+    path.write_bytes("\u0085\n".encode())
+    with pytest.raises(SessionStoreError) as caught:
+        JsonlSessionStore.open(path)
+    assert caught.value.line == 1
+    assert [problem.line for problem in scan_jsonl(path).problems] == [1]
