@@ -22,7 +22,9 @@ the only part that needs pandas, matplotlib or ipywidgets.
 
 from __future__ import annotations
 
-from ctxlab import fixtures
+import importlib
+from typing import TYPE_CHECKING
+
 from ctxlab.compaction import create_compaction_entry, render_summary
 from ctxlab.context import ContextResult, ContextTokens, build_context
 from ctxlab.entries import (
@@ -66,6 +68,18 @@ from ctxlab.store import (
 )
 from ctxlab.tree import path_to
 from ctxlab.window import ContextWindow
+
+if TYPE_CHECKING:
+    from ctxlab import fixtures
+
+
+def __getattr__(name: str) -> object:
+    """Load :mod:`ctxlab.fixtures` on first use (``ctxlab.fixtures.opening_path()``): it
+    builds the chapter's worked examples, which ``import ctxlab`` itself does not need."""
+    if name == "fixtures":
+        return importlib.import_module("ctxlab.fixtures")
+    raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 
