@@ -19,12 +19,20 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONSTRAINTS := constraints.txt
 NOTEBOOK_DIR ?= notebooks
-NOTEBOOKS = $(sort $(wildcard $(NOTEBOOK_DIR)/*.ipynb))
+# Every edition: notebooks/<language>/<student|instructor>/<lab>.ipynb, all built from one
+# source per lab (notebooks/_src/*.md) by notebooks/_build/nbsource.py.
+NOTEBOOKS = $(sort $(wildcard $(NOTEBOOK_DIR)/*/*/*.ipynb))
+# The language of the edition `make lab`, `make lecture` and `make slides` open: zh when
+# LANG says Chinese (LANG=zh_CN.UTF-8, or `make lab LANG=zh`), otherwise en.
+LAB_LANG ?= $(if $(filter zh%,$(LANG)),zh,en)
+STUDENT_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/student
+INSTRUCTOR_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/instructor
+NBSOURCE = $(BIN)/python notebooks/_build/nbsource.py
 # Kernel spec the notebooks declare; inside $(VENV) ipykernel provides it
 # ($(VENV)/share/jupyter/kernels/python3), so it runs $(BIN)/python.
 KERNEL ?= python3
 NOTEBOOK_TIMEOUT ?= 600
-LINT_PATHS ?= ctxlab tests $(wildcard benchmarks)
+LINT_PATHS ?= ctxlab tests $(wildcard benchmarks) notebooks/_build
 TYPECHECK_PACKAGE ?= ctxlab
 PYTEST_ARGS ?=
 JUPYTER_ARGS ?=
@@ -86,15 +94,15 @@ help: ## show this help
 
 install: $(TEST_STAMP) ## install ctxlab[lab,test,dev] into the venv (skipped when up to date)
 
-lab: $(LAB_STAMP) ## start JupyterLab on notebooks/ (no browser, URL printed, when there is no display)
-	@mkdir -p $(NOTEBOOK_DIR)
+lab: $(LAB_STAMP) ## JupyterLab on the student edition (LANG=zh: Chinese); no browser without a display
+	@echo ">> student edition: $(STUDENT_DIR)/ (answers: $(INSTRUCTOR_DIR)/)"
 	@args="$(JUPYTER_ARGS)"; \
 	if [ "$$(id -u)" = 0 ]; then args="$$args --allow-root"; fi; \
 	if [ "$$(uname -s)" = Linux ] && [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
 	  echo ">> no display: starting JupyterLab without a browser; open the http://localhost URL it prints below."; \
 	  args="$$args --no-browser"; \
 	fi; \
-	exec $(BIN)/jupyter lab $$args $(NOTEBOOK_DIR)/
+	exec $(BIN)/jupyter lab $$args $(STUDENT_DIR)/
 
 test: lint typecheck pytest ## ruff check + ruff format --check + mypy --strict + pytest (tests and notebooks)
 
@@ -112,9 +120,9 @@ typecheck: $(TEST_STAMP) ## mypy --strict on the ctxlab package
 pytest: $(TEST_STAMP) ## pytest only: tests/ and every notebook's stored outputs (nbval)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-notebooks: $(TEST_STAMP) ## re-execute every notebooks/*.ipynb in place, top to bottom
-	@if [ -z "$(NOTEBOOKS)" ]; then echo ">> no notebooks in $(NOTEBOOK_DIR)/"; fi
-	@for nb in $(NOTEBOOKS); do \
+notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src, then execute each in place
+	$(NBSOURCE) build
+	@for nb in $$(ls $(NOTEBOOK_DIR)/*/*/*.ipynb | sort); do \
 	  echo ">> executing $$nb (kernel $(KERNEL))"; \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.kernel_name=$(KERNEL) \
@@ -185,7 +193,7 @@ lecture: $(LAB_STAMP) ## JupyterLab for the projector: lecture/settings (high co
 	JUPYTERLAB_SETTINGS_DIR="$(CURDIR)/$(LECTURE_SETTINGS)" \
 	  exec $(BIN)/jupyter lab --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	    --LabApp.custom_css=True "--ServerApp.tornado_settings=static_custom_path=$(CURDIR)/$(LECTURE_CSS)" \
-	    $$args $(NOTEBOOK_DIR)/
+	    $$args $(INSTRUCTOR_DIR)/
 
 $(SLIDES_ASSETS_STAMP):
 	@command -v npm >/dev/null || { echo "error: make slides needs npm (Node.js) to fetch reveal.js once" >&2; exit 1; }
@@ -201,7 +209,7 @@ $(SLIDES_ASSETS_STAMP):
 	touch $@
 
 slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## static reveal.js slides of every notebook in slides/, viewable offline
-	@for nb in $(NOTEBOOKS); do \
+	@for nb in $(wildcard $(INSTRUCTOR_DIR)/*.ipynb); do \
 	  $(BIN)/jupyter nbconvert --to slides "$$nb" --output-dir $(SLIDES_DIR) \
 	    --TemplateExporter.extra_template_basedirs=lecture/nbconvert --template ctxlab-reveal \
 	    --SlidesExporter.reveal_url_prefix=_assets/reveal.js --SlidesExporter.reveal_theme=white \

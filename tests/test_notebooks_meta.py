@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+# Every edition: notebooks/<language>/<student|instructor>/<lab>.ipynb
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*/*/*.ipynb"))
 LAB_NOTEBOOKS = {
     "11.1-summary-is-a-fact.ipynb": "11.1",
     "11.2-interaction-groups.ipynb": "11.2",
@@ -46,13 +47,13 @@ def _tags(cell: dict[str, Any]) -> list[str]:
 
 
 def test_the_lab_notebooks_exist() -> None:
-    names = {path.name for path in NOTEBOOKS}
+    names = {path.name for path in NOTEBOOKS if path.parent.name == "student"}
     mine = {"11.1-summary-is-a-fact.ipynb", "11.2-interaction-groups.ipynb",
             "11.3-budgeted-context.ipynb"}  # fmt: skip
     assert mine <= names
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
 def test_notebook_is_executed_in_order_without_errors(path: Path) -> None:
     notebook = _load(path)
     counts = [cell.get("execution_count") for cell in _code_cells(notebook)]
@@ -64,14 +65,14 @@ def test_notebook_is_executed_in_order_without_errors(path: Path) -> None:
                 assert output["name"] != "stderr", f"{path.name} cell {index}: stderr output"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
 def test_notebook_uses_the_python3_kernelspec(path: Path) -> None:
     kernelspec = _load(path)["metadata"].get("kernelspec", {})
     assert kernelspec.get("name") == "python3"
     assert kernelspec.get("language") == "python"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
 def test_widget_cells_are_ignored_by_nbval_and_preceded_by_a_checked_cell(path: Path) -> None:
     cells = _code_cells(_load(path))
     for index, cell in enumerate(cells):
@@ -84,7 +85,7 @@ def test_widget_cells_are_ignored_by_nbval_and_preceded_by_a_checked_cell(path: 
         )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
 def test_outputs_hold_no_addresses_or_temp_paths(path: Path) -> None:
     for cell in _code_cells(_load(path)):
         if IGNORE in _tags(cell):
@@ -99,7 +100,7 @@ def test_outputs_hold_no_addresses_or_temp_paths(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: p.name
+    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: "/".join(p.parts[-3:])
 )
 def test_lab_notebook_ends_with_its_lab_tests(path: Path) -> None:
     cells = _code_cells(_load(path))
@@ -112,7 +113,7 @@ def test_lab_notebook_ends_with_its_lab_tests(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: p.name
+    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: "/".join(p.parts[-3:])
 )
 def test_lab_notebook_has_goals_predictions_two_exercises_and_slides(path: Path) -> None:
     notebook = _load(path)

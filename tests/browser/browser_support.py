@@ -30,7 +30,10 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 # CTXLAB_BROWSER_NOTEBOOKS points the tests at another folder (only to develop the tests).
-NOTEBOOKS = Path(os.environ.get("CTXLAB_BROWSER_NOTEBOOKS") or REPO / "notebooks")
+# The English instructor edition: every notebook with its answers, as lecturers run it.
+NOTEBOOKS = Path(
+    os.environ.get("CTXLAB_BROWSER_NOTEBOOKS") or REPO / "notebooks" / "en" / "instructor"
+)
 LECTURE_SETTINGS = REPO / "lecture" / "settings"
 LECTURE_CSS = REPO / "lecture" / "custom"
 # The options `make lecture` adds to `jupyter lab` (Makefile, target lecture): load

@@ -1,0 +1,142 @@
+"""Notebook sources that cannot drift (issue 13): every committed edition is exactly what its
+one source (``notebooks/_src/*.md``) builds, and an edit made in JupyterLab can be carried back
+into the source with ``nbsource.py harvest``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.teaching
+
+
+def _load_nbsource() -> ModuleType:
+    path = REPO / "notebooks" / "_build" / "nbsource.py"
+    spec = importlib.util.spec_from_file_location("nbsource", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["nbsource"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+nbsource = _load_nbsource()
+SOURCES = nbsource.load_sources()
+
+
+def test_every_lab_has_a_source() -> None:
+    labs = {source.lab for source in SOURCES}
+    assert {"11.1", "11.2", "11.3", "11.4", "11.5", "11.x"} <= labs
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_committed_editions_are_what_the_source_builds(source: object) -> None:
+    problems = [p for e in source.editions() for p in nbsource.drift(source, e)]  # type: ignore[attr-defined]
+    assert not problems, "\n".join(problems) + "\nrun `make notebooks` after editing a source"
+
+
+def test_no_committed_edition_lacks_a_source() -> None:
+    assert nbsource.orphans(SOURCES) == []
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_source_text_round_trips(source: object) -> None:
+    path = source.path  # type: ignore[attr-defined]
+    text = path.read_text(encoding="utf-8")
+    assert nbsource.write_source(nbsource.parse_source(text, path)) == text
+
+
+def test_editions_pick_the_most_specific_variant() -> None:
+    text = "\n".join(
+        [
+            ":::notebook demo lab=11.9 languages=en,zh",
+            ":::cell d-00 markdown slide=slide",
+            ":::en",
+            "Hello",
+            ":::zh",
+            "你好",
+            ":::cell d-01 code",
+            ":::student",
+            "answer = ...",
+            ":::instructor",
+            "answer = 42",
+            ":::cell d-02 code tags=nbval-ignore-output only=instructor",
+            "print(answer)",
+        ]
+    )
+    source = nbsource.parse_source(text)
+    student_zh = nbsource.build_notebook(source, nbsource.Edition("zh", "student"))
+    teacher_en = nbsource.build_notebook(source, nbsource.Edition("en", "instructor"))
+    assert [c.source for c in student_zh.cells] == ["你好", "answer = ..."]
+    assert [c.source for c in teacher_en.cells] == ["Hello", "answer = 42", "print(answer)"]
+    assert teacher_en.cells[2].metadata["tags"] == ["nbval-ignore-output"]
+    assert student_zh.metadata["ctxlab"]["edition"] == "student"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (":::cell a markdown\nx", "starts with ':::notebook"),
+        (":::notebook d lab=1 languages=en\n:::cell a table\nx", "markdown|code"),
+        (":::notebook d lab=1 languages=en\n:::cell a code slide=big\nx", "slide type"),
+        (":::notebook d lab=1 languages=en\n:::cell a code\n:::zh\nx", "languages are"),
+        (":::notebook d lab=1 languages=en,zh\n:::cell a markdown\n:::en\nx", "no text for the zh"),
+        (":::notebook d lab=1 languages=en\n:::cell a code\nx\n:::cell a code\ny", "duplicate"),
+        (":::notebook d lab=1 languages=en\n:::cell a code\n:::bogus thing", "unknown directive"),
+    ],
+)
+def test_malformed_sources_are_refused_with_a_line(text: str, message: str) -> None:
+    with pytest.raises(nbsource.SourceError, match=message):
+        nbsource.parse_source(text)
+
+
+def test_harvest_carries_an_edit_back_into_the_right_variant(tmp_path: Path) -> None:
+    source = next(s for s in SOURCES if s.lab == "11.3")
+    (tmp_path / "notebooks" / "_src").mkdir(parents=True)
+    source_copy = tmp_path / "notebooks" / "_src" / f"{source.name}.md"
+    shutil.copy(source.path, source_copy)
+    edition = nbsource.Edition("en", "instructor")
+    notebook = json.loads(source.notebook_path(edition).read_text(encoding="utf-8"))
+    markdown = next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
+    code = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+    markdown["source"] = "# Edited on the projector"
+    new_cell = {
+        "id": "lecturer-added",
+        "cell_type": "code",
+        "metadata": {"slideshow": {"slide_type": "-"}},
+        "source": "1 + 1",
+        "outputs": [],
+        "execution_count": None,
+    }
+    index = notebook["cells"].index(code)
+    notebook["cells"].insert(index + 1, new_cell)
+    edited = tmp_path / "edited.ipynb"
+    edited.write_text(json.dumps(notebook), encoding="utf-8")
+
+    changes = nbsource.harvest(edited, repo=tmp_path)
+
+    assert any(markdown["id"] in c and "updated" in c for c in changes)
+    assert any("lecturer-added" in c and "new code cell" in c for c in changes)
+    harvested = nbsource.parse_source(source_copy.read_text(encoding="utf-8"), source_copy)
+    rebuilt = nbsource.build_notebook(harvested, edition)
+    assert [c["source"] for c in rebuilt.cells] == [
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in notebook["cells"]
+    ]
+    # Harvesting the same notebook again finds nothing left to carry back.
+    assert nbsource.harvest(edited, repo=tmp_path) == []
+
+
+def test_harvest_refuses_a_notebook_not_built_from_a_source(tmp_path: Path) -> None:
+    stray = tmp_path / "stray.ipynb"
+    stray.write_text(json.dumps({"cells": [], "metadata": {}}), encoding="utf-8")
+    with pytest.raises(nbsource.SourceError, match="no 'ctxlab' metadata"):
+        nbsource.harvest(stray, repo=tmp_path)
