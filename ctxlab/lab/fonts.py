@@ -1,0 +1,92 @@
+"""Chinese text in figures, on Linux, macOS and Windows (issue 12).
+
+matplotlib's default font (DejaVu Sans) has no Chinese glyphs: a Chinese title would render
+as empty boxes, with a "Glyph … missing from font(s)" warning. :func:`cjk_font` picks the
+first installed font of :data:`CJK_FONTS` (one that ships with each system, or Noto from
+Debian's ``fonts-noto-cjk``), and :func:`use_figure_language` puts it first in matplotlib's
+font fallback list. Where no CJK font exists, figure text falls back to English with a
+one-line notice: never to empty boxes.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Literal, TextIO
+
+__all__ = ["CJK_FONTS", "cjk_font", "use_figure_language"]
+
+#: Tried in order. Noto/Source Han: Linux (Debian's fonts-noto-cjk installs the collection,
+#: whose first face matplotlib names "Noto Sans CJK JP"; it has every simplified-Chinese
+#: glyph); Microsoft YaHei / SimHei: Windows; PingFang SC / Hiragino Sans GB: macOS.
+CJK_FONTS: tuple[str, ...] = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "Noto Sans CJK JP",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "SimHei",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+)
+
+FigureLanguage = Literal["en", "zh"]
+
+
+@functools.lru_cache(maxsize=1)
+def cjk_font() -> str | None:
+    """The first installed font of :data:`CJK_FONTS`, or ``None``."""
+    from matplotlib import font_manager
+
+    def first_installed() -> str | None:
+        installed = {entry.name for entry in font_manager.fontManager.ttflist}
+        return next((name for name in CJK_FONTS if name in installed), None)
+
+    found = first_installed()
+    if found is None:
+        # matplotlib caches its font list: a font installed after the cache was written is
+        # not in it. Add the system's CJK font files by name, then look again.
+        for path in font_manager.findSystemFonts():
+            if any(hint in path.lower() for hint in _CJK_FILE_HINTS):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # an unreadable font file
+                    continue
+        found = first_installed()
+    return found
+
+
+#: File-name fragments of the fonts in CJK_FONTS (Noto, Source Han, YaHei, PingFang, …).
+_CJK_FILE_HINTS = ("cjk", "notosanssc", "sourcehansans", "msyh", "pingfang", "hiragino",
+                   "simhei", "wqy")  # fmt: skip
+
+
+def use_figure_language(language: str, *, notice: TextIO | None = None) -> FigureLanguage:
+    """Prepare matplotlib for figure text in ``language``; returns the language to draw in.
+
+    ``"zh"`` with a CJK font installed: that font goes first in the sans-serif fallback list
+    (DejaVu Sans after it, for the Latin text and symbols it lacks) and ``"zh"`` is returned.
+    ``"zh"`` without one: a one-line notice goes to ``notice`` (stdout by default) and
+    ``"en"`` is returned, so figures are drawn with English text.
+    """
+    import matplotlib as mpl
+
+    fallback = ["DejaVu Sans"]
+    if language != "zh":
+        mpl.rcParams["font.sans-serif"] = fallback
+        return "en"
+    font = cjk_font()
+    if font is None:
+        print(
+            "No Chinese font found (tried: " + ", ".join(CJK_FONTS[:3]) + ", …): figure text "
+            "stays in English. Install one, e.g. `apt-get install fonts-noto-cjk`.",
+            file=notice or sys.stdout,
+        )
+        mpl.rcParams["font.sans-serif"] = fallback
+        return "en"
+    mpl.rcParams["font.family"] = ["sans-serif"]
+    mpl.rcParams["font.sans-serif"] = [font, *fallback]
+    mpl.rcParams["axes.unicode_minus"] = False  # CJK fonts often lack U+2212
+    return "zh"
