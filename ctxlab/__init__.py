@@ -48,6 +48,7 @@ from ctxlab.errors import (
 from ctxlab.estimators import chars_per_token
 from ctxlab.interactions import InteractionGroup, group_interactions
 from ctxlab.messages import (
+    ABSENT,
     AgentMessage,
     AssistantMessage,
     SystemMessage,
@@ -84,6 +85,7 @@ def __getattr__(name: str) -> object:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ABSENT",
     "AgentMessage",
     "AssistantMessage",
     "CompactionError",

@@ -10,7 +10,8 @@ wrote. Three subcommands:
     Builds the context projection of the active path ending at ``--leaf`` (default: the
     last entry of the file), as the chapter's ``buildContext()`` does ("31 个 token 怎样
     留下第二、三组"), and prints the path, the groups, the ledger and the kept ids as a
-    table, or with ``--json`` the chapter's camelCase result.
+    table, or with ``--json`` the chapter's camelCase result. A compaction's summary
+    message is the course's Chinese rendering unless ``--summary-language en`` is given.
 ``ctxlab repair FILE``
     Moves an unterminated tail (a torn last write) into ``FILE.tail-<n>``; no byte is
     deleted.
@@ -117,8 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument(
         "--summary-language",
         choices=("en", "zh"),
-        default="en",
-        help="language of a compaction's summary message (default: en)",
+        default="zh",
+        help="language of a compaction's summary message (default: zh, the course's"
+        " 【会话压缩摘要】 rendering; en: the English one)",
     )
     context.add_argument(
         "--json", action="store_true", help="print the chapter's camelCase result as JSON"

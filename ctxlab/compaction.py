@@ -7,8 +7,10 @@ touch a store: the caller shows the summary, asks for confirmation, and then cal
 ``store.append(entry)`` explicitly.
 
 :func:`render_summary` turns the seven-field summary into the text of the synthetic user
-message that resumes a session (Lab 11.5). The Chinese rendering matches the course byte
-for byte; the English one has the same shape.
+message that resumes a session (Lab 11.5). The Chinese rendering (``"zh"``, the default
+everywhere a summary is rendered) is the course code's, byte for byte, so a projection made
+with ctxlab's defaults is the one the course's TypeScript code makes; the English one
+(``"en"``, an explicit choice) has the same shape.
 """
 
 from __future__ import annotations
@@ -49,10 +51,15 @@ _LABELS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
 }
 
 
-def render_summary(summary: CompactionSummary, language: SummaryLanguage = "en") -> str:
+def render_summary(summary: CompactionSummary, language: SummaryLanguage = "zh") -> str:
     """The text of the synthetic summary message: a heading, the goal, then the six lists
     (constraints, completed, decisions, changed files, unresolved, next), one ``- item``
-    per line and a single placeholder line for an empty list, joined by ``\\n``."""
+    per line and a single placeholder line for an empty list, joined by ``\\n``.
+
+    ``language`` is ``"zh"`` (the default: the course's rendering, ``【会话压缩摘要】``) or
+    ``"en"`` (``[Conversation summary]``); anything else is a
+    :class:`~ctxlab.errors.CompactionError`.
+    """
     if language not in _LABELS:
         raise CompactionError(f"summary language must be 'en' or 'zh', got {shown(language)}")
     heading, goal_prefix, list_headings, empty = _LABELS[language]

@@ -151,9 +151,10 @@ def _price(
 
 
 def summary_message(
-    compaction: CompactionSessionEntry, language: SummaryLanguage = "en"
+    compaction: CompactionSessionEntry, language: SummaryLanguage = "zh"
 ) -> UserMessage:
-    """The synthetic user message that stands in for everything a compaction summarised."""
+    """The synthetic user message that stands in for everything a compaction summarised,
+    rendered in ``language`` (default ``"zh"``, the course's rendering)."""
     return UserMessage(
         (TextContent(render_summary(compaction.summary, language)),), compaction.timestamp
     )
@@ -206,7 +207,7 @@ def build_context(
     reserved_output: int | float,
     safety_margin: int | float,
     estimate_tokens: TokenEstimator,
-    summary_language: SummaryLanguage = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> ContextResult:
     """Build the context projection of ``active_path`` under a token budget.
 
@@ -214,6 +215,11 @@ def build_context(
     number >= 0 (``ContextOptionError`` naming it), an estimator that fails or returns a
     bad value (``EstimatorError`` naming the message), a latest compaction whose
     ``firstKeptEntryId`` is unusable, and interactions whose tool ids do not pair.
+
+    ``summary_language`` renders a compaction's summary message: ``"zh"`` (the default)
+    is the course's rendering (``【会话压缩摘要】``), so the result equals the course's
+    ``buildContext`` on the same path, message for message and token for token; ``"en"``
+    is the English one.
     """
     budget = check_options(max_tokens, reserved_output, safety_margin)
     if not callable(estimate_tokens):

@@ -29,6 +29,7 @@ from typing import Any, Literal, NoReturn, TypeAlias
 from ctxlab.errors import EntryParseError, shown
 from ctxlab.json_values import FrozenDict, JsonValue, freeze_json, thaw_json
 from ctxlab.messages import (
+    ABSENT,
     STOP_REASONS,
     AgentMessage,
     AssistantContent,
@@ -324,7 +325,7 @@ def _read_message(r: _Reader, value: object, path: str) -> AgentMessage:
         content=r.text_blocks(m["content"], f"{path}.content"),
         is_error=r.boolean(m["isError"], f"{path}.isError"),
         timestamp=timestamp,
-        details=r.json(m["details"], f"{path}.details") if "details" in m else None,
+        details=r.json(m["details"], f"{path}.details") if "details" in m else ABSENT,
     )
 
 

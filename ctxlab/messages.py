@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from enum import Enum
+from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.json_values import FrozenDict, JsonValue, thaw_json
 
 __all__ = [
+    "ABSENT",
+    "Absent",
     "AgentMessage",
     "AssistantContent",
     "AssistantMessage",
@@ -32,6 +35,20 @@ __all__ = [
     "current_system_prompt",
     "text_of",
 ]
+
+
+class Absent(Enum):
+    """The type of :data:`ABSENT` (a single value)."""
+
+    ABSENT = "ABSENT"
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: An optional wire field that is not there at all -- not even ``null``. A tool result's
+#: ``details`` defaults to it; ``details=None`` is a present ``"details": null``.
+ABSENT: Final = Absent.ABSENT
 
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 STOP_REASONS: tuple[str, ...] = ("stop", "length", "toolUse", "error", "aborted")
@@ -154,14 +171,19 @@ class AssistantMessage:
 
 @dataclass(frozen=True)
 class ToolResultMessage:
-    """The result of one tool call, paired to it by ``tool_call_id``."""
+    """The result of one tool call, paired to it by ``tool_call_id``.
+
+    ``details`` is any JSON value, ``None`` (a present ``"details": null``) included, or
+    :data:`ABSENT` (the default) when the wire form has no ``details`` key: a file the
+    course wrote is written back as it was read (spec section 1).
+    """
 
     tool_call_id: str
     tool_name: str
     content: tuple[TextContent, ...]
     is_error: bool
     timestamp: int | float
-    details: JsonValue = None
+    details: JsonValue | Absent = ABSENT
     role: Literal["toolResult"] = "toolResult"
 
     def to_json(self) -> dict[str, Any]:
@@ -171,7 +193,7 @@ class ToolResultMessage:
             "toolName": self.tool_name,
             "content": [block.to_json() for block in self.content],
         }
-        if self.details is not None:
+        if self.details is not ABSENT:
             wire["details"] = thaw_json(self.details)
         wire["isError"] = self.is_error
         wire["timestamp"] = self.timestamp

@@ -276,11 +276,13 @@ class ContextWindow:
         max_tokens: int | float,
         reserved_output: int | float,
         safety_margin: int | float,
-        summary_language: SummaryLanguage = "en",
+        summary_language: SummaryLanguage = "zh",
     ) -> ContextResult:
         """The context projection now: equal to ``build_context(path, ...)``.
 
         Same options, same result, same error classes; the estimator is the window's.
+        ``summary_language`` defaults to ``"zh"`` (the course's rendering), as in
+        ``build_context``; ``"en"`` is the English one.
         """
         budget: Budget = check_options(max_tokens, reserved_output, safety_margin)
         check_language(summary_language)

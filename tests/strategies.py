@@ -7,7 +7,8 @@
   before the first user message, inside an interaction and between interactions;
 * user interactions with zero or more assistant turns, each turn calling zero to three
   tools in parallel, whose results are inserted at random positions of the interaction
-  (out of order, even before the call that they answer);
+  (out of order, even before the call that they answer), with ``details`` absent, null
+  or any JSON value;
 * metadata entries anywhere;
 * compactions built with :func:`~ctxlab.create_compaction_entry` (so always valid), possibly
   several, each keeping from the head of some interaction already on the path.
@@ -30,6 +31,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ctxlab import (
+    ABSENT,
     AgentMessage,
     AssistantMessage,
     CompactionSummary,
@@ -214,7 +216,8 @@ def _draw_interaction(
             arguments = freeze_json(draw(json_values(4)), entry_id=None, path="arguments")
             raw = draw(st.one_of(st.none(), texts(max_size=10)))
             calls.append(ToolCall(call_id, name, arguments, raw))
-            details = draw(st.one_of(st.none(), json_values(3)))
+            # No details key, "details": null, or any other JSON value.
+            details = draw(st.one_of(st.just(ABSENT), st.none(), json_values(3)))
             results.append(
                 ToolResultMessage(
                     call_id,
@@ -222,7 +225,9 @@ def _draw_interaction(
                     tuple(TextContent(t) for t in draw(st.lists(texts(), max_size=2))),
                     draw(st.booleans()),
                     0,  # the real timestamp is given when the result is placed
-                    None if details is None else freeze_json(details, entry_id=None, path="d"),
+                    details
+                    if details is ABSENT
+                    else freeze_json(details, entry_id=None, path="details"),
                 )
             )
         blocks: list[TextContent | ToolCall] = [

@@ -146,6 +146,47 @@ def test_context_after_a_compaction_in_chinese(tmp_path: Path) -> None:
     assert "summarised by the latest compaction" in table.stdout
 
 
+def test_context_renders_the_summary_in_chinese_by_default(tmp_path: Path) -> None:
+    path = write(tmp_path / "resumed.jsonl", list(fixtures.resumed_path()))
+    options = ["context", path, *BUDGET, "--estimator", "chapter", "--json"]
+    default = ctxlab(*options)
+    assert default.returncode == 0, default.stderr
+    out = json.loads(default.stdout)
+    assert out["messages"][1]["content"][0]["text"].startswith("【会话压缩摘要】\n目标：")
+    assert out == json.loads(ctxlab(*options, "--summary-language", "zh").stdout)
+    english = json.loads(ctxlab(*options, "--summary-language", "en").stdout)
+    assert english["messages"][1]["content"][0]["text"].startswith("[Conversation summary]")
+
+
+def test_context_help_names_the_default_summary_language() -> None:
+    result = ctxlab("context", "--help")
+    assert result.returncode == 0
+    help_text = " ".join(result.stdout.split())
+    assert "--summary-language {en,zh}" in help_text
+    default = "(default: zh, the course's 【会话压缩摘要】 rendering; en: the English one)"
+    assert default in help_text
+
+
+def test_context_with_all_defaults_is_the_course_result(tmp_path: Path) -> None:
+    """The issue's example: the course's own file at leaf u4, chars/4, budget 128/8/4 --
+    the course says ``trimmed`` with total 116 (tests/data/interop has its results)."""
+    data = Path(__file__).parent / "data" / "interop"
+    path = tmp_path / "course-main.jsonl"
+    shutil.copyfile(data / "course-main.jsonl", path)
+    course = json.loads((data / "course-main.course.json").read_text(encoding="utf-8"))
+    (case,) = [
+        c
+        for c in course["cases"]
+        if (c["leaf"], c["estimator"], c["budget"]) == ("u4", "chars4", [128, 8, 4])
+    ]
+    budget = ["--max-tokens", "128", "--reserved-output", "8", "--safety-margin", "4"]
+    result = ctxlab("context", path, "--leaf", "u4", *budget, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert (out["reason"], out["tokens"]["total"]) == ("trimmed", 116)
+    assert json.dumps(out, sort_keys=True) == json.dumps(case["ok"], sort_keys=True)
+
+
 def test_context_on_the_chapter_unknown_call_path_fails_cleanly(tmp_path: Path) -> None:
     path = write(tmp_path / "unknown.jsonl", list(fixtures.unknown_call_path()))
     result = ctxlab("context", path, *BUDGET)

@@ -123,7 +123,7 @@ def test_an_estimator_failing_on_the_summary_names_the_compaction() -> None:
     path = fixtures.resumed_path()
 
     def estimate(message: Any) -> Any:
-        if text_of(message).startswith("[Conversation summary]"):
+        if text_of(message).startswith("【会话压缩摘要】"):
             raise Boom("no summary prices")
         return fixtures.opening_estimator(message)
 

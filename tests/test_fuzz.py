@@ -18,7 +18,7 @@ import os
 import random
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +75,40 @@ def workdir() -> Iterator[Path]:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values, keys present or absent alike, ``null`` kept, and ``1``,
+    ``1.0`` and ``true`` told apart (a list and a tuple are both a JSON array)."""
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        return (
+            isinstance(a, Mapping)
+            and isinstance(b, Mapping)
+            and a.keys() == b.keys()
+            and all(same_json(a[key], b[key]) for key in a)
+        )
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return (
+            isinstance(a, (list, tuple))
+            and isinstance(b, (list, tuple))
+            and len(a) == len(b)
+            and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return type(a) is type(b) and a == b
+
+
 def parse_or_ctxlab_error(value: object) -> CtxlabError | None:
-    """Parse; return the CtxlabError or None. Any other exception fails the test."""
+    """Parse; return the CtxlabError or None. Any other exception fails the test.
+
+    What is accepted round-trips: parsing its wire form gives an equal entry, and that
+    wire form is the value read, field for field (an optional key present -- ``null``
+    included -- or absent as it was).
+    """
     try:
         entry = parse_session_entry(value)
     except CtxlabError as exc:
         return exc
-    assert parse_session_entry(entry.to_json()) == entry  # what is accepted round-trips
+    assert parse_session_entry(entry.to_json()) == entry
+    to_json = getattr(value, "to_json", None)
+    assert same_json(entry.to_json(), to_json() if callable(to_json) else value)
     return None
 
 

@@ -115,7 +115,7 @@ def test_a_failing_estimator_is_chained_and_names_the_message() -> None:
 
 def test_a_failing_estimator_on_the_summary_names_the_compaction() -> None:
     def estimate(message: AgentMessage) -> int:
-        if text_of(message).startswith("[Conversation summary]"):
+        if text_of(message).startswith("【会话压缩摘要】"):
             raise KeyError("no price")
         return 1
 

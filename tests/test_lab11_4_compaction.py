@@ -138,15 +138,23 @@ def test_render_summary_of_an_all_empty_summary() -> None:
         "【会话压缩摘要】\n目标：G\n约束：\n- （无）\n已完成：\n- （无）\n决策：\n- （无）\n"
         "变更文件：\n- （无）\n未解决：\n- （无）\n下一步：\n- （无）"
     )
-    assert render_summary(CompactionSummary(goal="G")) == (
+    assert render_summary(CompactionSummary(goal="G"), "en") == (
         "[Conversation summary]\nGoal: G\nConstraints:\n- (none)\nCompleted:\n- (none)\n"
         "Decisions:\n- (none)\nChanged files:\n- (none)\nUnresolved:\n- (none)\nNext:\n- (none)"
     )
 
 
+def test_render_summary_defaults_to_the_course_rendering() -> None:
+    summary = fx.compact1_summary()
+    text = render_summary(summary)
+    assert text.startswith("【会话压缩摘要】\n目标：")
+    assert text == render_summary(summary, "zh") != render_summary(summary, "en")
+
+
 def test_render_summary_keeps_items_verbatim_in_order() -> None:
     summary = CompactionSummary(goal="g", next=("b", "a", "", "- x"))
-    assert render_summary(summary).endswith("Next:\n- b\n- a\n- \n- - x")
+    assert render_summary(summary).endswith("下一步：\n- b\n- a\n- \n- - x")
+    assert render_summary(summary, "en").endswith("Next:\n- b\n- a\n- \n- - x")
 
 
 def test_wire_dicts_on_the_path_are_refused() -> None:

@@ -63,7 +63,7 @@ def test_summary_is_first_when_there_is_no_system_message() -> None:
     path[0] = MessageSessionEntry(first.id, None, first.timestamp, first.message)
     result = _build(path)
     assert result.tokens.system == 0
-    assert text_of(result.messages[0]).startswith("[Conversation summary]")
+    assert text_of(result.messages[0]).startswith("【会话压缩摘要】")
     assert result.kept_entry_ids[0] == "u2"
 
 
@@ -103,7 +103,7 @@ def test_kept_ids_never_include_synthetic_or_non_message_ids() -> None:
 
 def test_only_the_newest_compaction_is_read() -> None:
     result = _build(fx.recompacted_path())
-    summaries = [m for m in result.messages if text_of(m).startswith("[Conversation summary]")]
+    summaries = [m for m in result.messages if text_of(m).startswith("【会话压缩摘要】")]
     assert summaries == [UserMessage((TextContent(render_summary(fx.compact2_summary())),), 200)]
     assert result.kept_entry_ids[0] == "u3"
 
@@ -116,13 +116,22 @@ def test_entries_after_the_compaction_are_candidates_and_metadata_is_skipped() -
     assert "after" not in result.kept_entry_ids
 
 
-def test_summary_language_zh() -> None:
-    result = _build(fx.resumed_path(), summary_language="zh")
+def test_summary_language_defaults_to_zh_the_course_rendering() -> None:
+    result = _build(fx.resumed_path())
     assert text_of(result.messages[1]) == render_summary(fx.compact1_summary(), "zh")
     assert text_of(result.messages[1]).startswith("【会话压缩摘要】\n目标：")
-    english = _build(fx.resumed_path())
-    assert english.kept_entry_ids == result.kept_entry_ids
-    assert english.tokens == result.tokens  # the test estimator prices both at 4
+    assert result == _build(fx.resumed_path(), summary_language="zh")
+
+
+def test_summary_language_en_is_an_explicit_choice() -> None:
+    english = _build(fx.resumed_path(), summary_language="en")
+    assert text_of(english.messages[1]) == render_summary(fx.compact1_summary(), "en")
+    assert text_of(english.messages[1]).startswith("[Conversation summary]\nGoal: ")
+    chinese = _build(fx.resumed_path())
+    assert english.messages[0] == chinese.messages[0]
+    assert english.messages[2:] == chinese.messages[2:]
+    assert english.kept_entry_ids == chinese.kept_entry_ids
+    assert english.tokens == chinese.tokens  # the test estimator prices both at 4
 
 
 def test_first_kept_later_on_the_path_is_an_error() -> None:

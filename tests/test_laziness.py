@@ -48,9 +48,12 @@ def reference_build(
     reserved_output: float,
     safety_margin: float,
     estimate_tokens: Callable[[Any], float],
-    summary_language: SummaryLanguage = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> ContextResult:
     """Price everything, then keep the longest newest suffix of groups that fits.
+
+    The summary is rendered in the spec's default language (``"zh"``, the course's)
+    unless ``summary_language`` says otherwise.
 
     (Integer costs make the order of additions irrelevant; the estimators used here
     return integers.)

@@ -190,6 +190,20 @@ def test_worked_examples_through_the_window(
         )
 
 
+@pytest.mark.lab11_5
+def test_the_summary_language_defaults_to_zh() -> None:
+    window = ContextWindow.from_entries(fx.resumed_path(), estimate_tokens=fx.opening_estimator)
+    result = window.build(max_tokens=100, **OPTIONS)
+    summary = result.messages[1]
+    assert isinstance(summary, UserMessage)
+    assert summary.content[0].text.startswith("【会话压缩摘要】\n目标：")
+    assert result == window.build(max_tokens=100, summary_language="zh", **OPTIONS)
+    english = window.build(max_tokens=100, summary_language="en", **OPTIONS)
+    assert english.messages[1] != summary
+    assert isinstance(english.messages[1], UserMessage)
+    assert english.messages[1].content[0].text.startswith("[Conversation summary]")
+
+
 @pytest.mark.lab11_3
 def test_the_chapters_31_token_ledger() -> None:
     window = ContextWindow.from_entries(fx.opening_path(), estimate_tokens=fx.opening_estimator)

@@ -37,16 +37,17 @@ OPENING_IDS = ["sys", "u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read",
 
 
 def _build(
-    path: Sequence[SessionEntry], max_tokens: float, *, summary_language: SummaryLanguage = "en"
+    path: Sequence[SessionEntry], max_tokens: float, **language: SummaryLanguage
 ) -> ContextResult:
-    """The chapter's options: reserved output 4, safety margin 2, the test estimator."""
+    """The chapter's options: reserved output 4, safety margin 2, the test estimator;
+    ctxlab's default summary language unless ``summary_language=`` is given."""
     return build_context(
         path,
         max_tokens=max_tokens,
         reserved_output=4,
         safety_margin=2,
         estimate_tokens=fx.opening_estimator,
-        summary_language=summary_language,
+        **language,
     )
 
 
@@ -279,6 +280,7 @@ def test_chinese_summary_rendering_is_byte_identical_to_the_course() -> None:
     )
     rendered = render_summary(SUMMARY, "zh")
     assert rendered.encode("utf-8") == expected.encode("utf-8")
+    assert render_summary(SUMMARY) == rendered  # the default
 
 
 @pytest.mark.lab11_5
@@ -301,14 +303,14 @@ def test_english_summary_rendering() -> None:
         "Next:\n"
         "- 运行测试"
     )
-    assert render_summary(SUMMARY) == expected
     assert render_summary(SUMMARY, "en") == expected
 
 
 @pytest.mark.lab11_5
 def test_compact_1_summary_message_in_chinese_after_the_system_message() -> None:
     path = fx.resumed_path()
-    result = _build(path, 100, summary_language="zh")
+    result = _build(path, 100)  # the default rendering is the course's
+    assert result == _build(path, 100, summary_language="zh")
     assert result.messages[1] == UserMessage(
         (
             TextContent(
