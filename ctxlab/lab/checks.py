@@ -87,7 +87,7 @@ def not_answered(what: str) -> Verdict:
     )
 
 
-# -- reading an answer: each raises a TypeError that friendly() turns into a verdict ------------
+# -- reading an answer: each raises a TypeError that friendly() turns into a verdict ---------------
 
 
 def id_list(answer: object, what: str) -> list[str]:

@@ -82,7 +82,7 @@ __all__ = [
     "widget_box",
 ]
 
-# -- the course style --------------------------------------------------------------------------
+# -- the course style ------------------------------------------------------------------------------
 
 #: The Okabe–Ito colour-blind-safe palette, by name.
 PALETTE: Mapping[str, str] = MappingProxyType(
@@ -197,7 +197,7 @@ def group_colour(number: int) -> str:
     return GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
 
 
-# -- defaults ----------------------------------------------------------------------------------
+# -- defaults --------------------------------------------------------------------------------------
 
 
 def default_path(path: Sequence[SessionEntry] | None) -> list[SessionEntry]:
@@ -218,7 +218,7 @@ def tidy_number(value: Number) -> Number | int:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-# -- entries as table cells --------------------------------------------------------------------
+# -- entries as table cells ------------------------------------------------------------------------
 
 
 def entry_kind(entry: SessionEntry) -> str:
@@ -250,7 +250,7 @@ def group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
     return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
 
 
-# -- the table wrapper -------------------------------------------------------------------------
+# -- the table wrapper -----------------------------------------------------------------------------
 
 
 def content_uuid(name: str, frame: pd.DataFrame) -> str:
@@ -282,8 +282,8 @@ _TABLE_STYLES = [
         "selector": "td",
         "props": "text-align: left; white-space: pre-wrap; font-size: 1.05em; vertical-align: top;",
     },
-    {"selector": "caption", "props": "caption-side: top; font-weight: bold;"},
 ]
+_CAPTION_STYLE = {"selector": "caption", "props": "caption-side: top; font-weight: bold;"}
 
 
 def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
@@ -299,7 +299,9 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
     table.hide(axis="index")
     if caption:
         table.set_caption(html.escape(caption))
-    table.set_table_styles(_TABLE_STYLES)
+        table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
+    else:
+        table.set_table_styles(_TABLE_STYLES)
     return table
 
 
@@ -316,7 +318,7 @@ def group_row_colours(numbers: Mapping[str, int], column: str = "id") -> Callabl
     return colour
 
 
-# -- widget boxes ------------------------------------------------------------------------------
+# -- widget boxes ----------------------------------------------------------------------------------
 
 #: The frame around every widget.
 BOX_LAYOUT: Mapping[str, str] = MappingProxyType({"border": "1px solid #999999", "padding": "8px"})

@@ -65,7 +65,7 @@ __all__ = [
 VALID_CASE = "valid compact-1"
 
 
-# -- tables ------------------------------------------------------------------------------------
+# -- tables ----------------------------------------------------------------------------------------
 
 
 def preview(text: str, width: int = 36) -> str:
@@ -160,7 +160,7 @@ def corruption_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["case", "error"])
 
 
-# -- widget: pick a corruption, see the parser's verdict ---------------------------------------
+# -- widget: pick a corruption, see the parser's verdict -------------------------------------------
 
 
 def parse_cases() -> tuple[str, ...]:
@@ -193,7 +193,7 @@ def build_parse_widget() -> Any:
     )
 
 
-# -- self-checks -------------------------------------------------------------------------------
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly

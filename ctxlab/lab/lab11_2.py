@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-# -- tables ------------------------------------------------------------------------------------
+# -- tables ----------------------------------------------------------------------------------------
 
 
 def group_label(number: int, group: InteractionGroup) -> str:
@@ -197,7 +197,7 @@ def grouping_errors_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["case", "group_interactions says"])
 
 
-# -- figure ------------------------------------------------------------------------------------
+# -- figure ----------------------------------------------------------------------------------------
 
 _NO_GROUP = "#DDDDDD"
 
@@ -258,7 +258,7 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     return fig
 
 
-# -- widget: reorder the results or corrupt an id ----------------------------------------------
+# -- widget: reorder the results or corrupt an id --------------------------------------------------
 
 #: Orders of group 3's middle three entries the widget offers.
 GROUPING_ORDERS: tuple[str, ...] = (
@@ -336,7 +336,7 @@ def build_grouping_widget() -> Any:
     )
 
 
-# -- self-checks -------------------------------------------------------------------------------
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly

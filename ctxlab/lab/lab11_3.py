@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-# -- tables ------------------------------------------------------------------------------------
+# -- tables ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ def sweep_table(
     return pd.DataFrame(rows, columns=["max_tokens", "groups kept", "reason", "total", "kept ids"])
 
 
-# -- figures -----------------------------------------------------------------------------------
+# -- figures ---------------------------------------------------------------------------------------
 
 
 @styled
@@ -436,7 +436,7 @@ def sweep_figure(
     return fig
 
 
-# -- widget: three sliders redraw the ledger, the plot, the kept ids and the reason ----------
+# -- widget: three sliders redraw the ledger, the plot, the kept ids and the reason ----------------
 
 
 @dataclass(frozen=True)
@@ -515,7 +515,7 @@ def build_budget_widget(
     )
 
 
-# -- self-checks -------------------------------------------------------------------------------
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 def _context(

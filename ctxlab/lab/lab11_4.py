@@ -43,12 +43,12 @@ __all__ = [
 ]
 
 
+# -- tables ----------------------------------------------------------------------------------------
+
+
 def _items(values: Iterable[str]) -> str:
     listed = list(values)
     return "\n".join(f"- {value}" for value in listed) if listed else "(none)"
-
-
-# -- tables --------------------------------------------------------------------
 
 
 def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
@@ -151,7 +151,7 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
     return box
 
 
-# -- self-checks -------------------------------------------------------------------------------
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly

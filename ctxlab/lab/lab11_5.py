@@ -95,7 +95,7 @@ def kept_start(path: Sequence[SessionEntry]) -> int:
     return next((i for i, entry in enumerate(path) if entry.id == first), 0)
 
 
-# -- the diagram -----------------------------------------------------------------------------
+# -- the diagram -----------------------------------------------------------------------------------
 
 
 def _status(path: Sequence[SessionEntry]) -> dict[str, str]:
@@ -207,7 +207,7 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     return fig
 
 
-# -- what a build sends ----------------------------------------------------------------------
+# -- what a build sends ----------------------------------------------------------------------------
 
 
 def _preview(text: str, width: int = 60) -> str:
@@ -324,7 +324,7 @@ def resume_ledger(
     return frame
 
 
-# -- system replay ---------------------------------------------------------------------------
+# -- system replay ---------------------------------------------------------------------------------
 
 
 def _json_text(value: str) -> str:
@@ -362,7 +362,7 @@ def system_replay_table(path: Sequence[SessionEntry]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-# -- with and without the compaction ---------------------------------------------------------
+# -- with and without the compaction ---------------------------------------------------------------
 
 
 def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
@@ -537,7 +537,7 @@ def build_resume_widget() -> Any:
     return box
 
 
-# -- self-checks -----------------------------------------------------------------------------
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly
