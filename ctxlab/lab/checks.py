@@ -5,6 +5,13 @@ title saying what was right or wrong, an optional detail and a hint. :func:`frie
 checker so that anything going wrong while checking -- the placeholder ``...`` still in the
 cell, a value of the wrong kind, a :class:`~ctxlab.errors.CtxlabError` from the core -- also
 becomes a plain-words verdict.
+
+The answer readers :func:`id_list`, :func:`as_number` and :func:`as_mapping` are shared by
+every lab's checkers: each returns the answer in the expected shape or raises a
+``TypeError`` naming what is wrong, which :func:`friendly` shows as a verdict.
+
+This module needs neither pandas nor matplotlib, so ``import ctxlab.lab`` (which imports
+it) stays cheap.
 """
 
 from __future__ import annotations
