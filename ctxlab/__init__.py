@@ -16,7 +16,7 @@ The core is read in the order the chapter builds it:
 :mod:`ctxlab.fixtures`     the chapter's worked examples
 ========================  ==============================================================
 
-The teaching layer (:mod:`ctxlab.lab`: tables, plots, widgets) is imported separately; it is
+The teaching layer (:mod:`ctxlab.lab`: one module per lab) is imported separately; it is
 the only part that needs pandas, matplotlib or ipywidgets.
 """
 

@@ -52,17 +52,17 @@ def _migrated() -> dict[str, object]:
 
 @pytest.mark.lab11_1
 def test_lab_11_1_checkers() -> None:
-    from ctxlab.lab import exercises as ex
+    from ctxlab.lab import lab11_1
 
     broken = fixtures.compaction_corruptions()["files instead of changedFiles"]
-    assert ex.check_repaired_compaction(_migrated()).ok
-    verdict = ex.check_repaired_compaction(broken)
+    assert lab11_1.check_repaired_compaction(_migrated()).ok
+    verdict = lab11_1.check_repaired_compaction(broken)
     assert not verdict.ok and "summary.files" in verdict.detail
     changed = _migrated()
     changed["tokensBefore"] = 30
-    verdict = ex.check_repaired_compaction(changed)
+    verdict = lab11_1.check_repaired_compaction(changed)
     assert not verdict.ok and "tokensBefore" in verdict.detail
-    assert "not answered" in ex.check_repaired_compaction(...).title
+    assert "not answered" in lab11_1.check_repaired_compaction(...).title
 
     mine = {
         "goal": "Ship it",
@@ -73,52 +73,54 @@ def test_lab_11_1_checkers() -> None:
         "unresolved": [],
         "next": ["b"],
     }
-    assert ex.check_my_summary(mine).ok
-    assert not ex.check_my_summary(fixtures.compact1_summary().to_json()).ok
+    assert lab11_1.check_my_summary(mine).ok
+    assert not lab11_1.check_my_summary(fixtures.compact1_summary().to_json()).ok
     missing = dict(mine)
     del missing["next"]
-    assert "summary.next" in ex.check_my_summary(missing).detail
-    assert "not the kind" in ex.check_my_summary(["goal"]).title
+    assert "summary.next" in lab11_1.check_my_summary(missing).detail
+    assert "not the kind" in lab11_1.check_my_summary(["goal"]).title
 
 
 @pytest.mark.lab11_2
 def test_lab_11_2_checkers() -> None:
-    from ctxlab.lab import exercises as ex
+    from ctxlab.lab import lab11_2
 
-    assert ex.check_group_of_u3(["u3", "calls", "r-test", "r-read", "a3"]).ok
-    assert "wrong order" in ex.check_group_of_u3(["u3", "calls", "r-read", "r-test", "a3"]).title
-    verdict = ex.check_group_of_u3(["sys", "u3", "calls", "r-test", "a3"])
+    assert lab11_2.check_group_of_u3(["u3", "calls", "r-test", "r-read", "a3"]).ok
+    assert (
+        "wrong order" in lab11_2.check_group_of_u3(["u3", "calls", "r-read", "r-test", "a3"]).title
+    )
+    verdict = lab11_2.check_group_of_u3(["sys", "u3", "calls", "r-test", "a3"])
     assert "missing: r-read" in verdict.detail and "not in this group: sys" in verdict.detail
-    assert "not the kind" in ex.check_group_of_u3("u3").title
+    assert "not the kind" in lab11_2.check_group_of_u3("u3").title
 
-    assert ex.check_legal_cuts(["a1|u2", ("a2", "u3")]).ok
-    verdict = ex.check_legal_cuts(["a1|u2", "a2|u3", "r-test|r-read"])
+    assert lab11_2.check_legal_cuts(["a1|u2", ("a2", "u3")]).ok
+    verdict = lab11_2.check_legal_cuts(["a1|u2", "a2|u3", "r-test|r-read"])
     assert not verdict.ok and "r-test|r-read" in verdict.title
-    assert "missing" in ex.check_legal_cuts(["a1|u2"]).title
-    assert "not neighbouring" in ex.check_legal_cuts(["u1|u3"]).title
+    assert "missing" in lab11_2.check_legal_cuts(["a1|u2"]).title
+    assert "not neighbouring" in lab11_2.check_legal_cuts(["u1|u3"]).title
 
-    assert ex.check_error_entry("r-test").ok
-    assert not ex.check_error_entry("r-read").ok
-    assert "not the kind" in ex.check_error_entry(3).title
+    assert lab11_2.check_error_entry("r-test").ok
+    assert not lab11_2.check_error_entry("r-read").ok
+    assert "not the kind" in lab11_2.check_error_entry(3).title
 
 
 @pytest.mark.lab11_3
 def test_lab_11_3_checkers() -> None:
-    from ctxlab.lab import exercises as ex
+    from ctxlab.lab import lab11_3
 
-    assert ex.check_available(31).ok  # 40 - 3 - 4 - 2
-    assert not ex.check_available(40).ok
-    assert ex.check_available(0, max_tokens=5).ok  # never below zero
-    assert "not the kind" in ex.check_available(True).title
+    assert lab11_3.check_available(31).ok  # 40 - 3 - 4 - 2
+    assert not lab11_3.check_available(40).ok
+    assert lab11_3.check_available(0, max_tokens=5).ok  # never below zero
+    assert "not the kind" in lab11_3.check_available(True).title
 
-    assert ex.check_kept_ids(["u3", "calls", "r-test", "r-read", "a3"]).ok
-    assert "sys" in ex.check_kept_ids(["sys", "u3"]).title
-    assert not ex.check_kept_ids(["u2", "a2"]).ok
+    assert lab11_3.check_kept_ids(["u3", "calls", "r-test", "r-read", "a3"]).ok
+    assert "sys" in lab11_3.check_kept_ids(["sys", "u3"]).title
+    assert not lab11_3.check_kept_ids(["u2", "a2"]).ok
 
-    assert ex.check_smallest_budget_for_all(38).ok
-    assert "trimmed" in ex.check_smallest_budget_for_all(37).title
-    assert "so does 38" in ex.check_smallest_budget_for_all(39).title
-    assert "rejected" in ex.check_smallest_budget_for_all(-1).title
+    assert lab11_3.check_smallest_budget_for_all(38).ok
+    assert "trimmed" in lab11_3.check_smallest_budget_for_all(37).title
+    assert "so does 38" in lab11_3.check_smallest_budget_for_all(39).title
+    assert "rejected" in lab11_3.check_smallest_budget_for_all(-1).title
 
 
 @pytest.mark.lab11_1

@@ -17,8 +17,9 @@ from ctxlab import (
     create_compaction_entry,
 )
 from ctxlab import fixtures as fx
-from ctxlab.lab import compaction_views as cv
-from ctxlab.lab import resume_views as rv
+from ctxlab.lab import display
+from ctxlab.lab import lab11_4 as cv
+from ctxlab.lab import lab11_5 as rv
 
 lab11_4 = pytest.mark.lab11_4
 lab11_5 = pytest.mark.lab11_5
@@ -73,8 +74,8 @@ def test_compaction_fields_show_the_wire_values() -> None:
 
 @lab11_4
 def test_shown_table_has_a_stable_text_and_html_form() -> None:
-    shown = cv.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
-    again = cv.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
+    shown = display.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
+    again = display.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
     assert repr(shown) == repr(again)
     assert "0x" not in repr(shown)
     assert shown._repr_html_() == again._repr_html_()

@@ -11,7 +11,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from ctxlab import fixtures
-from ctxlab.lab import plots, style
+from ctxlab.lab import display, lab11_2, lab11_3
 
 
 def _text_sizes(fig: Figure) -> list[float]:
@@ -24,13 +24,13 @@ def _check(fig: Figure, size: tuple[float, float]) -> None:
     assert tuple(fig.get_size_inches()) == size
     sizes = _text_sizes(fig)
     assert sizes, "the figure has no text"
-    assert min(sizes) >= style.MIN_FONT_SIZE
+    assert min(sizes) >= display.MIN_FONT_SIZE
 
 
 @pytest.mark.lab11_2
 def test_timeline_figure_is_fixed_size_and_readable() -> None:
-    fig = plots.timeline_figure()
-    _check(fig, style.FIGSIZE)
+    fig = lab11_2.timeline_figure()
+    _check(fig, display.FIGSIZE)
     texts = {t.get_text() for t in fig.findobj(Text)}
     assert {"sys", "calls", "r-test", "r-read", "group 1", "group 3"} <= texts
     marks = [t.get_text() for t in fig.findobj(Text) if t.get_text() in ("✔", "✘")]
@@ -39,8 +39,8 @@ def test_timeline_figure_is_fixed_size_and_readable() -> None:
 
 @pytest.mark.lab11_3
 def test_budget_figure_hatches_dropped_groups_only() -> None:
-    fig = plots.budget_figure(max_tokens=31, reserved_output=4, safety_margin=2)
-    _check(fig, style.FIGSIZE_TALL)
+    fig = lab11_3.budget_figure(max_tokens=31, reserved_output=4, safety_margin=2)
+    _check(fig, display.FIGSIZE_TALL)
     ax = fig.axes[0]
     bars = [p for p in ax.patches if isinstance(p, Rectangle)]
     assert [round(b.get_width()) for b in bars] == [3, 4, 2, 15, 7, 7]
@@ -51,7 +51,7 @@ def test_budget_figure_hatches_dropped_groups_only() -> None:
 
 @pytest.mark.lab11_3
 def test_budget_figure_marks_overflow_in_its_title() -> None:
-    fig = plots.budget_figure(max_tokens=19)
+    fig = lab11_3.budget_figure(max_tokens=19)
     assert "single_group_overflow" in fig.axes[0].get_title(loc="left")
     bars = [p for p in fig.axes[0].patches if isinstance(p, Rectangle)]
     assert [bool(b.get_hatch()) for b in bars][3:] == [False, True, True]
@@ -59,8 +59,8 @@ def test_budget_figure_marks_overflow_in_its_title() -> None:
 
 @pytest.mark.lab11_3
 def test_sweep_figure_is_fixed_size_and_readable() -> None:
-    fig = plots.sweep_figure(max_tokens=range(0, 61, 5))
-    _check(fig, style.FIGSIZE)
+    fig = lab11_3.sweep_figure(max_tokens=range(0, 61, 5))
+    _check(fig, display.FIGSIZE)
     legend = fig.axes[0].get_legend()
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels == ["single_group_overflow", "trimmed", "within_budget"]
@@ -68,17 +68,17 @@ def test_sweep_figure_is_fixed_size_and_readable() -> None:
 
 @pytest.mark.lab11_3
 def test_course_style_sets_large_text_and_palette() -> None:
-    rc = style.course_rc()
+    rc = display.course_rc()
     for key in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize"):
-        assert float(rc[key]) >= style.MIN_FONT_SIZE  # type: ignore[arg-type]
-    assert style.KEPT.get("hatch", "") == "" and style.DROPPED["hatch"]
-    assert len(set(style.GROUP_COLOURS)) == len(style.GROUP_COLOURS)
-    fig, ax = style.new_figure()
-    assert tuple(fig.get_size_inches()) == style.FIGSIZE and fig.axes == [ax]
+        assert float(rc[key]) >= display.MIN_FONT_SIZE  # type: ignore[arg-type]
+    assert display.KEPT.get("hatch", "") == "" and display.DROPPED["hatch"]
+    assert len(set(display.GROUP_COLOURS)) == len(display.GROUP_COLOURS)
+    fig, ax = display.new_figure()
+    assert tuple(fig.get_size_inches()) == display.FIGSIZE and fig.axes == [ax]
 
 
 @pytest.mark.lab11_3
 def test_budget_figure_of_a_resumed_path_has_a_summary_bar() -> None:
-    fig = plots.budget_figure(fixtures.resumed_path(), max_tokens=31)
+    fig = lab11_3.budget_figure(fixtures.resumed_path(), max_tokens=31)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels[3] == "summary"

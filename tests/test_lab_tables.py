@@ -1,4 +1,4 @@
-"""The teaching layer's tables (ctxlab.lab.tables): right rows, right numbers, stable HTML."""
+"""The tables of labs 11.1-11.3 (ctxlab.lab.lab11_N): right rows, right numbers, stable HTML."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import pytest
 pd = pytest.importorskip("pandas")
 
 from ctxlab import fixtures  # noqa: E402
-from ctxlab.lab import tables  # noqa: E402
+from ctxlab.lab import lab11_1, lab11_2, lab11_3  # noqa: E402
 
 
 @pytest.mark.lab11_1
 def test_path_table_has_the_ten_entries_with_parents_and_costs() -> None:
-    frame = tables.path_table()
+    frame = lab11_1.path_table()
     assert list(frame.columns) == ["id", "parent", "role", "text", "tool call ids", "cost"]
     assert frame["id"].tolist() == list(fixtures.OPENING_COSTS)
     assert frame["cost"].tolist() == list(fixtures.OPENING_COSTS.values())
@@ -24,7 +24,7 @@ def test_path_table_has_the_ten_entries_with_parents_and_costs() -> None:
 
 @pytest.mark.lab11_1
 def test_path_table_shows_a_compaction_without_a_cost() -> None:
-    frame = tables.path_table(fixtures.resumed_path()).set_index("id")
+    frame = lab11_1.path_table(fixtures.resumed_path()).set_index("id")
     assert frame.loc["compact-1", "role"] == "compaction"
     assert frame.loc["compact-1", "cost"] == "—"
     assert frame.loc["compact-1", "parent"] == "a3"
@@ -32,16 +32,16 @@ def test_path_table_shows_a_compaction_without_a_cost() -> None:
 
 @pytest.mark.lab11_1
 def test_stylers_have_a_fixed_id_and_a_repr_without_an_address() -> None:
-    styler = tables.path_styler()
+    styler = lab11_1.path_styler()
     assert repr(styler) == "<table path: 10 rows × 6 columns>"
     html = styler.to_html()
-    assert "T_path" in html and html == tables.path_styler().to_html()
-    assert " at 0x" not in repr(tables.ledger_styler())
+    assert "T_path" in html and html == lab11_1.path_styler().to_html()
+    assert " at 0x" not in repr(lab11_3.ledger_styler())
 
 
 @pytest.mark.lab11_1
 def test_corruption_table_lists_every_corruption_with_the_parsers_error() -> None:
-    frame = tables.corruption_table()
+    frame = lab11_1.corruption_table()
     assert frame["case"].tolist() == list(fixtures.compaction_corruptions())
     first = frame.iloc[0]
     assert first["case"] == "files instead of changedFiles"
@@ -51,15 +51,15 @@ def test_corruption_table_lists_every_corruption_with_the_parsers_error() -> Non
 
 @pytest.mark.lab11_1
 def test_parse_verdict_accepts_the_valid_entry_and_names_the_field_of_a_broken_one() -> None:
-    assert tables.parse_verdict(tables.VALID_CASE).startswith("accepted ✔ compaction")
-    verdict = tables.parse_verdict("goal missing")
+    assert lab11_1.parse_verdict(lab11_1.VALID_CASE).startswith("accepted ✔ compaction")
+    verdict = lab11_1.parse_verdict("goal missing")
     assert verdict.startswith("rejected ✘") and "summary.goal" in verdict
-    assert "unknown case" in tables.parse_verdict("no such case")
+    assert "unknown case" in lab11_1.parse_verdict("no such case")
 
 
 @pytest.mark.lab11_2
 def test_grouping_table_maps_each_entry_to_its_group_and_sys_to_none() -> None:
-    frame = tables.grouping_table().set_index("id")
+    frame = lab11_2.grouping_table().set_index("id")
     assert frame.loc["sys", "group"] == "—"
     assert [frame.loc[i, "group"] for i in ("u1", "a1", "u2", "a2")] == [1, 1, 2, 2]
     group3 = ["u3", "calls", "r-test", "r-read", "a3"]
@@ -69,18 +69,18 @@ def test_grouping_table_maps_each_entry_to_its_group_and_sys_to_none() -> None:
 
 @pytest.mark.lab11_2
 def test_pairing_matrix_pairs_by_id_not_position() -> None:
-    matrix = tables.pairing_matrix()
+    matrix = lab11_2.pairing_matrix()
     assert matrix.index.tolist() == ["read-1", "test-1"]
     assert matrix.columns.tolist() == ["r-test", "r-read"]
     assert matrix.loc["read-1", "r-read"] == "✔" and matrix.loc["read-1", "r-test"] == ""
     assert matrix.loc["test-1", "r-test"] == "✔" and matrix.loc["test-1", "r-read"] == ""
     with pytest.raises(ValueError, match="no interaction starts with 'u9'"):
-        tables.pairing_matrix(head="u9")
+        lab11_2.pairing_matrix(head="u9")
 
 
 @pytest.mark.lab11_2
 def test_only_the_cuts_between_groups_are_legal() -> None:
-    cuts = tables.cut_points()
+    cuts = lab11_2.cut_points()
     assert [c.label for c in cuts if c.legal] == ["a1|u2", "a2|u3"]
     illegal = {c.label for c in cuts if not c.legal}
     assert {"calls|r-test", "r-test|r-read", "r-read|a3"} <= illegal
@@ -88,7 +88,7 @@ def test_only_the_cuts_between_groups_are_legal() -> None:
 
 @pytest.mark.lab11_2
 def test_grouping_errors_name_the_entry_or_call() -> None:
-    frame = tables.grouping_errors_table().set_index("case")["group_interactions says"]
+    frame = lab11_2.grouping_errors_table().set_index("case")["group_interactions says"]
     assert "unknown-1" in frame["r-test answers unknown-1"]
     assert frame["r-test answers unknown-1"].startswith("rejected ✘")
     assert "read-1" in frame["r-read missing"] and "no tool result" in frame["r-read missing"]
@@ -99,7 +99,7 @@ def test_grouping_errors_name_the_entry_or_call() -> None:
 
 @pytest.mark.lab11_3
 def test_ledger_reproduces_the_chapters_31_token_example() -> None:
-    frame = tables.ledger_table(max_tokens=31, reserved_output=4, safety_margin=2)
+    frame = lab11_3.ledger_table(max_tokens=31, reserved_output=4, safety_margin=2)
     rows = frame.set_index("item")
     assert rows.loc["max_tokens", "tokens"] == 31
     assert rows.loc["− system (replayed)", "tokens"] == 3
@@ -115,7 +115,7 @@ def test_ledger_reproduces_the_chapters_31_token_example() -> None:
 
 @pytest.mark.lab11_3
 def test_ledger_shows_single_group_overflow_at_ten_tokens_for_messages() -> None:
-    frame = tables.ledger_table(max_tokens=19)
+    frame = lab11_3.ledger_table(max_tokens=19)
     rows = frame.set_index("item")
     assert rows.loc["= available for messages", "tokens"] == 10
     assert frame.iloc[5]["decision"] == "kept whole: overflow, 15 > 10"
@@ -128,7 +128,7 @@ def test_ledger_follows_build_context_not_its_own_selection() -> None:
     def doubled(message: object) -> int:
         return 2 * fixtures.opening_estimator(message)
 
-    view = tables.budget_ledger(max_tokens=60, estimate=doubled)
+    view = lab11_3.budget_ledger(max_tokens=60, estimate=doubled)
     assert view.result.tokens.system == 6
     kept = [g.number for g in view.groups if g.kept]
     assert kept == [3, 2]  # 30 + 14 = 44 <= 60 - 12 = 48; group 1 (14) would make 58
@@ -137,14 +137,14 @@ def test_ledger_follows_build_context_not_its_own_selection() -> None:
 
 @pytest.mark.lab11_3
 def test_ledger_of_a_resumed_path_has_a_summary_row() -> None:
-    frame = tables.ledger_table(fixtures.resumed_path(), max_tokens=31)
+    frame = lab11_3.ledger_table(fixtures.resumed_path(), max_tokens=31)
     summary = frame.set_index("item").loc["summary (newest compaction)"]
     assert summary["tokens"] == 4 and summary["decision"] == "kept first"
 
 
 @pytest.mark.lab11_3
 def test_sweep_table_matches_the_chapter_thresholds() -> None:
-    frame = tables.sweep_table(max_tokens=range(61)).set_index("max_tokens")
+    frame = lab11_3.sweep_table(max_tokens=range(61)).set_index("max_tokens")
     assert frame.loc[31, "groups kept"] == 2 and frame.loc[31, "reason"] == "trimmed"
     assert frame.loc[23, "reason"] == "single_group_overflow"
     assert frame.loc[24, "reason"] == "trimmed"
@@ -156,11 +156,11 @@ def test_sweep_table_matches_the_chapter_thresholds() -> None:
 def test_two_ledgers_on_one_page_never_share_cell_ids() -> None:
     # A slider redraws the ledger below a static one: the same uuid would let the static
     # table's CSS (#T_<uuid>_row7_col0 ...) hatch a row the redrawn table keeps.
-    at_31 = tables.ledger_styler(max_tokens=31).to_html()
-    at_40 = tables.ledger_styler(max_tokens=40).to_html()
-    uuid_31 = tables.ledger_styler(max_tokens=31).uuid
-    uuid_40 = tables.ledger_styler(max_tokens=40).uuid
+    at_31 = lab11_3.ledger_styler(max_tokens=31).to_html()
+    at_40 = lab11_3.ledger_styler(max_tokens=40).to_html()
+    uuid_31 = lab11_3.ledger_styler(max_tokens=31).uuid
+    uuid_40 = lab11_3.ledger_styler(max_tokens=40).uuid
     assert uuid_31 != uuid_40
     assert f"T_{uuid_31}_row7" in at_31 and f"T_{uuid_31}" not in at_40
     # ...and the id is the same on every run, so nbval can compare the stored HTML.
-    assert tables.ledger_styler(max_tokens=31).to_html() == at_31
+    assert lab11_3.ledger_styler(max_tokens=31).to_html() == at_31

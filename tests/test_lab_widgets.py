@@ -9,27 +9,27 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from ctxlab.lab import tables, widgets
+from ctxlab.lab import lab11_1, lab11_2, lab11_3
 
 
 @pytest.mark.lab11_1
 def test_parse_widget_shows_the_parsers_verdict_for_the_chosen_case() -> None:
-    box = widgets.build_parse_widget()
+    box = lab11_1.build_parse_widget()
     assert "ctxlab-widget" in box._dom_classes
     verdict = box.outputs["verdict"]
     assert "ctxlab-parse-verdict" in verdict._dom_classes
     assert "accepted ✔" in verdict.value
     box.controls["case"].value = "files instead of changedFiles"
     assert "summary.files" in verdict.value
-    assert widgets.parse_view("files instead of changedFiles") in verdict.value.replace(
+    assert lab11_1.parse_view("files instead of changedFiles") in verdict.value.replace(
         "&#x27;", "'"
     )
-    assert box.controls["case"].options == widgets.parse_cases()
+    assert box.controls["case"].options == lab11_1.parse_cases()
 
 
 @pytest.mark.lab11_2
 def test_grouping_widget_accepts_a_reorder_and_rejects_a_corrupt_id() -> None:
-    box = widgets.build_grouping_widget()
+    box = lab11_2.build_grouping_widget()
     verdict = box.outputs["verdict"]
     assert "ctxlab-grouping-verdict" in verdict._dom_classes
     box.controls["order"].value = "r-read, r-test, calls"
@@ -43,14 +43,14 @@ def test_grouping_widget_accepts_a_reorder_and_rejects_a_corrupt_id() -> None:
 @pytest.mark.lab11_2
 def test_grouping_variant_rejects_an_order_that_is_not_a_permutation() -> None:
     with pytest.raises(ValueError, match="order must arrange"):
-        widgets.grouping_variant("calls, calls, r-read", "test-1")
-    view = widgets.grouping_view("calls, r-test, r-read", "read-1")
+        lab11_2.grouping_variant("calls, calls, r-read", "test-1")
+    view = lab11_2.grouping_view("calls, r-test, r-read", "read-1")
     assert "two results" in view.verdict
 
 
 @pytest.mark.lab11_3
 def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
-    box = widgets.build_budget_widget()
+    box = lab11_3.build_budget_widget()
     sliders = box.controls
     assert [s.description for s in sliders.values()] == [
         "max_tokens",
@@ -68,12 +68,12 @@ def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
 
 @pytest.mark.lab11_3
 def test_moving_a_slider_redraws_reason_kept_and_ledger() -> None:
-    box = widgets.build_budget_widget()
+    box = lab11_3.build_budget_widget()
     before = bytes(box.outputs["figure"].value)
     box.controls["max_tokens"].value = 50
     assert box.outputs["reason"].value == "reason: within_budget"
     assert box.outputs["kept"].value.startswith("kept: u1, a1, u2")
-    assert box.outputs["ledger"].value == widgets.budget_view(50, 4, 2).ledger_html
+    assert box.outputs["ledger"].value == lab11_3.budget_view(50, 4, 2).ledger_html
     assert bytes(box.outputs["figure"].value) != before
     box.controls["max_tokens"].value = 19
     assert box.outputs["reason"].value == "reason: single_group_overflow"
@@ -86,15 +86,15 @@ def test_moving_a_slider_redraws_reason_kept_and_ledger() -> None:
 def test_budget_view_is_the_pure_function_behind_the_sliders() -> None:
     calls: list[tuple[int, int, int]] = []
 
-    def render(m: int, r: int, s: int) -> widgets.BudgetView:
+    def render(m: int, r: int, s: int) -> lab11_3.BudgetView:
         calls.append((m, r, s))
-        return widgets.budget_view(m, r, s)
+        return lab11_3.budget_view(m, r, s)
 
-    box = widgets.build_budget_widget(render)
+    box = lab11_3.build_budget_widget(render)
     box.controls["safety_margin"].value = 5
     assert calls == [(31, 4, 2), (31, 4, 5)]
-    view = widgets.budget_view(31, 4, 5)
-    expected = tables.ledger_styler(max_tokens=31, reserved_output=4, safety_margin=5)
+    view = lab11_3.budget_view(31, 4, 5)
+    expected = lab11_3.ledger_styler(max_tokens=31, reserved_output=4, safety_margin=5)
     assert view.ledger_html == expected.to_html()
 
 
@@ -104,6 +104,6 @@ def test_pure_budget_render_is_fast_enough_for_a_slider() -> None:
     timings = []
     for budget in range(20, 35):
         start = time.perf_counter()
-        widgets.budget_view(budget, 4, 2)
+        lab11_3.budget_view(budget, 4, 2)
         timings.append(time.perf_counter() - start)
     assert statistics.median(timings) < 0.5

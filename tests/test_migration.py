@@ -24,7 +24,7 @@ from ctxlab import (
     parse_session_entry,
 )
 from ctxlab import fixtures as fx
-from ctxlab.lab.migration_views import check_migration, check_summary_renames, draft_table
+from ctxlab.lab.lab11_x import check_migration, check_summary_renames, draft_table
 from ctxlab.migration import (
     NOT_MIGRATABLE,
     MigrationError,

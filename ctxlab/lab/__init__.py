@@ -3,15 +3,32 @@
 This is the only part of ctxlab that uses pandas, matplotlib and ipywidgets. Importing
 ``ctxlab.lab`` itself stays cheap: the heavy submodules load on first use.
 
+One teaching module per lab, each holding that lab's tables, figures, widgets and
+self-checks; each builds on the core module the lab is about and serves one notebook:
+
+=====  ==========================  =========================  ===================================
+Lab    core module                 teaching module            notebook (``notebooks/``)
+=====  ==========================  =========================  ===================================
+11.1   :mod:`ctxlab.entries`       :mod:`ctxlab.lab.lab11_1`  ``11.1-summary-is-a-fact.ipynb``
+11.2   :mod:`ctxlab.interactions`  :mod:`ctxlab.lab.lab11_2`  ``11.2-interaction-groups.ipynb``
+11.3   :mod:`ctxlab.context`       :mod:`ctxlab.lab.lab11_3`  ``11.3-budgeted-context.ipynb``
+11.4   :mod:`ctxlab.compaction`    :mod:`ctxlab.lab.lab11_4`  ``11.4-create-compaction.ipynb``
+11.5   :mod:`ctxlab.context`       :mod:`ctxlab.lab.lab11_5`  ``11.5-resume-from-summary.ipynb``
+11.x   :mod:`ctxlab.migration`     :mod:`ctxlab.lab.lab11_x`  ``11.x-migration.ipynb``
+=====  ==========================  =========================  ===================================
+
+Shared by every lab:
+
 ==========================  ==========================================================
-:mod:`ctxlab.lab.style`      one matplotlib style, 14 pt+, Okabe–Ito colours
-:mod:`ctxlab.lab.checks`     :class:`Verdict` and :func:`friendly` for self-checks
+:mod:`ctxlab.lab.display`    the course style, the one table wrapper (:func:`show`),
+                             widget boxes, group numbers, the estimator type
+:mod:`ctxlab.lab.checks`     :class:`Verdict`, :func:`friendly` and the answer readers
+                             (``id_list`` ...) of the self-checks
 :mod:`ctxlab.lab.testing`    :func:`run_lab_tests`, the last cell of every notebook
-:mod:`ctxlab.lab.tables`     DataFrames and Stylers (path, grouping, ledger)
-:mod:`ctxlab.lab.plots`      matplotlib figures (timeline, budget, sweep)
-:mod:`ctxlab.lab.widgets`    ipywidgets over the pure table/plot functions
-:mod:`ctxlab.lab.exercises`  the self-check functions of labs 11.1-11.3
 ==========================  ==========================================================
+
+A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
+11.2's :func:`~ctxlab.lab.lab11_2.group_label`); an earlier lab never imports a later one.
 
 A notebook starts with :func:`setup_notebook`, which applies the course style and asks the
 inline backend for retina PNG figures (nbval skips PNGs but compares text).
@@ -36,21 +53,31 @@ __all__ = [
 ]
 
 _SUBMODULES = frozenset(
-    {"style", "checks", "testing", "tables", "plots", "widgets", "exercises", "compaction_views"}
+    {
+        "checks",
+        "display",
+        "testing",
+        "lab11_1",
+        "lab11_2",
+        "lab11_3",
+        "lab11_4",
+        "lab11_5",
+        "lab11_x",
+    }
 )
 
 
 def setup_notebook() -> None:
     """Course style for matplotlib, retina PNG figures, and pandas display options."""
-    from ctxlab.lab import style
+    from ctxlab.lab import display
 
-    style.use_course_style()
+    display.use_course_style()
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - outside Jupyter
         return
     set_matplotlib_formats("retina")  # type: ignore[no-untyped-call]
-    style.use_course_style()  # the inline backend may reset rcParams; re-apply
+    display.use_course_style()  # the inline backend may reset rcParams; re-apply
 
 
 def __getattr__(name: str) -> ModuleType | Any:

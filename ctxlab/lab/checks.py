@@ -5,19 +5,34 @@ title saying what was right or wrong, an optional detail and a hint. :func:`frie
 checker so that anything going wrong while checking -- the placeholder ``...`` still in the
 cell, a value of the wrong kind, a :class:`~ctxlab.errors.CtxlabError` from the core -- also
 becomes a plain-words verdict.
+
+The answer readers :func:`id_list`, :func:`as_number` and :func:`as_mapping` are shared by
+every lab's checkers: each returns the answer in the expected shape or raises a
+``TypeError`` naming what is wrong, which :func:`friendly` shows as a verdict.
+
+This module needs neither pandas nor matplotlib, so ``import ctxlab.lab`` (which imports
+it) stays cheap.
 """
 
 from __future__ import annotations
 
 import functools
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ctxlab.errors import CtxlabError
 
-__all__ = ["Verdict", "friendly", "is_placeholder", "not_answered"]
+__all__ = [
+    "Verdict",
+    "as_mapping",
+    "as_number",
+    "friendly",
+    "id_list",
+    "is_placeholder",
+    "not_answered",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,6 +92,34 @@ def not_answered(what: str) -> Verdict:
         detail="The cell still holds the placeholder `...`.",
         hint="Replace `...` with your answer, run the cell again, then run this check.",
     )
+
+
+# -- reading an answer: each raises a TypeError that friendly() turns into a verdict ---------------
+
+
+def id_list(answer: object, what: str) -> list[str]:
+    """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        raise TypeError(f"{what} should be a list of entry ids, got {type(answer).__name__}")
+    ids = list(answer)
+    for item in ids:
+        if not isinstance(item, str):
+            raise TypeError(f"{what}: {item!r} is not an entry id (a string like 'u2')")
+    return ids
+
+
+def as_number(answer: object, what: str) -> int | float:
+    """``answer`` as a number (``True``/``False`` are not numbers here)."""
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        raise TypeError(f"{what} should be a number, got {answer!r}")
+    return answer
+
+
+def as_mapping(answer: object, what: str) -> Mapping[str, Any]:
+    """``answer`` as a dict (a wire record, a summary)."""
+    if not isinstance(answer, Mapping):
+        raise TypeError(f"{what} should be a dict, got {type(answer).__name__}")
+    return answer
 
 
 F = TypeVar("F", bound=Callable[..., Verdict])

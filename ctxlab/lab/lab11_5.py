@@ -1,7 +1,10 @@
-"""Lab 11.5 views: "恢复时把最新摘要接在保留后缀前面" (resume: the newest summary goes before
-the kept suffix) and "system 状态跨过 compaction 边界" (system state crosses the boundary).
+"""Lab 11.5 "恢复时把最新摘要接在保留后缀前面" (resume: the newest summary goes before the kept
+suffix) and "system 状态跨过 compaction 边界" (system state crosses the boundary): the
+teaching layer of notebook ``11.5-resume-from-summary.ipynb``.
 
-Pure functions, tested without a kernel:
+The core of this lab is :mod:`ctxlab.context` (``build_context`` on a path with
+compactions, ``resume_candidates``) with :func:`~ctxlab.current_system_message`. Pure
+functions, tested without a kernel:
 
 * :func:`resume_diagram` -- the path drawn top to bottom, each compaction pointing back to
   its first kept entry (the chapter's ``firstKeptEntryId = u2`` arrow);
@@ -14,13 +17,15 @@ Pure functions, tested without a kernel:
   compaction, behind the budget slider of :func:`build_resume_widget`;
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` and
   :func:`check_newest_summary`.
+
+Show a table with :func:`ctxlab.lab.display.show`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -33,13 +38,25 @@ from ctxlab.compaction import SummaryLanguage
 from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.checks import Verdict, friendly
-from ctxlab.lab.compaction_views import entry_kind
-from ctxlab.lab.style import DROPPED, GROUP_COLOURS, KEPT, PALETTE, new_figure
-from ctxlab.lab.tables import content_uuid
+from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.display import (
+    DROPPED,
+    KEPT,
+    PALETTE,
+    TokenEstimator,
+    entry_kind,
+    group_colour,
+    group_numbers,
+    new_figure,
+    show,
+    slider,
+    tidy_number,
+    widget_box,
+)
 from ctxlab.messages import SystemMessage, current_system_message, text_of
 
 __all__ = [
+    "COMPARISON_SIZE",
     "DIAGRAM_SIZE",
     "build_resume_widget",
     "check_newest_summary",
@@ -56,8 +73,6 @@ __all__ = [
     "system_replay_table",
     "without_compaction",
 ]
-
-Estimator = Callable[[Any], float]
 
 DIAGRAM_SIZE: tuple[float, float] = (10.0, 7.5)
 COMPARISON_SIZE: tuple[float, float] = (10.0, 4.5)
@@ -80,12 +95,7 @@ def kept_start(path: Sequence[SessionEntry]) -> int:
     return next((i for i, entry in enumerate(path) if entry.id == first), 0)
 
 
-def _group_of(path: Sequence[SessionEntry]) -> dict[str, int]:
-    groups = group_interactions(message_entries(path))
-    return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
-
-
-# -- the diagram -----------------------------------------------------------------------------
+# -- the diagram -----------------------------------------------------------------------------------
 
 
 def _status(path: Sequence[SessionEntry]) -> dict[str, str]:
@@ -120,7 +130,7 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     """
     fig, ax = new_figure(DIAGRAM_SIZE)
     status = _status(path)
-    groups = _group_of(path)
+    groups = group_numbers(path)
     latest = latest_compaction(path)
     n = len(path)
     row = {entry.id: -index for index, entry in enumerate(path)}
@@ -142,8 +152,7 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
         elif state.startswith("summarised"):
             style = dict(DROPPED)
         else:
-            colour = GROUP_COLOURS[(groups.get(entry.id, 1) - 1) % len(GROUP_COLOURS)]
-            style = {**KEPT, "facecolor": colour}
+            style = {**KEPT, "facecolor": group_colour(groups.get(entry.id, 1))}
         ax.add_patch(
             FancyBboxPatch(
                 (box_x, y - box_h / 2),
@@ -198,7 +207,7 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     return fig
 
 
-# -- what a build sends ----------------------------------------------------------------------
+# -- what a build sends ----------------------------------------------------------------------------
 
 
 def _preview(text: str, width: int = 60) -> str:
@@ -212,7 +221,7 @@ def _preview(text: str, width: int = 60) -> str:
 def context_messages(
     path: Sequence[SessionEntry],
     result: ContextResult,
-    estimate: Estimator = fixtures.opening_estimator,
+    estimate: TokenEstimator = fixtures.opening_estimator,
 ) -> pd.DataFrame:
     """One row per message the model receives: position, role, where it comes from, cost."""
     latest = latest_compaction(path)
@@ -243,7 +252,7 @@ def resume_ledger(
     max_tokens: int,
     reserved_output: int = 4,
     safety_margin: int = 2,
-    estimate: Estimator = fixtures.opening_estimator,
+    estimate: TokenEstimator = fixtures.opening_estimator,
     summary_language: SummaryLanguage = "en",
 ) -> pd.DataFrame:
     """The ledger of one build: fixed costs, the summary row, then every group newest first.
@@ -310,18 +319,12 @@ def resume_ledger(
     )  # fmt: skip
     frame = pd.DataFrame(rows, columns=["item", "entries", "cost", "running total", "status"])
     for column in ("cost", "running total"):
-        frame[column] = [_number(value) for value in frame[column]]
+        # a str column (blanks stay blank, no numpy reprs), whole numbers without ``.0``
+        frame[column] = [str(tidy_number(value)) for value in frame[column]]
     return frame
 
 
-def _number(value: object) -> str:
-    """Whole numbers without ``.0``; blanks stay blank (a str column: no numpy reprs)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-# -- system replay ---------------------------------------------------------------------------
+# -- system replay ---------------------------------------------------------------------------------
 
 
 def _json_text(value: str) -> str:
@@ -352,14 +355,14 @@ def system_replay_table(path: Sequence[SessionEntry]) -> pd.DataFrame:
                 "content after": _json_text(state.content),
                 "sections after": json.dumps(sections, ensure_ascii=False),
                 "prompt after": _json_text(text_of(state)),
-                "timestamp": _number(state.timestamp),
+                "timestamp": str(tidy_number(state.timestamp)),
             }
         )
     columns = ["entry", "sets", "content after", "sections after", "prompt after", "timestamp"]
     return pd.DataFrame(rows, columns=columns)
 
 
-# -- with and without the compaction ---------------------------------------------------------
+# -- with and without the compaction ---------------------------------------------------------------
 
 
 def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
@@ -414,12 +417,12 @@ def resume_comparison(
             {
                 "context": label,
                 "reason": result.reason,
-                "system": _number(result.tokens.system),
+                "system": str(tidy_number(result.tokens.system)),
                 "summary": "yes" if has_summary else "no",
                 "groups kept": ", ".join(kept_heads) or "(none)",
                 "kept entries": len(result.kept_entry_ids),
-                "messages": _number(result.tokens.messages),
-                "total": _number(result.tokens.total),
+                "messages": str(tidy_number(result.tokens.messages)),
+                "total": str(tidy_number(result.tokens.total)),
             }
         )
     return pd.DataFrame(rows, columns=_COMPARISON_COLUMNS)
@@ -465,9 +468,8 @@ def resume_comparison_figure(
             if ids.index(group.head.id) < start:
                 continue
             cost = sum(estimate(e.message) for e in group.entries)
-            colour = GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
             if group.head.id in result.kept_entry_ids:
-                segments.append((cost, group.head.id, {**KEPT, "facecolor": colour}))
+                segments.append((cost, group.head.id, {**KEPT, "facecolor": group_colour(number)}))
             else:
                 dropped.append((cost, group.head.id))
         for width, text, style in segments:
@@ -491,7 +493,7 @@ def resume_comparison_figure(
         handles=[
             Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label="system + reserve"),
             Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label="summary"),
-            Patch(facecolor=GROUP_COLOURS[2], edgecolor="black", label="kept group"),
+            Patch(facecolor=group_colour(3), edgecolor="black", label="kept group"),
             Rectangle((0, 0), 1, 1, **_DROPPED, label="dropped group"),
         ],
         loc="upper center",
@@ -510,52 +512,38 @@ def render_resume_comparison(
     frame = resume_comparison(
         max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
     )
-    styler = frame.style.hide(axis="index").set_uuid(content_uuid("resume_ledger", frame))
-    return str(styler.to_html())
+    return str(show(frame, "resume_ledger").to_html())
 
 
-def build_resume_widget() -> widgets.VBox:
+def build_resume_widget() -> Any:
     """A ``max_tokens`` slider (0-60, starts at 31) over :func:`render_resume_comparison`.
 
     The table sits in a widget with CSS class ``ctxlab-resume-ledger``; the static
     :func:`resume_comparison_figure` is shown beside it in the notebook (redrawing a
     figure per slider step would be too slow for a projector). Controls: ``box.slider``,
     ``box.ledger``."""
-    slider = widgets.IntSlider(value=31, min=0, max=60, step=1, continuous_update=False)
-    slider.description = "max_tokens"
+    budget = slider("max_tokens", 31, 60)
     ledger = widgets.HTML()
     ledger.add_class("ctxlab-resume-ledger")
 
     def update(_change: object = None) -> None:
-        ledger.value = render_resume_comparison(int(slider.value))
+        ledger.value = render_resume_comparison(int(budget.value))
 
-    slider.observe(update, names="value")
+    budget.observe(update, names="value")
     update()
-    box = widgets.VBox([slider, ledger])
-    box.add_class("ctxlab-widget")
-    box.slider = slider
+    box = widget_box([budget, ledger], controls={"max_tokens": budget}, outputs={"ledger": ledger})
+    box.slider = budget
     box.ledger = ledger
-    box.controls = {"max_tokens": slider}
     return box
 
 
-# -- self-checks -----------------------------------------------------------------------------
-
-
-def _ids(answer: object) -> list[str]:
-    if isinstance(answer, str) or not isinstance(answer, Iterable):
-        raise TypeError(f"expected a list of entry ids, got {type(answer).__name__}")
-    ids = list(answer)
-    for item in ids:
-        if not isinstance(item, str):
-            raise TypeError(f"every id must be a string like 'u4', got {item!r}")
-    return ids
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
-    ids = _ids(answer)
+    ids = id_list(answer, "your kept ids")
     result = _build(fixtures.resumed_path(), max_tokens, 4, 2)
     expected = list(result.kept_entry_ids)
     if ids == expected:

@@ -1,10 +1,16 @@
-"""Views and self-checks for the optional migration exercise ("可选迁移练习").
+"""Lab 11.x "可选迁移练习" (the optional migration exercise): the teaching layer of notebook
+``11.x-migration.ipynb``.
+
+The core of this lab is :mod:`ctxlab.migration` (``migrate_draft_entry``, the reference
+migration of the chapter's draft records); the strict parser is never loosened.
 
 * :func:`draft_table` -- each of the chapter's draft records: what the strict parser says,
   and what the reference migration (:mod:`ctxlab.migration`) does with it;
 * :func:`check_summary_renames` -- the student's summary-only migration;
 * :func:`check_migration` -- the student's whole-record migration, run on every draft
   record and compared with the reference.
+
+Show a table with :func:`ctxlab.lab.display.show`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,23 @@
-"""Lab 11.4 views: "compact-1 记录摘要与保留起点" (compact-1 records the summary and the kept
-start).
+"""Lab 11.4 "compact-1 记录摘要与保留起点" (compact-1 records the summary and the kept start):
+the teaching layer of notebook ``11.4-create-compaction.ipynb``.
 
-Pure functions the notebook shows and the tests check without a kernel:
+The core of this lab is :mod:`ctxlab.compaction` (``create_compaction_entry``). Every
+verdict shown here is what that function itself answered, never a rule re-checked here.
 
-* :func:`compaction_fields` -- a compaction entry, field by field;
-* :func:`first_kept_table` -- every entry of a path tried as ``first_kept_entry_id`` with
-  :func:`~ctxlab.create_compaction_entry`: valid or not, and the function's own error;
-* :func:`render_first_kept` -- the text behind the "first kept" dropdown;
-* :func:`build_first_kept_widget` -- that dropdown, wired with an observer;
-* the self-checks :func:`check_valid_first_kept`, :func:`check_store_count` and
+* tables -- :func:`compaction_fields` (a compaction entry, field by field) and
+  :func:`first_kept_table` (every entry of a path tried as ``first_kept_entry_id``: valid
+  or not, and the function's own error);
+* widget -- :func:`build_first_kept_widget`: the "first kept" dropdown
+  (:func:`render_first_kept` is its pure part);
+* self-checks -- :func:`check_valid_first_kept`, :func:`check_store_count` and
   :func:`check_compact1`.
 
-:class:`ShownTable` is the display wrapper every compaction/resume/migration view uses:
-a styled HTML table with a fixed uuid and a plain-text form without memory addresses, so
-nbval compares both.
+Show a table with :func:`ctxlab.lab.display.show`.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
@@ -28,83 +25,30 @@ import pandas as pd
 
 from ctxlab import fixtures
 from ctxlab.compaction import create_compaction_entry
-from ctxlab.entries import (
-    CompactionSessionEntry,
-    CompactionSummary,
-    MessageSessionEntry,
-    SessionEntry,
-)
+from ctxlab.entries import CompactionSessionEntry, CompactionSummary, SessionEntry
 from ctxlab.errors import CtxlabError
-from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.checks import Verdict, friendly
-from ctxlab.lab.tables import content_uuid
+from ctxlab.interactions import message_entries
+from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.display import default_path, entry_kind, group_numbers, pre_html, widget_box
 from ctxlab.store import InMemorySessionStore
 
 __all__ = [
-    "ShownTable",
     "build_first_kept_widget",
     "check_compact1",
     "check_store_count",
     "check_valid_first_kept",
     "compaction_fields",
-    "entry_kind",
     "first_kept_table",
     "render_first_kept",
-    "show",
 ]
 
 
-# -- display ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ShownTable:
-    """A DataFrame shown as a left-aligned HTML table (fixed uuid) with a stable text form."""
-
-    frame: pd.DataFrame
-    name: str
-    caption: str = ""
-
-    def _repr_html_(self) -> str:
-        styler = self.frame.style.hide(axis="index").set_uuid(content_uuid(self.name, self.frame))
-        if self.caption:
-            styler = styler.set_caption(html.escape(self.caption))
-        styler = styler.set_table_styles(
-            [
-                {"selector": "th", "props": "text-align: left; font-size: 1.05em;"},
-                {
-                    "selector": "td",
-                    "props": "text-align: left; white-space: pre-wrap; font-size: 1.05em;"
-                    " vertical-align: top;",
-                },
-                {"selector": "caption", "props": "caption-side: top; font-weight: bold;"},
-            ]
-        )
-        return str(styler.to_html())
-
-    def __repr__(self) -> str:
-        text = self.frame.to_string(index=False)
-        return f"{self.caption}\n{text}" if self.caption else str(text)
-
-
-def show(frame: pd.DataFrame, name: str, caption: str = "") -> ShownTable:
-    """Wrap ``frame`` for display; ``name`` becomes the HTML table's fixed uuid."""
-    return ShownTable(frame, name, caption)
-
-
-def entry_kind(entry: SessionEntry) -> str:
-    """``user``, ``assistant``, ``toolResult``, ``system``, ``compaction`` or ``metadata``."""
-    if isinstance(entry, MessageSessionEntry):
-        return entry.message.role
-    return entry.type
+# -- tables ----------------------------------------------------------------------------------------
 
 
 def _items(values: Iterable[str]) -> str:
     listed = list(values)
     return "\n".join(f"- {value}" for value in listed) if listed else "(none)"
-
-
-# -- the compaction entry --------------------------------------------------------------------
 
 
 def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
@@ -120,9 +64,6 @@ def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
     for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
         rows.append((f"summary.{key}", _items(summary[key])))
     return pd.DataFrame(rows, columns=["field", "value"])
-
-
-# -- which entries can be the first kept one ------------------------------------------------
 
 
 def _try_first_kept(
@@ -141,11 +82,6 @@ def _try_first_kept(
         return error
 
 
-def _group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
-    groups = group_interactions(message_entries(path))
-    return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
-
-
 def first_kept_table(
     path: Sequence[SessionEntry],
     *,
@@ -157,7 +93,7 @@ def first_kept_table(
     Each row is what :func:`~ctxlab.create_compaction_entry` itself answered: ✔ when it
     returned an entry, ✘ and its error message when it refused.
     """
-    groups = _group_numbers(path)
+    groups = group_numbers(path)
     rows: list[dict[str, Any]] = []
     kinds = {entry.id: entry_kind(entry) for entry in path}
     for entry_id in [*(entry.id for entry in path), *extra_ids]:
@@ -192,10 +128,10 @@ def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:
     )
 
 
-def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> widgets.VBox:
+def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
     """A dropdown (description "first kept") over the path's ids and the verdict text
     (CSS class ``ctxlab-first-kept-verdict``). Controls: ``box.dropdown``, ``box.verdict``."""
-    entries = list(fixtures.opening_path() if path is None else path)
+    entries = default_path(path)
     ids = [entry.id for entry in entries]
     dropdown = widgets.Dropdown(options=ids, value="u2" if "u2" in ids else ids[0])
     dropdown.description = "first kept"
@@ -203,38 +139,26 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> widge
     verdict.add_class("ctxlab-first-kept-verdict")
 
     def update(_change: object = None) -> None:
-        text = render_first_kept(entries, str(dropdown.value))
-        verdict.value = f'<pre style="font-size: 1.1em">{html.escape(text)}</pre>'
+        verdict.value = pre_html(render_first_kept(entries, str(dropdown.value)))
 
     dropdown.observe(update, names="value")
     update()
-    box = widgets.VBox([dropdown, verdict])
-    box.add_class("ctxlab-widget")
+    box = widget_box(
+        [dropdown, verdict], controls={"first kept": dropdown}, outputs={"verdict": verdict}
+    )
     box.dropdown = dropdown
     box.verdict = verdict
-    box.controls = {"first kept": dropdown}
     return box
 
 
-# -- self-checks -----------------------------------------------------------------------------
-
-
-def _as_id_set(answer: object) -> set[str]:
-    if isinstance(answer, str) or not isinstance(answer, Iterable):
-        raise TypeError(f"expected a set or list of entry ids, got {type(answer).__name__}")
-    ids = set()
-    for item in answer:
-        if not isinstance(item, str):
-            raise TypeError(f"every id must be a string like 'u2', got {item!r}")
-        ids.add(item)
-    return ids
+# -- self-checks -----------------------------------------------------------------------------------
 
 
 @friendly
 def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
     ``first_kept_entry_id``."""
-    chosen = _as_id_set(answer)
+    chosen = set(id_list(answer, "your first kept ids"))
     path = fixtures.opening_path()
     table = first_kept_table(path, extra_ids=sorted(chosen - {e.id for e in path}))
     valid = set(table.loc[table["valid first kept?"] == "✔", "id"])

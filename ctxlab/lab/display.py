@@ -1,0 +1,375 @@
+"""What every lab shows with: the course style, the one table wrapper, widget boxes.
+
+Each lab module (:mod:`ctxlab.lab.lab11_1` ... :mod:`ctxlab.lab.lab11_x`) holds its own
+tables, figures, widgets and self-checks; this module holds what they share, once:
+
+* **the course style** -- one matplotlib style for every figure, readable when projected:
+  text 14 pt or larger everywhere, the Okabe–Ito palette (safe for the common forms of
+  colour blindness), and kept versus dropped bars that differ by hatching and outline as
+  well as by colour, so a grey-scale projector or a colour-blind student still sees which
+  groups the budget kept (chapter 11, § 上下文按预算重建). Every figure is built with
+  :func:`new_figure` and returned without ``plt.show()``: it is not registered with pyplot,
+  so a widget can redraw it a hundred times without leaking figures;
+* **the table wrapper** -- :func:`show` wraps a ``DataFrame`` in a :class:`CourseTable`: a
+  left-aligned pandas ``Styler`` without the index, whose HTML id is derived from the
+  table's content (the same on every run, so nbval can compare it, and different for
+  different tables, so two tables on one page never style each other's cells) and whose
+  plain-text ``repr`` has no memory address;
+* **entries as table cells** -- :func:`entry_kind`, :func:`tool_ids` and
+  :func:`group_numbers`, the interaction group of every message entry as the core's
+  :func:`~ctxlab.group_interactions` cuts them;
+* **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
+  ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
+  :func:`verdict_html`, :func:`pre_html` and :func:`figure_png`;
+* **defaults** -- the chapter's opening path and test estimator (:func:`default_path`,
+  :func:`default_estimator`), the core's :data:`TokenEstimator` type, and
+  :func:`tidy_number` (3.0 shown as 3).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import ipywidgets as widgets
+import matplotlib
+import pandas as pd
+from cycler import cycler
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from pandas.io.formats.style import Styler
+
+from ctxlab import fixtures
+from ctxlab.context import TokenEstimator
+from ctxlab.entries import MessageSessionEntry, SessionEntry
+from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.messages import AssistantMessage, ToolResultMessage
+
+__all__ = [
+    "BOX_LAYOUT",
+    "DROPPED",
+    "FIGSIZE",
+    "FIGSIZE_TALL",
+    "GROUP_COLOURS",
+    "KEPT",
+    "MIN_FONT_SIZE",
+    "PALETTE",
+    "CourseTable",
+    "TokenEstimator",
+    "content_uuid",
+    "course_rc",
+    "default_estimator",
+    "default_path",
+    "entry_kind",
+    "figure_png",
+    "group_colour",
+    "group_numbers",
+    "group_row_colours",
+    "new_figure",
+    "pre_html",
+    "show",
+    "slider",
+    "styled",
+    "tidy_number",
+    "tool_ids",
+    "use_course_style",
+    "verdict_html",
+    "widget_box",
+]
+
+# -- the course style ------------------------------------------------------------------------------
+
+#: The Okabe–Ito colour-blind-safe palette, by name.
+PALETTE: Mapping[str, str] = MappingProxyType(
+    {
+        "black": "#000000",
+        "orange": "#E69F00",
+        "sky_blue": "#56B4E9",
+        "bluish_green": "#009E73",
+        "yellow": "#F0E442",
+        "blue": "#0072B2",
+        "vermillion": "#D55E00",
+        "reddish_purple": "#CC79A7",
+        "grey": "#999999",
+    }
+)
+
+#: One colour per interaction group, in path order (group 1, group 2, ...).
+GROUP_COLOURS: tuple[str, ...] = (
+    PALETTE["sky_blue"],
+    PALETTE["orange"],
+    PALETTE["bluish_green"],
+    PALETTE["reddish_purple"],
+    PALETTE["yellow"],
+    PALETTE["blue"],
+    PALETTE["vermillion"],
+)
+
+#: Bar keyword arguments for a kept group: solid fill, firm black outline.
+KEPT: Mapping[str, object] = MappingProxyType(
+    {"facecolor": PALETTE["bluish_green"], "edgecolor": PALETTE["black"], "linewidth": 1.5}
+)
+
+#: Bar keyword arguments for a dropped group: white fill, dashed outline, hatched.
+DROPPED: Mapping[str, object] = MappingProxyType(
+    {
+        "facecolor": "#FFFFFF",
+        "edgecolor": PALETTE["vermillion"],
+        "linewidth": 1.5,
+        "linestyle": "--",
+        "hatch": "///",
+    }
+)
+
+FIGSIZE: tuple[float, float] = (10.0, 4.5)
+FIGSIZE_TALL: tuple[float, float] = (10.0, 6.5)
+
+#: The smallest font size (points) any text in a lab figure may have.
+MIN_FONT_SIZE = 14.0
+
+
+def course_rc() -> dict[str, object]:
+    """The rcParams of the course style (a fresh dict each call)."""
+    return {
+        "font.size": 15,
+        "axes.titlesize": 17,
+        "axes.titleweight": "bold",
+        "axes.labelsize": 15,
+        "xtick.labelsize": 14,
+        "ytick.labelsize": 14,
+        "legend.fontsize": 14,
+        "legend.title_fontsize": 14,
+        "figure.titlesize": 18,
+        "axes.prop_cycle": cycler(color=list(GROUP_COLOURS)),
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": False,
+        "figure.dpi": 100,
+        "savefig.dpi": 200,
+        "hatch.linewidth": 1.5,
+        "svg.hashsalt": "ctxlab",
+    }
+
+
+def use_course_style() -> None:
+    """Apply the course style to matplotlib's global rcParams (idempotent)."""
+    matplotlib.rcParams.update(course_rc())
+
+
+def new_figure(
+    size: tuple[float, float] = FIGSIZE, *, constrained: bool = True
+) -> tuple[Figure, Axes]:
+    """A new figure with one axes at a fixed size, in the course style.
+
+    The style is applied to this figure even when :func:`use_course_style` was never
+    called, so figures look the same in a notebook and in a plain test. Pass
+    ``constrained=False`` for a figure that a widget redraws often: it then keeps
+    matplotlib's fixed margins (set them with ``fig.subplots_adjust``), which is much
+    faster to draw than the constrained-layout solver.
+    """
+    with matplotlib.rc_context(course_rc()):
+        fig = Figure(figsize=size, layout="constrained" if constrained else None)
+        ax = fig.add_subplot()
+    return fig, ax
+
+
+FigureFunction = TypeVar("FigureFunction", bound=Callable[..., Figure])
+
+
+def styled(draw: FigureFunction) -> FigureFunction:
+    """Draw under the course rcParams, so titles and legends get 14 pt+ text too."""
+
+    @functools.wraps(draw)
+    def wrapper(*args: Any, **kwargs: Any) -> Figure:
+        with matplotlib.rc_context(course_rc()):
+            return draw(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def group_colour(number: int) -> str:
+    """The colour of interaction group ``number`` (1-based)."""
+    return GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
+
+
+# -- defaults --------------------------------------------------------------------------------------
+
+
+def default_path(path: Sequence[SessionEntry] | None) -> list[SessionEntry]:
+    """``path`` as a list, or the chapter's ten-entry opening path when it is None."""
+    return fixtures.opening_path() if path is None else list(path)
+
+
+def default_estimator(estimate: TokenEstimator | None) -> TokenEstimator:
+    """``estimate``, or the chapter's test estimator when it is None."""
+    return fixtures.opening_estimator if estimate is None else estimate
+
+
+Number = TypeVar("Number")
+
+
+def tidy_number(value: Number) -> Number | int:
+    """A whole float as an int (3.0 shows as 3); every other value unchanged."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# -- entries as table cells ------------------------------------------------------------------------
+
+
+def entry_kind(entry: SessionEntry) -> str:
+    """``user``, ``assistant``, ``toolResult``, ``system``, ``compaction`` or ``metadata``."""
+    if isinstance(entry, MessageSessionEntry):
+        return entry.message.role
+    return entry.type
+
+
+def tool_ids(entry: SessionEntry) -> str:
+    """The tool call ids an assistant entry declares, or ``→ id`` for a tool result."""
+    if isinstance(entry, MessageSessionEntry):
+        message = entry.message
+        if isinstance(message, AssistantMessage):
+            return ", ".join(call.id for call in message.tool_calls)
+        if isinstance(message, ToolResultMessage):
+            return f"→ {message.tool_call_id}"
+    return ""
+
+
+def group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
+    """Entry id → the 1-based number of its interaction group on ``path``.
+
+    The groups are the core's :func:`~ctxlab.group_interactions` of the path's message
+    entries; system messages belong to no group. Raises the core's ``InteractionError``
+    when the path cannot be grouped.
+    """
+    groups = group_interactions(message_entries(path))
+    return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
+
+
+# -- the table wrapper -----------------------------------------------------------------------------
+
+
+def content_uuid(name: str, frame: pd.DataFrame) -> str:
+    """A table id that is the same on every run (nbval compares the HTML) but differs
+    between tables with different content.
+
+    Styler's CSS selects cells by ``#T_<uuid>_row<r>_col<c>``: two tables on one page with
+    the same uuid would style each other's cells (a slider redrawing the ledger picked up
+    the hatching of the static ledger above it).
+    """
+    content = frame.to_json(orient="split", force_ascii=False, default_handler=str)
+    return f"{name}_{hashlib.sha1(content.encode('utf-8')).hexdigest()[:10]}"
+
+
+class CourseTable(Styler):  # type: ignore[misc]  # pandas ships no type information
+    """A ``Styler`` made by :func:`show`, with a plain-text repr that is stable (the default
+    one shows a memory address)."""
+
+    table_name = ""
+
+    def __repr__(self) -> str:
+        rows, columns = self.data.shape
+        return f"<table {self.table_name or self.uuid}: {rows} rows × {columns} columns>"
+
+
+_TABLE_STYLES = [
+    {"selector": "th", "props": "text-align: left; font-size: 1.05em;"},
+    {
+        "selector": "td",
+        "props": "text-align: left; white-space: pre-wrap; font-size: 1.05em; vertical-align: top;",
+    },
+]
+_CAPTION_STYLE = {"selector": "caption", "props": "caption-side: top; font-weight: bold;"}
+
+
+def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
+    """``frame`` as the course shows every table: left-aligned, no index, one row per line
+    of text (multi-line cells keep their line breaks), an optional bold caption on top.
+
+    ``name`` starts the HTML table's id (``T_<name>_<hash of the content>``) and names
+    the table in its ``repr``. Style rows further with the Styler API, e.g.
+    ``show(frame, "path").apply(group_row_colours(numbers), axis=1)``.
+    """
+    table = CourseTable(frame, uuid=content_uuid(name, frame), cell_ids=False)
+    table.table_name = name
+    table.hide(axis="index")
+    if caption:
+        table.set_caption(html.escape(caption))
+        table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
+    else:
+        table.set_table_styles(_TABLE_STYLES)
+    return table
+
+
+def group_row_colours(numbers: Mapping[str, int], column: str = "id") -> Callable[..., Any]:
+    """A row styler for ``Styler.apply(..., axis=1)``: each row tinted with the colour of the
+    group ``numbers`` gives its ``column`` value; rows in no group grey."""
+
+    def colour(row: pd.Series) -> list[str]:
+        number = numbers.get(str(row[column]))
+        if number is None:
+            return ["background-color: #EEEEEE"] * len(row)
+        return [f"background-color: {group_colour(number)}33"] * len(row)
+
+    return colour
+
+
+# -- widget boxes ----------------------------------------------------------------------------------
+
+#: The frame around every widget.
+BOX_LAYOUT: Mapping[str, str] = MappingProxyType({"border": "1px solid #999999", "padding": "8px"})
+
+
+def widget_box(
+    children: Iterable[Any], *, controls: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> Any:
+    """A framed ``VBox`` with CSS class ``ctxlab-widget`` (the browser tests' hook).
+
+    ``box.controls`` and ``box.outputs`` name the widgets to drive and to read, so tests
+    (and the browser tests) find them without walking the children.
+    """
+    box = widgets.VBox(list(children), layout=dict(BOX_LAYOUT))
+    box.add_class("ctxlab-widget")
+    box.controls = dict(controls)
+    box.outputs = dict(outputs)
+    return box
+
+
+def slider(description: str, value: int, high: int) -> Any:
+    """An integer slider from 0 to ``high`` that updates on release (not while dragging)."""
+    control = widgets.IntSlider(
+        value=value,
+        min=0,
+        max=high,
+        step=1,
+        description=description,
+        continuous_update=False,
+        layout={"width": "460px"},
+    )
+    control.style.description_width = "130px"
+    return control
+
+
+def verdict_html(text: str) -> str:
+    """An ``accepted ...`` (green bar) or ``rejected ...`` (red bar) line as HTML."""
+    colour = PALETTE["bluish_green"] if text.startswith("accepted") else PALETTE["vermillion"]
+    return (
+        f'<div style="border-left: 6px solid {colour}; padding: 4px 10px; font-size: 1.15em;'
+        f' white-space: pre-wrap">{html.escape(text)}</div>'
+    )
+
+
+def pre_html(text: str) -> str:
+    """Preformatted text at a projector-friendly size."""
+    return f'<pre style="font-size: 1.1em">{html.escape(text)}</pre>'
+
+
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes (what a widget's ``Image`` shows)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

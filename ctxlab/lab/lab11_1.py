@@ -1,0 +1,241 @@
+"""Lab 11.1 "摘要先成为 session 中的一条普通事实" (a summary is first an ordinary fact in the
+session): the teaching layer of notebook ``11.1-summary-is-a-fact.ipynb``.
+
+The core of this lab is :mod:`ctxlab.entries` (the entry types and the strict parser). The
+answers are computed by the core -- ``parse_session_entry``, ``group_interactions`` --
+never re-implemented here.
+
+* tables -- :func:`path_table` / :func:`path_styler` (the path, one row per entry, tinted by
+  interaction group), :func:`wire_json`, :func:`corruption_table`, :func:`parse_verdict`;
+* widget -- :func:`build_parse_widget`: pick ``compact-1`` or one of its corruptions, see
+  the parser's verdict (:func:`parse_cases`, :func:`parse_view` are its pure parts);
+* self-checks -- :func:`check_repaired_compaction` (exercise 11.1-A) and
+  :func:`check_my_summary` (11.1-B).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from ctxlab import fixtures
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    SessionEntry,
+    parse_session_entry,
+)
+from ctxlab.errors import CtxlabError
+from ctxlab.lab.checks import Verdict, as_mapping, friendly
+from ctxlab.lab.display import (
+    CourseTable,
+    TokenEstimator,
+    default_estimator,
+    default_path,
+    entry_kind,
+    group_numbers,
+    group_row_colours,
+    show,
+    tool_ids,
+    verdict_html,
+    widget_box,
+)
+from ctxlab.messages import text_of
+
+__all__ = [
+    "VALID_CASE",
+    "build_parse_widget",
+    "check_my_summary",
+    "check_repaired_compaction",
+    "corruption_table",
+    "parse_cases",
+    "parse_verdict",
+    "parse_view",
+    "path_styler",
+    "path_table",
+    "preview",
+    "wire_json",
+]
+
+#: The name of the valid case in :func:`parse_verdict` (the widget's first choice).
+VALID_CASE = "valid compact-1"
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+
+def preview(text: str, width: int = 36) -> str:
+    """One line of at most ``width`` characters (newlines shown as ⏎)."""
+    flat = text.replace("\n", " ⏎ ")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def path_table(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> pd.DataFrame:
+    """One row per entry: id, parent, role (or entry type), text preview, tool call ids, cost.
+
+    The cost is the estimator's price of the entry's message (default: the chapter's test
+    estimator); entries that are not messages have no cost of their own (``"—"``).
+    """
+    price = default_estimator(estimate)
+    rows: list[dict[str, object]] = []
+    for entry in default_path(path):
+        cost: int | float | str = "—"
+        if isinstance(entry, MessageSessionEntry):
+            text, cost = text_of(entry.message), price(entry.message)
+        elif isinstance(entry, CompactionSessionEntry):
+            text = f"summary: {entry.summary.goal} (first kept: {entry.first_kept_entry_id})"
+        else:
+            text = f"{entry.key} = {json.dumps(entry.value)}"
+        rows.append(
+            {
+                "id": entry.id,
+                "parent": entry.parent_id if entry.parent_id is not None else "—",
+                "role": entry_kind(entry),
+                "text": preview(text),
+                "tool call ids": tool_ids(entry),
+                "cost": cost,
+            }
+        )
+    return pd.DataFrame(rows, columns=["id", "parent", "role", "text", "tool call ids", "cost"])
+
+
+def path_styler(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> CourseTable:
+    """:func:`path_table`, each row tinted with its interaction group's colour."""
+    entries = default_path(path)
+    frame = path_table(entries, estimate)
+    try:
+        numbers = group_numbers(entries)
+    except CtxlabError:
+        numbers = {}
+    table = show(frame, "path")
+    table.apply(group_row_colours(numbers), axis=1)
+    return table
+
+
+def wire_json(entry: SessionEntry | Mapping[str, Any]) -> str:
+    """An entry's wire form as pretty JSON, keys in the wire order."""
+    wire = entry if isinstance(entry, Mapping) else entry.to_json()
+    return json.dumps(wire, indent=2, ensure_ascii=False)
+
+
+def parse_verdict(case: str) -> str:
+    """What ``parse_session_entry`` says about ``compact-1`` or one of its corruptions.
+
+    ``case`` is :data:`VALID_CASE` or a key of ``fixtures.compaction_corruptions()``.
+    """
+    corruptions = fixtures.compaction_corruptions()
+    if case == VALID_CASE:
+        wire: Mapping[str, Any] = fixtures.compact1().to_json()
+    elif case in corruptions:
+        wire = corruptions[case]
+    else:
+        known = ", ".join([VALID_CASE, *corruptions])
+        return f"unknown case {case!r}; pick one of: {known}"
+    try:
+        entry = parse_session_entry(wire)
+    except CtxlabError as error:
+        return f"rejected ✘ {error}"
+    return f"accepted ✔ {entry.type} entry {entry.id} (parent {entry.parent_id})"
+
+
+def corruption_table() -> pd.DataFrame:
+    """Each of the chapter's corruptions of ``compact-1`` and the parser's error message."""
+    rows = []
+    for case, wire in fixtures.compaction_corruptions().items():
+        try:
+            parse_session_entry(wire)
+        except CtxlabError as error:
+            message = str(error)
+        else:  # pragma: no cover - would mean the parser lets a corruption through
+            message = "(accepted!)"
+        rows.append({"case": case, "error": message})
+    return pd.DataFrame(rows, columns=["case", "error"])
+
+
+# -- widget: pick a corruption, see the parser's verdict -------------------------------------------
+
+
+def parse_cases() -> tuple[str, ...]:
+    """The dropdown's choices: the valid ``compact-1`` first, then each corruption."""
+    return (VALID_CASE, *fixtures.compaction_corruptions())
+
+
+def parse_view(case: str) -> str:
+    """What ``parse_session_entry`` says about the chosen case (pure)."""
+    return parse_verdict(case)
+
+
+def build_parse_widget() -> Any:
+    """Dropdown "case" → the parser's verdict (class ``ctxlab-parse-verdict``)."""
+    dropdown = widgets.Dropdown(
+        options=list(parse_cases()),
+        value=VALID_CASE,
+        description="case",
+        layout={"width": "480px"},
+    )
+    verdict = widgets.HTML(verdict_html(parse_view(dropdown.value)))
+    verdict.add_class("ctxlab-parse-verdict")
+
+    def update(_: object = None) -> None:
+        verdict.value = verdict_html(parse_view(dropdown.value))
+
+    dropdown.observe(update, names="value")
+    return widget_box(
+        [dropdown, verdict], controls={"case": dropdown}, outputs={"verdict": verdict}
+    )
+
+
+# -- self-checks -----------------------------------------------------------------------------------
+
+
+@friendly
+def check_repaired_compaction(answer: object) -> Verdict:
+    """Exercise 11.1-A: repair the chapter's corrupted ``compact-1`` (``files``)."""
+    wire = as_mapping(answer, "the repaired record")
+    entry = parse_session_entry(wire)
+    expected = fixtures.compact1()
+    if entry == expected:
+        return Verdict(
+            True,
+            "the parser accepts it, and it is exactly compact-1 again",
+            "The old name was migrated outside the parser; the parser stayed strict.",
+        )
+    differences = [
+        name for name, value in expected.to_json().items() if entry.to_json().get(name) != value
+    ]
+    return Verdict(
+        False,
+        "the parser accepts it, but it is not the original compact-1",
+        f"These fields differ from compact-1: {', '.join(differences)}",
+        "Only rename the field: keep its value ['context.ts'] and change nothing else.",
+    )
+
+
+@friendly
+def check_my_summary(answer: object) -> Verdict:
+    """Exercise 11.1-B: write a seven-field summary of your own that the parser accepts."""
+    summary = as_mapping(answer, "your summary")
+    wire = fixtures.compact1().to_json()
+    wire["summary"] = dict(summary)
+    entry = parse_session_entry(wire)
+    assert entry.type == "compaction"
+    if dict(summary) == fixtures.compact1_summary().to_json():
+        return Verdict(
+            False,
+            "that is compact-1's own summary",
+            hint="Write a summary of your own: any goal, and six lists of strings.",
+        )
+    items = sum(len(v) for v in summary.values() if isinstance(v, list))
+    return Verdict(
+        True,
+        "the parser accepts your seven-field summary",
+        f"goal: {entry.summary.goal!r}; {items} list items in six lists",
+    )

@@ -1,0 +1,430 @@
+"""Lab 11.2 "两个 tool result 仍属于 u3 开始的同一组" (the two tool results still belong to the
+group u3 starts): the teaching layer of notebook ``11.2-interaction-groups.ipynb``.
+
+The core of this lab is :mod:`ctxlab.interactions` (``group_interactions``); every group,
+pairing and error shown here is the core's, never re-computed.
+
+* tables -- :func:`grouping_table` / :func:`grouping_styler`, :func:`pairing_matrix`,
+  :func:`cut_points`, :func:`grouping_errors_table` (and :func:`group_label`, which the
+  11.3 ledger reuses);
+* figure -- :func:`timeline_figure`: the path as a row of boxes coloured by interaction
+  group, every place a cut could fall marked legal (✔, solid, between groups) or illegal
+  (✘, dotted, inside a group);
+* widget -- :func:`build_grouping_widget`: reorder group 3's results or corrupt an id
+  (:func:`grouping_variant`, :func:`grouping_view` are its pure parts);
+* self-checks -- :func:`check_group_of_u3` (exercise 11.2-A), :func:`check_legal_cuts`
+  (11.2-B) and :func:`check_error_entry` (11.2-C).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from ctxlab import fixtures
+from ctxlab.entries import MessageSessionEntry, SessionEntry
+from ctxlab.errors import CtxlabError, InteractionError
+from ctxlab.interactions import InteractionGroup, group_interactions, message_entries
+from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.display import (
+    FIGSIZE,
+    PALETTE,
+    CourseTable,
+    default_path,
+    group_colour,
+    group_numbers,
+    group_row_colours,
+    new_figure,
+    pre_html,
+    show,
+    styled,
+    tool_ids,
+    verdict_html,
+    widget_box,
+)
+from ctxlab.messages import ToolResultMessage
+
+__all__ = [
+    "GROUPING_ORDERS",
+    "R_TEST_ANSWERS",
+    "CutPoint",
+    "GroupingView",
+    "build_grouping_widget",
+    "check_error_entry",
+    "check_group_of_u3",
+    "check_legal_cuts",
+    "cut_points",
+    "group_label",
+    "grouping_errors",
+    "grouping_errors_table",
+    "grouping_styler",
+    "grouping_table",
+    "grouping_variant",
+    "grouping_verdict",
+    "grouping_view",
+    "pairing_matrix",
+    "timeline_figure",
+]
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+
+def group_label(number: int, group: InteractionGroup) -> str:
+    """``group 3: u3…a3``."""
+    ids = group.entry_ids
+    span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
+    return f"group {number}: {span}"
+
+
+def grouping_table(path: Sequence[SessionEntry] | None = None) -> pd.DataFrame:
+    """Each message entry and the interaction group ``group_interactions`` puts it in.
+
+    System messages belong to no group (``"—"``). Raises the core's ``InteractionError``
+    when the path cannot be grouped.
+    """
+    entries = message_entries(default_path(path))
+    groups = group_interactions(entries)
+    where: dict[str, tuple[int, InteractionGroup]] = {}
+    for number, group in enumerate(groups, 1):
+        for entry_id in group.entry_ids:
+            where[entry_id] = (number, group)
+    rows = []
+    for entry in entries:
+        found = where.get(entry.id)
+        rows.append(
+            {
+                "id": entry.id,
+                "role": entry.message.role,
+                "group": found[0] if found else "—",
+                "starts with": found[1].head.id if found else "—",
+                "tool call ids": tool_ids(entry),
+            }
+        )
+    return pd.DataFrame(rows, columns=["id", "role", "group", "starts with", "tool call ids"])
+
+
+def grouping_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
+    """:func:`grouping_table` with rows tinted by group."""
+    entries = default_path(path)
+    table = show(grouping_table(entries), "grouping")
+    table.apply(group_row_colours(group_numbers(entries)), axis=1)
+    return table
+
+
+def pairing_matrix(path: Sequence[SessionEntry] | None = None, head: str = "u3") -> pd.DataFrame:
+    """Tool-call ids (rows, declaration order) × result entries (columns, path order).
+
+    A cell is ``"✔"`` when ``group_interactions`` paired that call with that result.
+    """
+    groups = group_interactions(message_entries(default_path(path)))
+    group = next((g for g in groups if g.head.id == head), None)
+    if group is None:
+        heads = ", ".join(g.head.id for g in groups)
+        raise ValueError(f"no interaction starts with {head!r}; groups start with {heads}")
+    results = [e.id for e in group.entries if isinstance(e.message, ToolResultMessage)]
+    pairs = set(group.tool_pairs)
+    data = [
+        ["✔" if (call_id, result) in pairs else "" for result in results]
+        for call_id, _ in group.tool_pairs
+    ]
+    index = pd.Index([call_id for call_id, _ in group.tool_pairs], name="call id")
+    return pd.DataFrame(data, index=index, columns=pd.Index(results, name="result"))
+
+
+@dataclass(frozen=True)
+class CutPoint:
+    """A place between two neighbouring message entries; legal only between two groups."""
+
+    before: str
+    after: str
+    legal: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.before}|{self.after}"
+
+
+def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ...]:
+    """Every place between two neighbouring grouped entries, legal or not.
+
+    A cut is legal exactly where one group ends and the next begins; any cut inside a group
+    would separate part of an interaction (a tool call from its result, or from the answer).
+    """
+    groups = group_interactions(message_entries(default_path(path)))
+    cuts: list[CutPoint] = []
+    flat = [(n, entry_id) for n, g in enumerate(groups) for entry_id in g.entry_ids]
+    for (n1, left), (n2, right) in itertools.pairwise(flat):
+        cuts.append(CutPoint(left, right, n1 != n2))
+    return tuple(cuts)
+
+
+def grouping_errors() -> dict[str, list[SessionEntry]]:
+    """The chapter's broken (and one reordered-but-valid) variants of the opening path."""
+    return {
+        "r-test answers unknown-1": fixtures.unknown_call_path(),
+        "r-read missing": fixtures.missing_result_path(),
+        "r-read also answers test-1": fixtures.duplicate_result_path(),
+        "read-1 declared twice": fixtures.duplicate_call_path(),
+        "r-test moved before calls": fixtures.results_before_call_path(),
+    }
+
+
+def grouping_verdict(path: Sequence[SessionEntry]) -> str:
+    """``accepted ✔ ...`` with the groups, or ``rejected ✘ <the core's error>``."""
+    try:
+        groups = group_interactions(message_entries(path))
+    except CtxlabError as error:
+        return f"rejected ✘ {error}"
+    shown = "; ".join(f"[{', '.join(g.entry_ids)}]" for g in groups)
+    return f"accepted ✔ {len(groups)} groups: {shown}"
+
+
+def grouping_errors_table() -> pd.DataFrame:
+    """Case → what ``group_interactions`` says."""
+    rows = [
+        {"case": case, "group_interactions says": grouping_verdict(path)}
+        for case, path in grouping_errors().items()
+    ]
+    return pd.DataFrame(rows, columns=["case", "group_interactions says"])
+
+
+# -- figure ----------------------------------------------------------------------------------------
+
+_NO_GROUP = "#DDDDDD"
+
+
+@styled
+def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
+    """The path's message entries in order, coloured by group, with every cut point marked."""
+    entries = message_entries(default_path(path))
+    groups = group_interactions(entries)
+    number = group_numbers(entries)
+    x_of = {entry.id: float(i) for i, entry in enumerate(entries)}
+
+    fig, ax = new_figure(FIGSIZE)
+    width, height = 0.86, 0.8
+    for entry in entries:
+        x = x_of[entry.id]
+        n = number.get(entry.id)
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, 0),
+                width,
+                height,
+                boxstyle="round,pad=0.02,rounding_size=0.08",
+                facecolor=group_colour(n) if n else _NO_GROUP,
+                edgecolor=PALETTE["black"],
+                linewidth=1.2,
+                linestyle="-" if n else ":",
+            )
+        )
+        ax.text(x, height / 2, entry.id, ha="center", va="center", fontsize=14)
+        ax.text(x, -0.22, entry.message.role.replace("toolResult", "result"), ha="center",
+                va="center", fontsize=14, color="#444444", rotation=0)  # fmt: skip
+
+    for n, group in enumerate(groups, 1):
+        first, last = x_of[group.entry_ids[0]], x_of[group.entry_ids[-1]]
+        y = -0.55
+        ax.plot([first - 0.4, last + 0.4], [y, y], color=group_colour(n), linewidth=5,
+                solid_capstyle="butt")  # fmt: skip
+        ax.text((first + last) / 2, y - 0.25, f"group {n}", ha="center", va="center",
+                fontsize=15, fontweight="bold")  # fmt: skip
+
+    for cut in cut_points(entries):
+        x = (x_of[cut.before] + x_of[cut.after]) / 2
+        if cut.legal:
+            ax.plot([x, x], [-0.05, height + 0.3], color=PALETTE["bluish_green"], linewidth=3)
+            ax.text(x, height + 0.45, "✔", ha="center", va="center", fontsize=20,
+                    color=PALETTE["bluish_green"], fontweight="bold")  # fmt: skip
+        else:
+            ax.plot([x, x], [height + 0.05, height + 0.3], color=PALETTE["vermillion"],
+                    linewidth=2, linestyle=":")  # fmt: skip
+            ax.text(x, height + 0.45, "✘", ha="center", va="center", fontsize=16,
+                    color=PALETTE["vermillion"])  # fmt: skip
+
+    ax.set_xlim(-0.6, len(entries) - 0.4)
+    ax.set_ylim(-1.0, height + 0.75)
+    ax.set_axis_off()
+    ax.set_title("Where may the budget cut?  ✔ between groups   ✘ inside a group", loc="left")
+    return fig
+
+
+# -- widget: reorder the results or corrupt an id --------------------------------------------------
+
+#: Orders of group 3's middle three entries the widget offers.
+GROUPING_ORDERS: tuple[str, ...] = (
+    "calls, r-test, r-read",
+    "calls, r-read, r-test",
+    "r-test, calls, r-read",
+    "r-read, r-test, calls",
+)
+
+#: What ``r-test.toolCallId`` may be set to.
+R_TEST_ANSWERS: tuple[str, ...] = ("test-1", "read-1", "unknown-1")
+
+
+def grouping_variant(order: str, r_test_answers: str) -> list[SessionEntry]:
+    """The opening path with group 3's calls/results in ``order`` and r-test re-pointed."""
+    wanted = [part.strip() for part in order.split(",")]
+    if sorted(wanted) != ["calls", "r-read", "r-test"]:
+        raise ValueError(f"order must arrange calls, r-test and r-read, got {order!r}")
+    by_id: dict[str, SessionEntry] = {entry.id: entry for entry in fixtures.opening_path()}
+    r_test = by_id["r-test"]
+    assert isinstance(r_test, MessageSessionEntry)
+    assert isinstance(r_test.message, ToolResultMessage)
+    by_id["r-test"] = dataclasses.replace(
+        r_test, message=dataclasses.replace(r_test.message, tool_call_id=r_test_answers)
+    )
+    ids = ["sys", "u1", "a1", "u2", "a2", "u3", *wanted, "a3"]
+    return [by_id[entry_id] for entry_id in ids]
+
+
+@dataclass(frozen=True)
+class GroupingView:
+    """What the 11.2 widget shows: the verdict and, when accepted, group 3's pairing."""
+
+    verdict: str
+    pairing: str
+
+
+def grouping_view(order: str, r_test_answers: str) -> GroupingView:
+    """Group the variant path (pure): accepted with the groups, or the core's error."""
+    path = grouping_variant(order, r_test_answers)
+    verdict = grouping_verdict(path)
+    try:
+        pairing = pairing_matrix(path).to_string()
+    except CtxlabError:
+        pairing = "(no pairing: the group was rejected)"
+    return GroupingView(verdict, pairing)
+
+
+def build_grouping_widget() -> Any:
+    """Dropdowns "order" and "r-test answers" → grouping verdict (``ctxlab-grouping-verdict``)."""
+    order = widgets.Dropdown(
+        options=list(GROUPING_ORDERS), value=GROUPING_ORDERS[0], description="order"
+    )
+    answers = widgets.Dropdown(
+        options=list(R_TEST_ANSWERS), value=R_TEST_ANSWERS[0], description="r-test answers"
+    )
+    order.style.description_width = "initial"
+    answers.style.description_width = "initial"
+    verdict = widgets.HTML()
+    verdict.add_class("ctxlab-grouping-verdict")
+    pairing = widgets.HTML()
+
+    def update(_: object = None) -> None:
+        view = grouping_view(order.value, answers.value)
+        verdict.value = verdict_html(view.verdict)
+        pairing.value = pre_html(view.pairing)
+
+    update()
+    order.observe(update, names="value")
+    answers.observe(update, names="value")
+    return widget_box(
+        [widgets.HBox([order, answers]), verdict, pairing],
+        controls={"order": order, "r-test answers": answers},
+        outputs={"verdict": verdict, "pairing": pairing},
+    )
+
+
+# -- self-checks -----------------------------------------------------------------------------------
+
+
+@friendly
+def check_group_of_u3(answer: object) -> Verdict:
+    """Exercise 11.2-A: the ids of the group ``u3`` starts, in path order."""
+    ids = id_list(answer, "your group")
+    groups = group_interactions(fixtures.opening_path())
+    expected = list(next(g for g in groups if g.head.id == "u3").entry_ids)
+    if ids == expected:
+        return Verdict(True, f"the group is {', '.join(expected)}", "Path order is kept.")
+    missing = [i for i in expected if i not in ids]
+    extra = [i for i in ids if i not in expected]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing: {', '.join(missing)}")
+        if extra:
+            parts.append(f"not in this group: {', '.join(extra)}")
+        return Verdict(
+            False,
+            "the group has other members",
+            "; ".join(parts),
+            "A group runs from its user message up to the next user message; "
+            "system messages belong to no group.",
+        )
+    return Verdict(
+        False,
+        "right members, wrong order",
+        hint="group_interactions keeps the path order: r-test stands before r-read.",
+    )
+
+
+def _cut_label(item: object) -> str:
+    if isinstance(item, str):
+        return item.replace(" ", "")
+    if isinstance(item, Sequence) and len(item) == 2 and all(isinstance(x, str) for x in item):
+        return f"{item[0]}|{item[1]}"
+    raise TypeError(f"{item!r} is not a cut; write it as 'a1|u2' or ('a1', 'u2')")
+
+
+@friendly
+def check_legal_cuts(answer: object) -> Verdict:
+    """Exercise 11.2-B: every place where the budget may cut the opening path."""
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        raise TypeError("the cuts should be a list such as ['x|y', ...]")
+    chosen = {_cut_label(item) for item in answer}
+    cuts = {cut.label: cut for cut in cut_points(fixtures.opening_path())}
+    unknown = sorted(label for label in chosen if label not in cuts)
+    if unknown:
+        return Verdict(
+            False,
+            f"not neighbouring entries: {', '.join(unknown)}",
+            hint="A cut lies between two neighbouring entries of the path, e.g. 'u1|a1'.",
+        )
+    illegal = [label for label in cuts if label in chosen and not cuts[label].legal]
+    legal = [label for label in cuts if cuts[label].legal]
+    if illegal:
+        return Verdict(
+            False,
+            f"these cuts fall inside a group: {', '.join(illegal)}",
+            "Cutting there would keep part of an interaction and drop the rest, e.g. a "
+            "tool call without its result.",
+            "Only a cut between two groups keeps every interaction whole.",
+        )
+    missed = [label for label in legal if label not in chosen]
+    if missed:
+        return Verdict(
+            False,
+            f"{len(missed)} legal cut(s) missing",
+            hint="Look at the timeline: where does one group end and the next begin?",
+        )
+    return Verdict(True, f"the legal cuts are {', '.join(legal)}")
+
+
+@friendly
+def check_error_entry(answer: object) -> Verdict:
+    """Exercise 11.2-C: which entry does the error for the ``unknown-1`` corruption name?"""
+    if not isinstance(answer, str):
+        raise TypeError(f"the answer should be an entry id (a string), got {answer!r}")
+    try:
+        group_interactions(fixtures.unknown_call_path())
+    except InteractionError as error:
+        expected = error.entry_id
+        if answer == expected:
+            return Verdict(True, f"the error names {expected}", str(error))
+        return Verdict(
+            False,
+            f"the error does not name {answer!r}",
+            hint="Which entry carries toolCallId unknown-1? That is the fact that is wrong.",
+        )
+    return Verdict(False, "the corrupted path was accepted -- is the core unchanged?")

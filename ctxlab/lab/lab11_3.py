@@ -1,0 +1,601 @@
+"""Lab 11.3 "31 个 token 怎样留下第二、三组" (how 31 tokens keep the second and third
+groups): the teaching layer of notebook ``11.3-budgeted-context.ipynb``.
+
+The core of this lab is :mod:`ctxlab.context` (``build_context``). Which groups are kept,
+the fixed costs and the ``reason`` all come from its result; the ledger only lays them out.
+
+* tables -- :func:`budget_ledger` (the result, group by group), :func:`ledger_table` /
+  :func:`ledger_styler` (the chapter's ledger: kept rows green, dropped rows hatched),
+  :func:`sweep_table` (every ``max_tokens`` from 0 to 60), and :func:`path_table` of lab
+  11.1 (the costs the notebook prices again with another estimator);
+* figures -- :func:`budget_figure` (a waterfall of the fixed costs, then each group newest
+  first, kept solid or dropped hatched, against the line where the budget ends) and
+  :func:`sweep_figure` (groups kept and ``reason`` against ``max_tokens``);
+* widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure, the
+  kept ids and the reason (:func:`budget_view` is its pure part);
+* self-checks -- :func:`check_available` (exercise 11.3-A), :func:`check_kept_ids` (11.3-B)
+  and :func:`check_smallest_budget_for_all` (11.3-C).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ctxlab import fixtures
+from ctxlab.context import ContextResult, build_context, resume_candidates
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
+from ctxlab.errors import CtxlabError
+from ctxlab.interactions import InteractionGroup, group_interactions
+from ctxlab.lab.checks import Verdict, as_number, friendly, id_list
+from ctxlab.lab.display import (
+    DROPPED,
+    FIGSIZE,
+    FIGSIZE_TALL,
+    KEPT,
+    PALETTE,
+    CourseTable,
+    TokenEstimator,
+    default_estimator,
+    default_path,
+    figure_png,
+    group_colour,
+    new_figure,
+    show,
+    slider,
+    styled,
+    tidy_number,
+    widget_box,
+)
+from ctxlab.lab.lab11_1 import path_table
+from ctxlab.lab.lab11_2 import group_label
+
+__all__ = [
+    "BudgetLedger",
+    "BudgetView",
+    "LedgerGroup",
+    "budget_figure",
+    "budget_ledger",
+    "budget_view",
+    "build_budget_widget",
+    "check_available",
+    "check_kept_ids",
+    "check_smallest_budget_for_all",
+    "ledger_styler",
+    "ledger_table",
+    "path_table",
+    "sweep_figure",
+    "sweep_table",
+]
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerGroup:
+    """One candidate group as the ledger shows it."""
+
+    number: int
+    label: str
+    cost: int | float
+    kept: bool
+    running_total: int | float  # after this group (kept) or what it would have made
+
+
+@dataclass(frozen=True)
+class BudgetLedger:
+    """``build_context``'s result and the per-group view of it, newest group first."""
+
+    result: ContextResult
+    summary_cost: int | float
+    groups: tuple[LedgerGroup, ...]
+
+
+def _candidate_groups(path: Sequence[SessionEntry]) -> list[InteractionGroup]:
+    """The groups the budget chooses from: after the newest compaction's first kept entry."""
+    _, candidates = resume_candidates(path)
+    return group_interactions(candidates)
+
+
+def budget_ledger(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    summary_language: str = "en",
+) -> BudgetLedger:
+    """Run ``build_context`` and explain its result group by group.
+
+    Which groups were kept comes from ``result.kept_entry_ids``; the fixed numbers from
+    ``result.tokens``; each group's cost is the estimator's price of its messages. The
+    running total of a dropped group is what keeping it too would have made.
+    """
+    entries = default_path(path)
+    price = default_estimator(estimate)
+    result = build_context(
+        entries,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate_tokens=price,
+        summary_language=summary_language,  # type: ignore[arg-type]
+    )
+    kept_ids = set(result.kept_entry_ids)
+    groups = _candidate_groups(entries)
+    kept_cost: int | float = 0
+    rows: list[tuple[int, InteractionGroup, int | float, bool]] = []
+    for number in range(len(groups), 0, -1):
+        group = groups[number - 1]
+        cost = sum((price(e.message) for e in group.entries), start=0)
+        kept = group.head.id in kept_ids
+        rows.append((number, group, cost, kept))
+        if kept:
+            kept_cost += cost
+    summary_cost = result.tokens.messages - kept_cost
+    running = summary_cost
+    ledger: list[LedgerGroup] = []
+    for number, group, cost, kept in rows:
+        ledger.append(LedgerGroup(number, group_label(number, group), cost, kept, running + cost))
+        if kept:
+            running += cost
+    return BudgetLedger(result, summary_cost, tuple(ledger))
+
+
+def ledger_table(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    summary_language: str = "en",
+) -> pd.DataFrame:
+    """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision."""
+    view = budget_ledger(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+        summary_language=summary_language,
+    )
+    n = tidy_number
+    t = view.result.tokens
+    available = n(t.available_for_messages)
+    rows: list[dict[str, object]] = [
+        {"item": "max_tokens", "tokens": n(t.max_tokens), "running total": "", "decision": ""},
+        {"item": "− system (replayed)", "tokens": n(t.system), "running total": "",
+         "decision": "fixed"},
+        {"item": "− reserved_output", "tokens": n(t.reserved_output), "running total": "",
+         "decision": "fixed"},
+        {"item": "− safety_margin", "tokens": n(t.safety_margin), "running total": "",
+         "decision": "fixed"},
+        {"item": "= available for messages", "tokens": available, "running total": "",
+         "decision": "budget"},
+    ]  # fmt: skip
+    has_summary = any(isinstance(e, CompactionSessionEntry) for e in default_path(path))
+    if has_summary:
+        rows.append(
+            {
+                "item": "summary (newest compaction)",
+                "tokens": n(view.summary_cost),
+                "running total": n(view.summary_cost),
+                "decision": "kept first",
+            }
+        )
+    stopped = False
+    for group in view.groups:
+        if group.kept:
+            if group.running_total > t.available_for_messages:
+                decision = f"kept whole: overflow, {n(group.running_total)} > {available}"
+            else:
+                decision = "kept"
+        elif not stopped:
+            decision = f"dropped: would make {n(group.running_total)} > {available}"
+            stopped = True
+        else:
+            decision = "dropped: the choice already stopped"
+        rows.append(
+            {
+                "item": f"{group.label} ({n(group.cost)})",
+                "tokens": n(group.cost),
+                "running total": n(group.running_total) if group.kept else "",
+                "decision": decision,
+            }
+        )
+    rows.append(
+        {
+            "item": f"reason: {view.result.reason}",
+            "tokens": n(t.total),
+            "running total": "",
+            "decision": "total sent",
+        }
+    )
+    return pd.DataFrame(rows, columns=["item", "tokens", "running total", "decision"])
+
+
+def _ledger_row_style(row: pd.Series) -> list[str]:
+    decision = str(row["decision"])
+    if decision.startswith("kept"):
+        style = "background-color: #009E7333; font-weight: bold"
+    elif decision.startswith("dropped"):
+        style = (
+            "background: repeating-linear-gradient(45deg, #FFFFFF, #FFFFFF 6px,"
+            " #DDDDDD 6px, #DDDDDD 8px); color: #555555; text-decoration: line-through"
+        )
+    elif decision == "budget":
+        style = "font-weight: bold; border-top: 2px solid #000000"
+    else:
+        style = ""
+    return [style] * len(row)
+
+
+def ledger_styler(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    summary_language: str = "en",
+) -> CourseTable:
+    """:func:`ledger_table` with kept rows green and dropped rows hatched grey."""
+    frame = ledger_table(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+        summary_language=summary_language,
+    )
+    table = show(frame, "ledger")
+    table.apply(_ledger_row_style, axis=1)
+    return table
+
+
+def sweep_table(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: Iterable[int] = range(61),
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+) -> pd.DataFrame:
+    """``build_context`` at every ``max_tokens``: groups kept, kept ids, reason, total."""
+    entries = default_path(path)
+    price = default_estimator(estimate)
+    heads = {g.head.id for g in _candidate_groups(entries)}
+    rows = []
+    for budget in max_tokens:
+        result = build_context(
+            entries,
+            max_tokens=budget,
+            reserved_output=reserved_output,
+            safety_margin=safety_margin,
+            estimate_tokens=price,
+        )
+        rows.append(
+            {
+                "max_tokens": budget,
+                "groups kept": sum(1 for i in result.kept_entry_ids if i in heads),
+                "reason": result.reason,
+                "total": tidy_number(result.tokens.total),
+                "kept ids": ", ".join(result.kept_entry_ids),
+            }
+        )
+    return pd.DataFrame(rows, columns=["max_tokens", "groups kept", "reason", "total", "kept ids"])
+
+
+# -- figures ---------------------------------------------------------------------------------------
+
+
+@styled
+def budget_figure(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+) -> Figure:
+    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall.
+
+    The dashed line is where the budget ends: fixed costs + ``available_for_messages``.
+    """
+    view = budget_ledger(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+    )
+    t = view.result.tokens
+    fixed_style = {"edgecolor": PALETTE["black"], "linewidth": 1.5}
+    rows: list[tuple[str, float, dict[str, object]]] = [
+        ("system", float(t.system), {**fixed_style, "facecolor": "#BBBBBB"}),
+        ("reserved_output", float(t.reserved_output), {**fixed_style, "facecolor": "#888888"}),
+        ("safety_margin", float(t.safety_margin), {**fixed_style, "facecolor": "#555555"}),
+    ]
+    if view.summary_cost:
+        rows.append(("summary", float(view.summary_cost), {**KEPT, "facecolor": PALETTE["yellow"]}))
+    for group in view.groups:
+        style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
+        rows.append((group.label.replace(": ", "\n"), float(group.cost), style))
+
+    # Fixed margins instead of constrained layout: a slider redraws this figure, and
+    # the layout solver would more than double the time of each redraw.
+    fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.86, bottom=0.11)
+    start = 0.0
+    for index, (_, cost, style) in enumerate(rows):
+        ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]
+        ax.text(start + cost + 0.3, index, f"{cost:g}", va="center", ha="left", fontsize=14)
+        start += cost
+    fixed = float(t.system + t.reserved_output + t.safety_margin)
+    budget_end = fixed + float(t.available_for_messages)
+    ax.axvline(budget_end, color=PALETTE["black"], linestyle="--", linewidth=2)
+    right = max(start, budget_end, float(t.max_tokens)) * 1.1 + 2
+    on_left = budget_end > 0.6 * right  # keep the label inside the axes
+    ax.text(budget_end, -0.9, f" budget ends: {budget_end:g} " , va="center",
+            ha="right" if on_left else "left", fontsize=14, fontweight="bold")  # fmt: skip
+
+    ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
+    ax.invert_yaxis()
+    ax.set_ylim(len(rows) - 0.5, -1.3)
+    ax.set_xlim(0, right)
+    ax.set_xlabel("tokens (running total)")
+    ax.set_title(
+        f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}", loc="left"
+    )
+    fig.legend(
+        handles=[
+            Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label="kept (solid)"),  # type: ignore[arg-type]
+            Patch(**DROPPED, label="dropped (hatched)"),  # type: ignore[arg-type]
+        ],
+        loc="upper right",
+        ncols=2,
+        frameon=False,
+    )
+    return fig
+
+
+_REASON_STYLE: dict[str, dict[str, object]] = {
+    "single_group_overflow": {"facecolor": "#D55E0033", "hatch": "xx", "edgecolor": "#D55E00"},
+    "trimmed": {"facecolor": "#E69F0033", "hatch": "//", "edgecolor": "#E69F00"},
+    "within_budget": {"facecolor": "#009E7333", "hatch": "", "edgecolor": "#009E73"},
+}
+
+
+@styled
+def sweep_figure(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: Iterable[int] = range(61),
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    mark: int | None = 31,
+) -> Figure:
+    """Groups kept (a step line) and ``reason`` (hatched bands) against ``max_tokens``."""
+    frame = sweep_table(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+    )
+    budgets = [int(v) for v in frame["max_tokens"]]
+    kept = [int(v) for v in frame["groups kept"]]
+    reasons = [str(v) for v in frame["reason"]]
+
+    fig, ax = new_figure(FIGSIZE)
+    top = max(kept, default=0) + 0.8
+    start = 0
+    for i in range(1, len(budgets) + 1):
+        if i == len(budgets) or reasons[i] != reasons[start]:
+            ax.axvspan(budgets[start] - 0.5, budgets[i - 1] + 0.5, ymax=1.0, linewidth=0,
+                       **_REASON_STYLE[reasons[start]])  # type: ignore[arg-type]  # fmt: skip
+            start = i
+    ax.step(budgets, kept, where="mid", color=PALETTE["black"], linewidth=3)
+    if mark is not None and mark in budgets:
+        y = kept[budgets.index(mark)]
+        ax.plot([mark], [y], "o", color=PALETTE["black"], markersize=10)
+        ax.annotate(
+            f"max_tokens {mark}: {y} groups",
+            (mark, y),
+            xytext=(mark - 14, y + 0.45),
+            fontsize=14,
+            arrowprops={"arrowstyle": "->", "linewidth": 1.5},
+            bbox={"boxstyle": "round", "facecolor": "#FFFFFF", "edgecolor": "#000000"},
+        )
+    ax.set_ylim(0, top)
+    ax.set_yticks(range(0, int(top) + 1))
+    ax.set_xlim(budgets[0] - 0.5, budgets[-1] + 0.5)
+    ax.set_xlabel("max_tokens")
+    ax.set_ylabel("groups kept")
+    ax.set_title(
+        f"Sweep (reserved_output {reserved_output:g}, safety_margin {safety_margin:g})",
+        loc="left",
+    )
+    seen = list(dict.fromkeys(reasons))
+    ax.legend(
+        handles=[Patch(**_REASON_STYLE[r], label=r) for r in seen],  # type: ignore[arg-type]
+        loc="lower right",
+        frameon=True,
+        framealpha=0.95,
+    )
+    return fig
+
+
+# -- widget: three sliders redraw the ledger, the plot, the kept ids and the reason ----------------
+
+
+@dataclass(frozen=True)
+class BudgetView:
+    """Everything the 11.3 widget shows for one slider position."""
+
+    reason: str  # "reason: trimmed"
+    kept: str  # "kept: u2, a2, u3, calls, r-test, r-read, a3"
+    ledger_html: str
+    figure: Figure
+
+
+def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> BudgetView:
+    """Build the context for the opening path and render its ledger and budget plot (pure)."""
+    view = budget_ledger(
+        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
+    )
+    styler = ledger_styler(
+        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
+    )
+    figure = budget_figure(
+        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
+    )
+    kept = ", ".join(view.result.kept_entry_ids) or "(nothing)"
+    return BudgetView(
+        reason=f"reason: {view.result.reason}",
+        kept=f"kept: {kept}",
+        ledger_html=styler.to_html(),
+        figure=figure,
+    )
+
+
+def build_budget_widget(
+    render: Callable[[int, int, int], BudgetView] = budget_view,
+) -> Any:
+    """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot."""
+    controls = {
+        "max_tokens": slider("max_tokens", 31, 60),
+        "reserved_output": slider("reserved_output", 4, 20),
+        "safety_margin": slider("safety_margin", 2, 20),
+    }
+    reason = widgets.Label()
+    reason.add_class("ctxlab-reason")
+    kept = widgets.Label()
+    kept.add_class("ctxlab-kept")
+    ledger = widgets.HTML()
+    # max_width keeps the figure inside a narrow notebook column; wrapping puts it under
+    # the ledger instead of cutting it off at the right.
+    image = widgets.Image(format="png", layout={"width": "760px", "max_width": "100%"})
+
+    def update(_: object = None) -> None:
+        view = render(
+            controls["max_tokens"].value,
+            controls["reserved_output"].value,
+            controls["safety_margin"].value,
+        )
+        reason.value = view.reason
+        kept.value = view.kept
+        ledger.value = view.ledger_html
+        image.value = figure_png(view.figure)
+
+    update()
+    for control in controls.values():
+        control.observe(update, names="value")
+    return widget_box(
+        [
+            widgets.VBox(list(controls.values())),
+            reason,
+            kept,
+            widgets.HBox(
+                [ledger, image], layout={"flex_flow": "row wrap", "align_items": "flex-start"}
+            ),
+        ],
+        controls=controls,
+        outputs={"reason": reason, "kept": kept, "ledger": ledger, "figure": image},
+    )
+
+
+# -- self-checks -----------------------------------------------------------------------------------
+
+
+def _context(
+    max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
+) -> ContextResult:
+    return build_context(
+        fixtures.opening_path(),
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate_tokens=fixtures.opening_estimator,
+    )
+
+
+@friendly
+def check_available(
+    answer: object, *, max_tokens: int = 40, reserved_output: int = 4, safety_margin: int = 2
+) -> Verdict:
+    """Exercise 11.3-A: ``available_for_messages`` for another budget (default 40/4/2)."""
+    value = as_number(answer, "available_for_messages")
+    tokens = _context(max_tokens, reserved_output, safety_margin).tokens
+    if value == tokens.available_for_messages:
+        return Verdict(
+            True,
+            f"available_for_messages is {tokens.available_for_messages:g}",
+            f"max(0, {max_tokens} − system {tokens.system:g} − {reserved_output}"
+            f" − {safety_margin})",
+        )
+    return Verdict(
+        False,
+        f"{value:g} is not what build_context computes",
+        hint="Subtract the replayed system message, reserved_output and safety_margin from "
+        "max_tokens; never below 0.",
+    )
+
+
+@friendly
+def check_kept_ids(
+    answer: object, *, max_tokens: int = 20, reserved_output: int = 4, safety_margin: int = 2
+) -> Verdict:
+    """Exercise 11.3-B: ``kept_entry_ids`` for another budget (default 20/4/2)."""
+    ids = id_list(answer, "your kept ids")
+    result = _context(max_tokens, reserved_output, safety_margin)
+    if tuple(ids) == result.kept_entry_ids:
+        return Verdict(True, f"kept: {', '.join(ids)}; reason {result.reason}")
+    if "sys" in ids:
+        return Verdict(
+            False,
+            "sys is not a kept entry",
+            hint="The replayed system message is always sent but never listed in kept_entry_ids.",
+        )
+    return Verdict(
+        False,
+        "that is not what build_context keeps",
+        hint=f"Available for messages is {result.tokens.available_for_messages:g}. Start from "
+        "the newest group; what happens when even that one does not fit?",
+    )
+
+
+@friendly
+def check_smallest_budget_for_all(
+    answer: object, *, reserved_output: int = 4, safety_margin: int = 2
+) -> Verdict:
+    """Exercise 11.3-C: the smallest ``max_tokens`` that keeps all three groups."""
+    value = as_number(answer, "max_tokens")
+    if value < 0:
+        raise CtxlabError(f"max_tokens must be >= 0, got {value:g}")
+    result = _context(value, reserved_output, safety_margin)
+    if result.reason != "within_budget":
+        return Verdict(
+            False,
+            f"with max_tokens {value:g} the reason is {result.reason}",
+            f"kept: {', '.join(result.kept_entry_ids)}",
+            "Add the cost of every group to the fixed costs.",
+        )
+    smaller = _context(value - 1, reserved_output, safety_margin)
+    if smaller.reason == "within_budget":
+        return Verdict(
+            False,
+            f"{value:g} keeps all three groups, but so does {value - 1:g}",
+            hint="Look for the smallest budget.",
+        )
+    return Verdict(True, f"{value:g} is the smallest max_tokens that keeps every group")
