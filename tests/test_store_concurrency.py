@@ -32,6 +32,8 @@ WRITER = r"""
 import json, random, sys
 from ctxlab import JsonlSessionStore, SessionStoreError
 
+pytestmark = pytest.mark.store
+
 path, name, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
 store = JsonlSessionStore.open(path)  # durable

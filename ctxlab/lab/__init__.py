@@ -6,7 +6,9 @@ This is the only part of ctxlab that uses pandas, matplotlib and ipywidgets. Imp
 ==========================  ==========================================================
 :mod:`ctxlab.lab.style`      one matplotlib style, 14 pt+, Okabe–Ito colours
 :mod:`ctxlab.lab.checks`     :class:`Verdict` and :func:`friendly` for self-checks
-:mod:`ctxlab.lab.testing`    :func:`run_lab_tests`, the last cell of every notebook
+:mod:`ctxlab.lab.grading`    :func:`check_implementation`: the chapter's checks run
+                             against the student's own function (the build-it cells)
+:mod:`ctxlab.lab.language`   :func:`set_language`: reports in English or Chinese
 :mod:`ctxlab.lab.tables`     DataFrames and Stylers (path, grouping, ledger)
 :mod:`ctxlab.lab.plots`      matplotlib figures (timeline, budget, sweep)
 :mod:`ctxlab.lab.widgets`    ipywidgets over the pure table/plot functions
@@ -21,23 +23,42 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxlab.lab.checks import Verdict, friendly, not_answered
-from ctxlab.lab.testing import LabTestReport, run_lab_tests
+from ctxlab.lab.language import get_language, set_language
+
+if TYPE_CHECKING:
+    from ctxlab.lab.grading import CheckResult, LabReport, check_implementation
 
 __all__ = [
-    "LabTestReport",
+    "CheckResult",
+    "LabReport",
     "Verdict",
+    "check_implementation",
     "friendly",
+    "get_language",
     "not_answered",
-    "run_lab_tests",
+    "set_language",
     "setup_notebook",
 ]
 
 _SUBMODULES = frozenset(
-    {"style", "checks", "testing", "tables", "plots", "widgets", "exercises", "compaction_views"}
+    {
+        "style",
+        "checks",
+        "grading",
+        "language",
+        "tables",
+        "plots",
+        "widgets",
+        "exercises",
+        "compaction_views",
+    }
 )
+
+# Loaded from ctxlab.lab.grading on first use (it builds the chapter's fixtures).
+_GRADING_NAMES = frozenset({"check_implementation", "LabReport", "CheckResult"})
 
 
 def setup_notebook() -> None:
@@ -54,6 +75,8 @@ def setup_notebook() -> None:
 
 
 def __getattr__(name: str) -> ModuleType | Any:
+    if name in _GRADING_NAMES:
+        return getattr(importlib.import_module("ctxlab.lab.grading"), name)
     if name in _SUBMODULES:
         return importlib.import_module(f"ctxlab.lab.{name}")
     raise AttributeError(f"module 'ctxlab.lab' has no attribute {name!r}")
