@@ -25,14 +25,14 @@ import pytest
 from ctxlab import JsonlSessionStore, SessionStoreError
 from ctxlab.entries import SessionEntry
 
+pytestmark = pytest.mark.store
+
 PROCESSES = 4
 APPENDS = 500
 
 WRITER = r"""
 import json, random, sys
 from ctxlab import JsonlSessionStore, SessionStoreError
-
-pytestmark = pytest.mark.store
 
 path, name, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
