@@ -358,7 +358,11 @@ def _kind(value: object) -> str:
 
 
 class _Trial:
-    """The student's function, called under watch: input snapshots and the case label."""
+    """The student's function, called under watch: input snapshots and the case label.
+
+    ``current`` is the label of the latest call (what a timeout or an unreadable result
+    is reported against).
+    """
 
     def __init__(self, function: Callable[..., Any], arg_names: tuple[str, ...]) -> None:
         self.function = function
@@ -393,7 +397,6 @@ class _Trial:
                     f"：调用期间改动了输入 {names}；实验函数不能修改传入的数据",
                 )
             )
-        self.current = None
         return outcome
 
     def returns(self, label: _T, *args: Any, **kwargs: Any) -> Any:
