@@ -72,6 +72,8 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
+pytestmark = pytest.mark.reference
+
 GROUP_1 = ("u1", "a1")
 GROUP_2 = ("u2", "a2")
 GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
@@ -94,7 +96,6 @@ def _messages(path: Sequence[SessionEntry]) -> list[MessageSessionEntry]:
 # -- 1 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_1
 def test_b01_compaction_schema_is_exactly_seven_fields() -> None:
     entry = parse_session_entry(fx.compact1().to_json())
     assert isinstance(entry, CompactionSessionEntry)
@@ -114,7 +115,6 @@ def test_b01_compaction_schema_is_exactly_seven_fields() -> None:
             parse_session_entry(wire)
 
 
-@pytest.mark.lab11_1
 def test_b01_parsed_compaction_shares_nothing_with_its_input() -> None:
     wire = fx.compact1().to_json()
     entry = parse_session_entry(wire)
@@ -154,7 +154,6 @@ CORRUPTED_FIELDS = {
 }
 
 
-@pytest.mark.lab11_1
 @pytest.mark.parametrize("name", sorted(CORRUPTED_FIELDS))
 def test_b02_corrupted_compactions_are_rejected_naming_the_field(name: str) -> None:
     wire = fx.compaction_corruptions()[name]
@@ -166,7 +165,6 @@ def test_b02_corrupted_compactions_are_rejected_naming_the_field(name: str) -> N
     assert set(fx.compaction_corruptions()) == set(CORRUPTED_FIELDS)
 
 
-@pytest.mark.lab11_1
 def test_b02_missing_changed_files_is_named() -> None:
     wire = fx.compact1().to_json()
     del wire["summary"]["changedFiles"]
@@ -178,7 +176,6 @@ def test_b02_missing_changed_files_is_named() -> None:
 # -- 3 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_1
 def test_b03_compaction_round_trips_through_both_stores(tmp_path: Path) -> None:
     path = fx.resumed_path()
     memory = InMemorySessionStore()
@@ -200,7 +197,6 @@ def test_b03_compaction_round_trips_through_both_stores(tmp_path: Path) -> None:
 # -- 4 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_2
 def test_b04_groups_start_at_user_messages_and_skip_system() -> None:
     path = fx.opening_path()
     patch = MessageSessionEntry("patch", "a1", 30, SystemMessage("between", 30))
@@ -210,7 +206,6 @@ def test_b04_groups_start_at_user_messages_and_skip_system() -> None:
     assert [g.head.id for g in groups] == ["u1", "u2", "u3"]
 
 
-@pytest.mark.lab11_2
 def test_b04_grouping_returns_independent_copies() -> None:
     entries = _messages(fx.opening_path())
     before = list(entries)
@@ -229,7 +224,6 @@ def test_b04_grouping_returns_independent_copies() -> None:
 # -- 5 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_2
 def test_b05_results_in_any_order_pair_by_call_id() -> None:
     normal = group_interactions(_messages(fx.opening_path()))[-1]
     assert normal.entry_ids == GROUP_3  # r-test before r-read: path order kept
@@ -249,7 +243,6 @@ BROKEN = {
 }
 
 
-@pytest.mark.lab11_2
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_b06_broken_tool_facts_are_rejected_naming_ids(name: str) -> None:
     make, entry_id, call_id = BROKEN[name]
@@ -266,7 +259,6 @@ def test_b06_broken_tool_facts_are_rejected_naming_ids(name: str) -> None:
 # -- 7 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_3
 def test_b07_fixed_costs_are_deducted_before_groups() -> None:
     result = _build(fx.opening_path(), 31)
     tokens = result.tokens
@@ -286,7 +278,6 @@ def test_b07_fixed_costs_are_deducted_before_groups() -> None:
     assert not any(isinstance(m, SystemMessage) for m in plain.messages)
 
 
-@pytest.mark.lab11_3
 def test_b07_fixed_costs_above_the_window_leave_zero_not_negative() -> None:
     result = _build(fx.opening_path(), 5)
     assert result.tokens.available_for_messages == 0
@@ -297,7 +288,6 @@ def test_b07_fixed_costs_above_the_window_leave_zero_not_negative() -> None:
 # -- 8 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_3
 def test_b08_newest_group_too_big_is_returned_whole() -> None:
     for max_tokens in (0, 9, 19, 23):
         result = _build(fx.opening_path(), max_tokens)
@@ -314,7 +304,6 @@ def test_b08_newest_group_too_big_is_returned_whole() -> None:
 # -- 9 ------------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_3
 def test_b09_trimming_keeps_whole_groups_newest_first() -> None:
     expected = {
         24: (GROUP_3, "trimmed"),
@@ -330,7 +319,6 @@ def test_b09_trimming_keeps_whole_groups_newest_first() -> None:
         assert result.tokens.total <= max_tokens
 
 
-@pytest.mark.lab11_3
 def test_b09_results_are_isolated_copies() -> None:
     path = fx.opening_path()
     snapshot = [e.to_json() for e in path]
@@ -350,7 +338,6 @@ def test_b09_results_are_isolated_copies() -> None:
 # -- 10 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_4
 def test_b10_create_is_pure_and_derives_the_parent() -> None:
     path = fx.opening_path()
     store = InMemorySessionStore(path)
@@ -385,7 +372,6 @@ def test_b10_create_is_pure_and_derives_the_parent() -> None:
 # -- 11 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_4
 @pytest.mark.parametrize("first_kept", ["u1", "u2", "u3"])
 def test_b11_group_heads_are_valid_first_kept_entries(first_kept: str) -> None:
     entry = create_compaction_entry(
@@ -399,7 +385,6 @@ def test_b11_group_heads_are_valid_first_kept_entries(first_kept: str) -> None:
     assert entry.first_kept_entry_id == first_kept
 
 
-@pytest.mark.lab11_4
 @pytest.mark.parametrize("first_kept", ["a2", "calls", "r-test", "r-read", "a3", "sys", "nope"])
 def test_b11_first_kept_must_start_a_group(first_kept: str) -> None:
     with pytest.raises(CompactionError) as caught:
@@ -418,7 +403,6 @@ def test_b11_first_kept_must_start_a_group(first_kept: str) -> None:
 # -- 12 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_5
 def test_b12_resume_puts_the_summary_after_system_and_prices_it_first() -> None:
     path = fx.resumed_path()
     result = _build(path, 100)
@@ -441,7 +425,6 @@ def test_b12_resume_puts_the_summary_after_system_and_prices_it_first() -> None:
 # -- 13 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_5
 def test_b13_only_the_newest_compaction_is_read_deterministically() -> None:
     path = fx.recompacted_path()
     first = _build(path, 100)
@@ -460,7 +443,6 @@ def test_b13_only_the_newest_compaction_is_read_deterministically() -> None:
 # -- 14 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_5
 def test_b14_a_resumed_path_can_be_compacted_again(tmp_path: Path) -> None:
     resumed = fx.resumed_path()
     compact2 = create_compaction_entry(
@@ -496,7 +478,6 @@ def test_b14_a_resumed_path_can_be_compacted_again(tmp_path: Path) -> None:
 # -- 15 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_5
 def test_b15_system_is_replayed_from_the_whole_path() -> None:
     path = fx.system_patch_path()
     result = _build(path, 100)
@@ -527,7 +508,6 @@ def parse_sections(sections: dict[str, str | None]) -> Mapping[str, str | None] 
     return entry.message.sections
 
 
-@pytest.mark.lab11_5
 def test_b15_a_system_patch_cannot_be_the_first_kept_entry() -> None:
     path = fx.system_patch_path()
     with pytest.raises(CompactionError, match="patch-2") as caught:
@@ -543,7 +523,6 @@ def test_b15_a_system_patch_cannot_be_the_first_kept_entry() -> None:
     assert isinstance(caught.value, CtxlabError)
 
 
-@pytest.mark.lab11_1
 def test_docstring_maps_every_behaviour_to_existing_tests() -> None:
     doc = __doc__ or ""
     rows = re.findall(r"^(\d{1,2})\. ", doc, flags=re.MULTILINE)

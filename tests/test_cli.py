@@ -18,6 +18,8 @@ import pytest
 from ctxlab import fixtures
 from ctxlab.store import encode_entry_line
 
+pytestmark = pytest.mark.cli
+
 BUDGET = ["--max-tokens", "31", "--reserved-output", "4", "--safety-margin", "2"]
 
 

@@ -22,6 +22,8 @@ from ctxlab import (
     text_of,
 )
 
+pytestmark = pytest.mark.reference
+
 BUDGET = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
 BAD_OPTIONS: list[Any] = [
     math.nan,

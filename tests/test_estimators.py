@@ -29,7 +29,7 @@ from ctxlab import fixtures as fx
 from ctxlab.estimators import chars_per_token, counted_characters
 from ctxlab.json_values import FrozenDict
 
-pytestmark = pytest.mark.lab11_3
+pytestmark = pytest.mark.reference
 
 
 def _opening() -> dict[str, object]:

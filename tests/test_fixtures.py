@@ -22,6 +22,8 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
+pytestmark = pytest.mark.reference
+
 
 def _chain_ok(path: list[SessionEntry]) -> None:
     for parent, child in itertools.pairwise(path):
@@ -30,7 +32,6 @@ def _chain_ok(path: list[SessionEntry]) -> None:
     assert path_to(path, path[-1].id) == path
 
 
-@pytest.mark.lab11_1
 @pytest.mark.parametrize(
     "make",
     [fx.opening_path, fx.resumed_path, fx.recompacted_path, fx.system_patch_path],
@@ -50,7 +51,6 @@ def test_fixture_paths_are_linked_valid_and_fresh(make: Callable[[], list[Sessio
             assert entry.timestamp == entry.message.timestamp
 
 
-@pytest.mark.lab11_1
 def test_fixture_messages_read_like_a_real_coding_session() -> None:
     by_id = {e.id: e.message for e in fx.opening_path() if isinstance(e, MessageSessionEntry)}
     for entry_id in ("u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3"):
@@ -67,7 +67,6 @@ def test_fixture_messages_read_like_a_real_coding_session() -> None:
     assert isinstance(by_id["u3"], UserMessage)
 
 
-@pytest.mark.lab11_3
 def test_opening_estimator_prices_the_table_and_refuses_unknown_messages() -> None:
     costs = {
         e.id: fx.opening_estimator(e.message)
@@ -93,7 +92,6 @@ def test_opening_estimator_prices_the_table_and_refuses_unknown_messages() -> No
         fx.opening_estimator(42)
 
 
-@pytest.mark.lab11_5
 def test_resumed_and_recompacted_paths() -> None:
     resumed = fx.resumed_path()
     assert [e.id for e in resumed][-3:] == ["compact-1", "u4", "a4"]
@@ -105,7 +103,6 @@ def test_resumed_and_recompacted_paths() -> None:
     assert last.timestamp == 200
 
 
-@pytest.mark.lab11_2
 def test_corrupted_variants_fail_where_the_chapter_says() -> None:
     messages = [e for e in fx.unknown_call_path() if isinstance(e, MessageSessionEntry)]
     with pytest.raises(CtxlabError, match="unknown-1"):

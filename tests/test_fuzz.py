@@ -36,6 +36,8 @@ from ctxlab import (
 )
 from ctxlab.store import encode_entry_line, scan_jsonl
 
+pytestmark = pytest.mark.fuzz
+
 TOTAL = int(os.environ.get("CTXLAB_FUZZ_EXAMPLES", "5100"))
 # Share of TOTAL per Hypothesis test. Hypothesis's own recursive strategies cost far more
 # per example than the parser, so most examples draw cheap choices (a field path, a wrong

@@ -10,6 +10,8 @@ import pytest
 
 import ctxlab
 
+pytestmark = pytest.mark.packaging
+
 # Spec section 9 (fixed names).
 SPEC_NAMES = [
     "CtxlabError",
@@ -47,7 +49,6 @@ SPEC_NAMES = [
 HEAVY = ["pandas", "matplotlib", "ipywidgets"]
 
 
-@pytest.mark.lab11_1
 def test_import_ctxlab_does_not_import_the_teaching_libraries() -> None:
     code = (
         "import json, sys\n"
@@ -61,7 +62,6 @@ def test_import_ctxlab_does_not_import_the_teaching_libraries() -> None:
     assert json.loads(done.stdout) == []
 
 
-@pytest.mark.lab11_1
 def test_every_spec_name_is_importable_from_ctxlab() -> None:
     missing = [name for name in SPEC_NAMES if not hasattr(ctxlab, name)]
     assert missing == []
@@ -72,7 +72,6 @@ def test_every_spec_name_is_importable_from_ctxlab() -> None:
     assert callable(ctxlab.fixtures.opening_estimator)
 
 
-@pytest.mark.lab11_1
 def test_every_error_class_is_a_ctxlab_error() -> None:
     errors = [
         getattr(ctxlab, name)

@@ -24,7 +24,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
-pytestmark = pytest.mark.lab11_1
+pytestmark = pytest.mark.reference
 
 
 def _wire(entry_id: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ctxlab import (
 from ctxlab import fixtures as fx
 from ctxlab.store import scan_jsonl
 
-pytestmark = pytest.mark.lab11_1
+pytestmark = pytest.mark.store
 
 StoreFactory = Callable[[Path], Any]
 
@@ -275,7 +275,6 @@ def test_jsonl_sees_lines_another_store_appended(tmp_path: Path) -> None:
         second.append(path[2])
 
 
-@pytest.mark.lab11_1
 @pytest.mark.parametrize("layout", [b"", b"   ", b"\t\r"])
 def test_only_json_white_space_makes_a_blank_line(tmp_path: Path, layout: bytes) -> None:
     path = tmp_path / "s.jsonl"
@@ -284,7 +283,6 @@ def test_only_json_white_space_makes_a_blank_line(tmp_path: Path, layout: bytes)
     assert scan_jsonl(path).problems == ()
 
 
-@pytest.mark.lab11_1
 def test_a_line_of_unicode_space_is_not_blank_but_bad_json(tmp_path: Path) -> None:
     # U+0085 (NEL) is white space to str.strip() but not to JSON: the store and
     # scan_jsonl must both report line 1 (hypothesis found them disagreeing).

@@ -24,7 +24,7 @@ from ctxlab import (
 from ctxlab import fixtures as fx
 from ctxlab.json_values import FrozenDict
 
-pytestmark = pytest.mark.lab11_1
+pytestmark = pytest.mark.reference
 
 
 def _meta(entry_id: str, parent: str | None) -> MetadataSessionEntry:

@@ -23,7 +23,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
-pytestmark = pytest.mark.lab11_2
+pytestmark = pytest.mark.reference
 
 
 def _user(entry_id: str) -> MessageSessionEntry:

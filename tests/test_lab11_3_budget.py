@@ -29,7 +29,7 @@ from ctxlab import (
 from ctxlab import fixtures as fx
 from ctxlab.errors import EstimatorError
 
-pytestmark = pytest.mark.lab11_3
+pytestmark = pytest.mark.reference
 
 OPTIONS = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
 

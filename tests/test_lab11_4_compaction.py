@@ -20,7 +20,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
-pytestmark = pytest.mark.lab11_4
+pytestmark = pytest.mark.reference
 
 
 def _create(path: list[SessionEntry], **changes: Any) -> CompactionSessionEntry:

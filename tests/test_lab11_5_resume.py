@@ -24,7 +24,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 
-pytestmark = pytest.mark.lab11_5
+pytestmark = pytest.mark.reference
 
 
 def _build(path: Sequence[SessionEntry], **changes: Any) -> ContextResult:
@@ -193,7 +193,6 @@ def test_determinism_across_fresh_paths() -> None:
     assert results[0].to_json() == results[1].to_json()
 
 
-@pytest.mark.lab11_5
 def test_resume_candidates_start_at_the_newest_compactions_first_kept_entry() -> None:
     from ctxlab import fixtures
     from ctxlab.context import resume_candidates

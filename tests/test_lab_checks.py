@@ -1,20 +1,18 @@
-"""Self-checks: Verdict text, friendly(), the lab checkers, run_lab_tests' summary."""
+"""Self-checks: Verdict text, friendly() and the exercise checkers."""
 
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
 import pytest
 
 from ctxlab import fixtures
 from ctxlab.errors import CtxlabError
-from ctxlab.lab import testing
 from ctxlab.lab.checks import Verdict, friendly, not_answered
 
+pytestmark = pytest.mark.teaching
 
-@pytest.mark.lab11_1
+
 def test_verdict_text_and_html_are_plain_and_stable() -> None:
     ok = Verdict(True, "right")
     assert str(ok) == repr(ok) == "✔ Correct — right"
@@ -24,7 +22,6 @@ def test_verdict_text_and_html_are_plain_and_stable() -> None:
     assert not no and ok
 
 
-@pytest.mark.lab11_1
 def test_friendly_turns_placeholders_and_errors_into_verdicts() -> None:
     @friendly
     def check_thing(answer: object) -> Verdict:
@@ -50,7 +47,6 @@ def _migrated() -> dict[str, object]:
     return wire
 
 
-@pytest.mark.lab11_1
 def test_lab_11_1_checkers() -> None:
     from ctxlab.lab import lab11_1
 
@@ -81,7 +77,6 @@ def test_lab_11_1_checkers() -> None:
     assert "not the kind" in lab11_1.check_my_summary(["goal"]).title
 
 
-@pytest.mark.lab11_2
 def test_lab_11_2_checkers() -> None:
     from ctxlab.lab import lab11_2
 
@@ -104,7 +99,6 @@ def test_lab_11_2_checkers() -> None:
     assert "not the kind" in lab11_2.check_error_entry(3).title
 
 
-@pytest.mark.lab11_3
 def test_lab_11_3_checkers() -> None:
     from ctxlab.lab import lab11_3
 
@@ -121,55 +115,3 @@ def test_lab_11_3_checkers() -> None:
     assert "trimmed" in lab11_3.check_smallest_budget_for_all(37).title
     assert "so does 38" in lab11_3.check_smallest_budget_for_all(39).title
     assert "rejected" in lab11_3.check_smallest_budget_for_all(-1).title
-
-
-@pytest.mark.lab11_1
-def test_lab_marker_validates_the_lab_name() -> None:
-    assert testing.lab_marker("11.3") == "lab11_3"
-    with pytest.raises(ValueError, match=r"11\.9"):
-        testing.lab_marker("11.9")
-
-
-@pytest.mark.lab11_1
-def test_run_lab_tests_without_a_tests_folder_says_so(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = testing.run_lab_tests("11.1", tests_dir=tmp_path / "missing")
-    assert not report.passed and "ship with the ctxlab repository" in report.summary
-    assert capsys.readouterr().out.strip() == report.summary
-
-
-@pytest.mark.lab11_1
-def test_summaries_are_stable_and_name_failures() -> None:
-    assert testing._summarise("11.2", 0, "12 passed in 0.3s").summary == (
-        "Lab 11.2 tests: all passed ✔"
-    )
-    output = "FAILED tests/test_x.py::test_a - assert 1 == 2\nFAILED tests/test_x.py::test_b\n"
-    report = testing._summarise("11.2", 1, output)
-    assert report.failed == ("tests/test_x.py::test_a", "tests/test_x.py::test_b")
-    assert "0." not in report.summary and "test_a" in report.summary
-    assert "none are tagged" in testing._summarise("11.4", 5, "").summary
-
-
-@pytest.mark.skipif(sys.platform == "emscripten", reason="needs subprocesses")
-def test_run_lab_tests_runs_a_tests_folder_and_lists_failures(tmp_path: Path) -> None:
-    folder = tmp_path / "tests"
-    folder.mkdir()
-    (folder / "conftest.py").write_text(
-        "def pytest_configure(config):\n"
-        "    config.addinivalue_line('markers', 'lab11_4: x')\n"
-        "    config.addinivalue_line('markers', 'slow: x')\n",
-        encoding="utf-8",
-    )
-    (folder / "test_fake.py").write_text(
-        "import pytest\n"
-        "@pytest.mark.lab11_4\n"
-        "def test_good():\n    assert True\n"
-        "@pytest.mark.lab11_4\n"
-        "def test_bad():\n    assert 1 == 2\n"
-        "def test_other_lab():\n    assert False\n",
-        encoding="utf-8",
-    )
-    report = testing.run_lab_tests("11.4", tests_dir=folder, quiet=True)
-    assert not report.passed
-    assert [name.rsplit("::", 1)[-1] for name in report.failed] == ["test_bad"]

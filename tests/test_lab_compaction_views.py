@@ -21,8 +21,7 @@ from ctxlab.lab import display
 from ctxlab.lab import lab11_4 as cv
 from ctxlab.lab import lab11_5 as rv
 
-lab11_4 = pytest.mark.lab11_4
-lab11_5 = pytest.mark.lab11_5
+pytestmark = pytest.mark.teaching
 
 
 def _texts(fig: Figure) -> list[Text]:
@@ -33,7 +32,6 @@ def _texts(fig: Figure) -> list[Text]:
 # -- 11.4 ------------------------------------------------------------------------------------
 
 
-@lab11_4
 def test_first_kept_table_marks_exactly_the_group_heads() -> None:
     table = cv.first_kept_table(fx.opening_path(), extra_ids=["u9"])
     assert list(table["id"]) == [
@@ -51,7 +49,6 @@ def test_first_kept_table_marks_exactly_the_group_heads() -> None:
     assert list(table["group"])[:4] == ["—", "1", "1", "2"]
 
 
-@lab11_4
 def test_first_kept_table_refuses_the_system_patch() -> None:
     table = cv.first_kept_table(fx.system_patch_path(), compaction_id="compact-2")
     errors = dict(zip(table["id"], table["error"], strict=True))
@@ -60,7 +57,6 @@ def test_first_kept_table_refuses_the_system_patch() -> None:
     assert errors["u3"] == ""
 
 
-@lab11_4
 def test_compaction_fields_show_the_wire_values() -> None:
     frame = cv.compaction_fields(fx.compact1())
     fields = dict(zip(frame["field"], frame["value"], strict=True))
@@ -72,7 +68,6 @@ def test_compaction_fields_show_the_wire_values() -> None:
     assert len(frame) == 13
 
 
-@lab11_4
 def test_shown_table_has_a_stable_text_and_html_form() -> None:
     shown = display.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
     again = display.show(cv.compaction_fields(fx.compact1()), "compact-1-fields", "compact-1")
@@ -82,7 +77,6 @@ def test_shown_table_has_a_stable_text_and_html_form() -> None:
     assert "T_compact-1-fields" in shown._repr_html_()
 
 
-@lab11_4
 def test_first_kept_dropdown_drives_the_verdict() -> None:
     box = cv.build_first_kept_widget()
     assert box.dropdown.description == "first kept"
@@ -101,7 +95,6 @@ def test_first_kept_dropdown_drives_the_verdict() -> None:
     assert "stands in for: u1, a1, u2, a2" in box.verdict.value
 
 
-@lab11_4
 def test_create_compaction_entry_is_pure_as_the_notebook_shows() -> None:
     path = fx.opening_path()
     store = InMemorySessionStore(path)
@@ -119,7 +112,6 @@ def test_create_compaction_entry_is_pure_as_the_notebook_shows() -> None:
     assert len(store.entries()) == 11
 
 
-@lab11_4
 @pytest.mark.parametrize(
     ("answer", "ok"),
     [({"u1", "u2", "u3"}, True), (["u3", "u2", "u1"], True), ({"u2"}, False),
@@ -132,14 +124,12 @@ def test_check_valid_first_kept(answer: object, ok: bool) -> None:
     assert "Traceback" not in str(verdict)
 
 
-@lab11_4
 def test_check_valid_first_kept_explains_a_wrong_id() -> None:
     verdict = cv.check_valid_first_kept({"u1", "u2", "a2"})
     assert "a2 is inside the interaction that u2 starts" in verdict.detail
     assert "u3" in verdict.detail
 
 
-@lab11_4
 @pytest.mark.parametrize(
     ("counts", "ok"),
     [((10, 11), True), ((11, 11), False), ((10, 10), False), ((..., ...), False),
@@ -149,7 +139,6 @@ def test_check_store_count(counts: tuple[object, object], ok: bool) -> None:
     assert cv.check_store_count(*counts).ok is ok
 
 
-@lab11_4
 def test_check_compact1() -> None:
     assert cv.check_compact1(fx.compact1()).ok
     assert not cv.check_compact1(...).ok
@@ -171,7 +160,6 @@ def test_check_compact1() -> None:
 # -- 11.5 ------------------------------------------------------------------------------------
 
 
-@lab11_5
 @pytest.mark.parametrize("path", [fx.resumed_path(), fx.recompacted_path(), fx.system_patch_path()])
 def test_the_resume_diagram_is_fixed_size_and_readable(path: list[object]) -> None:
     fig = rv.resume_diagram(path, title="a title")  # type: ignore[arg-type]
@@ -182,7 +170,6 @@ def test_the_resume_diagram_is_fixed_size_and_readable(path: list[object]) -> No
     assert {e.id for e in path} <= words  # type: ignore[attr-defined]
 
 
-@lab11_5
 def test_the_resume_diagram_points_each_compaction_back() -> None:
     words = {t.get_text() for t in _texts(rv.resume_diagram(fx.recompacted_path()))}
     assert {"firstKeptEntryId = u2", "firstKeptEntryId = u3"} <= words
@@ -190,7 +177,6 @@ def test_the_resume_diagram_points_each_compaction_back() -> None:
     assert "older compaction: not read any more" in words
 
 
-@lab11_5
 def test_the_comparison_figure_is_fixed_size_and_readable() -> None:
     fig = rv.resume_comparison_figure(31)
     assert tuple(fig.get_size_inches()) == rv.COMPARISON_SIZE
@@ -199,7 +185,6 @@ def test_the_comparison_figure_is_fixed_size_and_readable() -> None:
     assert "max_tokens = 31" in {t.get_text().strip() for t in texts}
 
 
-@lab11_5
 def test_the_resume_ledger_has_a_summary_row_and_reads_build_context() -> None:
     frame = rv.resume_ledger(fx.resumed_path(), max_tokens=40)
     rows = {item: row for item, row in zip(frame["item"], frame.to_dict("records"), strict=True)}
@@ -223,7 +208,6 @@ def test_the_resume_ledger_has_a_summary_row_and_reads_build_context() -> None:
     assert result.tokens.total == 35
 
 
-@lab11_5
 def test_only_the_newest_summary_is_in_the_recompacted_context() -> None:
     path = fx.recompacted_path()
     result = build_context(
@@ -243,7 +227,6 @@ def test_only_the_newest_summary_is_in_the_recompacted_context() -> None:
     assert sum(frame["cost"]) == result.tokens.system + result.tokens.messages
 
 
-@lab11_5
 def test_the_system_replay_table_ends_in_the_chapter_state() -> None:
     frame = rv.system_replay_table(fx.system_patch_path())
     assert list(frame["entry"]) == ["sys", "patch-1", "patch-2"]
@@ -255,7 +238,6 @@ def test_the_system_replay_table_ends_in_the_chapter_state() -> None:
     assert frame.iloc[1]["sets"] == 'rules = "RULE v2"'
 
 
-@lab11_5
 def test_without_compaction_relinks_the_same_conversation() -> None:
     plain = rv.without_compaction(fx.resumed_path())
     assert [e.id for e in plain] == [e.id for e in fx.resumed_path() if e.id != "compact-1"]
@@ -263,7 +245,6 @@ def test_without_compaction_relinks_the_same_conversation() -> None:
     assert [e.parent_id for e in plain][1:] == [e.id for e in plain][:-1]
 
 
-@lab11_5
 def test_the_comparison_at_31_and_60() -> None:
     at31 = rv.resume_comparison(31).to_dict("records")
     assert [r["context"] for r in at31] == ["with compact-1", "without compaction"]
@@ -277,7 +258,6 @@ def test_the_comparison_at_31_and_60() -> None:
     assert {r["reason"] for r in at60} == {"within_budget"}
 
 
-@lab11_5
 def test_the_resume_slider_drives_the_ledger() -> None:
     box = rv.build_resume_widget()
     assert "ctxlab-widget" in box._dom_classes
@@ -292,7 +272,6 @@ def test_the_resume_slider_drives_the_ledger() -> None:
     assert "single_group_overflow" in box.ledger.value
 
 
-@lab11_5
 def test_one_slider_update_is_fast() -> None:
     timings = []
     for value in range(0, 60, 2):
@@ -302,7 +281,6 @@ def test_one_slider_update_is_fast() -> None:
     assert statistics.median(timings) < 0.1
 
 
-@lab11_5
 @pytest.mark.parametrize(
     ("answer", "ok"),
     [(["u4", "a4"], True), (("u4", "a4"), True), (["u3", "calls", "r-test", "r-read", "a3",
@@ -313,12 +291,10 @@ def test_check_resume_kept(answer: object, ok: bool) -> None:
     assert rv.check_resume_kept(answer).ok is ok
 
 
-@lab11_5
 def test_check_resume_kept_accepts_another_budget() -> None:
     assert rv.check_resume_kept(["u3", "calls", "r-test", "r-read", "a3", "u4", "a4"], 40).ok
 
 
-@lab11_5
 @pytest.mark.parametrize(
     ("answer", "ok", "words"),
     [("BASE\n\nPrefer small diffs.\n\nRULE v2", True, "Contents first"),
@@ -334,7 +310,6 @@ def test_check_replayed_prompt(answer: object, ok: bool, words: str) -> None:
     assert words in str(verdict)
 
 
-@lab11_5
 @pytest.mark.parametrize(
     ("answer", "ok"), [("compact-2", True), ("compact-1", False), (..., False), (2, False)]
 )

@@ -13,6 +13,8 @@ from matplotlib.text import Text
 from ctxlab import fixtures
 from ctxlab.lab import display, lab11_2, lab11_3
 
+pytestmark = pytest.mark.teaching
+
 
 def _text_sizes(fig: Figure) -> list[float]:
     fig.draw_without_rendering()
@@ -27,7 +29,6 @@ def _check(fig: Figure, size: tuple[float, float]) -> None:
     assert min(sizes) >= display.MIN_FONT_SIZE
 
 
-@pytest.mark.lab11_2
 def test_timeline_figure_is_fixed_size_and_readable() -> None:
     fig = lab11_2.timeline_figure()
     _check(fig, display.FIGSIZE)
@@ -37,7 +38,6 @@ def test_timeline_figure_is_fixed_size_and_readable() -> None:
     assert marks.count("✔") == 2 and marks.count("✘") == 6
 
 
-@pytest.mark.lab11_3
 def test_budget_figure_hatches_dropped_groups_only() -> None:
     fig = lab11_3.budget_figure(max_tokens=31, reserved_output=4, safety_margin=2)
     _check(fig, display.FIGSIZE_TALL)
@@ -49,7 +49,6 @@ def test_budget_figure_hatches_dropped_groups_only() -> None:
     assert "trimmed" in ax.get_title(loc="left")
 
 
-@pytest.mark.lab11_3
 def test_budget_figure_marks_overflow_in_its_title() -> None:
     fig = lab11_3.budget_figure(max_tokens=19)
     assert "single_group_overflow" in fig.axes[0].get_title(loc="left")
@@ -57,7 +56,6 @@ def test_budget_figure_marks_overflow_in_its_title() -> None:
     assert [bool(b.get_hatch()) for b in bars][3:] == [False, True, True]
 
 
-@pytest.mark.lab11_3
 def test_sweep_figure_is_fixed_size_and_readable() -> None:
     fig = lab11_3.sweep_figure(max_tokens=range(0, 61, 5))
     _check(fig, display.FIGSIZE)
@@ -66,7 +64,6 @@ def test_sweep_figure_is_fixed_size_and_readable() -> None:
     assert labels == ["single_group_overflow", "trimmed", "within_budget"]
 
 
-@pytest.mark.lab11_3
 def test_course_style_sets_large_text_and_palette() -> None:
     rc = display.course_rc()
     for key in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize"):
@@ -77,7 +74,6 @@ def test_course_style_sets_large_text_and_palette() -> None:
     assert tuple(fig.get_size_inches()) == display.FIGSIZE and fig.axes == [ax]
 
 
-@pytest.mark.lab11_3
 def test_budget_figure_of_a_resumed_path_has_a_summary_bar() -> None:
     fig = lab11_3.budget_figure(fixtures.resumed_path(), max_tokens=31)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]

@@ -9,8 +9,9 @@ pd = pytest.importorskip("pandas")
 from ctxlab import fixtures  # noqa: E402
 from ctxlab.lab import lab11_1, lab11_2, lab11_3  # noqa: E402
 
+pytestmark = pytest.mark.teaching
 
-@pytest.mark.lab11_1
+
 def test_path_table_has_the_ten_entries_with_parents_and_costs() -> None:
     frame = lab11_1.path_table()
     assert list(frame.columns) == ["id", "parent", "role", "text", "tool call ids", "cost"]
@@ -22,7 +23,6 @@ def test_path_table_has_the_ten_entries_with_parents_and_costs() -> None:
     assert frame.set_index("id").loc["r-test", "tool call ids"] == "→ test-1"
 
 
-@pytest.mark.lab11_1
 def test_path_table_shows_a_compaction_without_a_cost() -> None:
     frame = lab11_1.path_table(fixtures.resumed_path()).set_index("id")
     assert frame.loc["compact-1", "role"] == "compaction"
@@ -30,7 +30,6 @@ def test_path_table_shows_a_compaction_without_a_cost() -> None:
     assert frame.loc["compact-1", "parent"] == "a3"
 
 
-@pytest.mark.lab11_1
 def test_stylers_have_a_fixed_id_and_a_repr_without_an_address() -> None:
     styler = lab11_1.path_styler()
     assert repr(styler) == "<table path: 10 rows × 6 columns>"
@@ -39,7 +38,6 @@ def test_stylers_have_a_fixed_id_and_a_repr_without_an_address() -> None:
     assert " at 0x" not in repr(lab11_3.ledger_styler())
 
 
-@pytest.mark.lab11_1
 def test_corruption_table_lists_every_corruption_with_the_parsers_error() -> None:
     frame = lab11_1.corruption_table()
     assert frame["case"].tolist() == list(fixtures.compaction_corruptions())
@@ -49,7 +47,6 @@ def test_corruption_table_lists_every_corruption_with_the_parsers_error() -> Non
     assert all(message.startswith("session entry compact-1") for message in frame["error"])
 
 
-@pytest.mark.lab11_1
 def test_parse_verdict_accepts_the_valid_entry_and_names_the_field_of_a_broken_one() -> None:
     assert lab11_1.parse_verdict(lab11_1.VALID_CASE).startswith("accepted ✔ compaction")
     verdict = lab11_1.parse_verdict("goal missing")
@@ -57,7 +54,6 @@ def test_parse_verdict_accepts_the_valid_entry_and_names_the_field_of_a_broken_o
     assert "unknown case" in lab11_1.parse_verdict("no such case")
 
 
-@pytest.mark.lab11_2
 def test_grouping_table_maps_each_entry_to_its_group_and_sys_to_none() -> None:
     frame = lab11_2.grouping_table().set_index("id")
     assert frame.loc["sys", "group"] == "—"
@@ -67,7 +63,6 @@ def test_grouping_table_maps_each_entry_to_its_group_and_sys_to_none() -> None:
     assert set(frame.loc[group3, "starts with"]) == {"u3"}
 
 
-@pytest.mark.lab11_2
 def test_pairing_matrix_pairs_by_id_not_position() -> None:
     matrix = lab11_2.pairing_matrix()
     assert matrix.index.tolist() == ["read-1", "test-1"]
@@ -78,7 +73,6 @@ def test_pairing_matrix_pairs_by_id_not_position() -> None:
         lab11_2.pairing_matrix(head="u9")
 
 
-@pytest.mark.lab11_2
 def test_only_the_cuts_between_groups_are_legal() -> None:
     cuts = lab11_2.cut_points()
     assert [c.label for c in cuts if c.legal] == ["a1|u2", "a2|u3"]
@@ -86,7 +80,6 @@ def test_only_the_cuts_between_groups_are_legal() -> None:
     assert {"calls|r-test", "r-test|r-read", "r-read|a3"} <= illegal
 
 
-@pytest.mark.lab11_2
 def test_grouping_errors_name_the_entry_or_call() -> None:
     frame = lab11_2.grouping_errors_table().set_index("case")["group_interactions says"]
     assert "unknown-1" in frame["r-test answers unknown-1"]
@@ -97,7 +90,6 @@ def test_grouping_errors_name_the_entry_or_call() -> None:
     assert frame["r-test moved before calls"].startswith("accepted ✔ 3 groups")
 
 
-@pytest.mark.lab11_3
 def test_ledger_reproduces_the_chapters_31_token_example() -> None:
     frame = lab11_3.ledger_table(max_tokens=31, reserved_output=4, safety_margin=2)
     rows = frame.set_index("item")
@@ -113,7 +105,6 @@ def test_ledger_reproduces_the_chapters_31_token_example() -> None:
     assert frame.iloc[-1]["item"] == "reason: trimmed" and frame.iloc[-1]["tokens"] == 31
 
 
-@pytest.mark.lab11_3
 def test_ledger_shows_single_group_overflow_at_ten_tokens_for_messages() -> None:
     frame = lab11_3.ledger_table(max_tokens=19)
     rows = frame.set_index("item")
@@ -123,7 +114,6 @@ def test_ledger_shows_single_group_overflow_at_ten_tokens_for_messages() -> None
     assert frame.iloc[-1]["item"] == "reason: single_group_overflow"
 
 
-@pytest.mark.lab11_3
 def test_ledger_follows_build_context_not_its_own_selection() -> None:
     def doubled(message: object) -> int:
         return 2 * fixtures.opening_estimator(message)
@@ -135,14 +125,12 @@ def test_ledger_follows_build_context_not_its_own_selection() -> None:
     assert [g.cost for g in view.groups] == [30, 14, 14]
 
 
-@pytest.mark.lab11_3
 def test_ledger_of_a_resumed_path_has_a_summary_row() -> None:
     frame = lab11_3.ledger_table(fixtures.resumed_path(), max_tokens=31)
     summary = frame.set_index("item").loc["summary (newest compaction)"]
     assert summary["tokens"] == 4 and summary["decision"] == "kept first"
 
 
-@pytest.mark.lab11_3
 def test_sweep_table_matches_the_chapter_thresholds() -> None:
     frame = lab11_3.sweep_table(max_tokens=range(61)).set_index("max_tokens")
     assert frame.loc[31, "groups kept"] == 2 and frame.loc[31, "reason"] == "trimmed"
@@ -152,7 +140,6 @@ def test_sweep_table_matches_the_chapter_thresholds() -> None:
     assert all(isinstance(v, int) for v in frame["groups kept"].tolist())
 
 
-@pytest.mark.lab11_3
 def test_two_ledgers_on_one_page_never_share_cell_ids() -> None:
     # A slider redraws the ledger below a static one: the same uuid would let the static
     # table's CSS (#T_<uuid>_row7_col0 ...) hatch a row the redrawn table keeps.

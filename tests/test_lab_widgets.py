@@ -11,8 +11,9 @@ pytest.importorskip("ipywidgets")
 
 from ctxlab.lab import lab11_1, lab11_2, lab11_3
 
+pytestmark = pytest.mark.teaching
 
-@pytest.mark.lab11_1
+
 def test_parse_widget_shows_the_parsers_verdict_for_the_chosen_case() -> None:
     box = lab11_1.build_parse_widget()
     assert "ctxlab-widget" in box._dom_classes
@@ -27,7 +28,6 @@ def test_parse_widget_shows_the_parsers_verdict_for_the_chosen_case() -> None:
     assert box.controls["case"].options == lab11_1.parse_cases()
 
 
-@pytest.mark.lab11_2
 def test_grouping_widget_accepts_a_reorder_and_rejects_a_corrupt_id() -> None:
     box = lab11_2.build_grouping_widget()
     verdict = box.outputs["verdict"]
@@ -40,7 +40,6 @@ def test_grouping_widget_accepts_a_reorder_and_rejects_a_corrupt_id() -> None:
     assert "rejected" in box.outputs["pairing"].value
 
 
-@pytest.mark.lab11_2
 def test_grouping_variant_rejects_an_order_that_is_not_a_permutation() -> None:
     with pytest.raises(ValueError, match="order must arrange"):
         lab11_2.grouping_variant("calls, calls, r-read", "test-1")
@@ -48,7 +47,6 @@ def test_grouping_variant_rejects_an_order_that_is_not_a_permutation() -> None:
     assert "two results" in view.verdict
 
 
-@pytest.mark.lab11_3
 def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
     box = lab11_3.build_budget_widget()
     sliders = box.controls
@@ -66,7 +64,6 @@ def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
     assert bytes(box.outputs["figure"].value).startswith(b"\x89PNG")
 
 
-@pytest.mark.lab11_3
 def test_moving_a_slider_redraws_reason_kept_and_ledger() -> None:
     box = lab11_3.build_budget_widget()
     before = bytes(box.outputs["figure"].value)
@@ -82,7 +79,6 @@ def test_moving_a_slider_redraws_reason_kept_and_ledger() -> None:
     assert box.outputs["reason"].value == "reason: trimmed"  # 19 - 3 = 16 keeps group 3
 
 
-@pytest.mark.lab11_3
 def test_budget_view_is_the_pure_function_behind_the_sliders() -> None:
     calls: list[tuple[int, int, int]] = []
 
@@ -98,7 +94,6 @@ def test_budget_view_is_the_pure_function_behind_the_sliders() -> None:
     assert view.ledger_html == expected.to_html()
 
 
-@pytest.mark.lab11_3
 def test_pure_budget_render_is_fast_enough_for_a_slider() -> None:
     """Generous bound (the target is 100 ms median; CI machines are shared)."""
     timings = []

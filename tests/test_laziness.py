@@ -38,6 +38,8 @@ from ctxlab import fixtures as fx
 from ctxlab.compaction import SummaryLanguage
 from strategies import budgets, estimators, sessions
 
+pytestmark = pytest.mark.reference
+
 # -- the full-pricing definition ------------------------------------------------------------
 
 
@@ -146,7 +148,6 @@ def _ids_of(priced: list[Any], path: Sequence[SessionEntry]) -> list[str]:
 # -- laziness, exactly ------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_3
 def test_overflow_prices_only_the_newest_group() -> None:
     path = fx.opening_path()
     counting = Counting(fx.opening_estimator)
@@ -189,7 +190,6 @@ def _ten_per_group(value: Any) -> int:
     return 5
 
 
-@pytest.mark.lab11_3
 def test_trimming_prices_kept_groups_and_the_first_that_does_not_fit_and_nothing_older() -> None:
     path = _long_path(50)  # 53 groups: three from the chapter, then 50 of 10 tokens each
     counting = Counting(_ten_per_group)
@@ -211,7 +211,6 @@ def test_trimming_prices_kept_groups_and_the_first_that_does_not_fit_and_nothing
     ]  # ... and nothing older: 47 groups never priced
 
 
-@pytest.mark.lab11_5
 def test_after_a_compaction_the_summary_is_priced_once_and_old_groups_never() -> None:
     path = fx.resumed_path()
     counting = Counting(fx.opening_estimator)
@@ -233,7 +232,6 @@ def test_after_a_compaction_the_summary_is_priced_once_and_old_groups_never() ->
     ]  # never u2, a2 (a candidate group older than the first that does not fit), u1, a1
 
 
-@pytest.mark.lab11_3
 def test_every_message_priced_at_most_once_per_build() -> None:
     path = _long_path(30)
     counting = Counting(_ten_per_group)
@@ -257,8 +255,6 @@ def _outcome(
         return type(exc)
 
 
-@pytest.mark.lab11_3
-@pytest.mark.lab11_5
 @settings(max_examples=80)
 @given(
     path=sessions(max_groups=8),
@@ -301,7 +297,6 @@ def _groups_kept(groups: list[InteractionGroup], result: ContextResult) -> list[
     return kept
 
 
-@pytest.mark.lab11_3
 @settings(max_examples=40)
 @given(path=sessions(max_groups=8), estimate=estimators(), budget=budgets())
 def test_every_prefix_of_a_session_fails_or_succeeds_alike(

@@ -1,8 +1,8 @@
 """The optional migration exercise ("可选迁移练习"): early-draft records are migrated OUTSIDE
 the parser boundary, with a record of every change, and the parser is never loosened.
 
-Tagged lab11_1: the migration belongs to the strict-parsing lab ("旧记录需要先在边界外迁移成
-当前形状").
+It belongs to the strict-parsing lab 11.1 ("旧记录需要先在边界外迁移成当前形状"); these are
+tests of ctxlab's own implementation (marker ``reference``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from ctxlab.migration import (
 )
 from strategies import sessions
 
-pytestmark = pytest.mark.lab11_1
+pytestmark = pytest.mark.reference
 
 MIGRATABLE = [name for name in draft_records() if name not in NOT_MIGRATABLE]
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.teaching
+
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 # Every edition: notebooks/<language>/<student|instructor>/<lab>.ipynb
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*/*/*.ipynb"))

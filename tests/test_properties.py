@@ -26,6 +26,8 @@ from ctxlab import (
     parse_session_entry,
 )
 
+pytestmark = pytest.mark.fuzz
+
 FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -41,7 +43,6 @@ def _candidate_groups(path: Sequence[SessionEntry]) -> list[tuple[str, ...]]:
     return [group.entry_ids for group in group_interactions(messages)]
 
 
-@pytest.mark.lab11_3
 @FAST
 @given(gen.sessions(), gen.estimators(), gen.budgets())
 def test_kept_groups_are_whole_and_a_contiguous_newest_suffix(
@@ -62,7 +63,6 @@ def test_kept_groups_are_whole_and_a_contiguous_newest_suffix(
         assert n_kept == len(groups) - 1
 
 
-@pytest.mark.lab11_3
 @FAST
 @given(gen.sessions(), gen.estimators(), gen.budgets())
 def test_total_stays_within_max_tokens_unless_single_group_overflow(
@@ -88,7 +88,6 @@ def test_total_stays_within_max_tokens_unless_single_group_overflow(
         assert tokens.total <= budget["max_tokens"]
 
 
-@pytest.mark.lab11_3
 @FAST
 @given(gen.sessions(), gen.estimators(), gen.budgets(), st.integers(1, 200))
 def test_raising_max_tokens_never_drops_a_kept_group(
@@ -103,7 +102,6 @@ def test_raising_max_tokens_never_drops_a_kept_group(
     assert larger.kept_entry_ids[cut:] == smaller.kept_entry_ids
 
 
-@pytest.mark.lab11_1
 @settings(max_examples=30, deadline=None)
 @given(gen.sessions())
 def test_every_entry_round_trips_through_its_wire_form(path: list[SessionEntry]) -> None:
@@ -115,7 +113,6 @@ def test_every_entry_round_trips_through_its_wire_form(path: list[SessionEntry])
         assert parse_session_entry(json.loads(text)) == entry
 
 
-@pytest.mark.lab11_1
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gen.json_values(20) | gen.mutated_wires())
 def test_any_value_parses_or_raises_a_ctxlab_error(value: Any) -> None:
@@ -127,7 +124,6 @@ def test_any_value_parses_or_raises_a_ctxlab_error(value: Any) -> None:
         assert parse_session_entry(entry.to_json()) == entry
 
 
-@pytest.mark.lab11_5
 @FAST
 @given(gen.sessions(), gen.estimators(), gen.budgets(), st.sampled_from(["en", "zh"]))
 def test_two_builds_are_equal_and_independent(

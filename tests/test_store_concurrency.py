@@ -25,6 +25,8 @@ import pytest
 from ctxlab import JsonlSessionStore, SessionStoreError
 from ctxlab.entries import SessionEntry
 
+pytestmark = pytest.mark.store
+
 PROCESSES = 4
 APPENDS = 500
 

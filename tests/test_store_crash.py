@@ -28,10 +28,13 @@ from ctxlab import JsonlSessionStore
 
 TRIALS = int(os.environ.get("CTXLAB_KILL_TRIALS", "50"))
 
-pytestmark = pytest.mark.skipif(
-    not (hasattr(os, "fork") and hasattr(signal, "SIGKILL")),
-    reason="needs os.fork and SIGKILL (POSIX); Windows has neither",
-)
+pytestmark = [
+    pytest.mark.store,
+    pytest.mark.skipif(
+        not (hasattr(os, "fork") and hasattr(signal, "SIGKILL")),
+        reason="needs os.fork and SIGKILL (POSIX); Windows has neither",
+    ),
+]
 
 # The launcher: imports ctxlab once, then forks one writer per "go" line. Every line it or a
 # writer sends is a single os.write (< PIPE_BUF bytes, so lines never interleave), never

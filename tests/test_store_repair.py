@@ -17,6 +17,8 @@ import pytest
 from ctxlab import JsonlSessionStore, SessionStoreError, fixtures
 from ctxlab.store import encode_entry_line, scan_jsonl
 
+pytestmark = pytest.mark.store
+
 
 def opening_bytes() -> bytes:
     return b"".join(encode_entry_line(entry) for entry in fixtures.opening_path())

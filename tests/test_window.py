@@ -40,6 +40,8 @@ from ctxlab.compaction import SummaryLanguage
 from ctxlab.estimators import chars_per_token
 from strategies import budgets, estimators, sessions
 
+pytestmark = pytest.mark.window
+
 
 class Counting:
     """Wraps an estimator; counts how often each message (by identity) is priced."""
@@ -80,8 +82,6 @@ OPTIONS = {"reserved_output": 4, "safety_margin": 2}
 # -- equivalence --------------------------------------------------------------------------------
 
 
-@pytest.mark.lab11_3
-@pytest.mark.lab11_5
 @settings(max_examples=60)
 @given(
     path=sessions(max_groups=8),
@@ -111,7 +111,6 @@ def test_window_equals_build_context_after_every_append(
     assert len(window) == len(path)
 
 
-@pytest.mark.lab11_3
 @settings(max_examples=30)
 @given(path=sessions(max_groups=8), estimate=estimators(), data=st.data())
 def test_window_prices_each_message_once_ever(
@@ -130,7 +129,6 @@ def test_window_prices_each_message_once_ever(
     assert all(count == 1 for count in counting.calls.values()), counting.calls
 
 
-@pytest.mark.lab11_3
 def test_window_prices_only_what_a_build_needs_and_only_once() -> None:
     counting = Counting(fx.opening_estimator)
     window = ContextWindow.from_entries(fx.opening_path(), estimate_tokens=counting)
@@ -146,7 +144,6 @@ def test_window_prices_only_what_a_build_needs_and_only_once() -> None:
     assert max(counting.calls.values()) == 1
 
 
-@pytest.mark.lab11_3
 def test_a_new_turn_prices_only_the_new_message() -> None:
     counting = Counting(chars_per_token(4))
     window = ContextWindow(estimate_tokens=counting)
@@ -165,8 +162,6 @@ def test_a_new_turn_prices_only_the_new_message() -> None:
 # -- the chapter's worked examples through the window -------------------------------------------
 
 
-@pytest.mark.lab11_3
-@pytest.mark.lab11_5
 @pytest.mark.parametrize(
     "make_path",
     [fx.opening_path, fx.resumed_path, fx.recompacted_path, fx.system_patch_path],
@@ -190,7 +185,6 @@ def test_worked_examples_through_the_window(
         )
 
 
-@pytest.mark.lab11_5
 def test_the_summary_language_defaults_to_zh() -> None:
     window = ContextWindow.from_entries(fx.resumed_path(), estimate_tokens=fx.opening_estimator)
     result = window.build(max_tokens=100, **OPTIONS)
@@ -204,7 +198,6 @@ def test_the_summary_language_defaults_to_zh() -> None:
     assert english.messages[1].content[0].text.startswith("[Conversation summary]")
 
 
-@pytest.mark.lab11_3
 def test_the_chapters_31_token_ledger() -> None:
     window = ContextWindow.from_entries(fx.opening_path(), estimate_tokens=fx.opening_estimator)
     result = window.build(max_tokens=31, **OPTIONS)
@@ -223,7 +216,6 @@ def test_the_chapters_31_token_ledger() -> None:
 # -- invalid paths: the same error as build_context -------------------------------------------
 
 
-@pytest.mark.lab11_3
 @pytest.mark.parametrize(
     "make_path",
     [
@@ -249,7 +241,6 @@ def test_broken_interactions_raise_what_build_context_raises(
         )
 
 
-@pytest.mark.lab11_3
 def test_a_message_before_the_first_user_message_raises_like_build_context() -> None:
     path = _relink([e for e in fx.opening_path() if e.id not in ("u1",)])
     window = ContextWindow.from_entries(path, estimate_tokens=fx.opening_estimator)
@@ -260,7 +251,6 @@ def test_a_message_before_the_first_user_message_raises_like_build_context() -> 
     assert incremental[0] is InteractionError  # type: ignore[index]
 
 
-@pytest.mark.lab11_5
 @pytest.mark.parametrize("first_kept", ["a2", "calls", "sys", "nowhere", "patch-1"])
 def test_an_unusable_first_kept_entry_raises_like_build_context(first_kept: str) -> None:
     path = fx.system_patch_path()
@@ -282,7 +272,6 @@ def test_an_unusable_first_kept_entry_raises_like_build_context(first_kept: str)
     assert first_kept in got[1]
 
 
-@pytest.mark.lab11_3
 def test_an_estimator_error_is_the_same_and_nothing_failed_is_cached() -> None:
     def fussy(value: Any) -> int:
         if isinstance(value, UserMessage) and "delete" in value.content[0].text:
@@ -301,7 +290,6 @@ def test_an_estimator_error_is_the_same_and_nothing_failed_is_cached() -> None:
         assert "entry u2" in got[1]  # type: ignore[index]
 
 
-@pytest.mark.lab11_3
 @pytest.mark.parametrize(
     ("option", "value"),
     [("max_tokens", -1), ("reserved_output", float("nan")), ("safety_margin", True)],

@@ -33,6 +33,8 @@ from ctxlab import (
 from ctxlab import fixtures as fx
 from ctxlab.compaction import SummaryLanguage
 
+pytestmark = pytest.mark.reference
+
 OPENING_IDS = ["sys", "u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3"]
 
 
@@ -51,7 +53,6 @@ def _build(
     )
 
 
-@pytest.mark.lab11_1
 def test_opening_path_is_the_chapters_ten_entries_with_their_costs() -> None:
     path = fx.opening_path()
     assert [entry.id for entry in path] == OPENING_IDS
@@ -79,7 +80,6 @@ def test_opening_path_is_the_chapters_ten_entries_with_their_costs() -> None:
     assert by_id["r-read"].message.tool_call_id == "read-1"
 
 
-@pytest.mark.lab11_2
 def test_groups_of_the_opening_path_and_their_costs() -> None:
     groups = group_interactions(e for e in fx.opening_path() if e.type == "message")
     assert [[e.id for e in g.entries] for g in groups] == [
@@ -91,7 +91,6 @@ def test_groups_of_the_opening_path_and_their_costs() -> None:
     assert costs == [7, 7, 15]
 
 
-@pytest.mark.lab11_3
 def test_the_31_token_ledger() -> None:
     result = _build(fx.opening_path(), 31)
     assert result.kept_entry_ids == ("u2", "a2", "u3", "calls", "r-test", "r-read", "a3")
@@ -126,7 +125,6 @@ def test_the_31_token_ledger() -> None:
     assert "sys" not in result.kept_entry_ids
 
 
-@pytest.mark.lab11_3
 def test_budget_10_returns_the_newest_group_whole_as_overflow() -> None:
     # 19 - system 3 - reserved 4 - margin 2 leaves exactly 10 tokens for messages.
     result = _build(fx.opening_path(), 19)
@@ -138,7 +136,6 @@ def test_budget_10_returns_the_newest_group_whole_as_overflow() -> None:
     assert result.tokens.total > result.tokens.max_tokens
 
 
-@pytest.mark.lab11_4
 def test_compact_1() -> None:
     path = fx.opening_path()
     entry = fx.compact1(path)
@@ -169,7 +166,6 @@ def test_compact_1() -> None:
     assert [e.id for e in path] == OPENING_IDS  # the path is unchanged
 
 
-@pytest.mark.lab11_5
 def test_replayed_system_message_of_the_system_patch_path() -> None:
     path = fx.system_patch_path()
     assert [e.id for e in path] == [
@@ -204,7 +200,6 @@ def test_replayed_system_message_of_the_system_patch_path() -> None:
     assert current_system_message(messages) == system
 
 
-@pytest.mark.lab11_1
 def test_corrupted_compaction_with_files_is_refused_before_any_store_write(
     tmp_path: Path,
 ) -> None:
@@ -228,7 +223,6 @@ def test_corrupted_compaction_with_files_is_refused_before_any_store_write(
     assert (tmp_path / "s.jsonl").read_bytes() == before
 
 
-@pytest.mark.lab11_2
 def test_corrupted_r_test_pointing_at_unknown_1_is_refused_naming_both() -> None:
     path = fx.unknown_call_path()
     with pytest.raises(CtxlabError) as caught:
@@ -239,7 +233,6 @@ def test_corrupted_r_test_pointing_at_unknown_1_is_refused_naming_both() -> None
         _build(path, 31)
 
 
-@pytest.mark.lab11_2
 def test_r_test_moved_before_calls_is_still_one_group() -> None:
     path = fx.results_before_call_path()
     groups = group_interactions(e for e in path if e.type == "message")
@@ -258,7 +251,6 @@ SUMMARY = CompactionSummary(
 )
 
 
-@pytest.mark.lab11_5
 def test_chinese_summary_rendering_is_byte_identical_to_the_course() -> None:
     expected = (
         "【会话压缩摘要】\n"
@@ -283,7 +275,6 @@ def test_chinese_summary_rendering_is_byte_identical_to_the_course() -> None:
     assert render_summary(SUMMARY) == rendered  # the default
 
 
-@pytest.mark.lab11_5
 def test_english_summary_rendering() -> None:
     expected = (
         "[Conversation summary]\n"
@@ -306,7 +297,6 @@ def test_english_summary_rendering() -> None:
     assert render_summary(SUMMARY, "en") == expected
 
 
-@pytest.mark.lab11_5
 def test_compact_1_summary_message_in_chinese_after_the_system_message() -> None:
     path = fx.resumed_path()
     result = _build(path, 100)  # the default rendering is the course's

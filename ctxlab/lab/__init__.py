@@ -24,7 +24,10 @@ Shared by every lab:
                              widget boxes, group numbers, the estimator type
 :mod:`ctxlab.lab.checks`     :class:`Verdict`, :func:`friendly` and the answer readers
                              (``id_list`` ...) of the self-checks
-:mod:`ctxlab.lab.testing`    :func:`run_lab_tests`, the last cell of every notebook
+:mod:`ctxlab.lab.grading`    :func:`check_implementation`: the chapter's checks run
+                             against the student's own function (the build-it cells)
+:mod:`ctxlab.lab.language`   :func:`set_language`: reports in English or Chinese
+:mod:`ctxlab.lab.fonts`      a CJK font for Chinese figure text (English without one)
 ==========================  ==========================================================
 
 A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
@@ -38,17 +41,23 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxlab.lab.checks import Verdict, friendly, not_answered
-from ctxlab.lab.testing import LabTestReport, run_lab_tests
+from ctxlab.lab.language import get_language, set_language
+
+if TYPE_CHECKING:
+    from ctxlab.lab.grading import CheckResult, LabReport, check_implementation
 
 __all__ = [
-    "LabTestReport",
+    "CheckResult",
+    "LabReport",
     "Verdict",
+    "check_implementation",
     "friendly",
+    "get_language",
     "not_answered",
-    "run_lab_tests",
+    "set_language",
     "setup_notebook",
 ]
 
@@ -56,7 +65,9 @@ _SUBMODULES = frozenset(
     {
         "checks",
         "display",
-        "testing",
+        "grading",
+        "language",
+        "fonts",
         "lab11_1",
         "lab11_2",
         "lab11_3",
@@ -65,6 +76,9 @@ _SUBMODULES = frozenset(
         "lab11_x",
     }
 )
+
+# Loaded from ctxlab.lab.grading on first use (it builds the chapter's fixtures).
+_GRADING_NAMES = frozenset({"check_implementation", "LabReport", "CheckResult"})
 
 
 def setup_notebook() -> None:
@@ -81,6 +95,8 @@ def setup_notebook() -> None:
 
 
 def __getattr__(name: str) -> ModuleType | Any:
+    if name in _GRADING_NAMES:
+        return getattr(importlib.import_module("ctxlab.lab.grading"), name)
     if name in _SUBMODULES:
         return importlib.import_module(f"ctxlab.lab.{name}")
     raise AttributeError(f"module 'ctxlab.lab' has no attribute {name!r}")
