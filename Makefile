@@ -28,6 +28,9 @@ LAB_LANG ?= $(if $(filter zh%,$(LANG)),zh,en)
 STUDENT_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/student
 INSTRUCTOR_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/instructor
 NBSOURCE = $(BIN)/python notebooks/_build/nbsource.py
+# The Chinese edition also gets JupyterLab's interface in Chinese (the zh_CN language pack
+# of the lab extra), as a default a student's own Language setting still overrides.
+LAB_LOCALE_ARGS = $(if $(filter zh,$(LAB_LANG)),--LabApp.app_settings_dir=$(CURDIR)/notebooks/_settings/zh)
 # Kernel spec the notebooks declare; inside $(VENV) ipykernel provides it
 # ($(VENV)/share/jupyter/kernels/python3), so it runs $(BIN)/python.
 KERNEL ?= python3
@@ -102,7 +105,7 @@ lab: $(LAB_STAMP) ## JupyterLab on the student edition (LANG=zh: Chinese); no br
 	  echo ">> no display: starting JupyterLab without a browser; open the http://localhost URL it prints below."; \
 	  args="$$args --no-browser"; \
 	fi; \
-	exec $(BIN)/jupyter lab $$args $(STUDENT_DIR)/
+	exec $(BIN)/jupyter lab $(LAB_LOCALE_ARGS) $$args $(STUDENT_DIR)/
 
 test: lint typecheck pytest ## ruff check + ruff format --check + mypy --strict + pytest (tests and notebooks)
 
@@ -193,7 +196,7 @@ lecture: $(LAB_STAMP) ## JupyterLab for the projector: lecture/settings (high co
 	JUPYTERLAB_SETTINGS_DIR="$(CURDIR)/$(LECTURE_SETTINGS)" \
 	  exec $(BIN)/jupyter lab --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	    --LabApp.custom_css=True "--ServerApp.tornado_settings=static_custom_path=$(CURDIR)/$(LECTURE_CSS)" \
-	    $$args $(INSTRUCTOR_DIR)/
+	    $(LAB_LOCALE_ARGS) $$args $(INSTRUCTOR_DIR)/
 
 $(SLIDES_ASSETS_STAMP):
 	@command -v npm >/dev/null || { echo "error: make slides needs npm (Node.js) to fetch reveal.js once" >&2; exit 1; }
