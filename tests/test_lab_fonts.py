@@ -15,6 +15,7 @@ mpl.use("Agg")
 
 from matplotlib import pyplot as plt  # noqa: E402
 
+from ctxlab.errors import CtxlabError  # noqa: E402
 from ctxlab.lab import fonts  # noqa: E402
 
 CHINESE = "会话压缩摘要：保留的组与丢弃的组"
@@ -65,3 +66,25 @@ def test_without_a_cjk_font_figures_fall_back_to_english_with_a_notice(
     assert not [
         m for m in _draw("kept vs dropped groups", "token budget") if "missing from font" in m
     ]
+
+
+def test_setup_notebook_sets_the_language_of_text_and_figures(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxlab.lab import language, setup_notebook
+
+    try:
+        monkeypatch.setattr(fonts, "cjk_font", lambda: "DejaVu Sans")
+        setup_notebook("zh")
+        assert language.get_language() == "zh" and language.figure_language() == "zh"
+        assert language.tr("kept", "保留") == "保留"
+        monkeypatch.setattr(fonts, "cjk_font", lambda: None)
+        setup_notebook("zh")
+        assert language.get_language() == "zh" and language.figure_language() == "en"
+        assert language.tr_figure("kept", "保留") == "kept"
+        assert capsys.readouterr().out.count("No Chinese font found") == 1
+        with pytest.raises(CtxlabError, match="'en' or 'zh'"):
+            setup_notebook("fr")
+    finally:
+        language.set_language("en")
+        language.set_figure_language(None)

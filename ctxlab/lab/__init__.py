@@ -40,6 +40,7 @@ inline backend for retina PNG figures (nbval skips PNGs but compares text).
 from __future__ import annotations
 
 import importlib
+import io
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -81,17 +82,32 @@ _SUBMODULES = frozenset(
 _GRADING_NAMES = frozenset({"check_implementation", "LabReport", "CheckResult"})
 
 
-def setup_notebook() -> None:
-    """Course style for matplotlib, retina PNG figures, and pandas display options."""
-    from ctxlab.lab import display
+def setup_notebook(language: str = "en") -> None:
+    """Course style for matplotlib, retina PNG figures, and the notebook's language.
 
-    display.use_course_style()
+    ``language="zh"`` (the Chinese edition) renders tables, widgets, verdicts and reports in
+    Chinese and draws figure text with a CJK font; without one installed, figure text stays
+    English and a one-line notice says so (:mod:`ctxlab.lab.fonts`).
+    """
+    from ctxlab.lab import display, fonts
+    from ctxlab.lab import language as lang
+
+    lang.set_language(language)  # type: ignore[arg-type]  # checked there
+
+    def apply_style() -> None:
+        display.use_course_style()
+        drawn = fonts.use_figure_language(language, notice=None if first[0] else io.StringIO())
+        lang.set_figure_language(drawn)
+        first[0] = False
+
+    first = [True]
+    apply_style()
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - outside Jupyter
         return
     set_matplotlib_formats("retina")  # type: ignore[no-untyped-call]
-    display.use_course_style()  # the inline backend may reset rcParams; re-apply
+    apply_style()  # the inline backend may reset rcParams; re-apply (without a second notice)
 
 
 def __getattr__(name: str) -> ModuleType | Any:

@@ -17,7 +17,16 @@ from typing import Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 
-__all__ = ["LANGUAGES", "Language", "get_language", "set_language"]
+__all__ = [
+    "LANGUAGES",
+    "Language",
+    "figure_language",
+    "get_language",
+    "set_figure_language",
+    "set_language",
+    "tr",
+    "tr_figure",
+]
 
 Language: TypeAlias = Literal["en", "zh"]
 
@@ -25,6 +34,8 @@ Language: TypeAlias = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 _current: list[Language] = ["en"]
+#: Figure text may have to stay English where no CJK font is installed (ctxlab.lab.fonts).
+_figure: list[Language | None] = [None]
 
 
 def set_language(language: Language) -> None:
@@ -38,3 +49,31 @@ def set_language(language: Language) -> None:
 def get_language() -> Language:
     """The language reports are rendered in (``"en"`` unless :func:`set_language` changed it)."""
     return _current[0]
+
+
+def set_figure_language(language: Language | None) -> None:
+    """Draw figure text in ``language``; ``None`` follows :func:`get_language`.
+
+    :func:`ctxlab.lab.setup_notebook` sets it to ``"en"`` when Chinese was asked for but no
+    CJK font is installed, so that figures never show empty boxes.
+    """
+    if language is not None and language not in LANGUAGES:
+        raise CtxlabError(
+            f"set_figure_language: language must be 'en', 'zh' or None, got {shown(language)}"
+        )
+    _figure[0] = language
+
+
+def figure_language() -> Language:
+    """The language figure text is drawn in."""
+    return _figure[0] or _current[0]
+
+
+def tr(en: str, zh: str) -> str:
+    """``en`` or ``zh``, whichever the current language is (tables, widgets, verdicts)."""
+    return zh if _current[0] == "zh" else en
+
+
+def tr_figure(en: str, zh: str) -> str:
+    """``en`` or ``zh`` for text drawn in a figure (see :func:`figure_language`)."""
+    return zh if figure_language() == "zh" else en
