@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -140,3 +142,56 @@ def test_harvest_refuses_a_notebook_not_built_from_a_source(tmp_path: Path) -> N
     stray.write_text(json.dumps({"cells": [], "metadata": {}}), encoding="utf-8")
     with pytest.raises(nbsource.SourceError, match="no 'ctxlab' metadata"):
         nbsource.harvest(stray, repo=tmp_path)
+
+
+# ----------------------------------------------------------------------------- two languages
+# issue 12: the Chinese edition is made from the same source as the English one. Code cells
+# are the same (only the setup cell's language line may differ), the sections are the same,
+# and every markdown cell of the Chinese edition holds Chinese prose.
+
+BILINGUAL = [s for s in SOURCES if "zh" in s.languages]
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _heading_levels(text: str) -> list[int]:
+    return [len(m.group(1)) for m in re.finditer(r"^(#{1,6}) ", text, re.M)]
+
+
+def _pairs(source: Any) -> list[tuple[Any, Any]]:
+    pairs = []
+    for role in nbsource.ROLES:
+        en = nbsource.build_notebook(source, nbsource.Edition("en", role))
+        zh = nbsource.build_notebook(source, nbsource.Edition("zh", role))
+        pairs.append((en, zh))
+    return pairs
+
+
+@pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.name)
+def test_both_languages_have_the_same_cells_code_and_sections(source: Any) -> None:
+    for en, zh in _pairs(source):
+        assert [c.id for c in en.cells] == [c.id for c in zh.cells]
+        for a, b in zip(en.cells, zh.cells, strict=True):
+            assert a.cell_type == b.cell_type, a.id
+            assert a.metadata == b.metadata, a.id
+            if a.cell_type == "code":
+                differ = [
+                    (x, y)
+                    for x, y in zip(a.source.split("\n"), b.source.split("\n"), strict=False)
+                    if x != y
+                ]
+                assert len(a.source.split("\n")) == len(b.source.split("\n")), a.id
+                assert all("setup_notebook(" in x and "setup_notebook(" in y for x, y in differ), (
+                    f"cell {a.id}: code differs between the editions beyond the language line"
+                )
+            else:
+                assert _heading_levels(a.source) == _heading_levels(b.source), a.id
+
+
+@pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.name)
+def test_every_markdown_cell_of_the_chinese_edition_is_chinese(source: Any) -> None:
+    for _, zh in _pairs(source):
+        for cell in zh.cells:
+            if cell.cell_type == "markdown":
+                assert HAN.search(cell.source), f"cell {cell.id} has no Chinese text"
+        setup = next(c for c in zh.cells if "setup_notebook(" in c.source)
+        assert 'setup_notebook(language="zh")' in setup.source
