@@ -3,8 +3,9 @@
 Each lab module of this package (:mod:`~ctxlab.lab.grading.lab11_1` ...) declares its lab
 once with :func:`register_lab` -- the keyword the student's function is passed as, its
 argument names, ctxlab's reference function -- and then each behaviour with
-``@LAB.check(key, en, zh)`` above the function that checks it. A lab module is imported the
-first time its lab is asked for, so checking Lab 11.2 never builds Lab 11.5's cases.
+``@LAB.check(en, zh)`` above the function that checks it, named after the behaviour's key.
+A lab module is imported the first time its lab is asked for, so checking Lab 11.2 never
+builds Lab 11.5's cases.
 
 :func:`check_implementation` runs every check of a lab in order, each in its own thread with
 the time limit of :func:`set_time_limit` (10 s by default). After a check that did not
@@ -110,11 +111,16 @@ class LabChecks:
     reference: Callable[..., Any]
     checks: list[_Check] = field(default_factory=list)
 
-    def check(self, key: str, en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
-        """Register the decorated function as the check of behaviour ``key`` (report order)."""
+    def check(self, en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
+        """Register the decorated function as the check of one behaviour, in report order.
+
+        The function's name is the behaviour's key (``worked_example_31``: what
+        ``pytest -m lab11_3`` names the test, and what the mutation suite asserts); ``en``
+        and ``zh`` are the behaviour in the chapter's words.
+        """
 
         def register(run: CheckFunction) -> CheckFunction:
-            self.checks.append(_Check(key, en, zh, run))
+            self.checks.append(_Check(run.__name__, en, zh, run))
             return run
 
         return register

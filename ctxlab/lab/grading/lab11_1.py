@@ -141,7 +141,6 @@ def _accepts(t: Trial, name: str, change: Callable[[dict[str, Any]], None]) -> N
 
 
 @LAB.check(
-    "accepts_compact_1",
     "compact-1's wire form is read into an equal, canonical CompactionSessionEntry",
     "compact-1 的线上形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
     "firstKeptEntryId u2，tokensBefore 29）",
@@ -164,7 +163,6 @@ def accepts_compact_1(t: Trial) -> None:
 
 
 @LAB.check(
-    "no_shared_state",
     "the parser returns a new object: changing the input afterwards changes nothing",
     "解析器返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录",
 )
@@ -198,7 +196,6 @@ _DRAFTS: tuple[tuple[str, str, str], ...] = (
 
 
 @LAB.check(
-    "rejects_draft_names",
     "early-draft names (files, nextSteps, invariants, compactedEntryIds) are refused, "
     "naming compact-1 and the field",
     "早期草案中的名字（files、nextSteps、invariants、compactedEntryIds）被拒绝，"
@@ -214,7 +211,6 @@ def rejects_draft_names(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_unknown_keys",
     "any other unknown key is refused too (on the entry and in the summary)",
     "任何未知字段都被拒绝（entry 上和 summary 里都一样）",
 )
@@ -224,7 +220,6 @@ def rejects_unknown_keys(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_missing_fields",
     "a missing field (summary.changedFiles, goal, firstKeptEntryId, tokensBefore, ...) is "
     "refused, naming compact-1 and the field",
     "缺少当前字段（summary.changedFiles、goal、firstKeptEntryId、tokensBefore 等）时，"
@@ -245,7 +240,6 @@ def rejects_missing_fields(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_blank_ids",
     "goal, parentId and firstKeptEntryId must not be blank, and parentId is not null",
     "goal、parentId 和 firstKeptEntryId 不能为空；compaction 的 parentId 不能是 null",
 )
@@ -263,7 +257,6 @@ def rejects_blank_ids(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_non_string_items",
     "each of the six lists is an array and every item in it is a string",
     "六个数组字段都是数组，数组中的每一项都是字符串",
 )
@@ -281,7 +274,6 @@ def rejects_non_string_items(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_bad_tokens_before",
     "tokensBefore is a finite number >= 0: NaN, infinity, a negative number, a bool or a "
     "string is refused",
     "tokensBefore 是非负有限数：NaN、无穷大、负数、布尔值或字符串都被拒绝",
@@ -292,7 +284,6 @@ def rejects_bad_tokens_before(t: Trial) -> None:
 
 
 @LAB.check(
-    "rejects_wrong_types",
     "a field of the wrong type, or a value that is not an object, is refused",
     "字段类型不对（或整个值不是对象）时被拒绝",
 )
@@ -318,7 +309,6 @@ def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
 
 
 @LAB.check(
-    "tokens_before_not_recomputed",
     "tokensBefore is the caller's estimate: it is kept as given, never recomputed",
     "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
 )
@@ -328,7 +318,6 @@ def tokens_before_not_recomputed(t: Trial) -> None:
 
 
 @LAB.check(
-    "other_types_refused",
     "only compaction entries are read: a message or metadata entry is refused, naming its "
     "id and the field type",
     "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段",
@@ -345,7 +334,6 @@ def other_types_refused(t: Trial) -> None:
 
 
 @LAB.check(
-    "accepts_entry_object",
     "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object)",
     "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象）",
 )
@@ -378,7 +366,6 @@ def _chinese(wire: dict[str, Any]) -> None:
 
 
 @LAB.check(
-    "accepts_valid_variants",
     "other valid compactions (empty lists, decimal numbers, Chinese text) are accepted as they are",
     "其他合法的 compaction（空数组、小数、中文文本）原样接受",
 )

@@ -110,7 +110,6 @@ _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read",
 
 
 @LAB.check(
-    "three_groups",
     "the opening path gives the chapter's three groups: [u1,a1] [u2,a2] "
     "[u3,calls,r-test,r-read,a3]",
     "groupInteractions() 跳过 sys，以 user 消息为起点，把其余九条记录分成三组",
@@ -120,7 +119,6 @@ def three_groups(t: Trial) -> None:
 
 
 @LAB.check(
-    "system_skipped",
     "system messages belong to no group: skipped at the start, between groups and inside one",
     "system message 不属于任何一组：出现在两组之间时也一样跳过，不会切开或混入哪一组",
 )
@@ -137,7 +135,6 @@ def system_skipped(t: Trial) -> None:
 
 
 @LAB.check(
-    "results_any_order",
     "tool results may come in any order, even before their call; groups keep path order",
     "result 的出现顺序不影响配对；返回的 entries 保持原路径顺序",
 )
@@ -159,7 +156,6 @@ def results_any_order(t: Trial) -> None:
 
 
 @LAB.check(
-    "pairing_by_id_only",
     "only ids pair a result with its call: toolName and the final assistant message take no part",
     "result 的数组位置、toolName 与终态 assistant 不参与配对",
 )
@@ -189,7 +185,6 @@ def pairing_by_id_only(t: Trial) -> None:
 
 
 @LAB.check(
-    "unknown_call_rejected",
     "a result whose toolCallId names no call of its group is refused (the chapter's "
     "r-test -> unknown-1), naming the id",
     "把 r-test.toolCallId 改成 unknown-1：groupInteractions() 找不到 unknown-1 对应的 call，"
@@ -212,7 +207,6 @@ def unknown_call_rejected(t: Trial) -> None:
 
 
 @LAB.check(
-    "missing_result_rejected",
     "every call has a result when its group ends; a call without one is refused, naming it",
     "group 结束时，所有 call 都已经配齐 result；缺少 result 的 call 被拒绝并指出",
 )
@@ -230,7 +224,6 @@ def missing_result_rejected(t: Trial) -> None:
 
 
 @LAB.check(
-    "duplicate_result_rejected",
     "a call has at most one result; a second result is refused, naming it",
     "一个 call 至多对应一条 result；第二条 result 被拒绝并指出",
 )
@@ -247,7 +240,6 @@ def duplicate_result_rejected(t: Trial) -> None:
 
 
 @LAB.check(
-    "duplicate_call_rejected",
     "each call id is declared once; a second declaration is refused, naming it",
     "每个 call.id 只声明一次；重复声明被拒绝并指出",
 )
@@ -271,7 +263,6 @@ def duplicate_call_rejected(t: Trial) -> None:
 
 
 @LAB.check(
-    "pairs_within_group",
     "a call and its result must stand in the same user group",
     "工具事实只在这个 user group 内核对：call 和 result 必须在同一组",
 )
@@ -296,7 +287,6 @@ def pairs_within_group(t: Trial) -> None:
 
 
 @LAB.check(
-    "message_before_first_user",
     "a message other than system before the first user message is refused, naming that entry",
     "第一条 user 消息之前出现其他消息（system 除外）时被拒绝，并指出这条 entry",
 )
@@ -308,7 +298,6 @@ def message_before_first_user(t: Trial) -> None:
 
 
 @LAB.check(
-    "input_untouched",
     "the entries are left as they were, and the same input gives equal groups every time",
     "输入的 entries 保持原样；同样的输入每次得到相等的分组",
 )

@@ -274,7 +274,6 @@ def _expect_crafted(
 
 
 @LAB.check(
-    "worked_example_31",
     "the 31-token example keeps groups 2 and 3: kept u2,a2,u3,calls,r-test,r-read,a3, "
     "reason trimmed, tokens 31/3/22/4/2/22/31",
     "31 个 token 怎样留下第二、三组：reason trimmed，tokens 与本章完全一致",
@@ -284,7 +283,6 @@ def worked_example_31(t: Trial) -> None:
 
 
 @LAB.check(
-    "single_group_overflow",
     "with 10 tokens left the newest group (15) is still returned whole: single_group_overflow",
     "消息额度只有 10 而第三组需要 15：函数仍返回完整的第三组，reason 为 single_group_overflow",
 )
@@ -295,7 +293,6 @@ def single_group_overflow(t: Trial) -> None:
 
 
 @LAB.check(
-    "within_budget",
     "when every group fits (or there is none) the reason is within_budget",
     "所有组都放得下（或没有组）时 reason 为 within_budget",
 )
@@ -308,7 +305,6 @@ def within_budget(t: Trial) -> None:
 
 
 @LAB.check(
-    "fixed_costs_first",
     "fixed costs (system, reserved output, safety margin) are deducted first; the "
     "allowance never goes below 0",
     "先扣除固定成本（system、回答预留、安全余量）；"
@@ -330,7 +326,6 @@ def fixed_costs_first(t: Trial) -> None:
 
 
 @LAB.check(
-    "contiguous_newest_suffix",
     "groups are chosen from the newest backwards and the choice stops at the first group "
     "that does not fit",
     "从最新组向前选择，选择停在第一个放不下的组：保留的是连续的最新后缀",
@@ -355,7 +350,6 @@ def contiguous_newest_suffix(t: Trial) -> None:
 
 
 @LAB.check(
-    "whole_groups",
     "a group is kept or dropped whole: the cut lies only between groups",
     "group 是预算可以整体保留或整体丢弃的最小单位：裁剪位置只能落在两组之间",
 )
@@ -388,7 +382,6 @@ def _replay_path() -> list[SessionEntry]:
 
 
 @LAB.check(
-    "system_replayed",
     "the system message is replayed from the whole path, placed first and priced once "
     "as one message; it is not in keptEntryIds",
     "system message 从整条路径重放，排在最前面，作为一条消息计价，不进入 keptEntryIds",
@@ -403,7 +396,6 @@ def system_replayed(t: Trial) -> None:
 
 
 @LAB.check(
-    "no_system",
     "without a system message tokens.system is 0 and no system message comes first",
     "路径上没有 system message 时，tokens.system 为 0，结果里也没有开头的 system",
 )
@@ -418,7 +410,6 @@ _BAD_NUMBERS: tuple[object, ...] = (float("nan"), float("inf"), -1, True, "31", 
 
 
 @LAB.check(
-    "options_checked",
     "the three budget numbers must be finite and >= 0: anything else is an error naming the option",
     "三个预算数值都要是非负有限数，否则报错并指出是哪个选项",
 )
@@ -469,7 +460,6 @@ class _BadEstimator:
 
 
 @LAB.check(
-    "estimator_checked",
     "every estimate must be a finite number >= 0; a bad or failing estimate is a "
     "CtxlabError naming the message",
     "估算器的每次返回值都要是非负有限数；出错时报 CtxlabError 并指出是哪条消息",
@@ -499,7 +489,6 @@ def estimator_checked(t: Trial) -> None:
 
 
 @LAB.check(
-    "broken_groups_refused",
     "tool ids that do not pair stop the build (r-test -> unknown-1); results in any "
     "order still pair",
     "tool id 配不上时第三组不进入预算选择（r-test -> unknown-1）；result 反序仍然合法",
@@ -524,7 +513,6 @@ def broken_groups_refused(t: Trial) -> None:
 
 
 @LAB.check(
-    "deterministic_and_isolated",
     "the same path and options give equal results, each an independent copy; the path "
     "is left untouched",
     "相同 active path 与 options 得到深相等结果；每次结果都是独立副本，不改写 session entries",

@@ -98,7 +98,6 @@ def _refused(
 
 
 @LAB.check(
-    "compact_1",
     "compact-1 (timestamp 100, first kept u2, tokensBefore 29) gets parentId a3",
     '函数从 activePath.at(-1) 得到 parentId: "a3"',
 )
@@ -111,7 +110,6 @@ def compact_1(t: Trial) -> None:
 
 
 @LAB.check(
-    "pure",
     "creating is pure: the path and the summary are left as they were, and the result "
     "shares nothing with them",
     "返回 compact1 以后，active path 仍保持原样；函数也不接收 Store",
@@ -140,7 +138,6 @@ def pure(t: Trial) -> None:
 
 
 @LAB.check(
-    "parent_is_last_entry",
     "parentId is the id of the path's last entry, whatever its type",
     "parent 不由调用者重复传入：parentId 总是路径最后一条 entry 的 id",
 )
@@ -169,7 +166,6 @@ def parent_is_last_entry(t: Trial) -> None:
 
 
 @LAB.check(
-    "id_already_on_path",
     "an id already on the path is an error naming it",
     "id 已经在路径上时报错并指出它",
 )
@@ -180,7 +176,6 @@ def id_already_on_path(t: Trial) -> None:
 
 
 @LAB.check(
-    "first_kept_starts_group",
     "firstKeptEntryId must be the user message that starts a group: u2 is valid; a2, "
     "calls, r-test are inside a group",
     "firstKeptEntryId 只能指向一组的首条 user message：u2 合法；"
@@ -194,7 +189,6 @@ def first_kept_starts_group(t: Trial) -> None:
 
 
 @LAB.check(
-    "first_kept_not_system",
     "a system message (e.g. patch-2) cannot be the first kept entry",
     'system message 也不能成为切点：firstKeptEntryId: "patch-2" 会被报告',
 )
@@ -208,7 +202,6 @@ def first_kept_not_system(t: Trial) -> None:
 
 
 @LAB.check(
-    "first_kept_unknown",
     "an unknown id, a compaction or a metadata entry as first kept entry is an error naming it",
     "未知 id、compaction 或 metadata entry 作为 firstKeptEntryId 时报错并指出它",
 )
@@ -221,7 +214,6 @@ def first_kept_unknown(t: Trial) -> None:
 
 
 @LAB.check(
-    "empty_path",
     "an empty path is an error: there is no leaf to append after",
     "空路径报错：没有可以追加在后面的 leaf",
 )
@@ -230,7 +222,6 @@ def empty_path(t: Trial) -> None:
 
 
 @LAB.check(
-    "parsed_result",
     "the candidate goes through parseSessionEntry() as its final check and copy",
     "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制",
 )
@@ -262,7 +253,6 @@ def parsed_result(t: Trial) -> None:
 
 
 @LAB.check(
-    "summary_forms",
     "the summary may be a CompactionSummary or its wire-form mapping",
     "summary 可以是 CompactionSummary，也可以是它的线上形式（mapping）",
 )

@@ -59,7 +59,6 @@ def _tag_or_opening(message: object) -> int:
 
 
 @LAB.check(
-    "no_compaction",
     "without a compaction it is Lab 11.3's build: the 31-token example keeps groups 2 and 3",
     "没有 compaction 时就是 Lab 11.3 的结果：31 个 token 留下第二、三组",
 )
@@ -68,7 +67,6 @@ def no_compaction(t: Trial) -> None:
 
 
 @LAB.check(
-    "summary_after_system",
     "the newest summary becomes one user message right after the system message; "
     "keptEntryIds lists only original entries",
     "结果的顺序是 [system?, 摘要, ...保留的后缀]；keptEntryIds 不为合成消息制造虚假 id",
@@ -78,7 +76,6 @@ def summary_after_system(t: Trial) -> None:
 
 
 @LAB.check(
-    "summary_priced_first",
     "the summary's cost is taken from the allowance first; the rest goes to whole groups",
     "合成的摘要消息有自己的 token 成本，这个成本先从消息额度中扣除，余量才交给完整 groups",
 )
@@ -99,7 +96,6 @@ def summary_priced_first(t: Trial) -> None:
 
 
 @LAB.check(
-    "newest_compaction_only",
     "only the newest compaction is read (compact-2): no second summary message",
     "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
 )
@@ -122,7 +118,6 @@ def _compacted_at_u3() -> list[SessionEntry]:
 
 
 @LAB.check(
-    "candidates_from_first_kept",
     "original messages are collected from firstKeptEntryId on, also those after the "
     "compaction (u4, a4)",
     "从 firstKeptEntryId 收集原消息，并继续收集 compaction 之后的 u4、a4",
@@ -154,7 +149,6 @@ def _with_notes() -> list[SessionEntry]:
 
 
 @LAB.check(
-    "metadata_skipped",
     "metadata and compaction entries are skipped before grouping",
     "跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
 )
@@ -173,7 +167,6 @@ _REPLAYED = {
 
 
 @LAB.check(
-    "system_replay_across_boundary",
     "the system message is replayed from the whole path, also before the compaction: "
     '"BASE\\n\\nPrefer small diffs.", rules RULE v2, timestamp of sys',
     "replayedSystemMessage() 读取整条 active path，包括 compaction 之前的部分",
@@ -202,7 +195,6 @@ def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
 
 
 @LAB.check(
-    "first_kept_checked",
     "firstKeptEntryId must be an earlier user message that starts a group (a2, r-test, "
     "a system patch, a metadata entry, an unknown or a later id is an error naming it)",
     "firstKeptEntryId 只能指向 compaction 之前一组的首条 user message；a2、r-test、"
@@ -264,7 +256,6 @@ def _continued() -> list[SessionEntry]:
 
 
 @LAB.check(
-    "recompaction",
     "a resumed path can be compacted again; the newest compaction and its suffix win",
     "第二次 compaction 使用同一个创建函数；后续 buildContext() 先读取最新的 compaction",
 )
@@ -282,7 +273,6 @@ def recompaction(t: Trial) -> None:
 
 
 @LAB.check(
-    "deterministic_and_isolated",
     "the same path and options give equal results; the path is left untouched",
     "相同 active path 与 options 应得到深相等结果；不会改写 session entries",
 )
