@@ -37,7 +37,7 @@ from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.text import Text, kind
 
-__all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry"]
+__all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "shares_nothing"]
 
 
 def parse_compaction_entry(value: object) -> CompactionSessionEntry:
@@ -95,6 +95,17 @@ def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> 
             f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
             f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
         )
+
+
+def shares_nothing(
+    label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
+) -> None:
+    """After the caller changed what it passed in, ``got`` must still equal ``expected``:
+    the returned entry shares no mutable state with its input (``en``/``zh`` say how the
+    entry would have changed: "changed with its input")."""
+    found = diff(expected.to_json(), got.to_json(), "")
+    if found:
+        fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
 
 
 def _wire_label(name: str) -> Text:
@@ -177,13 +188,7 @@ def no_shared_state(t: Trial) -> None:
     wire["summary"]["goal"] = "changed"
     wire["firstKeptEntryId"] = "u3"
     wire["tokensBefore"] = 0
-    found = diff(expected.to_json(), got.to_json(), "")
-    if found:
-        fail(
-            label,
-            f": the returned entry changed with its input ({found})",
-            f"：返回的 entry 随输入一起变了（{found}）",
-        )
+    shares_nothing(label, got, expected, "changed with its input", "随输入一起变了")
 
 
 _DRAFTS: tuple[tuple[str, str, str], ...] = (
