@@ -43,9 +43,12 @@ __all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "s
 def parse_compaction_entry(value: object) -> CompactionSessionEntry:
     """The reference of Lab 11.1: the compaction branch of the strict parser.
 
-    Reads a compaction entry's wire form (or a :class:`CompactionSessionEntry`) through
-    :func:`~ctxlab.entries.parse_session_entry`. Another entry type is refused, naming the
-    entry id and the field ``type``.
+    Every field of a compaction entry's wire form (or of a :class:`CompactionSessionEntry`)
+    is read by the core parser, :func:`~ctxlab.entries.parse_session_entry`. This function
+    only takes the branch first, by ``type`` as the core parser does: a message or metadata
+    entry is refused naming its id and the field ``type`` before its fields are read, so a
+    malformed message entry is refused for its type too (not for, say, a missing
+    ``parentId``).
     """
     entry_type: object = None
     entry_id: object = None
