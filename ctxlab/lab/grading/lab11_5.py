@@ -16,6 +16,8 @@ and crafted variants; the comparison with the reference is Lab 11.3's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab.compaction import create_compaction_entry
@@ -45,9 +47,13 @@ __all__ = ["LAB"]
 
 LAB = register_lab("11.5", "build_context", ("active_path",), build_context)
 
-_RESUMED = "sys..a4 (compact-1 keeps u2)"
 _RESUMED_ALL = ("u2", "a2", *GROUP_3, "u4", "a4")
 _RECOMPACTED = "sys..compact-2 (compact-2 keeps u3)"
+
+
+def _expect_resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
+    """The chapter's resumed path: sys..a3, compact-1 (keeps u2), u4, a4."""
+    expect_context(t, "sys..a4 (compact-1 keeps u2)", fx.resumed_path, options, **literal)
 
 
 def _tag_or_opening(message: object) -> int:
@@ -72,7 +78,7 @@ def no_compaction(t: Trial) -> None:
     "结果的顺序是 [system?, 摘要, ...保留的后缀]；keptEntryIds 不为合成消息制造虚假 id",
 )
 def summary_after_system(t: Trial) -> None:
-    expect_context(t, _RESUMED, fx.resumed_path, budget(100), kept=_RESUMED_ALL)
+    _expect_resumed(t, budget(100), kept=_RESUMED_ALL)
 
 
 @LAB.check(
@@ -81,18 +87,11 @@ def summary_after_system(t: Trial) -> None:
 )
 def summary_priced_first(t: Trial) -> None:
     # 22 for messages; the summary (4) is paid first; 18 left holds [u4,a4]=7, not group 3.
-    expect_context(t, _RESUMED, fx.resumed_path, budget(31), kept=("u4", "a4"))
+    _expect_resumed(t, budget(31), kept=("u4", "a4"))
     # Less than the summary itself is left: the group budget is 0, the newest group overflows.
-    expect_context(
-        t,
-        _RESUMED,
-        fx.resumed_path,
-        budget(12),
-        kept=("u4", "a4"),
-        reason="single_group_overflow",
-    )
+    _expect_resumed(t, budget(12), kept=("u4", "a4"), reason="single_group_overflow")
     for max_tokens in (38, 55):
-        expect_context(t, _RESUMED, fx.resumed_path, budget(max_tokens))
+        _expect_resumed(t, budget(max_tokens))
 
 
 @LAB.check(
@@ -125,9 +124,7 @@ def _compacted_at_u3() -> list[SessionEntry]:
 def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
     # summarised, not kept.
-    expect_context(
-        t, _RESUMED, fx.resumed_path, budget(1000), kept=_RESUMED_ALL, reason="within_budget"
-    )
+    _expect_resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
     expect_context(
         t,
         "sys,u1..a3,c(keeps u3),u4,a4",
