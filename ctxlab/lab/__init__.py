@@ -25,7 +25,8 @@ Shared by every lab:
 :mod:`ctxlab.lab.checks`     :class:`Verdict`, :func:`friendly` and the answer readers
                              (``id_list`` ...) of the self-checks
 :mod:`ctxlab.lab.grading`    :func:`check_implementation`: the chapter's checks run
-                             against the student's own function (the build-it cells)
+                             against the student's own function (the build-it cells),
+                             one module per lab (``grading.lab11_1`` ...)
 :mod:`ctxlab.lab.language`   :func:`set_language`: reports in English or Chinese
 :mod:`ctxlab.lab.fonts`      a CJK font for Chinese figure text (English without one)
 ==========================  ==========================================================

@@ -1,0 +1,79 @@
+"""Judging a student's own code: ``check_implementation(lab, **functions)`` (spec §10).
+
+In each lab of chapter 11 the student writes the chapter's function and the lab's checks
+judge what the student wrote (the course's ``node --test --test-name-pattern="Lab 11.N"``):
+
+=======  ==========================  ===================================================
+lab      keyword                     the student's function
+=======  ==========================  ===================================================
+11.1     ``parse_compaction_entry``  ``(value)``: the compaction branch of the strict
+                                     parser ("摘要先成为 session 中的一条普通事实")
+11.2     ``group_interactions``      ``(entries)`` ("两个 tool result 仍属于 u3 开始的同一组")
+11.3     ``build_context``           ``(active_path, *, max_tokens, reserved_output,
+                                     safety_margin, estimate_tokens)`` without compaction
+                                     ("31 个 token 怎样留下第二、三组")
+11.4     ``create_compaction_entry`` ``(active_path, *, id, timestamp, summary,
+                                     first_kept_entry_id, tokens_before)``
+                                     ("compact-1 记录摘要与保留起点")
+11.5     ``build_context``           as 11.3, with resume from the newest compaction and
+                                     system replay across the boundary
+                                     ("恢复时把最新摘要接在保留后缀前面",
+                                     "system 状态跨过 compaction 边界")
+=======  ==========================  ===================================================
+
+Each lab has a list of *behaviours* (the chapter's rules, in its own words, in English and
+Chinese). A behaviour is checked on the chapter's worked examples -- their numbers are
+written in the checks literally, they are the chapter's facts -- and on small crafted cases
+whose expected result is the reference implementation's result for the same input, called
+with the same arguments the student's function got.
+
+A student's function may raise anything, return the wrong type, change its input or never
+return. Each of these is a failed row with a plain message, never an exception of the
+checker: every check runs in a daemon thread with a time limit (:func:`set_time_limit`,
+10 s by default).
+
+One module per lab, the machinery beside them:
+
+===============================  =========================================================
+:mod:`.lab11_1` ... ``lab11_5``  each lab's behaviours (EN/ZH) and one check per behaviour;
+                                 11.1 also holds the reference :func:`parse_compaction_entry`
+:mod:`.engine`                   the registry, :func:`check_implementation`, the time limit
+:mod:`.calls`                    calling the student's function safely, in a thread
+:mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
+:mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
+:mod:`.text`                     bilingual text and plain descriptions of values
+===============================  =========================================================
+
+A lab's module loads the first time that lab is checked.
+"""
+
+from __future__ import annotations
+
+from ctxlab.lab.grading.engine import (
+    LABS,
+    GradingUsageError,
+    behaviour_keys,
+    check_behaviour,
+    check_implementation,
+    get_time_limit,
+    lab_keyword,
+    reference_functions,
+    set_time_limit,
+)
+from ctxlab.lab.grading.lab11_1 import parse_compaction_entry
+from ctxlab.lab.grading.report import CheckResult, LabReport
+
+__all__ = [
+    "LABS",
+    "CheckResult",
+    "GradingUsageError",
+    "LabReport",
+    "behaviour_keys",
+    "check_behaviour",
+    "check_implementation",
+    "get_time_limit",
+    "lab_keyword",
+    "parse_compaction_entry",
+    "reference_functions",
+    "set_time_limit",
+]

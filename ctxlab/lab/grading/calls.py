@@ -1,0 +1,240 @@
+"""Calling a student's function safely: input snapshots, failures as text, a time limit.
+
+A student's function may raise anything, return the wrong type, change its input or never
+return (issue 10, "Bad input"). Each of these becomes a failed row with a plain message,
+never an exception of the checker:
+
+* :class:`Trial` calls the function for a check, labelled with the case it tries (the
+  chapter's entry ids, the budget): :meth:`Trial.returns` wants a value,
+  :meth:`Trial.rejects` wants a ``CtxlabError`` naming given ids or fields. Both compare a
+  snapshot of the arguments before and after the call, so a changed input is named.
+* A check says how it failed with :func:`fail` (expected vs got, after the case's label).
+* :func:`run_check` runs one check in a daemon thread with a time limit, which works the
+  same on Windows (no processes: a function defined in a notebook cannot be pickled there).
+  On CPython a check that overran is also asked to stop (``PyThreadState_SetAsyncExc``), so
+  that a spinning loop dies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, NoReturn, TypeAlias
+
+from ctxlab.errors import CtxlabError
+from ctxlab.lab.grading.text import Text, exception_text, kind, raised, same
+
+__all__ = ["NOT_RUN", "Failed", "Outcome", "Trial", "fail", "run_check"]
+
+
+class Failed(Exception):
+    """A check failed; ``text`` says how (expected vs got)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.en)
+        self.text = text
+
+
+class _StopStudent(BaseException):
+    """Sent into a check thread that overran its time limit (CPython only)."""
+
+
+def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
+    """Fail the running check: the case's ``label``, then what went wrong.
+
+    ``zh`` is the Chinese text; without it the English one serves both languages (a diff
+    of values reads the same in both).
+    """
+    text = Text(en, en if zh is None else zh)
+    raise Failed(text if label is None else label + text)
+
+
+def _fingerprint(value: object, depth: int = 0) -> object:
+    """A comparable snapshot of ``value`` (to see whether a call changed its input)."""
+    if depth > 60:
+        return ("deep", id(value))
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, float):
+        return ("float", repr(value))
+    if value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, Mapping):
+        return (
+            "map",
+            id(value),
+            tuple(
+                (_fingerprint(k, depth + 1), _fingerprint(v, depth + 1)) for k, v in value.items()
+            ),
+        )
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, id(value), tuple(_fingerprint(v, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple(
+                _fingerprint(getattr(value, field.name, None), depth + 1)
+                for field in dataclasses.fields(value)
+            ),
+        )
+    return ("object", id(value))
+
+
+class Trial:
+    """The student's function, called under watch: input snapshots and the case label.
+
+    ``current`` is the label of the latest call (what a timeout or an unreadable result
+    is reported against).
+    """
+
+    def __init__(self, function: Callable[..., Any], arg_names: tuple[str, ...]) -> None:
+        self.function = function
+        self.arg_names = arg_names
+        self.current: Text | None = None
+
+    def _invoke(
+        self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[bool, Any]:
+        self.current = label
+        before = [_fingerprint(a) for a in args], {k: _fingerprint(v) for k, v in kwargs.items()}
+        try:
+            value = self.function(*args, **kwargs)
+            outcome: tuple[bool, Any] = (True, value)
+        except _StopStudent:
+            raise
+        except BaseException as error:  # student code may raise anything, SystemExit too
+            outcome = (False, error)
+        after = [_fingerprint(a) for a in args], {k: _fingerprint(v) for k, v in kwargs.items()}
+        if before != after:
+            changed = [
+                self.arg_names[i] if i < len(self.arg_names) else f"argument {i + 1}"
+                for i, (b, a) in enumerate(zip(before[0], after[0], strict=True))
+                if b != a
+            ] + [name for name in kwargs if before[1][name] != after[1][name]]
+            names = ", ".join(changed)
+            fail(
+                label,
+                f": changed its input {names} during the call; a lab function must leave"
+                " what it is given untouched",
+                f"：调用期间改动了输入 {names}；实验函数不能修改传入的数据",
+            )
+        return outcome
+
+    def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
+        """Call the function; it must return (what it returned is for the check to judge)."""
+        ok, value = self._invoke(label, args, kwargs)
+        if not ok:
+            raise Failed(label + same(": ") + raised(value))
+        return value
+
+    def rejects(
+        self, label: Text, names: Sequence[Sequence[str]], *args: Any, **kwargs: Any
+    ) -> None:
+        """The call must raise a CtxlabError whose message names each group of ``names``
+        (one of the alternatives of each group)."""
+        wanted_en = " and ".join(" or ".join(group) for group in names)
+        wanted_zh = "、".join(" 或 ".join(group) for group in names)
+        naming = Text(f" naming {wanted_en}", f"，并指出 {wanted_zh}") if names else same("")
+        ok, value = self._invoke(label, args, kwargs)
+        if ok:
+            fail(
+                label,
+                f": expected a CtxlabError{naming.en}, but it returned {kind(value)}",
+                f"：期望抛出 CtxlabError{naming.zh}，实际返回了 {kind(value)}",
+            )
+        if isinstance(value, NotImplementedError):
+            raise Failed(label + same(": ") + raised(value))
+        if not isinstance(value, CtxlabError):
+            text = exception_text(value)
+            fail(
+                label,
+                f": raised {text}; expected a CtxlabError{naming.en}"
+                " (from ctxlab import CtxlabError)",
+                f"：抛出了 {text}；期望 CtxlabError{naming.zh}（from ctxlab import CtxlabError）",
+            )
+        message = exception_text(value)
+        for group in names:
+            if not any(name in message for name in group):
+                fail(
+                    label,
+                    f": the error should name {' or '.join(group)}; got {message}",
+                    f"：错误信息应当指出 {' 或 '.join(group)}；实际是 {message}",
+                )
+
+
+#: How one check ended: passed, failed (with a detail), or did not return in time.
+Outcome: TypeAlias = tuple[Literal["pass", "fail", "hung"], Text | None]
+
+#: The detail of every check after one that did not return in time.
+NOT_RUN = Text(
+    "not run: an earlier call of this lab did not return in time",
+    "未运行：本实验前面的一次调用没有按时返回",
+)
+
+
+def _at(trial: Trial) -> Text:
+    """The label of the latest call, as a prefix of a detail (empty before any call)."""
+    return trial.current + same(": ") if trial.current is not None else same("")
+
+
+def run_check(
+    check: Callable[[Trial], None],
+    function: Callable[..., Any],
+    arg_names: tuple[str, ...],
+    *,
+    name: str,
+    limit: float,
+) -> Outcome:
+    """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s."""
+    trial = Trial(function, arg_names)
+    box: list[Outcome] = []
+
+    def target() -> None:
+        try:
+            check(trial)
+            box.append(("pass", None))
+        except Failed as failure:
+            box.append(("fail", failure.text))
+        except _StopStudent:
+            box.append(("hung", None))
+        except BaseException as error:  # the result could not even be read
+            text = exception_text(error)
+            detail = Text(
+                f"the result could not be checked ({text}); is it the type the reference returns?",
+                f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
+            )
+            box.append(("fail", _at(trial) + detail))
+
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive() or not box:
+        _stop_thread(thread)
+        seconds = f"{limit:g} s"
+        return "hung", _at(trial) + Text(
+            f"did not return within {seconds} (an endless loop? a blocking call?)",
+            f"{seconds} 内没有返回（死循环？阻塞调用？）",
+        )
+    return box[0]
+
+
+def _stop_thread(thread: threading.Thread) -> None:
+    """Ask a thread that overran to stop, by raising an exception in it (CPython only)."""
+    ident = thread.ident
+    if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
+        return
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+        for _ in range(3):
+            changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
+            if changed > 1:  # pragma: no cover - never more than one thread has this id
+                set_async_exc(ctypes.c_ulong(ident), None)
+            thread.join(0.2)
+            if not thread.is_alive():
+                return
+    except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
+        return

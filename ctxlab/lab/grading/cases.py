@@ -1,0 +1,115 @@
+"""Inputs the checks share: the chapter's paths re-chained, crafted messages, a tag estimator.
+
+The worked examples come from :mod:`ctxlab.fixtures` (the chapter's opening path, compact-1,
+...). The crafted cases are built here from small messages whose text carries their cost as
+``[n]`` tags, priced by :func:`tag_estimator`: a reader sees a case's budget arithmetic in
+its definition (``user("u2", 5)`` costs 5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ctxlab.entries import MessageSessionEntry, SessionEntry
+from ctxlab.json_values import FrozenDict
+from ctxlab.messages import (
+    AgentMessage,
+    AssistantMessage,
+    SystemMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    text_of,
+)
+
+__all__ = [
+    "assistant",
+    "by_id",
+    "crafted",
+    "messages",
+    "rechain",
+    "system",
+    "tag_estimator",
+    "tool_result",
+    "user",
+]
+
+
+def rechain(entries: Sequence[SessionEntry]) -> list[SessionEntry]:
+    """The same entries, each one's parent the entry before (the first one a root)."""
+    chained: list[SessionEntry] = []
+    parent: str | None = None
+    for entry in entries:
+        changed: Any = entry  # a compaction is never first: its parent is always a str
+        chained.append(dataclasses.replace(changed, parent_id=parent))
+        parent = entry.id
+    return chained
+
+
+def messages(path: Sequence[SessionEntry]) -> list[SessionEntry]:
+    """The message entries of a path (what ``group_interactions`` is given)."""
+    return [entry for entry in path if isinstance(entry, MessageSessionEntry)]
+
+
+def by_id(path: Sequence[SessionEntry]) -> dict[str, SessionEntry]:
+    return {entry.id: entry for entry in path}
+
+
+_TAG = re.compile(r"\[(\d+)\]")
+
+
+def tag_estimator(message: object) -> int:
+    """Prices a crafted message by the ``[n]`` tags in its text (a string too)."""
+    if isinstance(message, str):
+        text = message
+    elif isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
+        text = text_of(message)
+    else:
+        raise TypeError(f"cannot price {type(message).__name__}")
+    return sum(int(n) for n in _TAG.findall(text))
+
+
+def user(entry_id: str, cost: int) -> tuple[str, AgentMessage]:
+    return entry_id, UserMessage((TextContent(f"{entry_id} [{cost}]"),), 0)
+
+
+def assistant(entry_id: str, cost: int, *calls: str) -> tuple[str, AgentMessage]:
+    """An assistant message; with ``calls`` it asks for a ``read`` of each call id."""
+    tool_calls = tuple(ToolCall(call, "read", FrozenDict({"path": call})) for call in calls)
+    return entry_id, AssistantMessage(
+        (TextContent(f"{entry_id} [{cost}]"), *tool_calls),
+        "course",
+        "course-model-1",
+        Usage(1, 1, 2),
+        "toolUse" if calls else "stop",
+        0,
+    )
+
+
+def tool_result(
+    entry_id: str, call: str, cost: int, tool: str = "read"
+) -> tuple[str, AgentMessage]:
+    return entry_id, ToolResultMessage(call, tool, (TextContent(f"{entry_id} [{cost}]"),), False, 0)
+
+
+def system(
+    entry_id: str, content: str, sections: Mapping[str, str | None] | None = None
+) -> tuple[str, AgentMessage]:
+    frozen = None if sections is None else FrozenDict[str | None](dict(sections))
+    return entry_id, SystemMessage(content, 0, frozen)
+
+
+def crafted(*pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
+    """Message entries chained in order; timestamps 1, 2, 3, ... (message and entry)."""
+    path: list[SessionEntry] = []
+    parent: str | None = None
+    for index, (entry_id, message) in enumerate(pairs, start=1):
+        stamped = dataclasses.replace(message, timestamp=index)
+        path.append(MessageSessionEntry(entry_id, parent, index, stamped))
+        parent = entry_id
+    return path

@@ -1,0 +1,246 @@
+"""The engine of :func:`check_implementation`: each lab's registered checks, run in order.
+
+Each lab module of this package (:mod:`~ctxlab.lab.grading.lab11_1` ...) declares its lab
+once with :func:`register_lab` -- the keyword the student's function is passed as, its
+argument names, ctxlab's reference function -- and then each behaviour with
+``@LAB.check(en, zh)`` above the function that checks it, named after the behaviour's key.
+A lab module is imported the first time its lab is asked for, so checking Lab 11.2 never
+builds Lab 11.5's cases.
+
+:func:`check_implementation` runs every check of a lab in order, each in its own thread with
+the time limit of :func:`set_time_limit` (10 s by default). After a check that did not
+return in time, the remaining checks of that run are reported as not run rather than waited
+for. A wrong lab name or a missing, extra or non-callable keyword is a
+:class:`GradingUsageError`, never a failed row.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading.calls import NOT_RUN, Trial, run_check
+from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.text import Text, clean, kind
+
+__all__ = [
+    "LABS",
+    "GradingUsageError",
+    "LabChecks",
+    "behaviour_keys",
+    "check_behaviour",
+    "check_implementation",
+    "get_time_limit",
+    "lab_keyword",
+    "reference_functions",
+    "register_lab",
+    "set_time_limit",
+]
+
+#: The labs that have a build-it function, in order.
+LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
+
+_DEFAULT_TIME_LIMIT: Final = 10.0
+_time_limit: list[float] = [_DEFAULT_TIME_LIMIT]
+
+
+class GradingUsageError(CtxlabError):
+    """``check_implementation`` was called wrongly (a usage error, not a failed check).
+
+    ``option`` names what was wrong: ``lab``, a keyword such as ``build_context``, or
+    ``seconds``.
+    """
+
+    def __init__(self, option: str, message: str) -> None:
+        self.option = option
+        super().__init__(message)
+
+
+def set_time_limit(seconds: float) -> float:
+    """Give every check at most ``seconds`` (default 10); returns the previous limit."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise GradingUsageError(
+            "seconds", f"set_time_limit: seconds must be a number > 0, got {shown(seconds)}"
+        )
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise GradingUsageError(
+            "seconds", f"set_time_limit: seconds must be finite and > 0, got {shown(seconds)}"
+        )
+    previous = _time_limit[0]
+    _time_limit[0] = float(seconds)
+    return previous
+
+
+def get_time_limit() -> float:
+    """The time limit of one check, in seconds."""
+    return _time_limit[0]
+
+
+# ----------------------------------------------------------------------------------------
+# The registry
+
+
+#: A check: given the student's function under watch, it returns or raises ``Failed``.
+CheckFunction = Callable[[Trial], None]
+
+
+@dataclass(frozen=True)
+class _Check:
+    """One behaviour of a lab: its key, the chapter's words in English and Chinese, its check."""
+
+    key: str
+    en: str
+    zh: str
+    run: CheckFunction
+
+
+@dataclass(frozen=True)
+class LabChecks:
+    """One lab: the student's function (keyword, argument names), the reference, the checks.
+
+    ``arg_names`` name the positional arguments in a "changed its input" detail.
+    """
+
+    lab: str
+    keyword: str
+    arg_names: tuple[str, ...]
+    reference: Callable[..., Any]
+    checks: list[_Check] = field(default_factory=list)
+
+    def check(self, en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
+        """Register the decorated function as the check of one behaviour, in report order.
+
+        The function's name is the behaviour's key (``worked_example_31``: what
+        ``pytest -m lab11_3`` names the test, and what the mutation suite asserts); ``en``
+        and ``zh`` are the behaviour in the chapter's words.
+        """
+
+        def register(run: CheckFunction) -> CheckFunction:
+            self.checks.append(_Check(run.__name__, en, zh, run))
+            return run
+
+        return register
+
+
+_REGISTRY: dict[str, LabChecks] = {}
+
+
+def register_lab(
+    lab: str, keyword: str, arg_names: tuple[str, ...], reference: Callable[..., Any]
+) -> LabChecks:
+    """Declare ``lab`` (one of :data:`LABS`), by its module; a reloaded module starts afresh."""
+    if lab not in LABS:  # pragma: no cover - a programming error
+        raise GradingUsageError("lab", f"register_lab: {lab!r} is not one of {LABS}")
+    _REGISTRY[lab] = LabChecks(lab, keyword, arg_names, reference)
+    return _REGISTRY[lab]
+
+
+def _lab(lab: object) -> LabChecks:
+    if not isinstance(lab, str) or lab not in LABS:
+        raise GradingUsageError(
+            "lab", f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}"
+        )
+    if lab not in _REGISTRY:  # its module registers it when first imported
+        importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
+    return _REGISTRY[lab]
+
+
+def _function(spec: LabChecks, functions: Mapping[str, object]) -> Callable[..., Any]:
+    extra = sorted(set(functions) - {spec.keyword})
+    if extra:
+        raise GradingUsageError(
+            extra[0],
+            f"check_implementation: lab {spec.lab} takes {spec.keyword}=..., not {extra[0]}=",
+        )
+    if spec.keyword not in functions:
+        raise GradingUsageError(
+            spec.keyword,
+            f"check_implementation: lab {spec.lab} needs your function: "
+            f"check_implementation({spec.lab!r}, {spec.keyword}={spec.keyword})",
+        )
+    function = functions[spec.keyword]
+    if not callable(function):
+        raise GradingUsageError(
+            spec.keyword,
+            f"check_implementation: {spec.keyword} must be a function, got {kind(function)}",
+        )
+    return function
+
+
+def lab_keyword(lab: str) -> str:
+    """The keyword (and function name) a lab checks: ``"11.2"`` -> ``"group_interactions"``."""
+    return _lab(lab).keyword
+
+
+def behaviour_keys(lab: str) -> tuple[str, ...]:
+    """The keys of a lab's behaviours, in report order."""
+    return tuple(check.key for check in _lab(lab).checks)
+
+
+def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
+    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes."""
+    spec = _lab(lab)
+    return {spec.keyword: spec.reference}
+
+
+# ----------------------------------------------------------------------------------------
+# Running the checks
+
+
+def _run(spec: LabChecks, check: _Check, function: Callable[..., Any]) -> tuple[bool, CheckResult]:
+    """Run one check; (did it hang, its row)."""
+    status, detail = run_check(
+        check.run,
+        function,
+        spec.arg_names,
+        name=f"ctxlab-check-{check.key}",
+        limit=get_time_limit(),
+    )
+    return status == "hung", _result(check, status == "pass", detail)
+
+
+def _result(check: _Check, passed: bool, detail: Text | None) -> CheckResult:
+    return CheckResult(
+        check.key,
+        passed,
+        check.en,
+        check.zh,
+        clean(detail.en) if detail else "",
+        clean(detail.zh) if detail else "",
+    )
+
+
+def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport:
+    """Run lab ``lab``'s chapter checks against the student's function.
+
+    ``check_implementation("11.2", group_interactions=group_interactions)``. Never raises
+    for a wrong, crashing, hanging or unwritten function: each is a ✘ row. A wrong lab
+    name or a missing, extra or non-callable keyword is a :class:`GradingUsageError`.
+    """
+    spec = _lab(lab)
+    function = _function(spec, functions)
+    results: list[CheckResult] = []
+    hung = False
+    for check in spec.checks:
+        if hung:
+            results.append(_result(check, False, NOT_RUN))
+            continue
+        hung, result = _run(spec, check, function)
+        results.append(result)
+    return LabReport(spec.lab, spec.keyword, tuple(results))
+
+
+def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:
+    """Run one behaviour of a lab (what ``pytest -m lab11_N`` runs, one test per key)."""
+    spec = _lab(lab)
+    function = _function(spec, functions)
+    for check in spec.checks:
+        if check.key == key:
+            return _run(spec, check, function)[1]
+    raise GradingUsageError(
+        "key", f"lab {lab} has no behaviour {key!r}; it has {', '.join(behaviour_keys(lab))}"
+    )

@@ -1,0 +1,383 @@
+"""Lab 11.1 checks: ``parse_compaction_entry(value)``, the compaction branch of the parser.
+
+The chapter, "摘要先成为 session 中的一条普通事实": a summary is appended to the session
+as an ordinary ``CompactionSessionEntry``; ``parseSessionEntry()`` reads it field by field
+(goal, parentId and firstKeptEntryId not blank, every list item a string, tokensBefore a
+finite number >= 0, never recomputed) and returns a new object that shares nothing with its
+input. "损坏记录在进入预算前就会被拒绝": an early-draft name (``files`` for
+``changedFiles`` ...) or a missing current field stops at compact-1, naming the field.
+
+Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
+tokensBefore 29) with one field changed. The expected entry of an accepted case is the
+reference's result for the same input.
+
+The function only reads compaction entries. Decision (spec §2 describes the whole parser;
+the lab builds its compaction branch): a value whose ``type`` is another entry type
+(``message``, ``metadata``) is refused with a ``CtxlabError`` naming the entry id and the
+field ``type`` -- it is not this function's business to read it, and returning something
+else would let a caller mistake a message for a compaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ctxlab import fixtures as fx
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    parse_session_entry,
+)
+from ctxlab.errors import EntryParseError, shown
+from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.cases import by_id
+from ctxlab.lab.grading.compare import diff
+from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.text import Text, kind
+
+__all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "shares_nothing"]
+
+
+def parse_compaction_entry(value: object) -> CompactionSessionEntry:
+    """The reference of Lab 11.1: the compaction branch of the strict parser.
+
+    Every field of a compaction entry's wire form (or of a :class:`CompactionSessionEntry`)
+    is read by the core parser, :func:`~ctxlab.entries.parse_session_entry`. This function
+    only takes the branch first, by ``type`` as the core parser does: a message or metadata
+    entry is refused naming its id and the field ``type`` before its fields are read, so a
+    malformed message entry is refused for its type too (not for, say, a missing
+    ``parentId``).
+    """
+    entry_type: object = None
+    entry_id: object = None
+    if isinstance(value, Mapping):
+        entry_type, entry_id = value.get("type"), value.get("id")
+    elif isinstance(value, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)):
+        entry_type, entry_id = value.type, value.id
+    if entry_type in ("message", "metadata"):
+        readable = entry_id if isinstance(entry_id, str) and entry_id.strip() else None
+        raise EntryParseError(
+            readable,
+            "type",
+            f"must be 'compaction', got {entry_type!r}: parse_compaction_entry reads"
+            " compaction entries only",
+        )
+    entry = parse_session_entry(value)
+    if not isinstance(entry, CompactionSessionEntry):  # pragma: no cover - refused above
+        raise EntryParseError(entry.id, "type", f"must be 'compaction', got {entry.type!r}")
+    return entry
+
+
+LAB = register_lab("11.1", "parse_compaction_entry", ("value",), parse_compaction_entry)
+
+
+def compact_1_wire() -> dict[str, Any]:
+    """compact-1's wire form (the chapter: parentId a3, firstKept u2, tokensBefore 29)."""
+    return fx.compact1().to_json()
+
+
+def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> None:
+    """``got`` must be a CompactionSessionEntry equal to ``expected``, in canonical form."""
+    if not isinstance(got, CompactionSessionEntry):
+        fail(
+            label,
+            f": returned {kind(got)}; expected a CompactionSessionEntry"
+            " (from ctxlab import CompactionSessionEntry)",
+            f"：返回了 {kind(got)}；期望 CompactionSessionEntry"
+            "（from ctxlab import CompactionSessionEntry）",
+        )
+    found = diff(expected.to_json(), got.to_json(), "")
+    if found:
+        fail(label, f": {found}", f"：{found}")
+    found = diff(expected, got, "")
+    if found:
+        fail(
+            label,
+            f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
+            f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
+        )
+
+
+def shares_nothing(
+    label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
+) -> None:
+    """After the caller changed what it passed in, ``got`` must still equal ``expected``:
+    the returned entry shares no mutable state with its input (``en``/``zh`` say how the
+    entry would have changed: "changed with its input")."""
+    found = diff(expected.to_json(), got.to_json(), "")
+    if found:
+        fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
+
+
+def _wire_label(name: str) -> Text:
+    return Text(f"compact-1 with {name}", f"compact-1（{name}）")
+
+
+def _edit(wire: dict[str, Any], dotted: str, value: object = None, *, delete: bool = False) -> None:
+    *parents, key = dotted.split(".")
+    target = wire
+    for name in parents:
+        target = target[name]
+    if delete:
+        del target[key]
+    else:
+        target[key] = value
+
+
+def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict[str, Any]:
+    """compact-1's wire form with the field ``dotted`` set to ``value`` (or deleted)."""
+    wire = compact_1_wire()
+    _edit(wire, dotted, value, delete=delete)
+    return wire
+
+
+def _refuses(t: Trial, name: str, wire: object, field: str) -> None:
+    """The changed compact-1 is refused, naming compact-1 and ``field``."""
+    t.rejects(_wire_label(name), [["compact-1"], [field]], wire)
+
+
+def _refuses_values(t: Trial, cases: tuple[tuple[str, object], ...]) -> None:
+    for dotted, value in cases:
+        _refuses(t, f"{dotted} = {shown(value)}", _changed(dotted, value), dotted)
+
+
+def _accepts(t: Trial, name: str, change: Callable[[dict[str, Any]], None]) -> None:
+    """The changed compact-1 is read as the reference reads it."""
+    wire = compact_1_wire()
+    change(wire)
+    label = _wire_label(name)
+    got = t.returns(label, wire)
+    expected = compact_1_wire()
+    change(expected)
+    entry_result(label, got, parse_compaction_entry(expected))
+
+
+@LAB.check(
+    "compact-1's wire form is read into an equal, canonical CompactionSessionEntry",
+    "compact-1 的线上形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
+    "firstKeptEntryId u2，tokensBefore 29）",
+)
+def accepts_compact_1(t: Trial) -> None:
+    label = Text("compact-1 (the chapter's entry)", "compact-1（本章的记录）")
+    got = t.returns(label, compact_1_wire())
+    if isinstance(got, CompactionSessionEntry):
+        facts = (got.id, got.parent_id, got.first_kept_entry_id, got.tokens_before, got.timestamp)
+        if facts != ("compact-1", "a3", "u2", 29, 100):
+            got_facts = "/".join(shown(f) for f in facts)
+            fail(
+                label,
+                ": expected id/parentId/firstKeptEntryId/tokensBefore/timestamp ="
+                f" compact-1/a3/u2/29/100, got {got_facts}",
+                "：期望 id/parentId/firstKeptEntryId/tokensBefore/timestamp ="
+                f" compact-1/a3/u2/29/100，实际 {got_facts}",
+            )
+    entry_result(label, got, parse_compaction_entry(compact_1_wire()))
+
+
+@LAB.check(
+    "the parser returns a new object: changing the input afterwards changes nothing",
+    "解析器返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录",
+)
+def no_shared_state(t: Trial) -> None:
+    label = Text("compact-1, input changed after the call", "compact-1，调用后修改输入")
+    wire = compact_1_wire()
+    got = t.returns(label, wire)
+    expected = parse_compaction_entry(compact_1_wire())
+    entry_result(label, got, expected)
+    wire["summary"]["changedFiles"].append("evil.ts")
+    wire["summary"]["constraints"].clear()
+    wire["summary"]["goal"] = "changed"
+    wire["firstKeptEntryId"] = "u3"
+    wire["tokensBefore"] = 0
+    shares_nothing(label, got, expected, "changed with its input", "随输入一起变了")
+
+
+_DRAFTS: tuple[tuple[str, str, str], ...] = (
+    # name (the chapter's first), key to remove, key to add -> the field the error names
+    ("files instead of changedFiles", "summary.changedFiles", "summary.files"),
+    ("nextSteps instead of next", "summary.next", "summary.nextSteps"),
+    ("invariants beside constraints", "", "summary.invariants"),
+    ("compactedEntryIds on the entry", "", "compactedEntryIds"),
+)
+
+
+@LAB.check(
+    "early-draft names (files, nextSteps, invariants, compactedEntryIds) are refused, "
+    "naming compact-1 and the field",
+    "早期草案中的名字（files、nextSteps、invariants、compactedEntryIds）被拒绝，"
+    "错误停在 compact-1 并指出字段",
+)
+def rejects_draft_names(t: Trial) -> None:
+    for name, remove, add in _DRAFTS:
+        wire = compact_1_wire()
+        if remove:
+            _edit(wire, remove, delete=True)
+        _edit(wire, add, ["context.ts"])
+        _refuses(t, name, wire, add)
+
+
+@LAB.check(
+    "any other unknown key is refused too (on the entry and in the summary)",
+    "任何未知字段都被拒绝（entry 上和 summary 里都一样）",
+)
+def rejects_unknown_keys(t: Trial) -> None:
+    for dotted in ("summary.notes", "notes", "summary.goals"):
+        _refuses(t, f"an extra key {dotted}", _changed(dotted, []), dotted)
+
+
+@LAB.check(
+    "a missing field (summary.changedFiles, goal, firstKeptEntryId, tokensBefore, ...) is "
+    "refused, naming compact-1 and the field",
+    "缺少当前字段（summary.changedFiles、goal、firstKeptEntryId、tokensBefore 等）时，"
+    "错误停在 compact-1 并指出字段",
+)
+def rejects_missing_fields(t: Trial) -> None:
+    for dotted in (
+        "summary.changedFiles",
+        "summary.goal",
+        "summary.unresolved",
+        "firstKeptEntryId",
+        "tokensBefore",
+        "parentId",
+        "timestamp",
+        "summary",
+    ):
+        _refuses(t, f"{dotted} missing", _changed(dotted, delete=True), dotted)
+
+
+@LAB.check(
+    "goal, parentId and firstKeptEntryId must not be blank, and parentId is not null",
+    "goal、parentId 和 firstKeptEntryId 不能为空；compaction 的 parentId 不能是 null",
+)
+def rejects_blank_ids(t: Trial) -> None:
+    _refuses_values(
+        t,
+        (
+            ("parentId", None),
+            ("parentId", "  "),
+            ("firstKeptEntryId", ""),
+            ("firstKeptEntryId", " \t"),
+            ("summary.goal", "   "),
+        ),
+    )
+
+
+@LAB.check(
+    "each of the six lists is an array and every item in it is a string",
+    "六个数组字段都是数组，数组中的每一项都是字符串",
+)
+def rejects_non_string_items(t: Trial) -> None:
+    _refuses_values(
+        t,
+        (
+            ("summary.decisions", [42]),
+            ("summary.changedFiles", ["context.ts", None]),
+            ("summary.next", "Read context.ts."),
+            ("summary.completed", [["nested"]]),
+            ("summary.constraints", {"0": "append-only"}),
+        ),
+    )
+
+
+@LAB.check(
+    "tokensBefore is a finite number >= 0: NaN, infinity, a negative number, a bool or a "
+    "string is refused",
+    "tokensBefore 是非负有限数：NaN、无穷大、负数、布尔值或字符串都被拒绝",
+)
+def rejects_bad_tokens_before(t: Trial) -> None:
+    bad = (-1, float("nan"), float("inf"), -0.5, True, False, "29", None)
+    _refuses_values(t, tuple(("tokensBefore", value) for value in bad))
+
+
+@LAB.check(
+    "a field of the wrong type, or a value that is not an object, is refused",
+    "字段类型不对（或整个值不是对象）时被拒绝",
+)
+def rejects_wrong_types(t: Trial) -> None:
+    _refuses_values(
+        t,
+        (
+            ("summary", "Keep the context small."),
+            ("summary.goal", 7),
+            ("timestamp", "100"),
+            ("timestamp", True),
+            ("firstKeptEntryId", 2),
+            ("parentId", 3),
+        ),
+    )
+    t.rejects(_wire_label("id = 5"), [["id"]], _changed("id", 5))
+    for value in (["compact-1"], "compact-1", None, 42):
+        t.rejects(Text(f"the value {shown(value)}", f"值 {shown(value)}"), [], value)
+
+
+def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda wire: _edit(wire, dotted, value)
+
+
+@LAB.check(
+    "tokensBefore is the caller's estimate: it is kept as given, never recomputed",
+    "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
+)
+def tokens_before_not_recomputed(t: Trial) -> None:
+    for value in (0, 1, 2.5, 29, 1_000_000):
+        _accepts(t, f"tokensBefore = {shown(value)}", _setting("tokensBefore", value))
+
+
+@LAB.check(
+    "only compaction entries are read: a message or metadata entry is refused, naming its "
+    "id and the field type",
+    "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段",
+)
+def other_types_refused(t: Trial) -> None:
+    u2 = by_id(fx.opening_path())["u2"].to_json()
+    t.rejects(Text("the message entry u2", "message entry u2"), [["u2"], ["type"]], u2)
+    note = MetadataSessionEntry("note-1", "a3", 50, "model", "course-model-1").to_json()
+    t.rejects(
+        Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
+    )
+    _refuses_values(t, (("type", "compactio"), ("type", None)))
+    _refuses(t, "type missing", _changed("type", delete=True), "type")
+
+
+@LAB.check(
+    "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object)",
+    "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象）",
+)
+def accepts_entry_object(t: Trial) -> None:
+    entry = fx.compact1()
+    label = Text("the CompactionSessionEntry compact-1", "CompactionSessionEntry 对象 compact-1")
+    got = t.returns(label, entry)
+    entry_result(label, got, entry)
+    second = Text("compact-1 read twice (parse(parse(wire).to_json()))", "compact-1 读两遍")
+    first = t.returns(second, compact_1_wire())
+    if isinstance(first, CompactionSessionEntry):
+        again = t.returns(second, first.to_json())
+        entry_result(second, again, fx.compact1())
+
+
+def _empty_lists(wire: dict[str, Any]) -> None:
+    for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
+        wire["summary"][key] = []
+
+
+def _decimals(wire: dict[str, Any]) -> None:
+    wire["timestamp"] = 100.5
+    wire["tokensBefore"] = 0.25
+
+
+def _chinese(wire: dict[str, Any]) -> None:
+    wire["summary"]["goal"] = "让上下文保持在预算内"
+    wire["summary"]["constraints"] = ["历史只追加", "不删除旧记录"]
+    wire["id"] = "压缩-1"
+
+
+@LAB.check(
+    "other valid compactions (empty lists, decimal numbers, Chinese text) are accepted as they are",
+    "其他合法的 compaction（空数组、小数、中文文本）原样接受",
+)
+def accepts_valid_variants(t: Trial) -> None:
+    _accepts(t, "all six lists empty", _empty_lists)
+    _accepts(t, "timestamp 100.5 and tokensBefore 0.25", _decimals)
+    _accepts(t, "Chinese text", _chinese)

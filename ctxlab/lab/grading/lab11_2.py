@@ -1,0 +1,314 @@
+"""Lab 11.2 checks: ``group_interactions(entries)``, the interaction groups of a path.
+
+The chapter, "两个 tool result 仍属于 u3 开始的同一组": ``groupInteractions()`` skips the
+system message, opens a group at each user message, and checks four id relations inside
+the group (each call id declared once; each result's toolCallId names a call of the group;
+a call has at most one result; every call has its result when the group ends). Only ids
+pair a result with its call: result order, toolName and the final assistant take no part.
+"损坏记录在进入预算前就会被拒绝": ``r-test -> unknown-1`` is refused, naming the id.
+
+Cases: the chapter's opening path and its broken variants (:mod:`ctxlab.fixtures`), and
+crafted paths whose expected groups are written out or are the reference's groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxlab import fixtures as fx
+from ctxlab.entries import SessionEntry
+from ctxlab.interactions import group_interactions
+from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.cases import (
+    assistant,
+    by_id,
+    crafted,
+    messages,
+    rechain,
+    system,
+    tool_result,
+    user,
+)
+from ctxlab.lab.grading.compare import ids, path_name
+from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.text import Text, kind
+
+__all__ = ["LAB"]
+
+LAB = register_lab("11.2", "group_interactions", ("entries",), group_interactions)
+
+
+def _groups_text(groups: Sequence[Sequence[str]]) -> str:
+    return " ".join(f"[{ids(group)}]" for group in groups) if groups else "[] (no groups)"
+
+
+def _student_groups(label: Text, got: object) -> list[list[str]]:
+    """The ids of the student's groups (each item must have ``.entries``)."""
+    if not isinstance(got, (list, tuple)):
+        fail(
+            label,
+            f": returned {kind(got)}; expected a list of InteractionGroup",
+            f"：返回了 {kind(got)}；期望 InteractionGroup 列表",
+        )
+    groups: list[list[str]] = []
+    for index, group in enumerate(got):
+        entries = getattr(group, "entries", None)
+        if not isinstance(entries, (list, tuple)) or not all(
+            isinstance(getattr(entry, "id", None), str) for entry in entries
+        ):
+            fail(
+                label,
+                f": item {index} of the result is {kind(group)}; expected an"
+                " InteractionGroup whose .entries holds the group's entries",
+                f"：结果的第 {index} 项是 {kind(group)}；期望 InteractionGroup，"
+                ".entries 保存这一组的 entries",
+            )
+        groups.append([entry.id for entry in entries])
+    return groups
+
+
+def _label(path: Sequence[SessionEntry]) -> Text:
+    name = path_name(path)
+    return Text(f"path {name}", f"路径 {name}")
+
+
+def _expect_groups(
+    t: Trial, label: Text, entries: list[SessionEntry], expected: list[list[str]] | None
+) -> None:
+    """The student's groups must be the reference's (or the literal ``expected`` ids)."""
+    result = t.returns(label, entries)
+    got = _student_groups(label, result)
+    reference = group_interactions(list(entries))
+    want = [list(g.entry_ids) for g in reference] if expected is None else expected
+    if got != want:
+        fail(
+            label,
+            f": expected {_groups_text(want)}, got {_groups_text(got)}",
+            f"：期望 {_groups_text(want)}，实际 {_groups_text(got)}",
+        )
+    path_entries = by_id(entries)
+    for group in result:
+        for entry in group.entries:
+            if entry != path_entries.get(entry.id):
+                fail(
+                    label,
+                    f": entry {entry.id} in the result is not the path's entry {entry.id}",
+                    f"：结果中的 entry {entry.id} 与路径上的 {entry.id} 不相等",
+                )
+
+
+def _expect(t: Trial, path: list[SessionEntry], expected: list[list[str]] | None) -> None:
+    _expect_groups(t, _label(path), path, expected)
+
+
+def _refused(t: Trial, path: list[SessionEntry], names: list[list[str]]) -> None:
+    """The path's message entries are refused with an error naming ``names``."""
+    t.rejects(_label(path), names, messages(path))
+
+
+_THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
+
+
+@LAB.check(
+    "the opening path gives the chapter's three groups: [u1,a1] [u2,a2] "
+    "[u3,calls,r-test,r-read,a3]",
+    "groupInteractions() 跳过 sys，以 user 消息为起点，把其余九条记录分成三组",
+)
+def three_groups(t: Trial) -> None:
+    _expect(t, messages(fx.opening_path()), _THREE_GROUPS)
+
+
+@LAB.check(
+    "system messages belong to no group: skipped at the start, between groups and inside one",
+    "system message 不属于任何一组：出现在两组之间时也一样跳过，不会切开或混入哪一组",
+)
+def system_skipped(t: Trial) -> None:
+    opening = fx.opening_path()
+    between = crafted(system("patch", "between"))[0]
+    path = rechain([*opening[:3], between, *opening[3:]])
+    _expect(t, messages(path), _THREE_GROUPS)
+    inside = crafted(system("patch", "", {"rules": "v2"}))[0]
+    path = rechain([*opening[:7], inside, *opening[7:]])
+    _expect(t, messages(path), _THREE_GROUPS)
+    _expect(t, [by_id(opening)["sys"]], [])
+    _expect_groups(t, Text("no entries at all", "没有任何 entry"), [], [])
+
+
+@LAB.check(
+    "tool results may come in any order, even before their call; groups keep path order",
+    "result 的出现顺序不影响配对；返回的 entries 保持原路径顺序",
+)
+def results_any_order(t: Trial) -> None:
+    _expect(
+        t,
+        messages(fx.results_before_call_path()),
+        [["u1", "a1"], ["u2", "a2"], ["u3", "r-test", "calls", "r-read", "a3"]],
+    )
+    path = crafted(
+        user("u1", 1),
+        tool_result("r-b", "call-b", 1),
+        assistant("calls", 1, "call-a", "call-b", "call-c"),
+        tool_result("r-c", "call-c", 1),
+        tool_result("r-a", "call-a", 1),
+        assistant("a1", 1),
+    )
+    _expect(t, path, None)
+
+
+@LAB.check(
+    "only ids pair a result with its call: toolName and the final assistant message take no part",
+    "result 的数组位置、toolName 与终态 assistant 不参与配对",
+)
+def pairing_by_id_only(t: Trial) -> None:
+    # Results named after another tool; calls split over two assistant messages; no final
+    # assistant; an interaction that ends with results.
+    path = crafted(
+        user("u1", 1),
+        assistant("call-read", 1, "read-1"),
+        assistant("call-test", 1, "test-1"),
+        tool_result("r-test", "test-1", 1, tool="read"),
+        tool_result("r-read", "read-1", 1, tool="bash"),
+        user("u2", 1),
+        assistant("calls-2", 1, "x-1", "x-2"),
+        tool_result("r-x2", "x-2", 1),
+        assistant("between", 1),
+        tool_result("r-x1", "x-1", 1),
+    )
+    _expect(
+        t,
+        path,
+        [
+            ["u1", "call-read", "call-test", "r-test", "r-read"],
+            ["u2", "calls-2", "r-x2", "between", "r-x1"],
+        ],
+    )
+
+
+@LAB.check(
+    "a result whose toolCallId names no call of its group is refused (the chapter's "
+    "r-test -> unknown-1), naming the id",
+    "把 r-test.toolCallId 改成 unknown-1：groupInteractions() 找不到 unknown-1 对应的 call，"
+    "错误信息携带 entry id 或 call id",
+)
+def unknown_call_rejected(t: Trial) -> None:
+    t.rejects(
+        Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
+        [["unknown-1", "r-test"]],
+        messages(fx.unknown_call_path()),
+    )
+    path = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        tool_result("r-read", "read-1", 1),
+        tool_result("r-extra", "ghost-1", 1),
+        assistant("a1", 1),
+    )
+    _refused(t, path, [["ghost-1", "r-extra"]])
+
+
+@LAB.check(
+    "every call has a result when its group ends; a call without one is refused, naming it",
+    "group 结束时，所有 call 都已经配齐 result；缺少 result 的 call 被拒绝并指出",
+)
+def missing_result_rejected(t: Trial) -> None:
+    _refused(t, fx.missing_result_path(), [["read-1", "calls"]])
+    path = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1", "test-1"),
+        tool_result("r-test", "test-1", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        assistant("a2", 1),
+    )
+    _refused(t, path, [["read-1", "calls"]])
+
+
+@LAB.check(
+    "a call has at most one result; a second result is refused, naming it",
+    "一个 call 至多对应一条 result；第二条 result 被拒绝并指出",
+)
+def duplicate_result_rejected(t: Trial) -> None:
+    path = crafted(
+        user("u3", 1),
+        assistant("calls", 1, "read-1", "test-1"),
+        tool_result("r-test", "test-1", 1),
+        tool_result("r-read", "read-1", 1),
+        tool_result("r-again", "test-1", 1),
+        assistant("a3", 1),
+    )
+    _refused(t, path, [["test-1", "r-again"]])
+
+
+@LAB.check(
+    "each call id is declared once; a second declaration is refused, naming it",
+    "每个 call.id 只声明一次；重复声明被拒绝并指出",
+)
+def duplicate_call_rejected(t: Trial) -> None:
+    in_one = crafted(
+        user("u3", 1),
+        assistant("calls", 1, "read-1", "test-1", "read-1"),
+        tool_result("r-test", "test-1", 1),
+        tool_result("r-read", "read-1", 1),
+        assistant("a3", 1),
+    )
+    _refused(t, in_one, [["read-1"]])
+    in_two = crafted(
+        user("u3", 1),
+        assistant("calls", 1, "read-1"),
+        tool_result("r-read", "read-1", 1),
+        assistant("again", 1, "read-1"),
+        assistant("a3", 1),
+    )
+    _refused(t, in_two, [["read-1"]])
+
+
+@LAB.check(
+    "a call and its result must stand in the same user group",
+    "工具事实只在这个 user group 内核对：call 和 result 必须在同一组",
+)
+def pairs_within_group(t: Trial) -> None:
+    late = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        user("u2", 1),
+        tool_result("r-read", "read-1", 1),
+        assistant("a2", 1),
+    )
+    _refused(t, late, [["read-1", "r-read", "calls"]])
+    early = crafted(
+        user("u1", 1),
+        tool_result("r-read", "read-1", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        assistant("calls", 1, "read-1"),
+        assistant("a2", 1),
+    )
+    _refused(t, early, [["read-1", "r-read", "calls"]])
+
+
+@LAB.check(
+    "a message other than system before the first user message is refused, naming that entry",
+    "第一条 user 消息之前出现其他消息（system 除外）时被拒绝，并指出这条 entry",
+)
+def message_before_first_user(t: Trial) -> None:
+    first = crafted(system("sys", "sys [1]"), assistant("a0", 1), user("u1", 1), assistant("a1", 1))
+    _refused(t, first, [["a0"]])
+    result = crafted(tool_result("r0", "read-1", 1), user("u1", 1), assistant("a1", 1))
+    _refused(t, result, [["r0"]])
+
+
+@LAB.check(
+    "the entries are left as they were, and the same input gives equal groups every time",
+    "输入的 entries 保持原样；同样的输入每次得到相等的分组",
+)
+def input_untouched(t: Trial) -> None:
+    entries = messages(fx.opening_path())
+    label = _label(entries)
+    first = _student_groups(label, t.returns(label, entries))
+    second = _student_groups(label, t.returns(label, entries))
+    if first != second:
+        fail(
+            label,
+            f": two calls gave {_groups_text(first)} and then {_groups_text(second)}",
+            f"：两次调用先得到 {_groups_text(first)}，再得到 {_groups_text(second)}",
+        )

@@ -1,0 +1,521 @@
+"""Lab 11.3 checks: ``build_context(active_path, *, max_tokens, ...)`` without compaction.
+
+The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed from the
+whole path and priced as one message (3); the fixed costs (system, reserved output 4,
+safety margin 2) come off the window first, and the allowance never goes below 0; the
+remaining 22 tokens go to whole groups, newest first, and the choice stops at the first
+group that does not fit -- so the 31-token example keeps groups 2 and 3 (reason
+``trimmed``). When even the newest group does not fit it is returned whole
+(``single_group_overflow``). "损坏记录在进入预算前就会被拒绝": tool ids that do not pair
+stop the build.
+
+Cases: the opening path with the chapter's estimator (a budget ``a/b/c`` is max_tokens,
+reserved_output, safety_margin), and crafted paths priced by their ``[n]`` tags. The
+expected result is the reference's for the same input; the chapter's literal facts (kept
+ids, reason, the token ledger) are written here too. Lab 11.5 reuses the comparison below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxlab import fixtures as fx
+from ctxlab.context import ContextResult, build_context
+from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
+from ctxlab.errors import shown
+from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.cases import (
+    assistant,
+    by_id,
+    crafted,
+    rechain,
+    system,
+    tag_estimator,
+    tool_result,
+    user,
+)
+from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
+from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.text import Text, kind, same
+from ctxlab.messages import SystemMessage, UserMessage
+
+__all__ = [
+    "GROUP_3",
+    "LAB",
+    "budget",
+    "budget_label",
+    "compare_context",
+    "expect_context",
+    "expect_deterministic",
+    "worked_example_31",
+]
+
+LAB = register_lab("11.3", "build_context", ("active_path",), build_context)
+
+
+# ----------------------------------------------------------------------------------------
+# Comparing a student's ContextResult with the reference's (Labs 11.3 and 11.5)
+
+
+def budget(
+    max_tokens: object,
+    reserved_output: object = 4,
+    safety_margin: object = 2,
+    estimate_tokens: object = fx.opening_estimator,
+) -> dict[str, Any]:
+    """build_context's options; by default the chapter's 4/2 and its estimator."""
+    return {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved_output,
+        "safety_margin": safety_margin,
+        "estimate_tokens": estimate_tokens,
+    }
+
+
+def budget_label(name: str, max_tokens: object, reserved: object, margin: object) -> Text:
+    numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
+    return Text(f"path {name}, budget {numbers}", f"路径 {name}，预算 {numbers}")
+
+
+def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, str]:
+    """Canonical JSON of a message -> how to call it in a detail (entry id, system, ...)."""
+    names: dict[str, str] = {}
+    for entry in path:
+        if isinstance(entry, MessageSessionEntry):
+            names.setdefault(canonical(entry.message.to_json()), entry.id)
+    for index, message in enumerate(reference.messages):
+        if index == 0 and isinstance(message, SystemMessage):
+            names[canonical(message.to_json())] = "system"
+    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    if compactions:
+        newest = compactions[-1]
+        for message in reference.messages[:2]:
+            if isinstance(message, UserMessage) and message.timestamp == newest.timestamp:
+                names[canonical(message.to_json())] = f"summary({newest.id})"
+    return names
+
+
+def _message_name(names: Mapping[str, str], wire: object, index: int) -> str:
+    name = names.get(canonical(wire))
+    if name is not None:
+        return name
+    if isinstance(wire, Mapping) and isinstance(wire.get("role"), str):
+        if wire.get("role") == "system":
+            return "system"
+        return f"{wire['role']}?"
+    return f"<item {index}>"
+
+
+def _role(wire: object) -> object:
+    return wire.get("role") if isinstance(wire, Mapping) else None
+
+
+def context_wire(label: Text, got: object) -> dict[str, Any]:
+    """The wire form of the student's result (it must be a ContextResult-like object)."""
+    to_json = getattr(got, "to_json", None)
+    if not callable(to_json) or isinstance(got, type):
+        fail(
+            label,
+            f": returned {kind(got)}; expected a ContextResult (from ctxlab import ContextResult)",
+            f"：返回了 {kind(got)}；期望 ContextResult（from ctxlab import ContextResult）",
+        )
+    wire = to_json()
+    if not isinstance(wire, Mapping):
+        fail(
+            label,
+            f": its to_json() returned {kind(wire)}, not an object",
+            f"：它的 to_json() 返回了 {kind(wire)}，不是对象",
+        )
+    return dict(wire)
+
+
+def compare_context(
+    label: Text,
+    got: object,
+    reference: ContextResult,
+    path: Sequence[SessionEntry],
+    *,
+    kept: Sequence[str] | None = None,
+    reason: str | None = None,
+    tokens: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Compare a student's result with the reference's (and the chapter's literal facts).
+
+    Kept ids first, then the messages (by name, then field by field), the reason and the
+    token ledger: the first difference is reported, named with entry ids.
+    """
+    wire = context_wire(label, got)
+    expected = reference.to_json()
+    want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
+    got_kept = wire.get("keptEntryIds")
+    got_kept_list = list(got_kept) if isinstance(got_kept, (list, tuple)) else got_kept
+    if got_kept_list != want_kept:
+        shown_kept = ids(got_kept_list) if isinstance(got_kept_list, list) else shown(got_kept)
+        fail(
+            label,
+            f": expected kept {ids(want_kept)}, got {shown_kept}",
+            f"：期望保留 {ids(want_kept)}，实际 {shown_kept}",
+        )
+    names = _names(path, reference)
+    want_messages = expected["messages"]
+    got_messages = wire.get("messages")
+    if not isinstance(got_messages, (list, tuple)):
+        fail(label, f": messages: expected a list, got {kind(got_messages)}")
+    want_names = [_message_name(names, m, i) for i, m in enumerate(want_messages)]
+    got_names = [_message_name(names, m, i) for i, m in enumerate(got_messages)]
+    named_alike = len(want_names) == len(got_names) and all(
+        w == h or (h.endswith("?") and _role(want) == _role(have))
+        for w, h, want, have in zip(want_names, got_names, want_messages, got_messages, strict=True)
+    )
+    if not named_alike:
+        fail(
+            label,
+            f": expected messages {' → '.join(want_names) or '(none)'},"
+            f" got {' → '.join(got_names) or '(none)'}",
+            f"：期望 messages {' → '.join(want_names) or '（无）'}，"
+            f"实际 {' → '.join(got_names) or '（无）'}",
+        )
+    for index, (want, have) in enumerate(zip(want_messages, got_messages, strict=True)):
+        found = diff(want, have, f"messages[{index}] ({want_names[index]})")
+        if found:
+            fail(label, f": {found}")
+    want_reason = reason if reason is not None else expected["reason"]
+    if wire.get("reason") != want_reason:
+        fail(
+            label,
+            f": kept the right entries, but expected reason {want_reason},"
+            f" got {shown(wire.get('reason'))}",
+            f"：保留的 entries 正确，但期望 reason {want_reason}，实际 {shown(wire.get('reason'))}",
+        )
+    want_tokens = dict(tokens) if tokens is not None else expected["tokens"]
+    found = diff(want_tokens, wire.get("tokens"), "tokens")
+    if found:
+        fail(label, f": {found}")
+    return wire
+
+
+def expect_context(
+    t: Trial,
+    name: str,
+    make_path: Callable[[], list[SessionEntry]],
+    options: Mapping[str, Any],
+    **literal: Any,
+) -> dict[str, Any]:
+    """Call the student's build_context on a fresh path; compare with the reference."""
+    label = budget_label(
+        name, options["max_tokens"], options["reserved_output"], options["safety_margin"]
+    )
+    got = t.returns(label, make_path(), **options)
+    reference = build_context(make_path(), **options)
+    return compare_context(label, got, reference, make_path(), **literal)
+
+
+def expect_deterministic(
+    t: Trial,
+    name: str,
+    make_path: Callable[[], list[SessionEntry]],
+    max_tokens: int,
+    *,
+    independent_copies: bool,
+) -> None:
+    """Two calls on the same path give equal results (with ``independent_copies``: and
+    changing one result's ``to_json()`` leaves the result itself as it was)."""
+    path = make_path()
+    label = budget_label(name, max_tokens, 4, 2)
+    first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
+    second_result = t.returns(label, path, **budget(max_tokens))
+    second = context_wire(label, second_result)
+    if canonical(first) != canonical(second):
+        fail(label, ": two calls gave different results", "：两次调用结果不同")
+    if independent_copies:
+        first["keptEntryIds"] = ["changed"]
+        if isinstance(first.get("messages"), list) and first["messages"]:
+            first["messages"][0] = {"role": "changed"}
+        third = context_wire(label, second_result)
+        if canonical(third) != canonical(second):
+            fail(
+                label,
+                ": changing one result's to_json() changed the result itself",
+                "：修改一次结果的 to_json() 改动了结果本身",
+            )
+    reference = build_context(make_path(), **budget(max_tokens))
+    compare_context(label, second_result, reference, path)
+
+
+# ----------------------------------------------------------------------------------------
+# The behaviours
+
+
+GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
+_KEPT_31 = ("u2", "a2", *GROUP_3)
+_ALL_GROUPS = ("u1", "a1", *_KEPT_31)
+_TOKENS_31 = {
+    "maxTokens": 31,
+    "system": 3,
+    "messages": 22,
+    "reservedOutput": 4,
+    "safetyMargin": 2,
+    "availableForMessages": 22,
+    "total": 31,
+}
+
+
+def _expect_opening(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
+    """The chapter's opening path sys..a3 with ``options``."""
+    expect_context(t, "sys..a3", fx.opening_path, options, **literal)
+
+
+def _expect_crafted(
+    t: Trial, path: list[SessionEntry], options: Mapping[str, Any], **literal: Any
+) -> None:
+    """A crafted path, named by its ids."""
+    expect_context(t, path_name(path), lambda: list(path), options, **literal)
+
+
+@LAB.check(
+    "the 31-token example keeps groups 2 and 3: kept u2,a2,u3,calls,r-test,r-read,a3, "
+    "reason trimmed, tokens 31/3/22/4/2/22/31",
+    "31 个 token 怎样留下第二、三组：reason trimmed，tokens 与本章完全一致",
+)
+def worked_example_31(t: Trial) -> None:
+    _expect_opening(t, budget(31), kept=_KEPT_31, reason="trimmed", tokens=_TOKENS_31)
+
+
+@LAB.check(
+    "with 10 tokens left the newest group (15) is still returned whole: single_group_overflow",
+    "消息额度只有 10 而第三组需要 15：函数仍返回完整的第三组，reason 为 single_group_overflow",
+)
+def single_group_overflow(t: Trial) -> None:
+    # 19 - system 3 - reserved 4 - margin 2 = 10 tokens for messages; group 3 needs 15.
+    for max_tokens in (19, 0, 9, 23):
+        _expect_opening(t, budget(max_tokens), kept=GROUP_3, reason="single_group_overflow")
+
+
+@LAB.check(
+    "when every group fits (or there is none) the reason is within_budget",
+    "所有组都放得下（或没有组）时 reason 为 within_budget",
+)
+def within_budget(t: Trial) -> None:
+    for max_tokens in (38, 500):
+        _expect_opening(t, budget(max_tokens), kept=_ALL_GROUPS, reason="within_budget")
+    tags = budget(10, 1, 1, tag_estimator)
+    _expect_crafted(t, crafted(system("sys", "sys [3]")), tags, kept=(), reason="within_budget")
+    expect_context(t, "[]", list, tags, kept=(), reason="within_budget")
+
+
+@LAB.check(
+    "fixed costs (system, reserved output, safety margin) are deducted first; the "
+    "allowance never goes below 0",
+    "先扣除固定成本（system、回答预留、安全余量）；"
+    "固定成本超过总窗口时消息额度降到 0，不会变成负数",
+)
+def fixed_costs_first(t: Trial) -> None:
+    # One token more of margin leaves 21: group 2 no longer fits beside group 3.
+    _expect_opening(t, budget(31, 4, 3), kept=GROUP_3, reason="trimmed")
+    _expect_opening(t, budget(31, 5, 2), kept=GROUP_3, reason="trimmed")
+    for options in (
+        budget(5),
+        budget(31, 40, 2),
+        budget(31, 4, 100),
+        budget(2.5, 0.5, 0.25),
+        budget(37),
+        budget(24),
+    ):
+        _expect_opening(t, options)
+
+
+@LAB.check(
+    "groups are chosen from the newest backwards and the choice stops at the first group "
+    "that does not fit",
+    "从最新组向前选择，选择停在第一个放不下的组：保留的是连续的最新后缀",
+)
+def contiguous_newest_suffix(t: Trial) -> None:
+    # Groups cost 2, 10, 3. With 8 tokens the newest (3) fits and the middle one (10) does
+    # not: the choice stops there, although the oldest (2) would still fit.
+    path = crafted(
+        user("u1", 1), assistant("a1", 1),
+        user("u2", 5), assistant("a2", 5),
+        user("u3", 2), assistant("a3", 1),
+    )  # fmt: skip
+    _expect_crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u3", "a3"))
+    # Groups 1, 6, 1, 1: with 4 tokens the two newest fit, then group 2 stops the choice.
+    path = crafted(
+        user("u1", 1),
+        user("u2", 3), assistant("a2", 3),
+        user("u3", 1),
+        user("u4", 1),
+    )  # fmt: skip
+    _expect_crafted(t, path, budget(4, 0, 0, tag_estimator), kept=("u3", "u4"))
+
+
+@LAB.check(
+    "a group is kept or dropped whole: the cut lies only between groups",
+    "group 是预算可以整体保留或整体丢弃的最小单位：裁剪位置只能落在两组之间",
+)
+def whole_groups(t: Trial) -> None:
+    # The budget would hold a part of group 2 (r-1, a2) beside group 3, but groups are
+    # kept or dropped whole: the cut lies only between groups.
+    path = crafted(
+        user("u1", 1), assistant("a1", 1),
+        user("u2", 1), assistant("calls", 1, "c-1"),
+        tool_result("r-1", "c-1", 1), assistant("a2", 1),
+        user("u3", 2), assistant("a3", 2),
+    )  # fmt: skip
+    _expect_crafted(t, path, budget(6, 0, 0, tag_estimator), kept=("u3", "a3"))
+    _expect_crafted(
+        t, path, budget(8, 0, 0, tag_estimator), kept=("u2", "calls", "r-1", "a2", "u3", "a3")
+    )
+
+
+def _replay_path() -> list[SessionEntry]:
+    # sys: BASE [2] + rules v1 [3]; patch: rules v2 [1]  -> replayed BASE [2] + RULE v2 [1] = 3
+    return crafted(
+        system("sys", "BASE [2]", {"rules": "RULE v1 [3]"}),
+        user("u1", 2),
+        assistant("a1", 2),
+        system("patch", "", {"rules": "RULE v2 [1]", "gone": None}),
+        user("u2", 2),
+        system("tip", "TIP [1]", {"style": "terse [1]"}),
+        assistant("a2", 2),
+    )
+
+
+@LAB.check(
+    "the system message is replayed from the whole path, placed first and priced once "
+    "as one message; it is not in keptEntryIds",
+    "system message 从整条路径重放，排在最前面，作为一条消息计价，不进入 keptEntryIds",
+)
+def system_replayed(t: Trial) -> None:
+    # Replayed: "BASE [2]\n\nTIP [1]", sections rules "RULE v2 [1]", style "terse [1]" = 5.
+    name = "sys,u1,a1,patch,u2,tip,a2"
+    expect_context(t, name, _replay_path, budget(9, 0, 0, tag_estimator), kept=("u2", "a2"))
+    expect_context(
+        t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
+    )
+
+
+@LAB.check(
+    "without a system message tokens.system is 0 and no system message comes first",
+    "路径上没有 system message 时，tokens.system 为 0，结果里也没有开头的 system",
+)
+def no_system(t: Trial) -> None:
+    def path() -> list[SessionEntry]:
+        return rechain([e for e in fx.opening_path() if e.id != "sys"])
+
+    expect_context(t, "u1..a3 (no sys)", path, budget(31), kept=_KEPT_31)
+
+
+_BAD_NUMBERS: tuple[object, ...] = (float("nan"), float("inf"), -1, True, "31", None)
+
+
+@LAB.check(
+    "the three budget numbers must be finite and >= 0: anything else is an error naming the option",
+    "三个预算数值都要是非负有限数，否则报错并指出是哪个选项",
+)
+def options_checked(t: Trial) -> None:
+    for option, camel in (
+        ("max_tokens", "maxTokens"),
+        ("reserved_output", "reservedOutput"),
+        ("safety_margin", "safetyMargin"),
+    ):
+        for bad in _BAD_NUMBERS:
+            options = {**budget(31), option: bad}
+            t.rejects(
+                same(f"{option}={shown(bad)}"), [[option, camel]], fx.opening_path(), **options
+            )
+    options = {**budget(31), "estimate_tokens": None}
+    t.rejects(
+        same("estimate_tokens=None"),
+        [["estimate_tokens", "estimateTokens"]],
+        fx.opening_path(),
+        **options,
+    )
+
+
+class _BadEstimator:
+    """The chapter's estimator, except for one message (by entry id) priced badly."""
+
+    def __init__(self, path: Sequence[SessionEntry], target: str, bad: object) -> None:
+        self.bad = bad
+        self.target: object
+        if target == "system":
+            self.target = "system"
+        else:
+            entry = by_id(path)[target]
+            assert isinstance(entry, MessageSessionEntry)
+            self.target = entry.message
+
+    def __call__(self, message: object) -> object:
+        hit = (
+            isinstance(message, SystemMessage)
+            if self.target == "system"
+            else message == self.target
+        )
+        if not hit:
+            return fx.opening_estimator(message)
+        if isinstance(self.bad, BaseException):
+            raise self.bad
+        return self.bad
+
+
+@LAB.check(
+    "every estimate must be a finite number >= 0; a bad or failing estimate is a "
+    "CtxlabError naming the message",
+    "估算器的每次返回值都要是非负有限数；出错时报 CtxlabError 并指出是哪条消息",
+)
+def estimator_checked(t: Trial) -> None:
+    cases: tuple[tuple[str, object], ...] = (
+        ("a3", -1),
+        ("system", float("nan")),
+        ("r-read", True),
+        ("calls", "3"),
+        ("u3", RuntimeError("tokenizer offline")),
+        ("a3", float("inf")),
+    )
+    for target, bad in cases:
+        path = fx.opening_path()
+        estimator = _BadEstimator(path, target, bad)
+        shown_bad = (
+            f"raises {type(bad).__name__}"
+            if isinstance(bad, BaseException)
+            else f"returns {shown(bad)}"
+        )
+        label = Text(
+            f"path sys..a3, budget 500/4/2, the estimator {shown_bad} for {target}",
+            f"路径 sys..a3，预算 500/4/2，估算器对 {target} {shown_bad}",
+        )
+        t.rejects(label, [[target]], path, **budget(500, estimate_tokens=estimator))
+
+
+@LAB.check(
+    "tool ids that do not pair stop the build (r-test -> unknown-1); results in any "
+    "order still pair",
+    "tool id 配不上时第三组不进入预算选择（r-test -> unknown-1）；result 反序仍然合法",
+)
+def broken_groups_refused(t: Trial) -> None:
+    t.rejects(
+        Text(
+            "path sys..a3 with r-test(unknown-1), budget 31/4/2",
+            "路径 sys..a3，r-test(unknown-1)，预算 31/4/2",
+        ),
+        [["unknown-1", "r-test"]],
+        fx.unknown_call_path(),
+        **budget(31),
+    )
+    expect_context(
+        t,
+        "sys..a3 with r-test before calls",
+        fx.results_before_call_path,
+        budget(31),
+        kept=("u2", "a2", "u3", "r-test", "calls", "r-read", "a3"),
+    )
+
+
+@LAB.check(
+    "the same path and options give equal results, each an independent copy; the path "
+    "is left untouched",
+    "相同 active path 与 options 得到深相等结果；每次结果都是独立副本，不改写 session entries",
+)
+def deterministic_and_isolated(t: Trial) -> None:
+    expect_deterministic(t, "sys..a3", fx.opening_path, 31, independent_copies=True)

@@ -1,0 +1,261 @@
+"""Lab 11.4 checks: ``create_compaction_entry(active_path, *, id, timestamp, summary, ...)``.
+
+The chapter, "compact-1 记录摘要与保留起点": ``createCompactionEntry(activePath, {id:
+"compact-1", timestamp: 100, summary, firstKeptEntryId: "u2", tokensBefore: 29})`` takes
+its parentId from the path's last entry (a3); firstKeptEntryId must be the user message that
+starts a group (u2 is valid; a2, calls, r-test lie inside a group; a system message such as
+patch-2 cannot be a cut point, "system 状态跨过 compaction 边界"); the candidate goes
+through ``parseSessionEntry()`` as its final check and copy; creating is pure -- the path
+stays as it was and no Store is involved.
+
+Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
+expected entry is the reference's for the same input, compared as in Lab 11.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxlab import fixtures as fx
+from ctxlab.compaction import create_compaction_entry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+    parse_session_entry,
+)
+from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
+from ctxlab.lab.grading.text import Text
+
+__all__ = ["LAB"]
+
+LAB = register_lab("11.4", "create_compaction_entry", ("active_path",), create_compaction_entry)
+
+
+def _options(
+    entry_id: str = "compact-1",
+    first_kept: str = "u2",
+    summary: object = None,
+    tokens_before: object = 29,
+    timestamp: object = 100,
+) -> dict[str, Any]:
+    """create_compaction_entry's keywords; by default the chapter's compact-1."""
+    return {
+        "id": entry_id,
+        "timestamp": timestamp,
+        "summary": fx.compact1_summary() if summary is None else summary,
+        "first_kept_entry_id": first_kept,
+        "tokens_before": tokens_before,
+    }
+
+
+def _label(name: str, options: Mapping[str, Any]) -> Text:
+    return Text(
+        f"path {name}, id {options['id']}, first kept {options['first_kept_entry_id']}",
+        f"路径 {name}，id {options['id']}，first kept {options['first_kept_entry_id']}",
+    )
+
+
+def _expect_created(
+    t: Trial,
+    name: str,
+    make_path: Callable[[], list[SessionEntry]],
+    options: Mapping[str, Any],
+    parent: str | None = None,
+) -> CompactionSessionEntry:
+    """The student's entry equals the reference's (and its parentId is ``parent``)."""
+    label = _label(name, options)
+    got = t.returns(label, make_path(), **options)
+    expected = create_compaction_entry(make_path(), **options)
+    if not isinstance(got, CompactionSessionEntry):
+        entry_result(label, got, expected)
+    if parent is not None and getattr(got, "parent_id", None) != parent:
+        got_parent = shown(getattr(got, "parent_id", None))
+        fail(
+            label,
+            f": expected parentId {parent} (the last entry of the path), got {got_parent}",
+            f"：期望 parentId {parent}（路径的最后一条 entry），实际 {got_parent}",
+        )
+    entry_result(label, got, expected)
+    assert isinstance(got, CompactionSessionEntry)
+    return got
+
+
+def _refused(
+    t: Trial,
+    name: str,
+    path: list[SessionEntry],
+    options: Mapping[str, Any],
+    names: Sequence[Sequence[str]],
+) -> None:
+    """Creating on ``path`` with ``options`` is refused, naming ``names``."""
+    t.rejects(_label(name, options), names, path, **options)
+
+
+@LAB.check(
+    "compact-1 (timestamp 100, first kept u2, tokensBefore 29) gets parentId a3",
+    '函数从 activePath.at(-1) 得到 parentId: "a3"',
+)
+def compact_1(t: Trial) -> None:
+    got = _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    facts = (got.id, got.timestamp, got.first_kept_entry_id, got.tokens_before)
+    if facts != ("compact-1", 100, "u2", 29):
+        got_facts = "/".join(shown(f) for f in facts)
+        fail(None, f"compact-1: expected compact-1/100/u2/29, got {got_facts}")
+
+
+@LAB.check(
+    "creating is pure: the path and the summary are left as they were, and the result "
+    "shares nothing with them",
+    "返回 compact1 以后，active path 仍保持原样；函数也不接收 Store",
+)
+def pure(t: Trial) -> None:
+    path = fx.opening_path()
+    summary = fx.compact1_summary().to_json()
+    options = _options(summary=summary)
+    label = _label("sys..a3", options)
+    got = t.returns(label, path, **options)
+    if [entry.id for entry in path] != [entry.id for entry in fx.opening_path()]:
+        fail(label, ": the path changed")
+    expected = create_compaction_entry(fx.opening_path(), **_options())
+    entry_result(label, got, expected)
+    summary["changedFiles"].append("evil.ts")
+    summary["goal"] = "changed"
+    shares_nothing(
+        label,
+        got,
+        expected,
+        "changed with the summary mapping it was given",
+        "随传入的 summary 一起变了",
+    )
+    again = t.returns(label, fx.opening_path(), **_options())
+    entry_result(label, again, expected)
+
+
+@LAB.check(
+    "parentId is the id of the path's last entry, whatever its type",
+    "parent 不由调用者重复传入：parentId 总是路径最后一条 entry 的 id",
+)
+def parent_is_last_entry(t: Trial) -> None:
+    def tagged() -> list[SessionEntry]:
+        return [
+            *fx.opening_path(),
+            MetadataSessionEntry("note", "a3", 50, "model", "course-model-1"),
+        ]
+
+    _expect_created(t, "sys..a3,note", tagged, _options("c", "u3", tokens_before=0), parent="note")
+    _expect_created(
+        t,
+        "sys..a4",
+        fx.resumed_path,
+        _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
+        parent="a4",
+    )
+    _expect_created(
+        t,
+        "sys..compact-2",
+        fx.recompacted_path,
+        _options("compact-3", "u4", tokens_before=11, timestamp=300),
+        parent="compact-2",
+    )
+
+
+@LAB.check(
+    "an id already on the path is an error naming it",
+    "id 已经在路径上时报错并指出它",
+)
+def id_already_on_path(t: Trial) -> None:
+    for entry_id in ("u2", "a3", "sys"):
+        _refused(t, "sys..a3", fx.opening_path(), _options(entry_id), [[entry_id]])
+    _refused(t, "sys..a4", fx.resumed_path(), _options("compact-1", "u3"), [["compact-1"]])
+
+
+@LAB.check(
+    "firstKeptEntryId must be the user message that starts a group: u2 is valid; a2, "
+    "calls, r-test are inside a group",
+    "firstKeptEntryId 只能指向一组的首条 user message：u2 合法；"
+    "a2、calls、r-test 都位于组内，不能成为切点",
+)
+def first_kept_starts_group(t: Trial) -> None:
+    for first_kept in ("u1", "u2", "u3"):
+        _expect_created(t, "sys..a3", fx.opening_path, _options(first_kept=first_kept), parent="a3")
+    for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
+        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=first_kept), [[first_kept]])
+
+
+@LAB.check(
+    "a system message (e.g. patch-2) cannot be the first kept entry",
+    'system message 也不能成为切点：firstKeptEntryId: "patch-2" 会被报告',
+)
+def first_kept_not_system(t: Trial) -> None:
+    name = "sys..a3 (system patches)"
+    for first_kept in ("patch-2", "sys", "patch-1"):
+        options = _options("compact-2", first_kept, tokens_before=10, timestamp=200)
+        _refused(t, name, fx.system_patch_path(), options, [[first_kept]])
+    options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
+    _expect_created(t, name, fx.system_patch_path, options, parent="a3")
+
+
+@LAB.check(
+    "an unknown id, a compaction or a metadata entry as first kept entry is an error naming it",
+    "未知 id、compaction 或 metadata entry 作为 firstKeptEntryId 时报错并指出它",
+)
+def first_kept_unknown(t: Trial) -> None:
+    for first_kept in ("nope", "u9"):
+        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=first_kept), [[first_kept]])
+    for first_kept in ("compact-1", "note"):
+        path = [*fx.resumed_path(), MetadataSessionEntry("note", "a4", 103, "k", 1)]
+        _refused(t, "sys..a4,note", path, _options("c-9", first_kept), [[first_kept]])
+
+
+@LAB.check(
+    "an empty path is an error: there is no leaf to append after",
+    "空路径报错：没有可以追加在后面的 leaf",
+)
+def empty_path(t: Trial) -> None:
+    _refused(t, "[] (empty)", [], _options(), [])
+
+
+@LAB.check(
+    "the candidate goes through parseSessionEntry() as its final check and copy",
+    "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制",
+)
+def parsed_result(t: Trial) -> None:
+    bad_summary = fx.compact1_summary().to_json()
+    del bad_summary["changedFiles"]
+    bad_summary["files"] = ["context.ts"]
+    cases: tuple[tuple[dict[str, Any], list[list[str]]], ...] = (
+        (_options(summary=bad_summary), [["summary.files", "summary.changedFiles"]]),
+        (_options(tokens_before=-1), [["tokensBefore", "tokens_before"]]),
+        (_options(tokens_before=float("nan")), [["tokensBefore", "tokens_before"]]),
+        (_options(tokens_before=True), [["tokensBefore", "tokens_before"]]),
+        (_options(timestamp="100"), [["timestamp"]]),
+        (_options(summary={**fx.compact1_summary().to_json(), "goal": "  "}), [["goal"]]),
+        (_options("  "), [["id"]]),
+    )
+    for options, names in cases:
+        _refused(t, "sys..a3", fx.opening_path(), options, names)
+    options = _options()
+    label = _label("sys..a3", options)
+    got = t.returns(label, fx.opening_path(), **options)
+    if isinstance(got, CompactionSessionEntry):
+        try:
+            again = parse_session_entry(got)
+        except CtxlabError as error:
+            fail(label, f": the result does not pass parse_session_entry: {error}")
+        assert isinstance(again, CompactionSessionEntry)
+        entry_result(label, got, again)
+
+
+@LAB.check(
+    "the summary may be a CompactionSummary or its wire-form mapping",
+    "summary 可以是 CompactionSummary，也可以是它的线上形式（mapping）",
+)
+def summary_forms(t: Trial) -> None:
+    mapping = fx.compact1_summary().to_json()
+    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
+    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")

@@ -1,0 +1,277 @@
+"""Lab 11.5 checks: ``build_context`` extended with resume and system replay.
+
+The chapter, "恢复时把最新摘要接在保留后缀前面": ``buildContext()`` finds the newest
+compaction on the path, turns its seven-field summary into one synthetic user message right
+after the system message (priced first, from the message allowance), collects the original
+messages from firstKeptEntryId on -- also those after the compaction (u4, a4) -- skips
+metadata and compaction entries, and groups and budgets that suffix as in Lab 11.3. Only the
+newest compaction is read (compact-2). "system 状态跨过 compaction 边界": the system message
+is replayed from the whole path, also from before the compaction, giving
+``"BASE\\n\\nPrefer small diffs."`` with rules ``RULE v2`` and the timestamp of sys.
+
+Cases: the chapter's resumed, recompacted and system-patch paths (:mod:`ctxlab.fixtures`)
+and crafted variants; the comparison with the reference is Lab 11.3's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from ctxlab import fixtures as fx
+from ctxlab.compaction import create_compaction_entry
+from ctxlab.context import build_context
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    CompactionSummary,
+    MetadataSessionEntry,
+    SessionEntry,
+)
+from ctxlab.errors import CtxlabError
+from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
+from ctxlab.lab.grading.compare import diff
+from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.lab11_3 import (
+    GROUP_3,
+    budget,
+    budget_label,
+    expect_context,
+    expect_deterministic,
+    worked_example_31,
+)
+from ctxlab.lab.grading.text import Text
+
+__all__ = ["LAB"]
+
+LAB = register_lab("11.5", "build_context", ("active_path",), build_context)
+
+_RESUMED_ALL = ("u2", "a2", *GROUP_3, "u4", "a4")
+_RECOMPACTED = "sys..compact-2 (compact-2 keeps u3)"
+
+
+def _expect_resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
+    """The chapter's resumed path: sys..a3, compact-1 (keeps u2), u4, a4."""
+    expect_context(t, "sys..a4 (compact-1 keeps u2)", fx.resumed_path, options, **literal)
+
+
+def _tag_or_opening(message: object) -> int:
+    """The chapter's estimator, and the ``[n]`` tags for a crafted message it does not know."""
+    try:
+        return int(fx.opening_estimator(message))
+    except CtxlabError:
+        return tag_estimator(message)
+
+
+@LAB.check(
+    "without a compaction it is Lab 11.3's build: the 31-token example keeps groups 2 and 3",
+    "没有 compaction 时就是 Lab 11.3 的结果：31 个 token 留下第二、三组",
+)
+def no_compaction(t: Trial) -> None:
+    worked_example_31(t)
+
+
+@LAB.check(
+    "the newest summary becomes one user message right after the system message; "
+    "keptEntryIds lists only original entries",
+    "结果的顺序是 [system?, 摘要, ...保留的后缀]；keptEntryIds 不为合成消息制造虚假 id",
+)
+def summary_after_system(t: Trial) -> None:
+    _expect_resumed(t, budget(100), kept=_RESUMED_ALL)
+
+
+@LAB.check(
+    "the summary's cost is taken from the allowance first; the rest goes to whole groups",
+    "合成的摘要消息有自己的 token 成本，这个成本先从消息额度中扣除，余量才交给完整 groups",
+)
+def summary_priced_first(t: Trial) -> None:
+    # 22 for messages; the summary (4) is paid first; 18 left holds [u4,a4]=7, not group 3.
+    _expect_resumed(t, budget(31), kept=("u4", "a4"))
+    # Less than the summary itself is left: the group budget is 0, the newest group overflows.
+    _expect_resumed(t, budget(12), kept=("u4", "a4"), reason="single_group_overflow")
+    for max_tokens in (38, 55):
+        _expect_resumed(t, budget(max_tokens))
+
+
+@LAB.check(
+    "only the newest compaction is read (compact-2): no second summary message",
+    "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
+)
+def newest_compaction_only(t: Trial) -> None:
+    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
+    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30))
+
+
+def _compacted_at_u3() -> list[SessionEntry]:
+    """sys, u1..a3 at 1 token each, compaction c keeping u3, then u4, a4."""
+    head = crafted(
+        system("sys", "sys [1]"),
+        user("u1", 1), assistant("a1", 1),
+        user("u2", 1), assistant("a2", 1),
+        user("u3", 1), assistant("a3", 1),
+    )  # fmt: skip
+    compaction = CompactionSessionEntry("c", "a3", 50, CompactionSummary("goal [2]"), "u3", 6)
+    tail = crafted(user("u4", 1), assistant("a4", 1))
+    return rechain([*head, compaction, *tail])
+
+
+@LAB.check(
+    "original messages are collected from firstKeptEntryId on, also those after the "
+    "compaction (u4, a4)",
+    "从 firstKeptEntryId 收集原消息，并继续收集 compaction 之后的 u4、a4",
+)
+def candidates_from_first_kept(t: Trial) -> None:
+    # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
+    # summarised, not kept.
+    _expect_resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
+    expect_context(
+        t,
+        "sys,u1..a3,c(keeps u3),u4,a4",
+        _compacted_at_u3,
+        budget(100, 0, 0, tag_estimator),
+        kept=("u3", "a3", "u4", "a4"),
+    )
+
+
+def _with_notes() -> list[SessionEntry]:
+    """The resumed path with metadata note-1 before u3 and note-2 after u4."""
+    entries = fx.resumed_path()
+    note = MetadataSessionEntry("note-1", None, 60, "model", "course-model-1")
+    note2 = MetadataSessionEntry("note-2", None, 100, "reviewed", True)
+    ids = [e.id for e in entries]
+    entries.insert(ids.index("u3"), note)
+    entries.insert(ids.index("u4") + 1, note2)
+    return rechain(entries)
+
+
+@LAB.check(
+    "metadata and compaction entries are skipped before grouping",
+    "跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
+)
+def metadata_skipped(t: Trial) -> None:
+    name = "sys..a4 with note-1 and note-2"
+    expect_context(t, name, _with_notes, budget(100), kept=_RESUMED_ALL)
+    expect_context(t, name, _with_notes, budget(31), kept=("u4", "a4"))
+
+
+_REPLAYED = {
+    "role": "system",
+    "content": "BASE\n\nPrefer small diffs.",
+    "sections": {"rules": "RULE v2"},
+    "timestamp": 1,
+}
+
+
+@LAB.check(
+    "the system message is replayed from the whole path, also before the compaction: "
+    '"BASE\\n\\nPrefer small diffs.", rules RULE v2, timestamp of sys',
+    "replayedSystemMessage() 读取整条 active path，包括 compaction 之前的部分",
+)
+def system_replay_across_boundary(t: Trial) -> None:
+    name = "sys..a3 (system patches, compact-1 keeps u2)"
+    wire = expect_context(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
+    messages = wire.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else None
+    found = diff(_REPLAYED, first, "messages[0]")
+    if found:
+        fail(budget_label("sys..a3 (system patches)", 100, 4, 2), f": {found}")
+    expect_context(t, name, fx.system_patch_path, budget(17))
+
+
+def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
+    """The opening path and compact-1 keeping from ``first_kept`` (then u4, a4 if ``after``)."""
+    path = fx.opening_path()
+    compaction = CompactionSessionEntry(
+        "compact-1", "a3", 100, fx.compact1_summary(), first_kept, 29
+    )
+    path.append(compaction)
+    if after:
+        path.extend(crafted(user("u4", 1), assistant("a4", 1)))
+    return rechain(path)
+
+
+@LAB.check(
+    "firstKeptEntryId must be an earlier user message that starts a group (a2, r-test, "
+    "a system patch, a metadata entry, an unknown or a later id is an error naming it)",
+    "firstKeptEntryId 只能指向 compaction 之前一组的首条 user message；a2、r-test、"
+    "system patch、metadata entry、未知 id 都报错并指出它",
+)
+def first_kept_checked(t: Trial) -> None:
+    for first_kept in ("a2", "r-test", "nope"):
+        label = Text(
+            f"path sys..compact-1 with firstKeptEntryId {first_kept}, budget 100/4/2",
+            f"路径 sys..compact-1，firstKeptEntryId 为 {first_kept}，预算 100/4/2",
+        )
+        t.rejects(label, [[first_kept]], _first_kept_at(first_kept), **budget(100))
+    patched = [
+        dataclasses.replace(e, first_kept_entry_id="patch-1")
+        if isinstance(e, CompactionSessionEntry)
+        else e
+        for e in fx.system_patch_path()
+    ]
+    label = Text(
+        "path sys..a3 (system patches) whose compact-1 keeps from patch-1, budget 100/4/2",
+        "路径 sys..a3（system patch），compact-1 从 patch-1 开始保留，预算 100/4/2",
+    )
+    t.rejects(label, [["patch-1"]], patched, **budget(100))
+    noted = fx.opening_path()
+    noted.insert(5, MetadataSessionEntry("note", "a2", 5, "model", "course-model-1"))
+    noted.append(CompactionSessionEntry("compact-1", "a3", 100, fx.compact1_summary(), "note", 29))
+    label = Text(
+        "path sys..a3 with a metadata entry note before u3 and compact-1 keeping from note",
+        "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
+    )
+    t.rejects(label, [["note"]], rechain(noted), **budget(100))
+    label = Text(
+        "path sys..compact-1,u4,a4 with firstKeptEntryId u4 (after the compaction)",
+        "路径 sys..compact-1,u4,a4，firstKeptEntryId 为 compaction 之后的 u4",
+    )
+    late = _first_kept_at("u4", after=True)
+    t.rejects(label, [["u4"]], late, **budget(100, estimate_tokens=_tag_or_opening))
+
+
+def _compacted_again() -> list[SessionEntry]:
+    """The recompacted path, compacted a third time (compact-3 keeps u4)."""
+    entries = fx.recompacted_path()
+    third = create_compaction_entry(
+        entries,
+        id="compact-3",
+        timestamp=300,
+        summary=fx.compact1_summary(),
+        first_kept_entry_id="u4",
+        tokens_before=11,
+    )
+    return [*entries, third]
+
+
+def _continued() -> list[SessionEntry]:
+    """The recompacted path, continued with u5, a5."""
+    entries = fx.recompacted_path()
+    entries.extend(crafted(user("u5", 2), assistant("a5", 2)))
+    return rechain(entries)
+
+
+@LAB.check(
+    "a resumed path can be compacted again; the newest compaction and its suffix win",
+    "第二次 compaction 使用同一个创建函数；后续 buildContext() 先读取最新的 compaction",
+)
+def recompaction(t: Trial) -> None:
+    expect_context(
+        t, "sys..compact-3 (compact-3 keeps u4)", _compacted_again, budget(100), kept=("u4", "a4")
+    )
+    expect_context(
+        t,
+        "sys..compact-2,u5,a5",
+        _continued,
+        budget(100, estimate_tokens=_tag_or_opening),
+        kept=(*GROUP_3, "u4", "a4", "u5", "a5"),
+    )
+
+
+@LAB.check(
+    "the same path and options give equal results; the path is left untouched",
+    "相同 active path 与 options 应得到深相等结果；不会改写 session entries",
+)
+def deterministic_and_isolated(t: Trial) -> None:
+    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=False)

@@ -1,0 +1,55 @@
+"""The layout of :mod:`ctxlab.lab.grading`: one module per lab, loaded when that lab is checked.
+
+``import ctxlab.lab`` loads no grading code; checking one lab loads that lab's checks (and
+those of the earlier lab it builds on), not the others. Every behaviour is the function of
+that name in its lab's module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from ctxlab.lab.grading import LABS, behaviour_keys
+
+pytestmark = pytest.mark.teaching
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = (
+        f"{code}\nimport sys\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('ctxlab.lab.grading'))))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(run.stdout.split())
+
+
+def test_import_ctxlab_lab_loads_no_grading_code() -> None:
+    assert _loaded_after("import ctxlab.lab") == set()
+
+
+def test_checking_a_lab_loads_only_the_labs_it_needs() -> None:
+    loaded = _loaded_after(
+        "from ctxlab.lab import check_implementation\n"
+        "from ctxlab import group_interactions\n"
+        "assert check_implementation('11.2', group_interactions=group_interactions).passed"
+    )
+    assert "ctxlab.lab.grading.lab11_2" in loaded
+    assert not {"ctxlab.lab.grading.lab11_3", "ctxlab.lab.grading.lab11_5"} & loaded
+    loaded = _loaded_after("from ctxlab.lab.grading import behaviour_keys\nbehaviour_keys('11.5')")
+    assert {"ctxlab.lab.grading.lab11_3", "ctxlab.lab.grading.lab11_5"} <= loaded
+    assert "ctxlab.lab.grading.lab11_4" not in loaded
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_behaviour_is_the_check_function_of_that_name(lab: str) -> None:
+    module = importlib.import_module(f"ctxlab.lab.grading.lab{lab.replace('.', '_')}")
+    assert module.LAB.lab == lab
+    for key in behaviour_keys(lab):
+        check = getattr(module, key)
+        assert callable(check) and check.__module__ == module.__name__, key
