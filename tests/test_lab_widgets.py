@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
+from typing import Any
 
 import pytest
 
 pytest.importorskip("ipywidgets")
 
-from ctxlab.lab import lab11_1, lab11_2, lab11_3
+from ctxlab import CompactionSessionEntry, build_context
+from ctxlab.lab import lab11_1, lab11_2, lab11_3, lab11_5
 
 pytestmark = pytest.mark.teaching
 
@@ -102,3 +105,123 @@ def test_pure_budget_render_is_fast_enough_for_a_slider() -> None:
         lab11_3.budget_view(budget, 4, 2)
         timings.append(time.perf_counter() - start)
     assert statistics.median(timings) < 0.5
+
+
+# -- the student's build_context beside the reference (issue 10, item 7) ------------------------
+
+
+def _copy_of_reference(active_path: Any, **options: Any) -> Any:
+    return build_context(active_path, **options)
+
+
+def _always_within_budget(active_path: Any, **options: Any) -> Any:
+    return dataclasses.replace(build_context(active_path, **options), reason="within_budget")
+
+
+def _forgets_the_system_cost(active_path: Any, **options: Any) -> Any:
+    result = build_context(active_path, **options)
+    tokens = dataclasses.replace(result.tokens, system=0, total=result.tokens.total - 3)
+    return dataclasses.replace(result, tokens=tokens)
+
+
+def _stub(active_path: Any, **options: Any) -> Any:
+    raise NotImplementedError("write build_context here")
+
+
+def _never_returns(active_path: Any, **options: Any) -> Any:
+    while True:
+        pass
+
+
+def _marks(frame: Any) -> list[str]:
+    return [str(mark) for mark in frame["same?"]]
+
+
+def test_compare_table_agrees_with_a_correct_build_context() -> None:
+    frame = lab11_3.compare_table(None, _copy_of_reference)
+    assert _marks(frame) == ["✔"] * len(frame)
+    rows = dict(zip(frame[""], frame["yours"], strict=True))
+    assert rows["kept ids"] == "u2, a2, u3, calls, r-test, r-read, a3"
+    assert rows["reason"] == "trimmed"
+    assert rows["messages"] == "system → u2 → a2 → u3 → calls → r-test → r-read → a3"
+
+
+@pytest.mark.parametrize(
+    ("student", "first"),
+    [(_always_within_budget, "reason"), (_forgets_the_system_cost, "tokens.system")],
+)
+def test_compare_table_marks_the_first_difference(student: Any, first: str) -> None:
+    frame = lab11_3.compare_table(None, student, max_tokens=31)
+    marks = _marks(frame)
+    assert marks.count("✘ first difference") == 1
+    assert frame[""][marks.index("✘ first difference")] == first
+    assert all(mark == "✔" for mark in marks[: marks.index("✘ first difference")])
+
+
+@pytest.mark.parametrize(
+    ("student", "words"),
+    [
+        (_stub, "not written yet"),
+        (lambda active_path, **options: 42, "returned int, which is not a ContextResult"),
+        (lambda active_path, **options: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
+def test_compare_table_shows_a_broken_student_function_instead_of_raising(
+    student: Any, words: str
+) -> None:
+    frame = lab11_3.compare_table(None, student)
+    assert frame[""][0] == "your build_context"
+    assert words in frame["yours"][0]
+    assert frame["same?"][0] == "✘ first difference"
+    assert "u2, a2, u3" in frame["reference"][1]  # the reference is still shown
+
+
+def test_compare_table_stops_a_student_function_that_never_returns() -> None:
+    start = time.perf_counter()
+    frame = lab11_3.compare_table(None, _never_returns, seconds=0.5)
+    assert time.perf_counter() - start < 5
+    assert "did not return within 0.5 s" in frame["yours"][0]
+
+
+def test_budget_widget_shows_the_students_build_beside_the_reference() -> None:
+    box = lab11_3.build_budget_widget(student=_always_within_budget)
+    panel = box.outputs["compare"]
+    assert "ctxlab-compare" in panel._dom_classes
+    assert "first difference" in panel.value  # 31: the reference says trimmed
+    box.controls["max_tokens"].value = 40  # everything fits: the mutant is right there
+    assert "first difference" not in panel.value
+    box.controls["max_tokens"].value = 19
+    assert "first difference" in panel.value and "single_group_overflow" in panel.value
+    assert "compare" not in lab11_3.build_budget_widget().outputs
+
+
+def test_budget_widget_survives_a_stub_and_a_crash() -> None:
+    box = lab11_3.build_budget_widget(student=_stub)
+    assert "not written yet" in box.outputs["compare"].value
+    box.controls["max_tokens"].value = 20
+    assert "not written yet" in box.outputs["compare"].value
+    assert "reason:" in box.outputs["reason"].value  # the reference side still redraws
+
+
+def test_resume_compare_reads_the_newest_summary() -> None:
+    frame = lab11_5.compare_builds(_copy_of_reference, 31).data
+    assert _marks(frame) == ["✔"] * len(frame)
+    rows = dict(zip(frame[""], frame["reference"], strict=True))
+    assert rows["messages"] == "system → summary(compact-1) → u4 → a4"
+
+    def ignores_the_compaction(active_path: Any, **options: Any) -> Any:
+        return build_context(
+            [e for e in active_path if not isinstance(e, CompactionSessionEntry)], **options
+        )
+
+    frame = lab11_5.compare_builds(ignores_the_compaction, 31).data
+    first = _marks(frame).index("✘ first difference")
+    assert frame[""][first] == "kept ids"
+
+
+def test_resume_widget_shows_the_students_build() -> None:
+    box = lab11_5.build_resume_widget(student=_stub)
+    assert "not written yet" in box.outputs["compare"].value
+    box.slider.value = 50
+    assert "not written yet" in box.outputs["compare"].value
+    assert "compare" not in lab11_5.build_resume_widget().outputs

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,10 +21,17 @@ from ctxlab import (
     EntryParseError,
     JsonlSessionStore,
     SessionEntry,
+    migration,
     parse_session_entry,
+    path_to,
 )
 from ctxlab import fixtures as fx
-from ctxlab.lab.lab11_x import check_migration, check_summary_renames, draft_table
+from ctxlab.lab.lab11_x import (
+    check_migration,
+    check_summary_renames,
+    draft_table,
+    reference_calls,
+)
 from ctxlab.migration import (
     NOT_MIGRATABLE,
     MigrationError,
@@ -314,13 +321,70 @@ def test_migrating_a_drafted_session_gives_the_session_back(
 # -- the notebook's self-checks -----------------------------------------------------------------
 
 
-def _reference(wire: dict[str, Any], earlier: list[Any]) -> Any:
-    return migrate_draft_entry(wire, earlier=earlier)
+# A migration written from the chapter, the way a student would (no call of the reference).
+_RENAMES = {"files": "changedFiles", "nextSteps": "next", "invariants": "constraints"}
+
+
+def _own(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, Any], list[str]]:
+    entry_id = wire.get("id")
+
+    def refuse(field: str, problem: str) -> NoReturn:
+        raise MigrationError(
+            f"session entry {entry_id}: {field} {problem}; not migratable",
+            entry_id=entry_id,
+            field=field,
+        )
+
+    record = dict(wire)  # a new record: the draft stays as it was
+    notes: list[str] = []
+    if record.get("type") == "compaction" and isinstance(record.get("summary"), dict):
+        summary = dict(record["summary"])
+        for draft, current in _RENAMES.items():
+            if draft not in summary:
+                continue
+            value = summary.pop(draft)
+            if current in summary and summary[current] != value:
+                refuse(f"summary.{draft}", f"and summary.{current} disagree")
+            summary[current] = value
+            notes.append(f"summary.{draft}")
+        record["summary"] = summary
+
+    if "compactedEntryIds" in record:
+        compacted = record.pop("compactedEntryIds")
+        path = path_to(earlier, record["parentId"])  # the path the compaction follows
+        ids = [entry.id for entry in path]
+        for item in compacted:
+            if item not in ids:
+                refuse("compactedEntryIds", f"names {item}, which is not on the path")
+        last = max(ids.index(item) for item in compacted)
+        first_kept: str | None = None
+        for entry in path[last + 1 :]:  # the first interaction after the compacted ids
+            if entry.type != "message" or entry.message.role == "system":
+                continue  # system messages belong to no interaction
+            if entry.message.role != "user":
+                refuse("compactedEntryIds", f"ends inside an interaction ({entry.id} follows)")
+            first_kept = entry.id
+            break
+        if first_kept is None:
+            refuse("compactedEntryIds", "leaves no interaction to keep")
+        if record.setdefault("firstKeptEntryId", first_kept) != first_kept:
+            refuse("compactedEntryIds", f"points to {first_kept}, not to firstKeptEntryId")
+        notes.append("compactedEntryIds")
+
+    try:
+        parse_session_entry(record)  # the strict parser is never loosened
+    except CtxlabError as error:
+        refuse(getattr(error, "field", "") or "record", f"is still refused by the parser ({error})")
+    return record, notes
 
 
 def _as_pair(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, Any], list[str]]:
-    result = migrate_draft_entry(wire, earlier=earlier)
-    return result.entry_wire, [str(change) for change in result.changes]
+    record, notes = _own(wire, earlier)
+    return record, [f"{note}: changed" for note in notes]
+
+
+def _reference(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return migrate_draft_entry(wire, earlier=earlier)
 
 
 def _renames_only(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, Any], list[str]]:
@@ -340,20 +404,20 @@ def _renames_only(wire: dict[str, Any], earlier: list[Any]) -> tuple[dict[str, A
 
 
 def _edits_in_place(wire: dict[str, Any], earlier: list[Any]) -> Any:
-    result = migrate_draft_entry(wire, earlier=earlier)
+    result = _own(wire, earlier)
     wire.clear()
     return result
 
 
 def _bare_key_error(wire: dict[str, Any], earlier: list[Any]) -> Any:
     try:
-        return migrate_draft_entry(wire, earlier=earlier)
+        return _own(wire, earlier)
     except MigrationError:
         raise KeyError("summary") from None
 
 
 def _no_notes(wire: dict[str, Any], earlier: list[Any]) -> Any:
-    return migrate_draft_entry(wire, earlier=earlier).entry_wire, []
+    return _own(wire, earlier)[0], []
 
 
 def _placeholder(wire: dict[str, Any], earlier: list[Any]) -> Any: ...
@@ -362,8 +426,9 @@ def _placeholder(wire: dict[str, Any], earlier: list[Any]) -> Any: ...
 @pytest.mark.parametrize(
     ("student", "ok", "words"),
     [
-        (_reference, True, "matches the reference"),
+        (_own, True, "matches the reference"),
         (_as_pair, True, "matches the reference"),
+        (_reference, False, "calls ctxlab's reference migration (migration.migrate_draft_entry)"),
         (_renames_only, False, "compactedEntryIds"),
         (_edits_in_place, False, "changed its input"),
         (_bare_key_error, False, "bare KeyError"),
@@ -378,6 +443,68 @@ def test_check_migration(student: Any, ok: bool, words: str) -> None:
     assert verdict.ok is ok
     assert words in str(verdict)
     assert "Traceback" not in str(verdict)
+
+
+# -- the exercise may not pass by calling the reference (issue 10) -------------------------------
+
+
+def _via_module(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return migration.migrate_draft_entry(wire, earlier=earlier)
+
+
+def _helper(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return migrate_draft_entry(wire, earlier=earlier).entry_wire, []
+
+
+def _through_a_helper(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    return _helper(wire, earlier)
+
+
+def _hidden_name(wire: dict[str, Any], earlier: list[Any]) -> Any:
+    function = getattr(migration, "migrate_" + "draft_entry")  # not visible in the code
+    return function(wire, earlier=earlier)
+
+
+def _in_a_closure() -> Any:
+    reference = migrate_draft_entry
+
+    def student(wire: dict[str, Any], earlier: list[Any]) -> Any:
+        return reference(wire, earlier=earlier)
+
+    return student
+
+
+@pytest.mark.parametrize(
+    "student",
+    [_reference, _via_module, _through_a_helper, _hidden_name, _in_a_closure()],
+    ids=["imported", "module attribute", "helper", "getattr", "closure"],
+)
+def test_check_migration_refuses_the_reference_itself(student: Any) -> None:
+    verdict = check_migration(student)
+    assert not verdict.ok
+    assert "calls ctxlab's reference migration (migration.migrate_draft_entry)" in str(verdict)
+    assert "use your own code" in str(verdict).lower()
+    # the stand-ins are gone again: the reference works as before
+    assert migration.migrate_draft_entry is migrate_draft_entry
+    assert migrate_draft_entry(draft_records()["files instead of changedFiles"]).entry == (
+        fx.compact1()
+    )
+
+
+def test_reference_calls_looks_through_code_not_names() -> None:
+    assert reference_calls(_reference) == ["migration.migrate_draft_entry"]
+    assert reference_calls(_through_a_helper) == ["migration.migrate_draft_entry"]
+    assert reference_calls(_own) == []  # MigrationError, path_to, the parser are allowed
+    assert reference_calls(_hidden_name) == []  # caught while it runs instead
+
+
+def test_check_summary_renames_refuses_the_reference_helper() -> None:
+    def student(summary: dict[str, Any]) -> Any:
+        return migration._rename_summary_fields(summary, "compact-1")[0]
+
+    verdict = check_summary_renames(student)
+    assert not verdict.ok
+    assert "migration._rename_summary_fields" in str(verdict)
 
 
 def _summary_renames(summary: dict[str, Any]) -> dict[str, Any]:

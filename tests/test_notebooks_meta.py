@@ -2,7 +2,8 @@
 
 nbval (in ``make test``) re-runs the notebooks and compares outputs; these checks catch what
 nbval does not: a notebook saved half-run or out of order, an error output, a wrong kernel,
-a widget cell whose output nbval would compare, an exercise or test cell missing.
+a widget cell whose output nbval would compare, an exercise, build-it or check cell missing,
+an answer stored in the student edition or a ✘ in the instructor's.
 """
 
 from __future__ import annotations
@@ -101,17 +102,100 @@ def test_outputs_hold_no_addresses_or_temp_paths(path: Path) -> None:
                 assert "/tmp/" not in joined and "np.int64(" not in joined, path.name
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS], ids=lambda p: "/".join(p.parts[-3:])
-)
-def test_lab_notebook_ends_with_its_lab_tests(path: Path) -> None:
-    cells = _code_cells(_load(path))
+LAB_FUNCTIONS = {
+    "11.1": "parse_compaction_entry",
+    "11.2": "group_interactions",
+    "11.3": "build_context",
+    "11.4": "create_compaction_entry",
+    "11.5": "build_context",
+}
+LAB_EDITIONS = [p for p in NOTEBOOKS if p.name in LAB_NOTEBOOKS]
+
+
+def _role(path: Path) -> str:
+    return path.parent.name  # notebooks/<language>/<student|instructor>/<lab>.ipynb
+
+
+def _output_text(cell: dict[str, Any]) -> str:
+    texts = []
+    for output in cell.get("outputs", []):
+        texts.append("".join(output.get("text", "")))
+        for kind, value in output.get("data", {}).items():
+            if kind.startswith("text/"):
+                texts.append("".join(value) if isinstance(value, list) else str(value))
+    return "\n".join(texts)
+
+
+def _build_it_cell(notebook: dict[str, Any], function: str) -> dict[str, Any]:
+    cells = [c for c in _code_cells(notebook) if f"def {function}(" in _source(c)]
+    assert len(cells) == 1, f"exactly one build-it cell defines {function}"
+    return cells[0]
+
+
+@pytest.mark.parametrize("path", LAB_EDITIONS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_lab_notebook_has_a_build_it_cell_then_its_check(path: Path) -> None:
+    """Issue 10: the student writes the lab's function (a stub in the student edition, a
+    solution written from the chapter in the instructor's), then check_implementation."""
+    notebook = _load(path)
     lab = LAB_NOTEBOOKS[path.name]
-    assert f'run_lab_tests("{lab}")' in _source(cells[-1])
-    # Under `make test` pytest runs every lab test itself; nbval skips this one cell so the
-    # suite is not run a second time from inside each notebook.
-    assert "nbval-skip" in _tags(cells[-1]), f"{path.name}: the lab-test cell is nbval-skip"
-    assert all("nbval-skip" not in _tags(cell) for cell in cells[:-1]), path.name
+    function = LAB_FUNCTIONS[lab]
+    build = _source(_build_it_cell(notebook, function))
+    if _role(path) == "student":
+        assert f'raise NotImplementedError("write {function}' in build, path.name
+    else:
+        assert "NotImplementedError" not in build, path.name
+        assert "return " in build, path.name
+        # not a call of ctxlab's own function for this lab
+        assert f"ctxlab.{function}" not in build and f"import {function}" not in build
+        assert f"    {function},\n" not in build, f"{path.name}: imports the reference"
+    cells = _code_cells(notebook)
+    check = f'check_implementation("{lab}", {function}={function})'
+    assert _source(cells[-1]).rstrip().endswith(check), f"{path.name}: last cell is the check"
+    index = next(i for i, c in enumerate(cells) if f"def {function}(" in _source(c))
+    assert index < len(cells) - 1
+    assert all("nbval-skip" not in _tags(cell) for cell in cells), path.name
+    assert not any("run_lab_tests" in _source(cell) for cell in notebook["cells"]), path.name
+
+
+@pytest.mark.parametrize("path", LAB_EDITIONS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_stored_check_output_fits_the_edition(path: Path) -> None:
+    """The answer key shows every check ✔; the student edition shows the unwritten stub."""
+    report = _output_text(_code_cells(_load(path))[-1])
+    lab = LAB_NOTEBOOKS[path.name]
+    assert f"Lab {lab} · {LAB_FUNCTIONS[lab]}" in report, path.name
+    if _role(path) == "instructor":
+        assert "✔" in report and "✘" not in report, f"{path.name}: {report[:300]}"
+    else:
+        assert " 0/" in report and "✘" in report, path.name
+        assert "not written yet" in report and "✔" not in report, path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_exercises_hold_placeholders_for_students_and_answers_for_instructors(
+    path: Path,
+) -> None:
+    exercises = [
+        c
+        for c in _code_cells(_load(path))
+        if ".check_" in _source(c) and "check_implementation" not in _source(c)
+    ]
+    assert exercises, path.name
+    for cell in exercises:
+        text = _output_text(cell)
+        if _role(path) == "student":
+            assert "..." in _source(cell), f"{path.name}: {_source(cell)[:80]}"
+            assert "not answered yet" in text and "Correct" not in text, path.name
+        else:
+            assert "✔ Correct" in text, f"{path.name}: {_source(cell)[:80]} -> {text[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_no_cell_needs_the_test_extra(path: Path) -> None:
+    """`make lab` installs only the lab extra: no cell may import pytest, Hypothesis or nbval."""
+    for cell in _code_cells(_load(path)):
+        for module in ("pytest", "hypothesis", "nbval"):
+            assert f"import {module}" not in _source(cell), path.name
+            assert f"from {module}" not in _source(cell), path.name
 
 
 @pytest.mark.parametrize(

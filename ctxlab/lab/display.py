@@ -21,6 +21,9 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
 * **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
   ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
   :func:`verdict_html`, :func:`pre_html` and :func:`figure_png`;
+* **the student's code** -- :func:`call_safely` runs a student's function for a widget or a
+  comparison table: an exception, or a call that does not return in time, comes back as a
+  message instead of crashing (or freezing) the kernel;
 * **defaults** -- the chapter's opening path and test estimator (:func:`default_path`,
   :func:`default_estimator`), the core's :data:`TokenEstimator` type, and
   :func:`tidy_number` (3.0 shown as 3).
@@ -32,7 +35,11 @@ import functools
 import hashlib
 import html
 import io
+import re
+import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -60,7 +67,9 @@ __all__ = [
     "MIN_FONT_SIZE",
     "PALETTE",
     "CourseTable",
+    "SafeCall",
     "TokenEstimator",
+    "call_safely",
     "content_uuid",
     "course_rc",
     "default_estimator",
@@ -373,3 +382,73 @@ def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+# -- the student's code ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SafeCall:
+    """What :func:`call_safely` got: ``value`` when ``ok``, else ``error`` (a plain message)."""
+
+    ok: bool
+    value: Any = None
+    error: str = ""
+
+
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+
+
+def _stop(thread: threading.Thread) -> None:
+    """Ask a thread that overran to stop, by raising SystemExit in it (CPython only)."""
+    ident = thread.ident
+    if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
+        return
+    try:
+        import ctypes
+
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(ident), ctypes.py_object(SystemExit)
+        )
+        thread.join(0.5)
+    except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
+        return
+
+
+def call_safely(
+    function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
+) -> SafeCall:
+    """Call a student's ``function`` in a daemon thread with a time limit.
+
+    Never raises: an exception becomes ``SafeCall(False, error="raised ...")`` (the stub's
+    ``NotImplementedError`` reads "not written yet"), a call that does not return within
+    ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
+    process, so it works the same on Windows and with functions defined in a notebook.
+    """
+    box: list[SafeCall] = []
+
+    def target() -> None:
+        try:
+            box.append(SafeCall(True, function(*args, **kwargs)))
+        except NotImplementedError:
+            box.append(
+                SafeCall(False, error="not written yet (the stub raises NotImplementedError)")
+            )
+        except BaseException as error:  # student code may raise anything
+            try:
+                message = str(error)
+            except Exception:
+                message = ""
+            text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+            text = _ADDRESS.sub("", text)
+            box.append(
+                SafeCall(False, error="raised " + (text[:300] + "..." if len(text) > 300 else text))
+            )
+
+    thread = threading.Thread(target=target, name="ctxlab-student-call", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive() or not box:
+        _stop(thread)
+        return SafeCall(False, error=f"did not return within {seconds:g} s (an endless loop?)")
+    return box[0]

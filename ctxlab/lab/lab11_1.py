@@ -52,6 +52,7 @@ __all__ = [
     "check_my_summary",
     "check_repaired_compaction",
     "corruption_table",
+    "draft_compaction",
     "parse_cases",
     "parse_verdict",
     "parse_view",
@@ -196,26 +197,46 @@ def build_parse_widget() -> Any:
 # -- self-checks -----------------------------------------------------------------------------------
 
 
+_CHAPTER_COMPACTIONS = {"compact-1": fixtures.compact1, "compact-2": fixtures.compact2}
+
+
+def draft_compaction(entry_id: str = "compact-2") -> dict[str, Any]:
+    """A chapter compaction written with early-draft names: ``files`` for ``changedFiles``
+    and ``nextSteps`` for ``next`` (exercise 11.1-A repairs it). A fresh dict each call."""
+    if entry_id not in _CHAPTER_COMPACTIONS:
+        raise CtxlabError(f"no chapter compaction {entry_id!r}; use compact-1 or compact-2")
+    wire = _CHAPTER_COMPACTIONS[entry_id]().to_json()
+    summary = wire["summary"]
+    wire["summary"] = {
+        ("files" if key == "changedFiles" else "nextSteps" if key == "next" else key): value
+        for key, value in summary.items()
+    }
+    return wire
+
+
 @friendly
-def check_repaired_compaction(answer: object) -> Verdict:
-    """Exercise 11.1-A: repair the chapter's corrupted ``compact-1`` (``files``)."""
+def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") -> Verdict:
+    """Exercise 11.1-A: repair a chapter compaction written with early-draft names
+    (``entry_id`` is ``compact-1`` or ``compact-2``)."""
+    if entry_id not in _CHAPTER_COMPACTIONS:
+        raise CtxlabError(f"no chapter compaction {entry_id!r}; use compact-1 or compact-2")
     wire = as_mapping(answer, "the repaired record")
     entry = parse_session_entry(wire)
-    expected = fixtures.compact1()
+    expected = _CHAPTER_COMPACTIONS[entry_id]()
     if entry == expected:
         return Verdict(
             True,
-            "the parser accepts it, and it is exactly compact-1 again",
-            "The old name was migrated outside the parser; the parser stayed strict.",
+            f"the parser accepts it, and it is exactly {entry_id} again",
+            "The old names were migrated outside the parser; the parser stayed strict.",
         )
     differences = [
         name for name, value in expected.to_json().items() if entry.to_json().get(name) != value
     ]
     return Verdict(
         False,
-        "the parser accepts it, but it is not the original compact-1",
-        f"These fields differ from compact-1: {', '.join(differences)}",
-        "Only rename the field: keep its value ['context.ts'] and change nothing else.",
+        f"the parser accepts it, but it is not the original {entry_id}",
+        f"These fields differ from {entry_id}: {', '.join(differences)}",
+        "Only rename the fields: keep their values and change nothing else.",
     )
 
 

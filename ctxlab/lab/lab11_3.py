@@ -12,7 +12,9 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
   first, kept solid or dropped hatched, against the line where the budget ends) and
   :func:`sweep_figure` (groups kept and ``reason`` against ``max_tokens``);
 * widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure, the
-  kept ids and the reason (:func:`budget_view` is its pure part);
+  kept ids and the reason (:func:`budget_view` is its pure part); given the student's own
+  ``build_context`` (``student=``) it also shows :func:`compare_builds`: the student's
+  result beside the reference's for the same slider values, the first difference marked;
 * self-checks -- :func:`check_available` (exercise 11.3-A), :func:`check_kept_ids` (11.3-B)
   and :func:`check_smallest_budget_for_all` (11.3-C).
 """
@@ -30,7 +32,7 @@ from matplotlib.patches import Patch
 
 from ctxlab import fixtures
 from ctxlab.context import ContextResult, build_context, resume_candidates
-from ctxlab.entries import CompactionSessionEntry, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import InteractionGroup, group_interactions
 from ctxlab.lab.checks import Verdict, as_number, friendly, id_list
@@ -42,6 +44,7 @@ from ctxlab.lab.display import (
     PALETTE,
     CourseTable,
     TokenEstimator,
+    call_safely,
     default_estimator,
     default_path,
     figure_png,
@@ -55,6 +58,7 @@ from ctxlab.lab.display import (
 )
 from ctxlab.lab.lab11_1 import path_table
 from ctxlab.lab.lab11_2 import group_label
+from ctxlab.messages import SystemMessage, UserMessage
 
 __all__ = [
     "BudgetLedger",
@@ -67,6 +71,8 @@ __all__ = [
     "check_available",
     "check_kept_ids",
     "check_smallest_budget_for_all",
+    "compare_builds",
+    "compare_table",
     "ledger_styler",
     "ledger_table",
     "path_table",
@@ -436,6 +442,162 @@ def sweep_figure(
     return fig
 
 
+# -- the student's build_context beside the reference ----------------------------------------
+
+_TOKEN_FIELDS = (
+    "max_tokens",
+    "system",
+    "messages",
+    "reserved_output",
+    "safety_margin",
+    "available_for_messages",
+    "total",
+)
+COMPARE_COLUMNS = ["", "reference", "yours", "same?"]
+
+
+def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> str:
+    """The messages of a result as the chapter names them: system → summary(compact-1) → u2 …"""
+    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    names = []
+    for index, message in enumerate(messages):
+        entry = next(
+            (e for e in path if isinstance(e, MessageSessionEntry) and e.message == message), None
+        )
+        if index == 0 and isinstance(message, SystemMessage):
+            names.append("system")
+        elif entry is not None:
+            names.append(entry.id)
+        elif (
+            compactions
+            and isinstance(message, UserMessage)
+            and message.timestamp == compactions[-1].timestamp
+        ):
+            names.append(f"summary({compactions[-1].id})")
+        else:
+            names.append(f"{getattr(message, 'role', type(message).__name__)}?")
+    return " → ".join(names) or "(none)"
+
+
+def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str, str]]:
+    """(what, value) rows of a ContextResult-like value; raises if it cannot be read."""
+    kept = getattr(result, "kept_entry_ids")  # noqa: B009 - a student's object may lack it
+    tokens = getattr(result, "tokens")  # noqa: B009
+    rows = [
+        ("kept ids", ", ".join(str(i) for i in kept) or "(nothing)"),
+        ("reason", str(getattr(result, "reason"))),  # noqa: B009
+    ]
+    for name in _TOKEN_FIELDS:
+        value = getattr(tokens, name)
+        rows.append(
+            (
+                f"tokens.{name}",
+                str(tidy_number(value) if isinstance(value, (int, float)) else value),
+            )
+        )
+    rows.append(("messages", _message_names(path, getattr(result, "messages"))))  # noqa: B009
+    return rows
+
+
+def compare_table(
+    path: Sequence[SessionEntry] | None,
+    student: Callable[..., Any],
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    seconds: float = 5.0,
+) -> pd.DataFrame:
+    """The student's ``build_context`` beside the reference's, for the same arguments.
+
+    One row each for the kept ids, the reason, the seven token numbers and the messages
+    (named by entry id); ``same?`` is ✔, or ✘ with "first difference" on the first row that
+    differs. A student function that raises, hangs or returns something unreadable gives
+    one row saying so (it never raises here).
+    """
+    entries = default_path(path)
+    price = default_estimator(estimate)
+    options = {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved_output,
+        "safety_margin": safety_margin,
+        "estimate_tokens": price,
+    }
+    reference = build_context(entries, **options)  # type: ignore[arg-type]
+    expected = _result_rows(entries, reference)
+    call = call_safely(student, list(entries), seconds=seconds, **options)
+    problem = call.error
+    got: list[tuple[str, str]] = []
+    if call.ok:
+        try:
+            got = _result_rows(entries, call.value)
+        except Exception as error:
+            problem = (
+                f"returned {type(call.value).__name__}, which is not a ContextResult"
+                f" ({type(error).__name__}: {error})"
+            )
+    if problem:
+        rows = [{"": "your build_context", "reference": "(see below)", "yours": problem,
+                 "same?": "✘ first difference"}]  # fmt: skip
+        rows += [
+            {"": what, "reference": value, "yours": "", "same?": ""} for what, value in expected
+        ]
+        return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+    rows = []
+    first = True
+    for (what, want), (_, have) in zip(expected, got, strict=True):
+        if want == have:
+            mark = "✔"
+        elif first:
+            mark, first = "✘ first difference", False
+        else:
+            mark = "✘"
+        rows.append({"": what, "reference": want, "yours": have, "same?": mark})
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def _compare_row_style(row: pd.Series) -> list[str]:
+    mark = str(row["same?"])
+    if mark.startswith("✘ first"):
+        style = "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00"
+    elif mark.startswith("✘"):
+        style = "background-color: #D55E0014"
+    elif mark == "✔":
+        style = "background-color: #009E7314"
+    else:
+        style = "color: #555555"
+    return [style] * len(row)
+
+
+def compare_builds(
+    path: Sequence[SessionEntry] | None,
+    student: Callable[..., Any],
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    seconds: float = 5.0,
+) -> CourseTable:
+    """:func:`compare_table` as the course shows it: the first difference outlined in red."""
+    frame = compare_table(
+        path,
+        student,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+        seconds=seconds,
+    )
+    budget = (
+        f"{tidy_number(max_tokens)}/{tidy_number(reserved_output)}/{tidy_number(safety_margin)}"
+    )
+    table = show(frame, "compare", f"your build_context vs the reference, budget {budget}")
+    table.apply(_compare_row_style, axis=1)
+    return table
+
+
 # -- widget: three sliders redraw the ledger, the plot, the kept ids and the reason ----------------
 
 
@@ -471,8 +633,13 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
 
 def build_budget_widget(
     render: Callable[[int, int, int], BudgetView] = budget_view,
+    *,
+    student: Callable[..., Any] | None = None,
 ) -> Any:
-    """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot."""
+    """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
+
+    With ``student`` (your own ``build_context``), a panel under the sliders shows
+    :func:`compare_builds` for the same values (output ``"compare"``)."""
     controls = {
         "max_tokens": slider("max_tokens", 31, 60),
         "reserved_output": slider("reserved_output", 4, 20),
@@ -486,6 +653,8 @@ def build_budget_widget(
     # max_width keeps the figure inside a narrow notebook column; wrapping puts it under
     # the ledger instead of cutting it off at the right.
     image = widgets.Image(format="png", layout={"width": "760px", "max_width": "100%"})
+    compare = widgets.HTML()
+    compare.add_class("ctxlab-compare")
 
     def update(_: object = None) -> None:
         view = render(
@@ -497,6 +666,14 @@ def build_budget_widget(
         kept.value = view.kept
         ledger.value = view.ledger_html
         image.value = figure_png(view.figure)
+        if student is not None:
+            compare.value = compare_builds(
+                None,
+                student,
+                max_tokens=controls["max_tokens"].value,
+                reserved_output=controls["reserved_output"].value,
+                safety_margin=controls["safety_margin"].value,
+            ).to_html()
 
     update()
     for control in controls.values():
@@ -504,6 +681,7 @@ def build_budget_widget(
     return widget_box(
         [
             widgets.VBox(list(controls.values())),
+            *([compare] if student is not None else []),
             reason,
             kept,
             widgets.HBox(
@@ -511,7 +689,13 @@ def build_budget_widget(
             ),
         ],
         controls=controls,
-        outputs={"reason": reason, "kept": kept, "ledger": ledger, "figure": image},
+        outputs={
+            "reason": reason,
+            "kept": kept,
+            "ledger": ledger,
+            "figure": image,
+            **({"compare": compare} if student is not None else {}),
+        },
     )
 
 

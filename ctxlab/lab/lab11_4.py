@@ -35,6 +35,7 @@ from ctxlab.store import InMemorySessionStore
 __all__ = [
     "build_first_kept_widget",
     "check_compact1",
+    "check_compact2",
     "check_store_count",
     "check_valid_first_kept",
     "compaction_fields",
@@ -221,9 +222,10 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     )
 
 
-@friendly
-def check_compact1(entry: object) -> Verdict:
-    """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
+def _check_chapter_compaction(
+    entry: object, expected: CompactionSessionEntry, summary_name: str
+) -> Verdict:
+    """Compare a student's entry with one of the chapter's compactions, field by field."""
     if not isinstance(entry, CompactionSessionEntry):
         return Verdict(
             False,
@@ -231,7 +233,6 @@ def check_compact1(entry: object) -> Verdict:
             "",
             "Assign the value returned by create_compaction_entry(...).",
         )
-    expected = fixtures.compact1()
     for label, got, want in (
         ("id", entry.id, expected.id),
         ("parentId", entry.parent_id, expected.parent_id),
@@ -242,7 +243,7 @@ def check_compact1(entry: object) -> Verdict:
         if got != want:
             return Verdict(
                 False,
-                f"{label} is {got!r}; the chapter's compact-1 has {want!r}",
+                f"{label} is {got!r}; the chapter's {expected.id} has {want!r}",
                 "",
                 "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
                 " and tokensBefore; parentId is derived from the path.",
@@ -251,12 +252,24 @@ def check_compact1(entry: object) -> Verdict:
     if summary != expected.summary:
         return Verdict(
             False,
-            "the summary differs from fixtures.compact1_summary()",
+            f"the summary differs from fixtures.{summary_name}()",
             "",
-            "Pass summary=fixtures.compact1_summary().",
+            f"Pass summary=fixtures.{summary_name}().",
         )
     return Verdict(
         True,
-        "this is the chapter's compact-1",
-        "parentId a3 came from the path's last entry; you never passed it.",
+        f"this is the chapter's {expected.id}",
+        f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
     )
+
+
+@friendly
+def check_compact1(entry: object) -> Verdict:
+    """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
+    return _check_chapter_compaction(entry, fixtures.compact1(), "compact1_summary")
+
+
+@friendly
+def check_compact2(entry: object) -> Verdict:
+    """Exercise 11.4-2: the chapter's second compaction, ``compact-2``, on the resumed path."""
+    return _check_chapter_compaction(entry, fixtures.compact2(), "compact2_summary")

@@ -15,6 +15,8 @@ functions, tested without a kernel:
 * :func:`without_compaction`, :func:`resume_comparison` and
   :func:`resume_comparison_figure` -- the same conversation with and without the
   compaction, behind the budget slider of :func:`build_resume_widget`;
+* :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
+  reference, first difference marked (also in the widget: ``student=``);
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` and
   :func:`check_newest_summary`.
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -38,6 +40,7 @@ from ctxlab.compaction import SummaryLanguage
 from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.lab import lab11_3
 from ctxlab.lab.checks import Verdict, friendly, id_list
 from ctxlab.lab.display import (
     DROPPED,
@@ -62,6 +65,7 @@ __all__ = [
     "check_newest_summary",
     "check_replayed_prompt",
     "check_resume_kept",
+    "compare_builds",
     "context_messages",
     "kept_start",
     "latest_compaction",
@@ -515,23 +519,55 @@ def render_resume_comparison(
     return str(show(frame, "resume_ledger").to_html())
 
 
-def build_resume_widget() -> Any:
+def compare_builds(
+    student: Callable[..., Any],
+    max_tokens: int = 31,
+    *,
+    path: Sequence[SessionEntry] | None = None,
+    reserved_output: int = 4,
+    safety_margin: int = 2,
+    seconds: float = 5.0,
+) -> Any:
+    """The student's resuming ``build_context`` beside the reference's on the resumed path
+    (default), first difference marked: Lab 11.3's :func:`~ctxlab.lab.lab11_3.compare_builds`.
+
+    Both use the course's summary rendering (``render_summary``'s default, Chinese)."""
+    return lab11_3.compare_builds(
+        fixtures.resumed_path() if path is None else path,
+        student,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        seconds=seconds,
+    )
+
+
+def build_resume_widget(*, student: Callable[..., Any] | None = None) -> Any:
     """A ``max_tokens`` slider (0-60, starts at 31) over :func:`render_resume_comparison`.
 
     The table sits in a widget with CSS class ``ctxlab-resume-ledger``; the static
     :func:`resume_comparison_figure` is shown beside it in the notebook (redrawing a
     figure per slider step would be too slow for a projector). Controls: ``box.slider``,
-    ``box.ledger``."""
+    ``box.ledger``. With ``student`` (your own ``build_context``), a second table shows
+    :func:`compare_builds` at the same budget (``box.outputs["compare"]``)."""
     budget = slider("max_tokens", 31, 60)
     ledger = widgets.HTML()
     ledger.add_class("ctxlab-resume-ledger")
+    compare = widgets.HTML()
+    compare.add_class("ctxlab-compare")
 
     def update(_change: object = None) -> None:
         ledger.value = render_resume_comparison(int(budget.value))
+        if student is not None:
+            compare.value = compare_builds(student, int(budget.value)).to_html()
 
     budget.observe(update, names="value")
     update()
-    box = widget_box([budget, ledger], controls={"max_tokens": budget}, outputs={"ledger": ledger})
+    box = widget_box(
+        [budget, ledger, *([compare] if student is not None else [])],
+        controls={"max_tokens": budget},
+        outputs={"ledger": ledger, **({"compare": compare} if student is not None else {})},
+    )
     box.slider = budget
     box.ledger = ledger
     return box

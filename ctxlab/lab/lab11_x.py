@@ -10,18 +10,27 @@ migration of the chapter's draft records); the strict parser is never loosened.
 * :func:`check_migration` -- the student's whole-record migration, run on every draft
   record and compared with the reference.
 
+Both checks refuse a function that calls the reference migration itself (the exercise is to
+write it): :func:`reference_calls` looks through the function's code, its globals and
+closures (recursively), and while the student's function runs, the reference functions are
+replaced by stand-ins that raise "use your own code".
+
 Show a table with :func:`ctxlab.lab.display.show`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping
+import sys
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
 
 from ctxlab import fixtures
+from ctxlab import migration as _migration
 from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, friendly, not_answered
@@ -33,7 +42,7 @@ from ctxlab.migration import (
     migrate_draft_entry,
 )
 
-__all__ = ["check_migration", "check_summary_renames", "draft_table"]
+__all__ = ["check_migration", "check_summary_renames", "draft_table", "reference_calls"]
 
 
 def draft_table() -> pd.DataFrame:
@@ -52,6 +61,130 @@ def draft_table() -> pd.DataFrame:
             migration = f"✘ {error}"
         rows.append({"draft record": name, "strict parser": parser, "migration": migration})
     return pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
+
+
+# -- "use your own code": the exercises may not call the reference migration ---------------------
+
+#: The functions of :mod:`ctxlab.migration` that do the exercise's work.
+_REFERENCE_NAMES = (
+    "migrate_draft_entry",
+    "migrate_jsonl",
+    "_rename_summary_fields",
+    "_derive_first_kept",
+)
+
+
+def _references() -> dict[int, str]:
+    return {id(getattr(_migration, name)): f"migration.{name}" for name in _REFERENCE_NAMES}
+
+
+def _is_ctxlab_module(value: object) -> bool:
+    return isinstance(value, types.ModuleType) and value.__name__ in ("ctxlab", "ctxlab.migration")
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def reference_calls(function: object) -> list[str]:
+    """The reference migration functions ``function`` refers to (directly, through a helper
+    of the student's, a closure, or an attribute of ``ctxlab``/``ctxlab.migration``)."""
+    references = _references()
+    found: dict[str, None] = {}
+    stack: list[object] = [function]
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if id(current) in references:
+            found[references[id(current)]] = None
+            continue
+        current = getattr(current, "__func__", current)  # a bound method
+        code = getattr(current, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            continue
+        scope: Mapping[str, object] = getattr(current, "__globals__", {})
+        values = [cell.cell_contents for cell in getattr(current, "__closure__", None) or ()
+                  if cell.cell_contents is not None]  # fmt: skip
+        for part in _code_objects(code):
+            names = set(part.co_names) | set(part.co_freevars)
+            via_module = any(_is_ctxlab_module(scope.get(name)) for name in names) or any(
+                _is_ctxlab_module(value) for value in values
+            )
+            for name in _REFERENCE_NAMES:
+                if name in names and via_module:
+                    found[f"migration.{name}"] = None
+            values.extend(scope[name] for name in names if name in scope)
+        for value in values:
+            module = getattr(value, "__module__", None) or ""
+            if id(value) in references:
+                found[references[id(value)]] = None
+            elif callable(value) and not module.startswith("ctxlab"):
+                stack.append(value)  # a helper the student wrote: look inside it too
+    return list(found)
+
+
+class _ReferenceUsed(Exception):
+    """Raised by a stand-in of a reference function while the student's function runs."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is the reference migration: use your own code")
+        self.name = name
+
+
+def _stand_in(name: str) -> Callable[..., Any]:
+    def refuse(*_args: object, **_kwargs: object) -> Any:
+        raise _ReferenceUsed(name)
+
+    return refuse
+
+
+@contextmanager
+def _without_reference(function: Callable[..., Any]) -> Iterator[None]:
+    """Replace the reference functions in ctxlab.migration and in the student's globals."""
+    originals = {name: getattr(_migration, name) for name in _REFERENCE_NAMES}
+    by_id = {id(value): name for name, value in originals.items()}
+    scope = getattr(function, "__globals__", None)
+    if not isinstance(scope, dict):
+        scope = {}
+    rebound = {key: value for key, value in scope.items() if id(value) in by_id}
+    package = sys.modules.get("ctxlab")
+    exported = {
+        name: getattr(package, name)
+        for name in _REFERENCE_NAMES
+        if package is not None and id(getattr(package, name, None)) in by_id
+    }
+    try:
+        for name in _REFERENCE_NAMES:
+            setattr(_migration, name, _stand_in(f"migration.{name}"))
+        for key, value in rebound.items():
+            scope[key] = _stand_in(f"migration.{by_id[id(value)]}")
+        for name in exported:
+            setattr(package, name, _stand_in(f"migration.{name}"))
+        yield
+    finally:
+        for name, value in originals.items():
+            setattr(_migration, name, value)
+        scope.update(rebound)
+        for name, value in exported.items():
+            setattr(package, name, value)
+
+
+def _uses_reference(names: Iterable[str]) -> Verdict:
+    listed = ", ".join(names)
+    return Verdict(
+        False,
+        f"your function calls ctxlab's reference migration ({listed})",
+        "This exercise is to write the migration yourself: a check of the reference would "
+        "only test ctxlab.",
+        "Use your own code: build a new dict, rename the fields, derive firstKeptEntryId"
+        " and raise migration.MigrationError yourself.",
+    )
 
 
 def _fields(changes: object) -> list[str]:
@@ -90,12 +223,19 @@ def check_summary_renames(student: object) -> Verdict:
     if not callable(student):
         raise TypeError(f"expected your function, got {type(student).__name__}")
     function: Callable[[dict[str, Any]], object] = student
+    used = reference_calls(function)
+    if used:
+        return _uses_reference(used)
     for name, wire in draft_records().items():
         if name in NOT_MIGRATABLE or "compactedEntryIds" in wire:
             continue
         summary = wire["summary"]
         untouched = copy.deepcopy(summary)
-        got = function(summary)
+        try:
+            with _without_reference(function):
+                got = function(summary)
+        except _ReferenceUsed as error:
+            return _uses_reference([error.name])
         if got is None:
             return not_answered("summary renames (your function still returns None)")
         if summary != untouched:
@@ -126,10 +266,16 @@ def check_migration(student: object) -> Verdict:
     if not callable(student):
         raise TypeError(f"expected your function, got {type(student).__name__}")
     function: Callable[[dict[str, Any], list[Any]], object] = student
+    used = reference_calls(function)
+    if used:
+        return _uses_reference(used)
     for name, wire in draft_records().items():
         untouched = copy.deepcopy(wire)
         try:
-            returned = function(wire, fixtures.opening_path())
+            with _without_reference(function):
+                returned = function(wire, fixtures.opening_path())
+        except _ReferenceUsed as error:
+            return _uses_reference([error.name])
         except CtxlabError as error:
             if name in NOT_MIGRATABLE:
                 continue

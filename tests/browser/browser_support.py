@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = Path(
     os.environ.get("CTXLAB_BROWSER_NOTEBOOKS") or REPO / "notebooks" / "en" / "instructor"
 )
+# The English student edition: stubs and placeholders (the build-it test types into it).
+STUDENT_NOTEBOOKS = REPO / "notebooks" / "en" / "student"
 LECTURE_SETTINGS = REPO / "lecture" / "settings"
 LECTURE_CSS = REPO / "lecture" / "custom"
 # The options `make lecture` adds to `jupyter lab` (Makefile, target lecture): load
@@ -303,13 +305,14 @@ def running_lab_server(
         server.stop()
 
 
-def copy_notebooks(target: Path) -> Path:
-    """Copy notebooks/ (with anything the notebooks read next to them) into target.
+def copy_notebooks(target: Path, source: Path | None = None) -> Path:
+    """Copy an edition's folder (NOTEBOOKS by default, with anything the notebooks read
+    next to them) into target.
 
     The browser runs and may save the copies; the committed notebooks stay untouched.
     """
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-    shutil.copytree(NOTEBOOKS, target, ignore=ignore, dirs_exist_ok=True)
+    shutil.copytree(source or NOTEBOOKS, target, ignore=ignore, dirs_exist_ok=True)
     return target
 
 
@@ -410,6 +413,30 @@ def run_all_cells(page: Any) -> None:
     _menu(page, "Run", "Run All Cells")
     page.wait_for_function(_ALL_CELLS_RAN, timeout=RUN_TIMEOUT_MS, polling=500)
     wait_kernel_idle(page)
+
+
+def run_selected_and_below(page: Any) -> None:
+    """Run → Run Selected Cell and All Below, then wait until the kernel is idle again."""
+    _menu(page, "Run", "Run Selected Cell and All Below")
+    page.wait_for_function(_ALL_CELLS_RAN, timeout=RUN_TIMEOUT_MS, polling=500)
+    wait_kernel_idle(page)
+
+
+def replace_cell_text(page: Any, cell: Any, text: str) -> None:
+    """Replace a code cell's text the way a student pastes code: click into its editor,
+    select all, insert ``text`` (no key-by-key typing, so the editor's auto-indent and
+    bracket closing do not change it). The cell stays selected."""
+    editor = cell.locator(".cm-content").first
+    editor.scroll_into_view_if_needed()
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(text)
+    page.wait_for_function(
+        "([node, wanted]) => node.innerText.replace(/\\u00a0/g, ' ').trim().startsWith(wanted)",
+        arg=[editor.element_handle(), text.strip().splitlines()[0]],
+        timeout=10_000,
+    )
 
 
 def max_execution_count(page: Any) -> int:

@@ -23,6 +23,7 @@ from browser_support import (
     LECTURE_SERVER_ARGS,
     LECTURE_SETTINGS,
     REQUIRE_ENV,
+    STUDENT_NOTEBOOKS,
     TEST_SETTINGS,
     VIEWPORT,
     LabServer,
@@ -202,4 +203,15 @@ def lecture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServ
     shutil.copytree(LECTURE_SETTINGS, settings)
     root = copy_notebooks(scratch / "notebooks")
     with running_lab_server(root, settings, scratch, LECTURE_SERVER_ARGS) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def student_lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """JupyterLab on a copy of the student edition (stubs, placeholders), test settings."""
+    scratch = tmp_path_factory.mktemp("student-lab-server")
+    settings = scratch / "user-settings"
+    write_settings(settings, TEST_SETTINGS)
+    root = copy_notebooks(scratch / "notebooks", STUDENT_NOTEBOOKS)
+    with running_lab_server(root, settings, scratch) as server:
         yield server
