@@ -140,3 +140,49 @@ def test_harvest_refuses_a_notebook_not_built_from_a_source(tmp_path: Path) -> N
     stray.write_text(json.dumps({"cells": [], "metadata": {}}), encoding="utf-8")
     with pytest.raises(nbsource.SourceError, match="no 'ctxlab' metadata"):
         nbsource.harvest(stray, repo=tmp_path)
+
+
+def slides_without_notes(source: object) -> list[str]:
+    """The ids of the cells that start a slide (``slide`` or ``subslide``) but are not
+    followed, before the next slide starts, by a speaker-notes cell (``notes``)."""
+    missing: list[str] = []
+    current: str | None = None
+    has_notes = False
+    for cell in source.cells:  # type: ignore[attr-defined]
+        if cell.slide in ("slide", "subslide"):
+            if current is not None and not has_notes:
+                missing.append(current)
+            current, has_notes = cell.id, False
+        elif cell.slide == "notes" and cell.cell_type == "markdown":
+            has_notes = True
+    if current is not None and not has_notes:
+        missing.append(current)
+    return missing
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_every_slide_has_a_speaker_note(source: object) -> None:
+    """Issue 11 (lecture fit): a lecturer presenting any slide finds a note for it."""
+    missing = slides_without_notes(source)
+    assert not missing, f"slides without a notes cell: {', '.join(missing)}"
+
+
+def test_slides_without_notes_finds_a_slide_that_lacks_one() -> None:
+    text = "\n".join(
+        [
+            ":::notebook demo lab=11.9 languages=en",
+            ":::cell d-00 markdown slide=slide",
+            "# One",
+            ":::cell d-01 markdown slide=notes",
+            "A note.",
+            ":::cell d-02 markdown slide=subslide",
+            "## Two",
+            ":::cell d-03 code slide=fragment",
+            "1 + 1",
+            ":::cell d-04 markdown slide=slide",
+            "# Three",
+            ":::cell d-05 markdown slide=notes",
+            "Another note.",
+        ]
+    )
+    assert slides_without_notes(nbsource.parse_source(text)) == ["d-02"]
