@@ -297,8 +297,9 @@ def test_check_resume_kept_accepts_another_budget() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "ok", "words"),
-    [("BASE\n\nPrefer small diffs.\n\nRULE v2", True, "Contents first"),
-     ("BASE\n\nPrefer small diffs.", False, "content only"),
+    [("BASE\n\nPrefer small diffs.", True, "As in the chapter"),
+     ("BASE\n\nPrefer small diffs.\n\nRULE v2", True, "rendered prompt"),
+     ("BASE\n\nPrefer small diffs.\n", False, "not the replayed content"),
      ("BASE\n\nPrefer small diffs.\n\nRULE v1", False, "patch-1"),
      ("Prefer small diffs.\n\nRULE v2", False, "WHOLE path"),
      ("BASE Prefer small diffs. RULE v2", False, "blank line"),

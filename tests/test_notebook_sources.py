@@ -195,3 +195,81 @@ def test_every_markdown_cell_of_the_chinese_edition_is_chinese(source: Any) -> N
                 assert HAN.search(cell.source), f"cell {cell.id} has no Chinese text"
         setup = next(c for c in zh.cells if "setup_notebook(" in c.source)
         assert 'setup_notebook(language="zh")' in setup.source
+
+
+def slides_without_notes(source: object) -> list[str]:
+    """The ids of the cells that start a slide (``slide`` or ``subslide``) but are not
+    followed, before the next slide starts, by a speaker-notes cell (``notes``)."""
+    missing: list[str] = []
+    current: str | None = None
+    has_notes = False
+    for cell in source.cells:  # type: ignore[attr-defined]
+        if cell.slide in ("slide", "subslide"):
+            if current is not None and not has_notes:
+                missing.append(current)
+            current, has_notes = cell.id, False
+        elif cell.slide == "notes" and cell.cell_type == "markdown":
+            has_notes = True
+    if current is not None and not has_notes:
+        missing.append(current)
+    return missing
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_every_slide_has_a_speaker_note(source: object) -> None:
+    """Issue 11 (lecture fit): a lecturer presenting any slide finds a note for it."""
+    missing = slides_without_notes(source)
+    assert not missing, f"slides without a notes cell: {', '.join(missing)}"
+
+
+def test_slides_without_notes_finds_a_slide_that_lacks_one() -> None:
+    text = "\n".join(
+        [
+            ":::notebook demo lab=11.9 languages=en",
+            ":::cell d-00 markdown slide=slide",
+            "# One",
+            ":::cell d-01 markdown slide=notes",
+            "A note.",
+            ":::cell d-02 markdown slide=subslide",
+            "## Two",
+            ":::cell d-03 code slide=fragment",
+            "1 + 1",
+            ":::cell d-04 markdown slide=slide",
+            "# Three",
+            ":::cell d-05 markdown slide=notes",
+            "Another note.",
+        ]
+    )
+    assert slides_without_notes(nbsource.parse_source(text)) == ["d-02"]
+
+
+def test_harvest_moves_cells_and_keeps_the_other_roles_cells_in_place(tmp_path: Path) -> None:
+    text = "\n".join(
+        [
+            ":::notebook demo lab=11.9 languages=en",
+            ":::cell d-00 markdown",
+            "Intro",
+            ":::cell d-01 code only=student",
+            "hint = 1",
+            ":::cell d-02 code",
+            "a = 1",
+            ":::cell d-03 code",
+            "b = 2",
+        ]
+    )
+    (tmp_path / "notebooks" / "_src").mkdir(parents=True)
+    source_path = tmp_path / "notebooks" / "_src" / "demo.md"
+    source_path.write_text(text + "\n", encoding="utf-8")
+    source = nbsource.parse_source(text, source_path)
+    notebook = nbsource.build_notebook(source, nbsource.Edition("en", "instructor"))
+    notebook.metadata["ctxlab"]["source"] = "notebooks/_src/demo.md"
+    cells = notebook.cells
+    notebook.cells = [cells[0], cells[2], cells[1]]  # d-03 moved above d-02
+    edited = tmp_path / "demo.ipynb"
+    edited.write_text(json.dumps(notebook), encoding="utf-8")
+
+    changes = nbsource.harvest(edited, repo=tmp_path)
+
+    assert "cells reordered as in the notebook" in changes
+    harvested = nbsource.parse_source(source_path.read_text(encoding="utf-8"), source_path)
+    assert [c.id for c in harvested.cells] == ["d-00", "d-01", "d-03", "d-02"]

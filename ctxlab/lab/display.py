@@ -64,6 +64,7 @@ __all__ = [
     "FIGSIZE_TALL",
     "GROUP_COLOURS",
     "KEPT",
+    "MAX_FIGURE_HEIGHT",
     "MIN_FONT_SIZE",
     "PALETTE",
     "CourseTable",
@@ -135,8 +136,12 @@ DROPPED: Mapping[str, object] = MappingProxyType(
     }
 )
 
-FIGSIZE: tuple[float, float] = (10.0, 4.5)
-FIGSIZE_TALL: tuple[float, float] = (10.0, 6.5)
+#: The tallest a lab figure may be (inches, shown at 100 dpi): a figure then fits on a 16:9
+#: slide at 1280×720 under the code cell that draws it (issue 11, lecture fit).
+MAX_FIGURE_HEIGHT = 4.2
+
+FIGSIZE: tuple[float, float] = (10.0, 4.0)
+FIGSIZE_TALL: tuple[float, float] = (10.0, MAX_FIGURE_HEIGHT)
 
 #: The smallest font size (points) any text in a lab figure may have.
 MIN_FONT_SIZE = 14.0

@@ -6,7 +6,10 @@ answers are computed by the core -- ``parse_session_entry``, ``group_interaction
 never re-implemented here.
 
 * tables -- :func:`path_table` / :func:`path_styler` (the path, one row per entry, tinted by
-  interaction group), :func:`wire_json`, :func:`corruption_table`, :func:`parse_verdict`;
+  interaction group), :func:`wire_json`, :func:`corruption_table` /
+  :func:`corruption_styler` (every error message whole, wrapped), :func:`parse_verdict`;
+* figure -- :func:`cost_figure`: each entry's cost under the test estimator, coloured by the
+  interaction group ``group_interactions`` will put it in (system: no group);
 * widget -- :func:`build_parse_widget`: pick ``compact-1`` or one of its corruptions, see
   the parser's verdict (:func:`parse_cases`, :func:`parse_view` are its pure parts);
 * self-checks -- :func:`check_repaired_compaction` (exercise 11.1-A) and
@@ -21,6 +24,8 @@ from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from ctxlab import fixtures
 from ctxlab.entries import (
@@ -32,14 +37,19 @@ from ctxlab.entries import (
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_mapping, friendly
 from ctxlab.lab.display import (
+    FIGSIZE,
+    PALETTE,
     CourseTable,
     TokenEstimator,
     default_estimator,
     default_path,
     entry_kind,
+    group_colour,
     group_numbers,
     group_row_colours,
+    new_figure,
     show,
+    styled,
     tool_ids,
     verdict_html,
     widget_box,
@@ -51,7 +61,9 @@ __all__ = [
     "build_parse_widget",
     "check_my_summary",
     "check_repaired_compaction",
+    "corruption_styler",
     "corruption_table",
+    "cost_figure",
     "draft_compaction",
     "parse_cases",
     "parse_verdict",
@@ -159,6 +171,64 @@ def corruption_table() -> pd.DataFrame:
             message = "(accepted!)"
         rows.append({"case": case, "error": message})
     return pd.DataFrame(rows, columns=["case", "error"])
+
+
+def corruption_styler() -> CourseTable:
+    """:func:`corruption_table` as a course table: every error message whole, wrapped in its
+    cell (the chapter's point is that the error names the entry and the field)."""
+    return show(corruption_table(), "corruptions", "parse_session_entry(corrupted compact-1)")
+
+
+# -- figure ----------------------------------------------------------------------------------------
+
+#: The user-visible strings of :func:`cost_figure`, in one place (to translate them later).
+COST_FIGURE_TEXT = {
+    "title": "Each entry's cost, coloured by the group it will form",
+    "xlabel": "entry (path order)",
+    "ylabel": "tokens (test estimator)",
+    "no_group": "system: no group",
+    "group": "group {n}: {cost:g}",
+}
+
+
+@styled
+def cost_figure(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> Figure:
+    """One bar per message entry of the path: its cost under ``estimate`` (default: the
+    chapter's test estimator), coloured by the interaction group ``group_interactions``
+    puts it in. System messages belong to no group: grey, hatched."""
+    text = COST_FIGURE_TEXT
+    entries = [e for e in default_path(path) if isinstance(e, MessageSessionEntry)]
+    price = default_estimator(estimate)
+    numbers = group_numbers(entries)
+    fig, ax = new_figure(FIGSIZE)
+    for x, entry in enumerate(entries):
+        cost = float(price(entry.message))
+        number = numbers.get(entry.id)
+        if number is None:
+            style: dict[str, Any] = {"facecolor": "#DDDDDD", "edgecolor": PALETTE["grey"],
+                                     "hatch": "..", "linewidth": 1.2}  # fmt: skip
+        else:
+            style = {"facecolor": group_colour(number), "edgecolor": PALETTE["black"],
+                     "linewidth": 1.2}  # fmt: skip
+        ax.bar(x, cost, width=0.75, **style)
+        ax.text(x, cost + 0.1, f"{cost:g}", ha="center", va="bottom", fontsize=14)
+    ax.set_xticks(range(len(entries)), [e.id for e in entries], rotation=0)
+    top = max((float(price(e.message)) for e in entries), default=1.0)
+    ax.set_ylim(0, top * 1.3 + 0.5)
+    ax.set_xlabel(text["xlabel"])
+    ax.set_ylabel(text["ylabel"])
+    ax.set_title(text["title"], loc="left")
+    handles = [Patch(facecolor="#DDDDDD", edgecolor=PALETTE["grey"], hatch="..",
+                     label=text["no_group"])]  # fmt: skip
+    for n in sorted(set(numbers.values())):
+        total = sum(float(price(e.message)) for e in entries if numbers.get(e.id) == n)
+        handles.append(Patch(facecolor=group_colour(n), edgecolor=PALETTE["black"],
+                             label=text["group"].format(n=n, cost=total)))  # fmt: skip
+    ax.legend(handles=handles, loc="upper left", ncols=len(handles), frameon=False,
+              fontsize=14)  # fmt: skip
+    return fig
 
 
 # -- widget: pick a corruption, see the parser's verdict -------------------------------------------

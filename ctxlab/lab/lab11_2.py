@@ -5,21 +5,24 @@ The core of this lab is :mod:`ctxlab.interactions` (``group_interactions``); eve
 pairing and error shown here is the core's, never re-computed.
 
 * tables -- :func:`grouping_table` / :func:`grouping_styler`, :func:`pairing_matrix`,
-  :func:`cut_points`, :func:`grouping_errors_table` (and :func:`group_label`, which the
-  11.3 ledger reuses);
+  :func:`cut_points`, :func:`grouping_errors_table` / :func:`grouping_errors_styler` (each
+  error whole, wrapped), :func:`pairing_cases_styler` (what takes no part in pairing:
+  ``toolName`` and the final assistant) and :func:`group_label`, which the 11.3 ledger
+  reuses;
 * figure -- :func:`timeline_figure`: the path as a row of boxes coloured by interaction
   group, every place a cut could fall marked legal (✔, solid, between groups) or illegal
   (✘, dotted, inside a group);
 * widget -- :func:`build_grouping_widget`: reorder group 3's results or corrupt an id
   (:func:`grouping_variant`, :func:`grouping_view` are its pure parts);
 * self-checks -- :func:`check_group_of_u3` (exercise 11.2-A), :func:`check_legal_cuts`
-  (11.2-B) and :func:`check_error_entry` (11.2-C).
+  (11.2-B) and :func:`check_error_entry` (11.2-C: any entry the error names).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,12 +67,15 @@ __all__ = [
     "cut_points",
     "group_label",
     "grouping_errors",
+    "grouping_errors_styler",
     "grouping_errors_table",
     "grouping_styler",
     "grouping_table",
     "grouping_variant",
     "grouping_verdict",
     "grouping_view",
+    "pairing_cases",
+    "pairing_cases_styler",
     "pairing_matrix",
     "timeline_figure",
 ]
@@ -195,6 +201,44 @@ def grouping_errors_table() -> pd.DataFrame:
         for case, path in grouping_errors().items()
     ]
     return pd.DataFrame(rows, columns=["case", "group_interactions says"])
+
+
+def grouping_errors_styler() -> CourseTable:
+    """:func:`grouping_errors_table` as a course table: each message whole, wrapped (the
+    chapter's point is that the error names the entry and the call id)."""
+    return show(grouping_errors_table(), "grouping_errors", "group_interactions(variant path)")
+
+
+def _with_result(path: list[SessionEntry], entry_id: str, **changes: Any) -> None:
+    index = next(i for i, entry in enumerate(path) if entry.id == entry_id)
+    entry = path[index]
+    assert isinstance(entry, MessageSessionEntry)
+    path[index] = dataclasses.replace(entry, message=dataclasses.replace(entry.message, **changes))
+
+
+def pairing_cases() -> dict[str, list[SessionEntry]]:
+    """Variants of the opening path that change what pairing does NOT read (chapter:
+    "result 的数组位置、toolName 与终态 assistant 不参与这次配对"): a result's position, its
+    ``toolName``, and the final assistant message."""
+    renamed = fixtures.opening_path()
+    _with_result(renamed, "r-test", tool_name="read")  # r-test answers test-1 (a bash call)
+    no_final = [entry for entry in fixtures.opening_path() if entry.id != "a3"]
+    return {
+        "the opening path": fixtures.opening_path(),
+        "r-test's toolName is 'read' (its call test-1 is 'bash')": renamed,
+        "no final assistant: a3 left out": no_final,
+        "r-test moved before calls": fixtures.results_before_call_path(),
+    }
+
+
+def pairing_cases_styler() -> CourseTable:
+    """Case → what ``group_interactions`` says, for :func:`pairing_cases`."""
+    rows = [
+        {"case": case, "group_interactions says": grouping_verdict(path)}
+        for case, path in pairing_cases().items()
+    ]
+    frame = pd.DataFrame(rows, columns=["case", "group_interactions says"])
+    return show(frame, "pairing_cases", "what pairing does not read")
 
 
 # -- figure ----------------------------------------------------------------------------------------
@@ -411,20 +455,33 @@ def check_legal_cuts(answer: object) -> Verdict:
     return Verdict(True, f"the legal cuts are {', '.join(legal)}")
 
 
+def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
+    """The ids of ``path``'s entries that the error ``message`` names, in path order."""
+    words = set(re.findall(r"[\w.-]+", message))
+    return [entry.id for entry in path if entry.id in words]
+
+
 @friendly
 def check_error_entry(answer: object) -> Verdict:
-    """Exercise 11.2-C: which entry does the error for the ``unknown-1`` corruption name?"""
+    """Exercise 11.2-C: which entry does the error for the ``unknown-1`` corruption name?
+
+    The error names two entries -- the interaction (``u3``) and the result (``r-test``);
+    either is right.
+    """
     if not isinstance(answer, str):
         raise TypeError(f"the answer should be an entry id (a string), got {answer!r}")
+    path = fixtures.unknown_call_path()
     try:
-        group_interactions(fixtures.unknown_call_path())
+        group_interactions(message_entries(path))
     except InteractionError as error:
-        expected = error.entry_id
-        if answer == expected:
-            return Verdict(True, f"the error names {expected}", str(error))
+        named = _named_entries(str(error), path)
+        if answer in named:
+            others = [entry_id for entry_id in named if entry_id != answer]
+            also = f" (it also names {', '.join(others)})" if others else ""
+            return Verdict(True, f"the error names {answer}{also}", str(error))
         return Verdict(
             False,
             f"the error does not name {answer!r}",
-            hint="Which entry carries toolCallId unknown-1? That is the fact that is wrong.",
+            hint="Which entry carries toolCallId unknown-1, and which interaction is it in?",
         )
     return Verdict(False, "the corrupted path was accepted -- is the core unchanged?")

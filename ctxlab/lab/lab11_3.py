@@ -6,8 +6,13 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
 
 * tables -- :func:`budget_ledger` (the result, group by group), :func:`ledger_table` /
   :func:`ledger_styler` (the chapter's ledger: kept rows green, dropped rows hatched),
-  :func:`sweep_table` (every ``max_tokens`` from 0 to 60), and :func:`path_table` of lab
-  11.1 (the costs the notebook prices again with another estimator);
+  :func:`sweep_table` (every ``max_tokens`` from 0 to 60), :func:`option_errors_styler`
+  (options and estimates that are not finite numbers >= 0, and the error naming each),
+  :func:`sent_messages_table` / :func:`message_arrow` (the final ``messages`` list, with
+  which entry each comes from and whether it is in ``keptEntryIds``),
+  :func:`without_system_messages` (the path with no system message), and
+  :func:`path_table` of lab 11.1 (the costs the notebook prices again with another
+  estimator);
 * figures -- :func:`budget_figure` (a waterfall of the fixed costs, then each group newest
   first, kept solid or dropped hatched, against the line where the budget ends) and
   :func:`sweep_figure` (groups kept and ``reason`` against ``max_tokens``);
@@ -21,6 +26,8 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +38,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ctxlab import fixtures
+from ctxlab.compaction import SummaryLanguage
 from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
@@ -58,7 +66,7 @@ from ctxlab.lab.display import (
 )
 from ctxlab.lab.lab11_1 import path_table
 from ctxlab.lab.lab11_2 import group_label
-from ctxlab.messages import SystemMessage, UserMessage
+from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = [
     "BudgetLedger",
@@ -75,9 +83,14 @@ __all__ = [
     "compare_table",
     "ledger_styler",
     "ledger_table",
+    "message_arrow",
+    "option_errors",
+    "option_errors_styler",
     "path_table",
+    "sent_messages_table",
     "sweep_figure",
     "sweep_table",
+    "without_system_messages",
 ]
 
 
@@ -117,7 +130,7 @@ def budget_ledger(
     reserved_output: int | float = 4,
     safety_margin: int | float = 2,
     estimate: TokenEstimator | None = None,
-    summary_language: str = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> BudgetLedger:
     """Run ``build_context`` and explain its result group by group.
 
@@ -133,7 +146,7 @@ def budget_ledger(
         reserved_output=reserved_output,
         safety_margin=safety_margin,
         estimate_tokens=price,
-        summary_language=summary_language,  # type: ignore[arg-type]
+        summary_language=summary_language,
     )
     kept_ids = set(result.kept_entry_ids)
     groups = _candidate_groups(entries)
@@ -163,7 +176,7 @@ def ledger_table(
     reserved_output: int | float = 4,
     safety_margin: int | float = 2,
     estimate: TokenEstimator | None = None,
-    summary_language: str = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> pd.DataFrame:
     """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision."""
     view = budget_ledger(
@@ -252,7 +265,7 @@ def ledger_styler(
     reserved_output: int | float = 4,
     safety_margin: int | float = 2,
     estimate: TokenEstimator | None = None,
-    summary_language: str = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> CourseTable:
     """:func:`ledger_table` with kept rows green and dropped rows hatched grey."""
     frame = ledger_table(
@@ -301,6 +314,107 @@ def sweep_table(
     return pd.DataFrame(rows, columns=["max_tokens", "groups kept", "reason", "total", "kept ids"])
 
 
+def _bad_estimate(value: object) -> TokenEstimator:
+    def estimate(message: AgentMessage | str) -> Any:
+        return value
+
+    return estimate
+
+
+def option_errors() -> dict[str, dict[str, Any]]:
+    """The chapter's rule "四个配置数值和估算器的每次返回值都要是非负有限数" (the budget
+    numbers and every estimate must be finite numbers >= 0), broken one at a time: each case
+    is the ``build_context`` keyword arguments that differ from the chapter's call."""
+    return {
+        "max_tokens = -1": {"max_tokens": -1},
+        "max_tokens = NaN": {"max_tokens": math.nan},
+        "reserved_output = inf": {"reserved_output": math.inf},
+        "safety_margin = True": {"safety_margin": True},
+        'safety_margin = "2"': {"safety_margin": "2"},
+        "the estimator returns -1": {"estimate_tokens": _bad_estimate(-1)},
+        "the estimator returns NaN": {"estimate_tokens": _bad_estimate(math.nan)},
+    }
+
+
+def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
+    """Each case of :func:`option_errors` and what ``build_context`` says (whole, wrapped)."""
+    entries = default_path(path)
+    rows = []
+    for case, changes in option_errors().items():
+        options: dict[str, Any] = {
+            "max_tokens": 31,
+            "reserved_output": 4,
+            "safety_margin": 2,
+            "estimate_tokens": fixtures.opening_estimator,
+            **changes,
+        }
+        try:
+            build_context(entries, **options)
+        except CtxlabError as error:
+            said = f"{type(error).__name__}: {error}"
+        else:  # pragma: no cover - would mean a broken option was accepted
+            said = "(accepted!)"
+        rows.append({"case": case, "build_context says": said})
+    frame = pd.DataFrame(rows, columns=["case", "build_context says"])
+    caption = "build_context(path, max_tokens=31, ...) with one bad value"
+    return show(frame, "option_errors", caption)
+
+
+def without_system_messages(path: Sequence[SessionEntry] | None = None) -> list[SessionEntry]:
+    """``path`` with its system message entries left out (each parent relinked to the entry
+    before it): a path on which ``build_context`` replays no system message."""
+    result: list[SessionEntry] = []
+    for entry in default_path(path):
+        if isinstance(entry, MessageSessionEntry) and isinstance(entry.message, SystemMessage):
+            continue
+        if not result:
+            if isinstance(entry, CompactionSessionEntry) or entry.parent_id is None:
+                result.append(entry)
+            else:  # the first entry left becomes the root
+                result.append(dataclasses.replace(entry, parent_id=None))
+        elif entry.parent_id != result[-1].id:
+            result.append(dataclasses.replace(entry, parent_id=result[-1].id))
+        else:
+            result.append(entry)
+    return result
+
+
+def _head_label(message: AgentMessage) -> str:
+    if isinstance(message, SystemMessage):
+        return f'system("{message.content}")' if "\n" not in message.content else "system(…)"
+    return "summary"
+
+
+def message_arrow(result: ContextResult) -> str:
+    """The result's ``messages`` as the chapter writes them:
+    ``system("sys") → u2 → a2 → u3 → calls → r-test → r-read → a3``."""
+    head = len(result.messages) - len(result.kept_entry_ids)
+    parts = [_head_label(message) for message in result.messages[:head]]
+    return " → ".join([*parts, *result.kept_entry_ids])
+
+
+def sent_messages_table(result: ContextResult) -> pd.DataFrame:
+    """One row per message of ``result.messages``: its role, the entry it comes from and
+    whether that id is in ``keptEntryIds`` (the replayed system message and a synthetic
+    summary come from no single entry, so they are never listed there)."""
+    head = len(result.messages) - len(result.kept_entry_ids)
+    rows = []
+    for position, message in enumerate(result.messages, 1):
+        if position <= head:
+            source = (
+                "replayed from the path's system messages"
+                if isinstance(message, SystemMessage)
+                else "the newest compaction's summary"
+            )
+            rows.append({"#": position, "role": message.role, "comes from": source,
+                         "in keptEntryIds": "no"})  # fmt: skip
+        else:
+            entry_id = result.kept_entry_ids[position - head - 1]
+            rows.append({"#": position, "role": message.role, "comes from": f"entry {entry_id}",
+                         "in keptEntryIds": "yes"})  # fmt: skip
+    return pd.DataFrame(rows, columns=["#", "role", "comes from", "in keptEntryIds"])
+
+
 # -- figures ---------------------------------------------------------------------------------------
 
 
@@ -335,12 +449,12 @@ def budget_figure(
         rows.append(("summary", float(view.summary_cost), {**KEPT, "facecolor": PALETTE["yellow"]}))
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append((group.label.replace(": ", "\n"), float(group.cost), style))
+        rows.append((group.label, float(group.cost), style))
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
     fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
-    fig.subplots_adjust(left=0.19, right=0.98, top=0.86, bottom=0.11)
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.84, bottom=0.17)
     start = 0.0
     for index, (_, cost, style) in enumerate(rows):
         ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]

@@ -7,6 +7,9 @@ verdict shown here is what that function itself answered, never a rule re-checke
 * tables -- :func:`compaction_fields` (a compaction entry, field by field) and
   :func:`first_kept_table` (every entry of a path tried as ``first_kept_entry_id``: valid
   or not, and the function's own error);
+* figure -- :func:`first_kept_figure`: for every legal first kept id, the tokens a resume
+  may keep (the original messages from that id on) against the tokens the summary must
+  stand in for (:func:`first_kept_costs` is its table);
 * widget -- :func:`build_first_kept_widget`: the "first kept" dropdown
   (:func:`render_first_kept` is its pure part);
 * self-checks -- :func:`check_valid_first_kept`, :func:`check_store_count` and
@@ -22,14 +25,32 @@ from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from ctxlab import fixtures
 from ctxlab.compaction import create_compaction_entry
+from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, CompactionSummary, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import message_entries
 from ctxlab.lab.checks import Verdict, friendly, id_list
-from ctxlab.lab.display import default_path, entry_kind, group_numbers, pre_html, widget_box
+from ctxlab.lab.display import (
+    DROPPED,
+    FIGSIZE,
+    KEPT,
+    PALETTE,
+    TokenEstimator,
+    default_estimator,
+    default_path,
+    entry_kind,
+    group_numbers,
+    new_figure,
+    pre_html,
+    styled,
+    widget_box,
+)
+from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
 
 __all__ = [
@@ -39,6 +60,8 @@ __all__ = [
     "check_store_count",
     "check_valid_first_kept",
     "compaction_fields",
+    "first_kept_costs",
+    "first_kept_figure",
     "first_kept_table",
     "render_first_kept",
 ]
@@ -110,6 +133,83 @@ def first_kept_table(
             }
         )
     return pd.DataFrame(rows, columns=["id", "kind", "group", "valid first kept?", "error"])
+
+
+def first_kept_costs(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> pd.DataFrame:
+    """For every id ``create_compaction_entry`` accepts as ``first_kept_entry_id``: the
+    tokens of the original messages a resume may keep from it (the core's
+    ``resume_candidates`` on the path with that compaction appended) and the tokens of the
+    messages the summary stands in for. System messages are in neither column: they are
+    replayed from the whole path either way."""
+    entries = default_path(path)
+    price = default_estimator(estimate)
+    conversation = [e for e in message_entries(entries) if not isinstance(e.message, SystemMessage)]
+    rows = []
+    for entry in entries:
+        outcome = _try_first_kept(entries, entry.id, "compact-1")
+        if isinstance(outcome, CtxlabError):
+            continue
+        _, candidates = resume_candidates([*entries, outcome])
+        kept_ids = {c.id for c in candidates}
+        kept = sum((price(e.message) for e in conversation if e.id in kept_ids), start=0)
+        summarised = sum((price(e.message) for e in conversation if e.id not in kept_ids), start=0)
+        rows.append({"first kept": entry.id, "kept tokens": kept, "summarised tokens": summarised})
+    return pd.DataFrame(rows, columns=["first kept", "kept tokens", "summarised tokens"])
+
+
+#: The user-visible strings of :func:`first_kept_figure`, in one place.
+FIRST_KEPT_FIGURE_TEXT = {
+    "title": "Each legal first kept id: tokens kept vs summarised",
+    "ylabel": "firstKeptEntryId",
+    "xlabel": "tokens of the conversation (system replayed apart)",
+    "kept": "kept: original messages",
+    "summarised": "summarised: the summary stands in",
+}
+
+
+@styled
+def first_kept_figure(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> Figure:
+    """One bar per legal first kept id (:func:`first_kept_costs`): the summarised tokens
+    (hatched) then the kept tokens (solid), so the bars all end at the conversation's
+    total."""
+    text = FIRST_KEPT_FIGURE_TEXT
+    frame = first_kept_costs(path, estimate)
+    fig, ax = new_figure(FIGSIZE)
+    ids = list(frame["first kept"])
+    for row, (kept, summarised) in enumerate(
+        zip(frame["kept tokens"], frame["summarised tokens"], strict=True)
+    ):
+        y = len(ids) - 1 - row
+        ax.barh(y, summarised, height=0.6, **DROPPED)  # type: ignore[arg-type]
+        ax.barh(y, kept, left=summarised, height=0.6, **KEPT)  # type: ignore[arg-type]
+        if summarised:
+            ax.text(summarised / 2, y, f"{summarised:g}", ha="center", va="center", fontsize=14,
+                    bbox={"facecolor": "#FFFFFF", "edgecolor": "none", "pad": 1})  # fmt: skip
+        ax.text(summarised + kept / 2, y, f"{kept:g}", ha="center", va="center", fontsize=14,
+                color="#FFFFFF", fontweight="bold")  # fmt: skip
+    ax.set_yticks(range(len(ids)), list(reversed(ids)))
+    total = max((k + s for k, s in zip(frame["kept tokens"], frame["summarised tokens"],
+                                      strict=True)), default=1)  # fmt: skip
+    ax.set_xlim(0, total * 1.02)
+    ax.set_ylim(-0.6, len(ids) - 0.4)
+    ax.set_ylabel(text["ylabel"])
+    ax.set_xlabel(text["xlabel"])
+    ax.set_title(text["title"], loc="left")
+    fig.legend(
+        handles=[
+            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
+            Patch(**DROPPED, label=text["summarised"]),  # type: ignore[arg-type]
+        ],
+        loc="outside lower center",
+        ncols=2,
+        frameon=False,
+    )
+    ax.spines["left"].set_color(PALETTE["black"])
+    return fig
 
 
 def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:

@@ -17,8 +17,9 @@ functions, tested without a kernel:
   compaction, behind the budget slider of :func:`build_resume_widget`;
 * :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
   reference, first difference marked (also in the widget: ``student=``);
-* the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` and
-  :func:`check_newest_summary`.
+* :func:`with_metadata` -- the resumed path with a metadata entry, which a resume skips;
+* the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
+  answer, the replayed content, or the rendered prompt) and :func:`check_newest_summary`.
 
 Show a table with :func:`ctxlab.lab.display.show`.
 """
@@ -38,13 +39,14 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from ctxlab import fixtures
 from ctxlab.compaction import SummaryLanguage
 from ctxlab.context import ContextResult, build_context, resume_candidates
-from ctxlab.entries import CompactionSessionEntry, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, MetadataSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab import lab11_3
 from ctxlab.lab.checks import Verdict, friendly, id_list
 from ctxlab.lab.display import (
     DROPPED,
     KEPT,
+    MAX_FIGURE_HEIGHT,
     PALETTE,
     TokenEstimator,
     entry_kind,
@@ -75,11 +77,12 @@ __all__ = [
     "resume_diagram",
     "resume_ledger",
     "system_replay_table",
+    "with_metadata",
     "without_compaction",
 ]
 
-DIAGRAM_SIZE: tuple[float, float] = (10.0, 7.5)
-COMPARISON_SIZE: tuple[float, float] = (10.0, 4.5)
+DIAGRAM_SIZE: tuple[float, float] = (10.0, MAX_FIGURE_HEIGHT)
+COMPARISON_SIZE: tuple[float, float] = (10.0, 3.6)
 
 _SYSTEM_FILL = "#DDDDDD"
 _DROPPED: dict[str, Any] = dict(DROPPED)
@@ -257,7 +260,7 @@ def resume_ledger(
     reserved_output: int = 4,
     safety_margin: int = 2,
     estimate: TokenEstimator = fixtures.opening_estimator,
-    summary_language: SummaryLanguage = "en",
+    summary_language: SummaryLanguage = "zh",
 ) -> pd.DataFrame:
     """The ledger of one build: fixed costs, the summary row, then every group newest first.
 
@@ -380,6 +383,26 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     return result
 
 
+def with_metadata(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    after: str = "compact-1",
+    key: str = "model",
+    value: Any = "course-model-2",
+) -> list[SessionEntry]:
+    """``path`` (default: the resumed path) with a metadata entry ``meta-1`` inserted after
+    the entry ``after``; the entry that followed it is relinked to ``meta-1``."""
+    entries = list(fixtures.resumed_path() if path is None else path)
+    index = next(i for i, entry in enumerate(entries) if entry.id == after)
+    meta = MetadataSessionEntry("meta-1", after, entries[index].timestamp, key, value)
+    result: list[SessionEntry] = [*entries[: index + 1], meta]
+    for entry in entries[index + 1 :]:
+        if entry.parent_id == after:
+            entry = dataclasses.replace(entry, parent_id=meta.id)
+        result.append(entry)
+    return result
+
+
 _COMPARISON_COLUMNS = [
     "context", "reason", "system", "summary", "groups kept", "kept entries",
     "messages", "total",
@@ -432,6 +455,22 @@ def resume_comparison(
     return pd.DataFrame(rows, columns=_COMPARISON_COLUMNS)
 
 
+#: The user-visible strings of :func:`resume_comparison_figure`, in one place.
+COMPARISON_FIGURE_TEXT = {
+    "with": "with {id}",
+    "with_any": "with compaction",
+    "without": "without",
+    "fixed_bar": "fixed",
+    "summary_bar": "sum.",
+    "max_tokens": " max_tokens = {n}",
+    "xlabel": "tokens",
+    "fixed": "system + reserve + safety",
+    "summary": "summary",
+    "kept": "kept group",
+    "dropped": "dropped group",
+}
+
+
 def resume_comparison_figure(
     max_tokens: int,
     *,
@@ -443,9 +482,10 @@ def resume_comparison_figure(
     without it. Kept groups are solid, dropped groups hatched to the right of the total."""
     with_path = list(fixtures.resumed_path() if path is None else path)
     latest = latest_compaction(with_path)
+    text = COMPARISON_FIGURE_TEXT
     variants = [
-        (f"with {latest.id}" if latest else "with compaction", with_path),
-        ("without", without_compaction(with_path)),
+        (text["with"].format(id=latest.id) if latest else text["with_any"], with_path),
+        (text["without"], without_compaction(with_path)),
     ]
     fig, ax = new_figure(COMPARISON_SIZE)
     estimate = fixtures.opening_estimator
@@ -456,55 +496,57 @@ def resume_comparison_figure(
         x = 0.0
         fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
         segments: list[tuple[float, str, dict[str, Any]]] = [
-            (fixed, "fixed", {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]})
+            (fixed, text["fixed_bar"], {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]})
         ]
         head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
             summary_cost = estimate(result.messages[head - 1])
-            segments.append(
-                (summary_cost, "sum.", {"facecolor": _SUMMARY_FILL, "edgecolor": "black"})
-            )
+            summary_style = {"facecolor": _SUMMARY_FILL, "edgecolor": "black"}
+            segments.append((summary_cost, text["summary_bar"], summary_style))
         groups = group_interactions(message_entries(variant))
         ids = [e.id for e in variant]
         start = kept_start(variant)
         dropped: list[tuple[float, str]] = []
-        for number, group in enumerate(groups, 1):
+        for group in groups:
             if ids.index(group.head.id) < start:
                 continue
             cost = sum(estimate(e.message) for e in group.entries)
             if group.head.id in result.kept_entry_ids:
-                segments.append((cost, group.head.id, {**KEPT, "facecolor": group_colour(number)}))
+                # every kept group in the legend's "kept" green, named by its first entry
+                segments.append((cost, group.head.id, dict(KEPT)))
             else:
                 dropped.append((cost, group.head.id))
-        for width, text, style in segments:
+        for width, name, style in segments:
             ax.barh(y, width, left=x, height=0.55, **style)
             if width >= 3:
-                ax.text(x + width / 2, y, text, ha="center", va="center", fontsize=14)
+                ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14)
             x += width
-        for width, text in reversed(dropped):  # in the order the budget gave up on them
+        for width, name in reversed(dropped):  # in the order the budget gave up on them
             ax.barh(y, width, left=x, height=0.55, **_DROPPED)
-            ax.text(x + width / 2, y, text, ha="center", va="center", fontsize=14)
+            ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14)
             x += width
         right = max(right, x)
     ax.axvline(max_tokens, color=PALETTE["vermillion"], linewidth=2.5)
-    ax.text(max_tokens, len(variants) - 0.45, f" max_tokens = {max_tokens}", ha="left",
+    ax.text(max_tokens, len(variants) - 0.45, text["max_tokens"].format(n=max_tokens), ha="left",
             va="bottom", fontsize=14, color=PALETTE["vermillion"])  # fmt: skip
     ax.set_yticks(range(len(variants)), [label for label, _ in reversed(variants)])
     ax.set_xlim(0, max(60.0, right + 1))
     ax.set_ylim(-0.6, len(variants) - 0.1)
-    ax.set_xlabel("tokens")
+    ax.set_xlabel(text["xlabel"])
     ax.legend(
         handles=[
-            Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label="system + reserve"),
-            Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label="summary"),
-            Patch(facecolor=group_colour(3), edgecolor="black", label="kept group"),
-            Rectangle((0, 0), 1, 1, **_DROPPED, label="dropped group"),
+            Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label=text["fixed"]),
+            Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label=text["summary"]),
+            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
+            Rectangle((0, 0), 1, 1, **_DROPPED, label=text["dropped"]),
         ],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.28),
         ncol=4,
         frameon=False,
         fontsize=14,
+        columnspacing=1.0,
+        handlelength=1.6,
     )
     return fig
 
@@ -613,23 +655,27 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
 
 @friendly
 def check_replayed_prompt(answer: object) -> Verdict:
-    """Exercise: the rendered system prompt of the system-patch path (after patch-2)."""
+    """Exercise: the replayed system message of the system-patch path (after patch-2).
+
+    The chapter's answer is the replayed ``content``, ``"BASE\n\nPrefer small diffs."``
+    (its sections, ``{rules: "RULE v2"}``, are a separate field). The rendered prompt, the
+    content followed by each section's text (``current_system_prompt``), is accepted too.
+    """
     if not isinstance(answer, str):
-        raise TypeError(f"expected the prompt as a string, got {type(answer).__name__}")
+        raise TypeError(f"expected the content as a string, got {type(answer).__name__}")
     path = fixtures.system_patch_path()
     state = current_system_message(e.message for e in message_entries(path))
     assert state is not None
-    expected = text_of(state)
-    if answer == expected:
-        return Verdict(True, f"the prompt is {_json_text(expected)}",
-                       "Contents first (joined by a blank line), then each section.")  # fmt: skip
+    sections = dict(state.sections or {})
     if answer == state.content:
-        return Verdict(
-            False,
-            "that is the replayed content only",
-            "",
-            "The rendered prompt also appends each section's text after a blank line.",
-        )
+        return Verdict(True, f"the replayed content is {_json_text(state.content)}",
+                       f"As in the chapter; the sections stay a separate field: "
+                       f"{json.dumps(sections, ensure_ascii=False)}.")  # fmt: skip
+    prompt = text_of(state)
+    if answer == prompt:
+        return Verdict(True, f"that is the rendered prompt {_json_text(prompt)}",
+                       f"The content {_json_text(state.content)} followed by each section's"
+                       " text (current_system_prompt).")  # fmt: skip
     if "RULE v1" in answer:
         return Verdict(False, "patch-1 replaced the rules section",
                        "", "sections set by a later system message win.")  # fmt: skip
@@ -641,8 +687,8 @@ def check_replayed_prompt(answer: object) -> Verdict:
             " the WHOLE path.",
             "Start with BASE.",
         )
-    return Verdict(False, f"not the replayed prompt: {_json_text(answer)}", "",
-                   'Join the parts with "\\n\\n" (a blank line).')  # fmt: skip
+    return Verdict(False, f"not the replayed content: {_json_text(answer)}", "",
+                   'Join the non-empty contents with "\\n\\n" (a blank line).')  # fmt: skip
 
 
 @friendly

@@ -4,8 +4,10 @@
 The core of this lab is :mod:`ctxlab.migration` (``migrate_draft_entry``, the reference
 migration of the chapter's draft records); the strict parser is never loosened.
 
-* :func:`draft_table` -- each of the chapter's draft records: what the strict parser says,
-  and what the reference migration (:mod:`ctxlab.migration`) does with it;
+* :func:`draft_table` -- each old record (the chapter's early-draft ``files`` case, and
+  ctxlab's own examples ``nextSteps``, ``invariants`` and ``compactedEntryIds``, which the
+  chapter does not name): what the strict parser says, and what the reference migration
+  (:mod:`ctxlab.migration`) does with it;
 * :func:`check_summary_renames` -- the student's summary-only migration;
 * :func:`check_migration` -- the student's whole-record migration, run on every draft
   record and compared with the reference.

@@ -45,7 +45,8 @@ text file, but here one source makes four notebooks (two languages × two roles)
 cannot express "this markdown cell has an English and a Chinese text" or "this code cell is
 a stub for students and a solution for lecturers". ``harvest`` reads an edited edition,
 finds each cell by its id, and writes the text back into exactly the variant that edition
-was built from (a new cell is inserted after its predecessor; a deleted cell is removed).
+was built from (a new cell goes where it stands in the notebook, a moved cell moves, a
+deleted cell is removed).
 """
 
 from __future__ import annotations
@@ -410,8 +411,7 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
     seen: set[str] = set()
     changes: list[str] = []
     new_cells: list[SourceCell] = []
-    previous: str | None = None
-    inserted: dict[str | None, list[SourceCell]] = {}
+    new_by_id: dict[str, SourceCell] = {}
     for raw in notebook["cells"]:
         cell_id, cell_type, text, slide, tags = _cell_key(raw)
         old = by_id.get(cell_id)
@@ -423,9 +423,8 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
             else:
                 variants, note = (("", text),), "shared by every edition"
             made = SourceCell(cell_id, cell_type, slide, tags, None, variants)
-            inserted.setdefault(previous, []).append(made)
+            new_by_id[cell_id] = made
             changes.append(f"cell {cell_id}: new {cell_type} cell ({note})")
-            previous = cell_id
             continue
         seen.add(cell_id)
         updated = old
@@ -439,15 +438,25 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
             updated = replace(updated, slide=slide, tags=tags)
             changes.append(f"cell {cell_id}: slide type / tags updated")
         by_id[cell_id] = updated
-        previous = cell_id
-    for cell in inserted.get(None, []):
-        new_cells.append(cell)
+    # The edition's cells take the notebook's order (a cell moved in JupyterLab moves in the
+    # source); a cell of the other role's edition stays after its source predecessor.
+    notebook_order = [str(raw.get("id")) for raw in notebook["cells"]]
+    attached: dict[str | None, list[SourceCell]] = {}
+    anchor: str | None = None
     for cell in source.cells:
-        if cell.in_edition(edition) and cell.id not in seen:
+        if not cell.in_edition(edition):
+            attached.setdefault(anchor, []).append(by_id[cell.id])
+        elif cell.id in seen:
+            anchor = cell.id
+        else:
             changes.append(f"cell {cell.id}: deleted (from every edition)")
-            continue
-        new_cells.append(by_id[cell.id])
-        new_cells.extend(inserted.get(cell.id, []))
+    kept_order = [cell.id for cell in source.cells if cell.id in seen]
+    if [i for i in notebook_order if i in seen] != kept_order:
+        changes.append("cells reordered as in the notebook")
+    new_cells.extend(attached.get(None, []))
+    for cell_id in notebook_order:
+        new_cells.append(by_id[cell_id] if cell_id in seen else new_by_id[cell_id])
+        new_cells.extend(attached.get(cell_id, []))
     if changes:
         result = replace(source, cells=tuple(new_cells))
         source_path.write_text(write_source(result), encoding="utf-8")
