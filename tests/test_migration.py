@@ -24,14 +24,9 @@ from ctxlab import (
     parse_session_entry,
 )
 from ctxlab import fixtures as fx
+from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.migration_views import check_migration, check_summary_renames, draft_table
-from ctxlab.migration import (
-    NOT_MIGRATABLE,
-    MigrationError,
-    draft_records,
-    migrate_draft_entry,
-    migrate_jsonl,
-)
+from ctxlab.migration import MigrationError, migrate_draft_entry, migrate_jsonl
 from strategies import sessions
 
 pytestmark = pytest.mark.lab11_1

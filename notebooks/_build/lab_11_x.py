@@ -57,7 +57,7 @@ Early drafts of the course wrote `files`, `nextSteps` and `invariants` in the su
     ),
     code(
         """
-drafts = migration.draft_records()
+drafts = fixtures.draft_records()
 wire = drafts["files instead of changedFiles"]
 print(json.dumps(wire["summary"], indent=2, ensure_ascii=False))
 try:
@@ -122,7 +122,7 @@ refuses after migrating — are reported as *not migratable*, naming the entry a
     ),
     code(
         """
-for name in sorted(migration.NOT_MIGRATABLE):
+for name in sorted(fixtures.NOT_MIGRATABLE):
     try:
         migration.migrate_draft_entry(drafts[name], earlier=fixtures.opening_path())
     except migration.MigrationError as error:
