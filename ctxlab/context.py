@@ -185,18 +185,17 @@ def build_context(
         )
     _check_language(summary_language)
 
-    # One pass over the whole path: replay the system messages, cut the other messages
-    # into interaction groups, and remember the newest compaction.
+    # One pass over the whole path. The group builder cuts the messages into interaction
+    # groups and hands back the rest: system messages (replayed), the newest compaction
+    # (remembered), metadata (skipped) and anything that is not an entry (refused).
     replay = SystemReplay()
     groups = GroupBuilder()
     compaction: CompactionSessionEntry | None = None
     groups_before_compaction = 0
-    for index, entry in enumerate(active_path):
+    for index, entry in groups.feed(active_path):
         if isinstance(entry, MessageSessionEntry):
-            if isinstance(entry.message, SystemMessage):
-                replay.add(entry.message)
-            else:
-                groups.add(entry)
+            assert isinstance(entry.message, SystemMessage)
+            replay.add(entry.message)
         elif isinstance(entry, CompactionSessionEntry):
             compaction, groups_before_compaction = entry, len(groups.groups)
         elif not isinstance(entry, MetadataSessionEntry):

@@ -22,12 +22,18 @@ single pass, and ``ContextWindow`` feeds it each entry as it is appended.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxlab.entries import ENTRY_CLASSES, MessageSessionEntry, SessionEntry, not_an_entry
 from ctxlab.errors import InteractionError
-from ctxlab.messages import AssistantMessage, SystemMessage, ToolCall, UserMessage
+from ctxlab.messages import (
+    AssistantMessage,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 
 __all__ = ["GroupBuilder", "InteractionGroup", "group_interactions"]
 
@@ -57,70 +63,69 @@ class GroupBuilder:
     """Cuts message entries into interactions as they arrive, checking the four id
     relations of each group.
 
-    :meth:`add` takes the next message entry. A problem does not stop the builder: the
-    first problem of each group is kept, and :meth:`problem` returns the first one of
-    the groups from a given group on, so a caller can ignore groups it will not use
-    (those before a compaction's first kept entry). Attributes, read-only for callers:
+    :meth:`feed` takes the next entries of the path. A problem does not stop the
+    builder: the first problem of each group is kept, and :meth:`problem` returns the
+    first one of the groups from a given group on, so a caller can ignore the groups it
+    will not use (those before a compaction's first kept entry). Read-only attributes:
 
     * ``groups`` -- each group's entries, in path order (the last one is still open);
-    * ``heads`` -- the id of each group's user message -> the group's index.
+    * ``heads`` -- the id of each group's user message -> the group's index;
+    * ``preamble`` -- the error for the first message before the first user message.
     """
 
-    __slots__ = (
-        "_calls",
-        "_pairs",
-        "_problem",
-        "_problems",
-        "_results",
-        "groups",
-        "heads",
-        "preamble",
-    )
+    __slots__ = ("_calls", "_problem", "_problems", "_results", "groups", "heads", "preamble")
 
     def __init__(self) -> None:
         self.groups: list[list[MessageSessionEntry]] = []
         self.heads: dict[str, int] = {}
-        #: The error for a message before the first user message (the first such one).
         self.preamble: InteractionError | None = None
         self._problems: list[tuple[int, InteractionError]] = []  # closed groups, ascending
-        self._pairs: list[tuple[tuple[str, str], ...]] = []  # tool pairs of closed groups
-        # The open group: call id -> id of the entry that declares / answers it.
+        # The open group: call id -> id of the entry that declares / answers it, and the
+        # first problem its entries have shown so far (a call declared or answered twice).
         self._calls: dict[str, str] = {}
         self._results: dict[str, str] = {}
-        self._problem: InteractionError | None = None  # its first problem so far
+        self._problem: InteractionError | None = None
 
-    def add(self, entry: MessageSessionEntry) -> None:
-        """Take the next message entry of the path (a system message is skipped)."""
-        message = entry.message
-        if isinstance(message, UserMessage):
-            if self.groups:
-                self._close()
-            self.heads.setdefault(entry.id, len(self.groups))
-            self.groups.append([entry])
-        elif isinstance(message, SystemMessage):
-            return
-        elif not self.groups:
-            if self.preamble is None:
-                self.preamble = InteractionError(
-                    f"entry {entry.id} ({message.role}) comes before the first user message;"
-                    " every interaction starts with a user message",
-                    entry_id=entry.id,
-                )
-        elif isinstance(message, AssistantMessage):
-            self.groups[-1].append(entry)
-            for block in message.content:
-                if isinstance(block, ToolCall):
-                    if block.id in self._calls:
-                        self._declared_twice(block.id, entry.id)
-                    else:
-                        self._calls[block.id] = entry.id
-        else:  # a tool result
-            self.groups[-1].append(entry)
-            call_id = message.tool_call_id
-            if call_id in self._results:
-                self._answered_twice(call_id, entry.id)
-            else:
-                self._results[call_id] = entry.id
+    def feed(self, entries: Iterable[object]) -> Iterator[tuple[int, object]]:
+        """Group the next entries of the path; hand back, with its index in ``entries``,
+        every entry that belongs to no group: a system message, a metadata or compaction
+        entry, or anything that is not a session entry (the caller decides about those).
+
+        This loop is the hot path of ``build_context`` on a long history, so it keeps its
+        state in local variables; a new group's first check happens in :meth:`_close`.
+        """
+        groups, heads = self.groups, self.heads
+        calls, results = self._calls, self._results
+        current = groups[-1] if groups else None
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, MessageSessionEntry):
+                yield index, entry
+                continue
+            message = entry.message
+            if isinstance(message, UserMessage):  # closes the open group, opens a new one
+                if calls or results or self._problem is not None:
+                    self._close()
+                current = [entry]
+                heads.setdefault(entry.id, len(groups))
+                groups.append(current)
+            elif isinstance(message, SystemMessage):
+                yield index, entry
+            elif current is None:
+                self._before_first_user(entry)
+            elif isinstance(message, ToolResultMessage):
+                current.append(entry)
+                if message.tool_call_id in results:
+                    self._answered_twice(message.tool_call_id, entry.id)
+                else:
+                    results[message.tool_call_id] = entry.id
+            else:  # an assistant message: text blocks and tool calls
+                current.append(entry)
+                for block in message.content:
+                    if isinstance(block, ToolCall):
+                        if block.id in calls:
+                            self._declared_twice(block.id, entry.id)
+                        else:
+                            calls[block.id] = entry.id
 
     def problem(
         self, start: int = 0, *, preamble: bool = True, closing: bool = True
@@ -147,26 +152,26 @@ class GroupBuilder:
         problem = self.problem()
         if problem is not None:
             raise problem
-        pairs = [*self._pairs, self._open_pairs()] if self.groups else []
-        return [
-            InteractionGroup(tuple(entries), tool_pairs)
-            for entries, tool_pairs in zip(self.groups, pairs, strict=True)
-        ]
+        return [InteractionGroup(tuple(entries), _tool_pairs(entries)) for entries in self.groups]
 
-    # -- the open group's relations -------------------------------------------------------
+    # -- the open group ---------------------------------------------------------------------
 
     def _close(self) -> None:
+        """Check the open group's relations before the next user message opens a new one."""
         problem = self._problem or self._relations_problem()
         if problem is not None:
             self._problems.append((len(self.groups) - 1, problem))
-        self._pairs.append(self._open_pairs())
-        if self._calls or self._results:
-            self._calls, self._results = {}, {}
+        self._calls.clear()
+        self._results.clear()
         self._problem = None
 
-    def _open_pairs(self) -> tuple[tuple[str, str], ...]:
-        results = self._results
-        return tuple((call_id, results[call_id]) for call_id in self._calls if call_id in results)
+    def _before_first_user(self, entry: MessageSessionEntry) -> None:
+        if self.preamble is None:
+            self.preamble = InteractionError(
+                f"entry {entry.id} ({entry.message.role}) comes before the first user message;"
+                " every interaction starts with a user message",
+                entry_id=entry.id,
+            )
 
     def _declared_twice(self, call_id: str, entry_id: str) -> None:
         if self._problem is None:
@@ -213,6 +218,22 @@ class GroupBuilder:
         )
 
 
+def _tool_pairs(entries: Sequence[MessageSessionEntry]) -> tuple[tuple[str, str], ...]:
+    """Each call id of a whole group and the id of the entry holding its result, in
+    declaration order."""
+    results = {
+        entry.message.tool_call_id: entry.id
+        for entry in entries
+        if isinstance(entry.message, ToolResultMessage)
+    }
+    return tuple(
+        (call.id, results[call.id])
+        for entry in entries
+        if isinstance(entry.message, AssistantMessage)
+        for call in entry.message.tool_calls
+    )
+
+
 def group_interactions(entries: Iterable[SessionEntry]) -> list[InteractionGroup]:
     """Cut message entries into whole user interactions, checking call/result ids.
 
@@ -220,19 +241,19 @@ def group_interactions(entries: Iterable[SessionEntry]) -> list[InteractionGroup
     :class:`~ctxlab.errors.InteractionError` naming the entry and/or call id involved.
     """
     builder = GroupBuilder()
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, MessageSessionEntry):
-            problem = builder.problem(closing=False)  # an earlier problem comes first
-            if problem is not None:
-                raise problem
-            if not isinstance(entry, ENTRY_CLASSES):
-                raise InteractionError(not_an_entry("entries", index, entry))
-            raise InteractionError(
-                f"entry {entry.id} is a {entry.type} entry; group_interactions takes"
-                " message entries only (skip metadata and compaction entries first)",
-                entry_id=entry.id,
-            )
-        builder.add(entry)
+    for index, entry in builder.feed(entries):
+        if isinstance(entry, MessageSessionEntry):
+            continue  # a system message belongs to no group
+        problem = builder.problem(closing=False)  # an earlier problem comes first
+        if problem is not None:
+            raise problem
+        if not isinstance(entry, ENTRY_CLASSES):
+            raise InteractionError(not_an_entry("entries", index, entry))
+        raise InteractionError(
+            f"entry {entry.id} is a {entry.type} entry; group_interactions takes"
+            " message entries only (skip metadata and compaction entries first)",
+            entry_id=entry.id,
+        )
     return builder.finish()
 
 

@@ -117,18 +117,17 @@ class ContextWindow:
         self._check_link(snapshot)
         self._position[snapshot.id] = len(self._path)
         self._path.append(snapshot)
-        if isinstance(snapshot, CompactionSessionEntry):
-            self._compaction = snapshot
-            self._groups_before_compaction = len(self._groups.groups)
-            self._summaries = {}
-        elif isinstance(snapshot, MessageSessionEntry):
-            if isinstance(snapshot.message, SystemMessage):
-                self._system.add(snapshot.message)  # system messages belong to no group
-            else:
-                self._groups.add(snapshot)
-                while len(self._priced) < len(self._groups.groups):  # a group opened
-                    self._priced.append(0)
-                    self._costs.append(0)
+        for _, other in self._groups.feed((snapshot,)):  # what belongs to no group
+            if isinstance(other, MessageSessionEntry):
+                assert isinstance(other.message, SystemMessage)
+                self._system.add(other.message)
+            elif isinstance(other, CompactionSessionEntry):
+                self._compaction = other
+                self._groups_before_compaction = len(self._groups.groups)
+                self._summaries = {}
+        while len(self._priced) < len(self._groups.groups):  # a group opened
+            self._priced.append(0)
+            self._costs.append(0)
         return snapshot
 
     def _check_link(self, entry: SessionEntry) -> None:
