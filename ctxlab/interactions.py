@@ -114,10 +114,11 @@ class GroupBuilder:
                 self._before_first_user(entry)
             elif isinstance(message, ToolResultMessage):
                 current.append(entry)
-                if message.tool_call_id in results:
-                    self._answered_twice(message.tool_call_id, entry.id)
+                call_id = message.tool_call_id
+                if call_id in results:
+                    self._answered_twice(call_id, entry.id)
                 else:
-                    results[message.tool_call_id] = entry.id
+                    results[call_id] = entry.id
             else:  # an assistant message: text blocks and tool calls
                 current.append(entry)
                 for block in message.content:
