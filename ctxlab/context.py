@@ -12,8 +12,12 @@ fresh, finite message list for the next model call:
    group that no longer fits -- a contiguous newest suffix, never split. A newest group
    that alone is too big is still returned whole (``single_group_overflow``).
 
-Groups are priced lazily, newest first, and pricing stops at the first group that does not
-fit: no older group is ever priced, and every message is priced at most once.
+After a look from the end for the newest compaction, the path is read in ONE pass
+(:meth:`~ctxlab.interactions.GroupBuilder.feed`): it replays the system messages and cuts
+the candidates into groups, checking the tool ids of every one. Groups are then priced
+lazily, newest first, and pricing stops at the first group that does not fit: no older
+group is ever priced, and every message is priced at most once.
+:class:`~ctxlab.window.ContextWindow` runs the same steps, one append at a time.
 """
 
 from __future__ import annotations
@@ -126,6 +130,14 @@ def summary_message(
     )
 
 
+def _newest_compaction(path: Sequence[object]) -> CompactionSessionEntry | None:
+    """The compaction nearest the end of ``path`` (only the newest counts), or None."""
+    for entry in reversed(path):
+        if isinstance(entry, CompactionSessionEntry):
+            return entry
+    return None
+
+
 def resume_candidates(
     path: Sequence[SessionEntry],
 ) -> tuple[CompactionSessionEntry | None, list[MessageSessionEntry]]:
@@ -136,14 +148,10 @@ def resume_candidates(
     message starting an interaction earlier on the path. System messages stay among the
     candidates; grouping skips them, since they are replayed from the whole path.
     """
-    found = next(
-        (i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionSessionEntry)),
-        None,
-    )
-    if found is None:
+    compaction = _newest_compaction(path)
+    if compaction is None:
         return None, [e for e in path if isinstance(e, MessageSessionEntry)]
-    compaction = path[found]
-    assert isinstance(compaction, CompactionSessionEntry)
+    found = len(path) - 1 - next(i for i, e in enumerate(reversed(path)) if e is compaction)
     first_kept = compaction.first_kept_entry_id
     start = next((i for i in range(found) if path[i].id == first_kept), None)
     if start is None:
@@ -185,20 +193,25 @@ def build_context(
         )
     _check_language(summary_language)
 
+    # The newest compaction, if any: the budget may keep only the interactions from its
+    # first kept entry on, so only those are grouped and checked.
+    compaction = _newest_compaction(active_path)
+    first_kept = None if compaction is None else compaction.first_kept_entry_id
+
     # One pass over the whole path. The group builder cuts the messages into interaction
-    # groups and hands back the rest: system messages (replayed), the newest compaction
-    # (remembered), metadata (skipped) and anything that is not an entry (refused).
+    # groups (from the first kept entry on) and hands back the rest: system messages
+    # (replayed), metadata and compactions (skipped), anything that is not an entry
+    # (refused), and the messages before the first kept entry (not candidates).
     replay = SystemReplay()
     groups = GroupBuilder()
-    compaction: CompactionSessionEntry | None = None
-    groups_before_compaction = 0
-    for index, entry in groups.feed(active_path):
+    grouped_before_compaction = 0
+    for index, entry in groups.feed(active_path, start=first_kept):
         if isinstance(entry, MessageSessionEntry):
-            assert isinstance(entry.message, SystemMessage)
-            replay.add(entry.message)
-        elif isinstance(entry, CompactionSessionEntry):
-            compaction, groups_before_compaction = entry, len(groups.groups)
-        elif not isinstance(entry, MetadataSessionEntry):
+            if isinstance(entry.message, SystemMessage):
+                replay.add(entry.message)
+        elif entry is compaction:
+            grouped_before_compaction = len(groups.groups)
+        elif not isinstance(entry, (MetadataSessionEntry, CompactionSessionEntry)):
             raise ContextOptionError(
                 not_an_entry("active_path", index, entry),
                 where="build_context",
@@ -209,25 +222,23 @@ def build_context(
     system = replay.result()
     system_cost = 0 if system is None else _price_system(estimate_tokens, system)
 
-    # Resume from the newest compaction: its summary, then the groups from its first kept
-    # entry -- which must be the user message starting a group before the compaction.
-    start = 0
+    # Resume from the newest compaction: its summary first, then the groups from its first
+    # kept entry -- which must be the user message starting a group before the compaction.
     summary: UserMessage | None = None
     summary_cost: int | float = 0
     if compaction is not None:
-        start = groups.heads.get(compaction.first_kept_entry_id, groups_before_compaction)
-        if start >= groups_before_compaction:
+        if grouped_before_compaction == 0:  # no such user message before the compaction
             resume_candidates(active_path)  # raises the error naming what is wrong
         summary = summary_message(compaction, summary_language)
         summary_cost = _price_summary(estimate_tokens, summary, compaction)
 
     # Every candidate group must be whole: its tool calls and results pair up.
-    problem = groups.problem(start, preamble=compaction is None)
+    problem = groups.problem(preamble=compaction is None)
     if problem is not None:
         raise problem
 
     # Keep whole groups, newest first, until the first one that no longer fits.
-    candidates = groups.groups[start:]
+    candidates = groups.groups
     kept_count, kept_cost, reason = _select_newest_suffix(
         len(candidates),
         lambda index: _group_cost(candidates[index], estimate_tokens),

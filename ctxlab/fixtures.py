@@ -24,6 +24,10 @@ The costs are the chapter's *test estimator* (:data:`opening_estimator`), not a 
 tokenizer. It also prices every other fixture message: ``u4``/``a4``, the synthetic
 summary messages of ``compact-1`` and ``compact-2`` (4 each, in English and Chinese) and
 the system-patch path of the chapter's last section.
+
+The early-draft records of the optional migration exercise (:func:`draft_records`,
+:data:`NOT_MIGRATABLE`) live here too: they are data for the exercise, while
+:mod:`ctxlab.migration` is the reference migration and does not depend on them.
 """
 
 from __future__ import annotations

@@ -86,18 +86,38 @@ class GroupBuilder:
         self._results: dict[str, str] = {}
         self._problem: InteractionError | None = None
 
-    def feed(self, entries: Iterable[object]) -> Iterator[tuple[int, object]]:
+    def feed(
+        self, entries: Iterable[object], *, start: str | None = None
+    ) -> Iterator[tuple[int, object]]:
         """Group the next entries of the path; hand back, with its index in ``entries``,
         every entry that belongs to no group: a system message, a metadata or compaction
         entry, or anything that is not a session entry (the caller decides about those).
 
+        ``start`` (``build_context`` on a path with a compaction; for a builder that has no
+        group yet): group only from the user message with that id on -- the compaction's
+        first kept entry. Every entry before it is handed back ungrouped and unchecked: the
+        interactions there are not candidates of the budget.
+
         This loop is the hot path of ``build_context`` on a long history, so it keeps its
-        state in local variables; a new group's first check happens in :meth:`_close`.
+        state in local variables; a group's checks on closing happen in :meth:`_close`.
         """
         groups, heads = self.groups, self.heads
         calls, results = self._calls, self._results
         current = groups[-1] if groups else None
-        for index, entry in enumerate(entries):
+        numbered = enumerate(entries)
+        if start is not None and current is None:
+            for index, entry in numbered:
+                if (
+                    isinstance(entry, MessageSessionEntry)
+                    and entry.id == start
+                    and isinstance(entry.message, UserMessage)
+                ):
+                    current = [entry]
+                    heads[entry.id] = 0
+                    groups.append(current)
+                    break
+                yield index, entry
+        for index, entry in numbered:
             if not isinstance(entry, MessageSessionEntry):
                 yield index, entry
                 continue
