@@ -499,9 +499,12 @@ class Row5:
     kept: int
     trim_kept: int
     reason: str
-    pass_s: float
+    pass_s: float  # wall time (medians)
     build_s: float
     trim_s: float
+    pass_cpu_s: float  # CPU time of this process (medians): insensitive to other jobs
+    build_cpu_s: float
+    trim_cpu_s: float
 
 
 def bench_agent_scale(size: int, repeats: int) -> Row5:
@@ -535,24 +538,25 @@ def bench_agent_scale(size: int, repeats: int) -> Row5:
         )
 
     result, trimmed = build(AGENT_MAX_TOKENS), trim()  # warm-up, and what each keeps
-    runs: dict[str, list[float]] = {"pass": [], "build": [], "trim": []}
+    wall: dict[str, list[float]] = {"pass": [], "build": [], "trim": []}
+    cpu: dict[str, list[float]] = {"pass": [], "build": [], "trim": []}
     for _ in range(repeats):  # interleaved, so a change in the machine's load hits all alike
         for name, run in (
             ("pass", lambda: build(0)),
             ("build", lambda: build(AGENT_MAX_TOKENS)),
             ("trim", trim),
         ):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             run()
-            runs[name].append(time.perf_counter() - start)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
     return Row5(
         len(path),
         len(result.kept_entry_ids),
         len(trimmed) - 1,
         result.reason,
-        statistics.median(runs["pass"]),
-        statistics.median(runs["build"]),
-        statistics.median(runs["trim"]),
+        *(statistics.median(wall[name]) for name in ("pass", "build", "trim")),
+        *(statistics.median(cpu[name]) for name in ("pass", "build", "trim")),
     )
 
 
@@ -754,18 +758,29 @@ def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: R
         f" safety_margin {SAFETY_MARGIN:,}): build_context keeps {row5.kept:,} entries"
         f" ({row5.kept / row5.size:.1%} of the history, reason {row5.reason});"
         f" trim_messages keeps {row5.trim_kept:,} messages. *Single pass*: build_context"
-        " with max_tokens 0, i.e. the pass over the whole path (system replay, grouping,"
-        " the four id relations of EVERY group on the path, the newest compaction) plus"
-        " pricing the system message and the newest group. Medians of interleaved runs.",
+        " with max_tokens 0, i.e. the look from the end for the newest compaction (there is"
+        " none: the whole path) and the pass over the whole path (system replay, grouping,"
+        " the four id relations of EVERY group on the path), plus pricing the system"
+        " message and the newest group. Medians of interleaved runs, in"
+        " wall time and in CPU time of the process (the work done, whatever else runs).",
         "",
-        "| entries | single pass | per entry | build_context | trim_messages | ctxlab / trim |",
-        "|---:|---:|---:|---:|---:|---:|",
-        f"| {row5.size:,} | {_ms(row5.pass_s)} | {row5.pass_s / row5.size * 1e6:.2f} µs |"
-        f" {_ms(row5.build_s)} | {_ms(row5.trim_s)} | {row5.build_s / row5.trim_s:.2f} |",
+        "| clock | single pass | per entry | build_context | trim_messages | ctxlab / trim |",
+        "|---|---:|---:|---:|---:|---:|",
+        *(
+            f"| {clock} | {_ms(p)} | {p / row5.size * 1e6:.2f} µs | {_ms(b)} | {_ms(t)} |"
+            f" {b / t:.2f} |"
+            for clock, p, b, t in (
+                ("wall", row5.pass_s, row5.build_s, row5.trim_s),
+                ("CPU", row5.pass_cpu_s, row5.build_cpu_s, row5.trim_cpu_s),
+            )
+        ),
         "",
-        f"Target: the single pass <= 1 µs per entry ->"
+        f"Target: the single pass <= 1 µs per entry -> by CPU time"
+        f" {verdict(row5.pass_cpu_s / row5.size <= 1e-6)}, by wall time"
         f" {verdict(row5.pass_s / row5.size <= 1e-6)}; build_context no slower than"
-        f" trim_messages -> {verdict(row5.build_s <= row5.trim_s)}.",
+        f" trim_messages -> {verdict(row5.build_s <= row5.trim_s)}. Before the redesign"
+        " (issue 13) the same pass made four walks over the path (entry check, system"
+        " replay, newest compaction, grouping) and a method call per message.",
         "",
         "## Plot",
         "",
