@@ -75,7 +75,7 @@ _DRAFT_NAMES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompactionSummary:
     """The structured summary of a compaction: a goal and six lists of strings."""
 
@@ -99,7 +99,7 @@ class CompactionSummary:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MessageSessionEntry:
     """An entry that records one agent message."""
 
@@ -113,7 +113,7 @@ class MessageSessionEntry:
         return {**_base_json(self), "message": self.message.to_json()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MetadataSessionEntry:
     """An entry that records a key/value fact about the session (never sent to a model)."""
 
@@ -128,7 +128,7 @@ class MetadataSessionEntry:
         return {**_base_json(self), "key": self.key, "value": thaw_json(self.value)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompactionSessionEntry:
     """A compaction: the summary of what came before ``first_kept_entry_id``.
 

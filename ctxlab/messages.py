@@ -38,7 +38,7 @@ StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 STOP_REASONS: tuple[str, ...] = ("stop", "length", "toolUse", "error", "aborted")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextContent:
     """A text block: ``{"type": "text", "text": ...}``."""
 
@@ -49,7 +49,7 @@ class TextContent:
         return {"type": "text", "text": self.text}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """A tool call inside an assistant message. ``arguments`` is a frozen JSON value."""
 
@@ -74,7 +74,7 @@ class ToolCall:
 AssistantContent: TypeAlias = TextContent | ToolCall
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Provider-reported token usage of one assistant turn."""
 
@@ -86,7 +86,7 @@ class Usage:
         return {"input": self.input, "output": self.output, "totalTokens": self.total_tokens}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SystemMessage:
     """A system message. ``sections`` maps a section name to its text, or ``None`` to
     delete that section when replayed."""
@@ -104,7 +104,7 @@ class SystemMessage:
         return wire
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UserMessage:
     """A user message: text blocks only."""
 
@@ -120,7 +120,7 @@ class UserMessage:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AssistantMessage:
     """An assistant message: text blocks and tool calls, plus provider bookkeeping."""
 
@@ -153,7 +153,7 @@ class AssistantMessage:
         return wire
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolResultMessage:
     """The result of one tool call, paired to it by ``tool_call_id``."""
 
