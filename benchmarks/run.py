@@ -8,7 +8,10 @@ Measured side by side in one run, medians of several runs, reported as ratios:
 2. ``ContextWindow``: time per new turn (appends + one build) at 1k, 10k, 100k entries;
 3. ``JsonlSessionStore.open`` + ``entries()`` on a 100k-entry file vs a bare
    ``json.loads`` of each line; and what one append reads and writes;
-4. ``import ctxlab`` in a fresh interpreter.
+4. ``import ctxlab`` in a fresh interpreter;
+5. (issue 13) ``build_context`` at agent scale: a 100k-entry session whose 200k-token
+   window keeps about 1.5% of the history -- the single pass over the path per entry,
+   and ``build_context`` vs ``trim_messages`` there.
 
 Writes ``benchmarks/RESULTS.md`` and ``benchmarks/time_vs_history.png``.
 Usage: ``python -m benchmarks.run [--quick]`` (``--quick``: fewer repeats, no 100k).
@@ -482,6 +485,81 @@ def bench_import(repeats: int) -> Row4:
     )
 
 
+# -- 5. build_context at agent scale (issue 13) -------------------------------------------------
+
+#: A 200k-token model window; texts at 45% of the usual sizes (short tool outputs), so the
+#: window keeps about 1.5% of a 100k-entry history.
+AGENT_MAX_TOKENS = 200_000
+AGENT_SCALE = 0.45
+
+
+@dataclass
+class Row5:
+    size: int
+    kept: int
+    trim_kept: int
+    reason: str
+    pass_s: float  # wall time (medians)
+    build_s: float
+    trim_s: float
+    pass_cpu_s: float  # CPU time of this process (medians): insensitive to other jobs
+    build_cpu_s: float
+    trim_cpu_s: float
+
+
+def bench_agent_scale(size: int, repeats: int) -> Row5:
+    """One pass over the path is timed as ``build_context`` with ``max_tokens=0``: the
+    pass (system replay, grouping, every group's id check, the newest compaction) plus
+    pricing the replayed system message and the newest group only."""
+    from langchain_core.messages import trim_messages
+
+    longer = synthetic_session(size + 10_000, compactions=False, scale=AGENT_SCALE)
+    path = longer[: max(i for i in turn_ends(longer, 0) if i < size) + 1]
+    lc_messages = to_langchain(path)
+    counter = langchain_counter()
+
+    def build(max_tokens: int) -> Any:
+        return build_context(
+            path,
+            max_tokens=max_tokens,
+            reserved_output=RESERVED_OUTPUT,
+            safety_margin=SAFETY_MARGIN,
+            estimate_tokens=ESTIMATE,
+        )
+
+    def trim() -> Any:
+        return trim_messages(
+            lc_messages,
+            max_tokens=AGENT_MAX_TOKENS - RESERVED_OUTPUT - SAFETY_MARGIN,
+            token_counter=counter,
+            strategy="last",
+            start_on="human",
+            include_system=True,
+        )
+
+    result, trimmed = build(AGENT_MAX_TOKENS), trim()  # warm-up, and what each keeps
+    wall: dict[str, list[float]] = {"pass": [], "build": [], "trim": []}
+    cpu: dict[str, list[float]] = {"pass": [], "build": [], "trim": []}
+    for _ in range(repeats):  # interleaved, so a change in the machine's load hits all alike
+        for name, run in (
+            ("pass", lambda: build(0)),
+            ("build", lambda: build(AGENT_MAX_TOKENS)),
+            ("trim", trim),
+        ):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            run()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    return Row5(
+        len(path),
+        len(result.kept_entry_ids),
+        len(trimmed) - 1,
+        result.reason,
+        *(statistics.median(wall[name]) for name in ("pass", "build", "trim")),
+        *(statistics.median(cpu[name]) for name in ("pass", "build", "trim")),
+    )
+
+
 # -- report -------------------------------------------------------------------------------------
 
 
@@ -548,7 +626,7 @@ def verdict(ok: bool) -> str:
     return "**met**" if ok else "**missed**"
 
 
-def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4) -> str:
+def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: Row5) -> str:
     lines = ["# ctxlab benchmarks (issue 7)", "", "Written by `make bench`; do not edit.", ""]
     lines += ["## Machine", "", *_machine(), ""]
     lines += [
@@ -672,6 +750,38 @@ def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4) -> str:
         " CPU time does not. filelock (which imports asyncio, ~90 ms) is imported only when"
         " a JSONL store is opened.",
         "",
+        "## 5. build_context at agent scale (issue 13)",
+        "",
+        f"A session of {row5.size:,} entries without compactions, texts at"
+        f" {AGENT_SCALE:.0%} of the sizes above (an agent that keeps tool outputs short),"
+        f" and a {AGENT_MAX_TOKENS:,}-token window (reserved_output {RESERVED_OUTPUT:,},"
+        f" safety_margin {SAFETY_MARGIN:,}): build_context keeps {row5.kept:,} entries"
+        f" ({row5.kept / row5.size:.1%} of the history, reason {row5.reason});"
+        f" trim_messages keeps {row5.trim_kept:,} messages. *Single pass*: build_context"
+        " with max_tokens 0, i.e. the look from the end for the newest compaction (there is"
+        " none: the whole path) and the pass over the whole path (system replay, grouping,"
+        " the four id relations of EVERY group on the path), plus pricing the system"
+        " message and the newest group. Medians of interleaved runs, in"
+        " wall time and in CPU time of the process (the work done, whatever else runs).",
+        "",
+        "| clock | single pass | per entry | build_context | trim_messages | ctxlab / trim |",
+        "|---|---:|---:|---:|---:|---:|",
+        *(
+            f"| {clock} | {_ms(p)} | {p / row5.size * 1e6:.2f} µs | {_ms(b)} | {_ms(t)} |"
+            f" {b / t:.2f} |"
+            for clock, p, b, t in (
+                ("wall", row5.pass_s, row5.build_s, row5.trim_s),
+                ("CPU", row5.pass_cpu_s, row5.build_cpu_s, row5.trim_cpu_s),
+            )
+        ),
+        "",
+        f"Target: the single pass <= 1 µs per entry -> by CPU time"
+        f" {verdict(row5.pass_cpu_s / row5.size <= 1e-6)}, by wall time"
+        f" {verdict(row5.pass_s / row5.size <= 1e-6)}; build_context no slower than"
+        f" trim_messages -> {verdict(row5.build_s <= row5.trim_s)}. Before the redesign"
+        " (issue 13) the same pass made four walks over the path (entry check, system"
+        " replay, newest compaction, grouping) and a method call per message.",
+        "",
         "## Plot",
         "",
         f"![time vs history length]({PLOT.name})",
@@ -698,8 +808,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("4. import ctxlab", flush=True)
     row4 = bench_import(5 if args.quick else 11)
     print(f"  {row4}", flush=True)
+    print("5. build_context at agent scale", flush=True)
+    row5 = bench_agent_scale(sizes[-1], 5 if args.quick else 11)
+    print(f"  {row5}", flush=True)
     plot(rows1, rows2)
-    RESULTS.write_text(report(rows1, rows2, row3, row4), encoding="utf-8")
+    RESULTS.write_text(report(rows1, rows2, row3, row4, row5), encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(HERE.parent)} and {PLOT.relative_to(HERE.parent)}")
     return 0
 

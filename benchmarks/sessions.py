@@ -121,6 +121,7 @@ class _Builder:
     n_entries: int
     compactions: bool
     corpus: str
+    scale: float = 1.0
     path: list[SessionEntry] = field(default_factory=list)
     heads: list[str] = field(default_factory=list)
     clock: int = 0
@@ -130,7 +131,7 @@ class _Builder:
 
     def text(self, low: int, high: int, rng: random.Random | None = None) -> str:
         rng = rng or self.rng
-        size = rng.randint(low, high)
+        size = rng.randint(round(low * self.scale), round(high * self.scale))
         start = rng.randrange(0, len(self.corpus) - size)
         return self.corpus[start : start + size]
 
@@ -251,16 +252,19 @@ class _Builder:
 
 
 def synthetic_session(
-    n_entries: int, *, seed: int = 11, compactions: bool = True
+    n_entries: int, *, seed: int = 11, compactions: bool = True, scale: float = 1.0
 ) -> list[SessionEntry]:
     """A valid active path of exactly ``n_entries`` entries (see the module docstring).
 
     With ``compactions=False`` the interactions are the same as with ``True``; only the
-    compaction entries (and so the ids that follow them) differ.
+    compaction entries (and so the ids that follow them) differ. ``scale`` multiplies
+    every text length range (0.45: an agent that keeps its tool outputs short).
     """
     rng = random.Random(seed)
     corpus = _corpus(rng)
-    b = _Builder(random.Random(seed + 1), random.Random(seed + 2), n_entries, compactions, corpus)
+    b = _Builder(
+        random.Random(seed + 1), random.Random(seed + 2), n_entries, compactions, corpus, scale
+    )
     rules = FrozenDict[str | None]({"rules": b.text(600, 900), "tools": b.text(400, 700)})
     b.message("sys", SystemMessage(b.text(600, 900), b.tick(), rules))
     while b.room() > 0:

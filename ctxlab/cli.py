@@ -216,7 +216,7 @@ def _price(estimate: Callable[[Any], float], entry: MessageSessionEntry) -> int 
         cost = estimate(entry.message)
     except Exception as exc:
         raise EstimatorError(
-            f"entry {entry.id}", f"the estimator failed on entry {entry.id}: {exc}"
+            f"the estimator failed on entry {entry.id}: {exc}", subject=f"entry {entry.id}"
         ) from exc
     return cost
 

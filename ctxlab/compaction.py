@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, TypeAlias
 
 from ctxlab.entries import (
+    ENTRY_CLASSES,
     CompactionSessionEntry,
     CompactionSummary,
     MessageSessionEntry,
-    MetadataSessionEntry,
     SessionEntry,
+    not_an_entry,
     parse_session_entry,
 )
 from ctxlab.errors import CompactionError, shown
@@ -78,6 +79,11 @@ def render_summary(summary: CompactionSummary, language: SummaryLanguage = "zh")
     return "\n".join(lines)
 
 
+def compaction_error(compaction_id: str, problem: str) -> CompactionError:
+    """The error about compaction ``compaction_id`` (one being created, or a path's latest)."""
+    return CompactionError(problem, where=f"compaction {compaction_id}", entry_id=compaction_id)
+
+
 def first_kept_problem(path: Sequence[SessionEntry], entry_id: str) -> str | None:
     """Why ``entry_id`` cannot be the first kept entry of ``path``, or None if it can.
 
@@ -124,24 +130,15 @@ def create_compaction_entry(
     copy of the candidate).
     """
     if not active_path:
-        raise CompactionError(
-            f"compaction {id}: the active path is empty; there is no leaf to append after",
-            entry_id=id,
-        )
+        raise compaction_error(id, "the active path is empty; there is no leaf to append after")
     for index, entry in enumerate(active_path):
-        if not isinstance(
-            entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
-        ):
-            raise CompactionError(
-                f"compaction {id}: active_path[{index}] is not a session entry"
-                f" ({type(entry).__name__}); parse it with parse_session_entry first",
-                entry_id=id,
-            )
+        if not isinstance(entry, ENTRY_CLASSES):
+            raise compaction_error(id, not_an_entry("active_path", index, entry))
     if any(entry.id == id for entry in active_path):
-        raise CompactionError(f"compaction {id}: id {id!r} is already on the path", entry_id=id)
+        raise compaction_error(id, f"id {id!r} is already on the path")
     problem = first_kept_problem(active_path, first_kept_entry_id)
     if problem:
-        raise CompactionError(f"compaction {id}: firstKeptEntryId {problem}", entry_id=id)
+        raise compaction_error(id, f"firstKeptEntryId {problem}")
     wire_summary = summary.to_json() if isinstance(summary, CompactionSummary) else summary
     entry = parse_session_entry(
         {

@@ -12,8 +12,12 @@ fresh, finite message list for the next model call:
    group that no longer fits -- a contiguous newest suffix, never split. A newest group
    that alone is too big is still returned whole (``single_group_overflow``).
 
-Groups are priced lazily, newest first, and pricing stops at the first group that does not
-fit: no older group is ever priced, and every message is priced at most once.
+After a look from the end for the newest compaction, the path is read in ONE pass
+(:meth:`~ctxlab.interactions.GroupBuilder.feed`): it replays the system messages and cuts
+the candidates into groups, checking the tool ids of every one. Groups are then priced
+lazily, newest first, and pricing stops at the first group that does not fit: no older
+group is ever priced, and every message is priced at most once.
+:class:`~ctxlab.window.ContextWindow` runs the same steps, one append at a time.
 """
 
 from __future__ import annotations
@@ -23,21 +27,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from ctxlab.compaction import SummaryLanguage, first_kept_problem, render_summary
+from ctxlab.compaction import (
+    SummaryLanguage,
+    compaction_error,
+    first_kept_problem,
+    render_summary,
+)
 from ctxlab.entries import (
     CompactionSessionEntry,
     MessageSessionEntry,
     MetadataSessionEntry,
     SessionEntry,
+    not_an_entry,
 )
-from ctxlab.errors import CompactionError, ContextOptionError, EstimatorError, shown
-from ctxlab.interactions import InteractionGroup, group_interactions
+from ctxlab.errors import ContextOptionError, EstimatorError, shown
+from ctxlab.interactions import GroupBuilder
 from ctxlab.messages import (
     AgentMessage,
     SystemMessage,
+    SystemReplay,
     TextContent,
     UserMessage,
-    current_system_message,
 )
 
 __all__ = [
@@ -111,45 +121,6 @@ def _is_finite_number(value: object) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
-def _option(name: str, value: object) -> int | float:
-    if not _is_finite_number(value):
-        raise ContextOptionError(
-            name, f"build_context: {name} must be a finite number >= 0, got {shown(value)}"
-        )
-    assert isinstance(value, (int, float))
-    if value < 0:
-        raise ContextOptionError(name, f"build_context: {name} must be >= 0, got {shown(value)}")
-    return value
-
-
-def _price(
-    estimate_tokens: TokenEstimator,
-    message: AgentMessage,
-    subject: str,
-    entry_id: str | None = None,
-) -> int | float:
-    try:
-        cost = estimate_tokens(message)
-    except Exception as exc:
-        raise EstimatorError(
-            subject, f"estimate_tokens failed on {subject}: {shown(exc)}", entry_id=entry_id
-        ) from exc
-    if not _is_finite_number(cost):
-        raise EstimatorError(
-            subject,
-            f"estimate_tokens returned {shown(cost)} for {subject}; expected a finite number >= 0",
-            entry_id=entry_id,
-        )
-    assert isinstance(cost, (int, float))
-    if cost < 0:
-        raise EstimatorError(
-            subject,
-            f"estimate_tokens returned {shown(cost)} for {subject}; expected a finite number >= 0",
-            entry_id=entry_id,
-        )
-    return cost
-
-
 def summary_message(
     compaction: CompactionSessionEntry, language: SummaryLanguage = "zh"
 ) -> UserMessage:
@@ -160,11 +131,11 @@ def summary_message(
     )
 
 
-def _latest_compaction(path: Sequence[SessionEntry]) -> tuple[int, CompactionSessionEntry] | None:
-    for index in range(len(path) - 1, -1, -1):
-        entry = path[index]
+def _newest_compaction(path: Sequence[object]) -> CompactionSessionEntry | None:
+    """The compaction nearest the end of ``path`` (only the newest counts), or None."""
+    for entry in reversed(path):
         if isinstance(entry, CompactionSessionEntry):
-            return index, entry
+            return entry
     return None
 
 
@@ -178,25 +149,23 @@ def resume_candidates(
     message starting an interaction earlier on the path. System messages stay among the
     candidates; grouping skips them, since they are replayed from the whole path.
     """
-    found = _latest_compaction(path)
-    if found is None:
+    compaction = _newest_compaction(path)
+    if compaction is None:
         return None, [e for e in path if isinstance(e, MessageSessionEntry)]
-    index, compaction = found
+    found = len(path) - 1 - next(i for i, e in enumerate(reversed(path)) if e is compaction)
     first_kept = compaction.first_kept_entry_id
-    start = next((i for i in range(index) if path[i].id == first_kept), None)
+    start = next((i for i in range(found) if path[i].id == first_kept), None)
     if start is None:
-        raise CompactionError(
-            f"compaction {compaction.id}: firstKeptEntryId {first_kept} does not stand earlier"
-            " on the active path than the compaction",
-            entry_id=compaction.id,
+        raise compaction_error(
+            compaction.id,
+            f"firstKeptEntryId {first_kept} does not stand earlier on the active path than"
+            " the compaction",
         )
     head = path[start]
     if not (isinstance(head, MessageSessionEntry) and isinstance(head.message, UserMessage)):
         # Only the error text needs the grouping of the older path.
-        problem = first_kept_problem(path[:index], first_kept)
-        raise CompactionError(
-            f"compaction {compaction.id}: firstKeptEntryId {problem}", entry_id=compaction.id
-        )
+        problem = first_kept_problem(path[:found], first_kept)
+        raise compaction_error(compaction.id, f"firstKeptEntryId {problem}")
     return compaction, [e for e in path[start:] if isinstance(e, MessageSessionEntry)]
 
 
@@ -221,44 +190,70 @@ def build_context(
     ``buildContext`` on the same path, message for message and token for token; ``"en"``
     is the English one.
     """
-    budget = check_options(max_tokens, reserved_output, safety_margin)
+    budget = _check_options(max_tokens, reserved_output, safety_margin)
     if not callable(estimate_tokens):
         raise ContextOptionError(
-            "estimate_tokens",
-            f"build_context: estimate_tokens must be callable, got {estimate_tokens!r}",
+            f"estimate_tokens must be callable, got {estimate_tokens!r}",
+            where="build_context",
+            option="estimate_tokens",
         )
-    check_language(summary_language)
-    for index, entry in enumerate(active_path):
-        if not isinstance(
-            entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
-        ):
+    _check_language(summary_language)
+
+    # The newest compaction, if any: the budget may keep only the interactions from its
+    # first kept entry on, so only those are grouped and checked.
+    compaction = _newest_compaction(active_path)
+    first_kept = None if compaction is None else compaction.first_kept_entry_id
+
+    # One pass over the whole path. The group builder cuts the messages into interaction
+    # groups (from the first kept entry on) and hands back the rest: system messages
+    # (replayed), metadata and compactions (skipped), anything that is not an entry
+    # (refused), and the messages before the first kept entry (not candidates).
+    replay = SystemReplay()
+    groups = GroupBuilder()
+    grouped_before_compaction = 0
+    for index, entry in groups.feed(active_path, start=first_kept):
+        if isinstance(entry, MessageSessionEntry):
+            if isinstance(entry.message, SystemMessage):
+                replay.add(entry.message)
+        elif entry is compaction:
+            grouped_before_compaction = len(groups.groups)
+        elif not isinstance(entry, (MetadataSessionEntry, CompactionSessionEntry)):
             raise ContextOptionError(
-                "active_path",
-                f"build_context: active_path[{index}] is not a session entry"
-                f" ({type(entry).__name__}); parse it with parse_session_entry first",
+                not_an_entry("active_path", index, entry),
+                where="build_context",
+                option="active_path",
             )
 
-    system = current_system_message(
-        entry.message for entry in active_path if isinstance(entry, MessageSessionEntry)
-    )
-    system_cost = 0 if system is None else price_system(estimate_tokens, system)
+    # The system message, replayed from the WHOLE path, is paid first.
+    system = replay.result()
+    system_cost = 0 if system is None else _price_system(estimate_tokens, system)
 
-    compaction, candidates = resume_candidates(active_path)
+    # Resume from the newest compaction: its summary first, then the groups from its first
+    # kept entry -- which must be the user message starting a group before the compaction.
     summary: UserMessage | None = None
     summary_cost: int | float = 0
     if compaction is not None:
+        if grouped_before_compaction == 0:  # no such user message before the compaction
+            resume_candidates(active_path)  # raises the error naming what is wrong
         summary = summary_message(compaction, summary_language)
-        summary_cost = price_summary(estimate_tokens, summary, compaction)
+        summary_cost = _price_summary(estimate_tokens, summary, compaction)
 
-    groups = group_interactions(candidates)
-    group_budget = group_budget_of(budget, system_cost, summary_cost)
-    kept_count, kept_cost, reason = select_newest_suffix(
-        len(groups), lambda index: group_cost(groups[index], estimate_tokens), group_budget
+    # Every candidate group must be whole: its tool calls and results pair up.
+    problem = groups.problem(preamble=compaction is None)
+    if problem is not None:
+        raise problem
+
+    # Keep whole groups, newest first, until the first one that no longer fits.
+    candidates = groups.groups
+    kept_count, kept_cost, reason = _select_newest_suffix(
+        len(candidates),
+        lambda index: _group_cost(candidates[index], estimate_tokens),
+        _group_budget(budget, system_cost, summary_cost),
     )
     kept_entries = [
-        entry for group in groups[len(groups) - kept_count :] for entry in group.entries
+        entry for group in candidates[len(candidates) - kept_count :] for entry in group
     ]
-    return assemble_result(
+    return _assemble_result(
         budget, system, system_cost, summary, summary_cost, kept_entries, kept_cost, reason
     )
 
@@ -269,7 +264,7 @@ def build_context(
 
 
 @dataclass(frozen=True)
-class Budget:
+class _Budget:
     """The three checked budget options of one build."""
 
     max_tokens: int | float
@@ -277,30 +272,68 @@ class Budget:
     safety_margin: int | float
 
 
-def check_options(max_tokens: object, reserved_output: object, safety_margin: object) -> Budget:
+def _option(name: str, value: object) -> int | float:
+    if not _is_finite_number(value):
+        raise ContextOptionError(
+            f"{name} must be a finite number >= 0, got {shown(value)}",
+            where="build_context",
+            option=name,
+        )
+    assert isinstance(value, (int, float))
+    if value < 0:
+        raise ContextOptionError(
+            f"{name} must be >= 0, got {shown(value)}", where="build_context", option=name
+        )
+    return value
+
+
+def _check_options(max_tokens: object, reserved_output: object, safety_margin: object) -> _Budget:
     """Check the three budget numbers (in this order), naming the first bad one."""
-    return Budget(
+    return _Budget(
         _option("max_tokens", max_tokens),
         _option("reserved_output", reserved_output),
         _option("safety_margin", safety_margin),
     )
 
 
-def check_language(summary_language: object) -> None:
+def _check_language(summary_language: object) -> None:
     """``summary_language`` must be ``"en"`` or ``"zh"``."""
     if summary_language not in ("en", "zh"):
         raise ContextOptionError(
-            "summary_language",
-            f"build_context: summary_language must be 'en' or 'zh', got {summary_language!r}",
+            f"summary_language must be 'en' or 'zh', got {summary_language!r}",
+            where="build_context",
+            option="summary_language",
         )
 
 
-def price_system(estimate_tokens: TokenEstimator, system: SystemMessage) -> int | float:
+def _price(
+    estimate_tokens: TokenEstimator,
+    message: AgentMessage,
+    subject: str,
+    entry_id: str | None = None,
+) -> int | float:
+    """Price one message, naming ``subject`` when the estimator fails or returns a bad value."""
+    try:
+        cost = estimate_tokens(message)
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {shown(exc)}", subject=subject, entry_id=entry_id
+        ) from exc
+    if not _is_finite_number(cost) or cost < 0:
+        raise EstimatorError(
+            f"estimate_tokens returned {shown(cost)} for {subject}; expected a finite number >= 0",
+            subject=subject,
+            entry_id=entry_id,
+        )
+    return cost
+
+
+def _price_system(estimate_tokens: TokenEstimator, system: SystemMessage) -> int | float:
     """Price the replayed system message (``tokens.system``)."""
     return _price(estimate_tokens, system, "the replayed system message")
 
 
-def price_summary(
+def _price_summary(
     estimate_tokens: TokenEstimator, summary: UserMessage, compaction: CompactionSessionEntry
 ) -> int | float:
     """Price the synthetic summary message of ``compaction``."""
@@ -309,29 +342,30 @@ def price_summary(
     )
 
 
-def price_entry(estimate_tokens: TokenEstimator, entry: MessageSessionEntry) -> int | float:
+def _price_entry(estimate_tokens: TokenEstimator, entry: MessageSessionEntry) -> int | float:
     """Price the message of one entry."""
     return _price(estimate_tokens, entry.message, f"entry {entry.id}", entry.id)
 
 
-def group_budget_of(
-    budget: Budget, system_cost: int | float, summary_cost: int | float
+def _group_cost(
+    group: Sequence[MessageSessionEntry], estimate_tokens: TokenEstimator
 ) -> int | float:
-    """What is left for whole groups once the fixed costs are paid."""
-    available = _available(budget, system_cost)
-    return max(0, available - summary_cost)
+    """The cost of one group: the sum of its messages' prices, in path order."""
+    return sum((_price_entry(estimate_tokens, entry) for entry in group), start=0)
 
 
-def _available(budget: Budget, system_cost: int | float) -> int | float:
+def _available(budget: _Budget, system_cost: int | float) -> int | float:
     return max(0, budget.max_tokens - system_cost - budget.reserved_output - budget.safety_margin)
 
 
-def group_cost(group: InteractionGroup, estimate_tokens: TokenEstimator) -> int | float:
-    """The cost of one group: the sum of its messages' prices, in path order."""
-    return sum((price_entry(estimate_tokens, entry) for entry in group.entries), start=0)
+def _group_budget(
+    budget: _Budget, system_cost: int | float, summary_cost: int | float
+) -> int | float:
+    """What is left for whole groups once the fixed costs are paid."""
+    return max(0, _available(budget, system_cost) - summary_cost)
 
 
-def select_newest_suffix(
+def _select_newest_suffix(
     count: int, cost_of: Callable[[int], int | float], budget: int | float
 ) -> tuple[int, int | float, ContextReason]:
     """Keep groups newest-first until the first one that does not fit.
@@ -355,8 +389,8 @@ def select_newest_suffix(
     return kept, spent, reason
 
 
-def assemble_result(
-    budget: Budget,
+def _assemble_result(
+    budget: _Budget,
     system: SystemMessage | None,
     system_cost: int | float,
     summary: UserMessage | None,

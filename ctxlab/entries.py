@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from ctxlab.errors import EntryParseError, shown
+from ctxlab.errors import entry_error, shown
 from ctxlab.json_values import FrozenDict, JsonValue, freeze_json, thaw_json
 from ctxlab.messages import (
     ABSENT,
@@ -44,12 +44,14 @@ from ctxlab.messages import (
 )
 
 __all__ = [
+    "ENTRY_CLASSES",
     "SUMMARY_FIELDS",
     "CompactionSessionEntry",
     "CompactionSummary",
     "MessageSessionEntry",
     "MetadataSessionEntry",
     "SessionEntry",
+    "not_an_entry",
     "parse_agent_message",
     "parse_session_entry",
 ]
@@ -74,7 +76,7 @@ _DRAFT_NAMES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompactionSummary:
     """The structured summary of a compaction: a goal and six lists of strings."""
 
@@ -98,7 +100,7 @@ class CompactionSummary:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MessageSessionEntry:
     """An entry that records one agent message."""
 
@@ -112,7 +114,7 @@ class MessageSessionEntry:
         return {**_base_json(self), "message": self.message.to_json()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MetadataSessionEntry:
     """An entry that records a key/value fact about the session (never sent to a model)."""
 
@@ -127,7 +129,7 @@ class MetadataSessionEntry:
         return {**_base_json(self), "key": self.key, "value": thaw_json(self.value)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompactionSessionEntry:
     """A compaction: the summary of what came before ``first_kept_entry_id``.
 
@@ -153,7 +155,17 @@ class CompactionSessionEntry:
 
 
 SessionEntry: TypeAlias = MessageSessionEntry | MetadataSessionEntry | CompactionSessionEntry
-_ENTRY_CLASSES = (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
+#: The entry classes, for ``isinstance`` checks.
+ENTRY_CLASSES = (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
+
+
+def not_an_entry(name: str, index: int, value: object) -> str:
+    """The problem of a list of entries holding something else at ``name[index]``: the
+    functions after the parser take parsed entries only."""
+    return (
+        f"{name}[{index}] is not a session entry ({type(value).__name__});"
+        " parse it with parse_session_entry first"
+    )
 
 
 def _base_json(entry: SessionEntry) -> dict[str, Any]:
@@ -178,7 +190,7 @@ class _Reader:
         self.entry_id = entry_id
 
     def fail(self, path: str, problem: str) -> NoReturn:
-        raise EntryParseError(self.entry_id, path, problem)
+        raise entry_error(self.entry_id, path, problem)
 
     def obj(
         self, value: object, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
@@ -399,10 +411,10 @@ def parse_session_entry(value: object) -> SessionEntry:
     object, which is re-checked through its wire form. The result shares no mutable state
     with ``value``; :class:`~ctxlab.errors.EntryParseError` names the entry id and field.
     """
-    if isinstance(value, _ENTRY_CLASSES):
+    if isinstance(value, ENTRY_CLASSES):
         value = _wire_of(value)
     if not isinstance(value, Mapping):
-        raise EntryParseError(None, "", f"must be an object, got {_kind(value)}")
+        raise entry_error(None, "", f"must be an object, got {_kind(value)}")
     raw_id = value.get("id")
     r = _Reader(raw_id if isinstance(raw_id, str) and raw_id.strip() else None)
     entry_type = value.get("type")
@@ -453,7 +465,7 @@ def _wire_of(value: SessionEntry | AgentMessage) -> Any:
         return value.to_json()
     except Exception as exc:
         entry_id = getattr(value, "id", None)
-        raise EntryParseError(
+        raise entry_error(
             entry_id if isinstance(entry_id, str) else None,
             "",
             f"is a malformed {type(value).__name__} object ({type(exc).__name__})",

@@ -1,10 +1,15 @@
 """Errors raised by ctxlab.
 
 Every error ctxlab raises on bad data or bad options is a :class:`CtxlabError` (a
-``ValueError``). Each subclass carries the coordinates a reader needs to find the first
-wrong fact: the entry id, the field path, the tool-call id, the line number or the option.
-The chapter ("损坏记录在进入预算前就会被拒绝") asks for exactly this: an error names the
-entry or call id, so the reader can locate the first deviation at the history boundary.
+``ValueError``). The chapter ("损坏记录在进入预算前就会被拒绝") asks that an error name
+what a reader needs to find the first wrong fact, so every error has one shape: the
+*problem*, the place it was found (*where*: ``session entry compact-1``,
+``session.jsonl line 4``, ``compaction compact-1``, ``build_context``...), and keyword
+context kept as attributes -- the entry id, the field path, the line number, the call id,
+the option, the file path, the subject that was being priced. The message is always
+``"<where>: <problem>"`` (or the problem alone when there is no place to name).
+
+The subclasses only say which kind of error it is; they add nothing to the shape.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ __all__ = [
     "InteractionError",
     "SessionStoreError",
     "SessionTreeError",
+    "at_entry",
+    "at_line",
+    "entry_error",
     "shown",
 ]
 
@@ -41,89 +49,86 @@ def shown(value: object) -> str:
 
 
 class CtxlabError(ValueError):
-    """Base class of every error ctxlab raises on bad data or options."""
+    """Base class of every error ctxlab raises on bad data or options.
 
-
-class EntryParseError(CtxlabError):
-    """A session entry (or message) does not match the wire format (Lab 11.1).
-
-    ``entry_id`` is the entry's id when one could be read, ``field`` the dotted path of
-    the offending field (``summary.changedFiles``; empty for the entry itself).
-    """
-
-    def __init__(self, entry_id: str | None, field: str, problem: str) -> None:
-        self.entry_id = entry_id
-        self.field = field
-        self.problem = problem
-        who = f"session entry {entry_id}" if entry_id is not None else "session entry"
-        where = f"{field} " if field else ""
-        super().__init__(f"{who}: {where}{problem}")
-
-
-class SessionStoreError(CtxlabError):
-    """A store refused an entry, or a session file could not be read (chapter 10).
-
-    ``line`` is the 1-based line number in a JSONL file when the problem has one;
-    ``entry_id`` the id of the entry involved, when known.
+    ``CtxlabError(problem, where=..., entry_id=..., field=..., line=..., call_id=...,
+    option=..., path=..., subject=...)``: the message is ``"<where>: <problem>"``; every
+    keyword is kept as an attribute of the same name (``None`` when not known).
     """
 
     def __init__(
         self,
-        message: str,
+        problem: str,
         *,
-        path: str | None = None,
-        line: int | None = None,
+        where: str | None = None,
         entry_id: str | None = None,
+        field: str | None = None,
+        line: int | None = None,
+        call_id: str | None = None,
+        option: str | None = None,
+        path: str | None = None,
+        subject: str | None = None,
     ) -> None:
-        self.path = path
-        self.line = line
+        self.problem = problem
+        self.where = where
         self.entry_id = entry_id
-        super().__init__(message)
+        self.field = field
+        self.line = line
+        self.call_id = call_id
+        self.option = option
+        self.path = path
+        self.subject = subject
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+class EntryParseError(CtxlabError):
+    """A session entry (or message) does not match the wire format (Lab 11.1); ``field``
+    is the dotted path of the offending field (``summary.changedFiles``)."""
+
+
+class SessionStoreError(CtxlabError):
+    """A store refused an entry, or a session file could not be read (chapter 10)."""
 
 
 class SessionTreeError(CtxlabError):
     """``path_to`` could not follow ``parentId`` links from the leaf to a root."""
 
-    def __init__(self, message: str, *, entry_id: str | None = None) -> None:
-        self.entry_id = entry_id
-        super().__init__(message)
-
 
 class InteractionError(CtxlabError):
     """Message entries cannot be cut into whole user interactions (Lab 11.2)."""
-
-    def __init__(
-        self, message: str, *, entry_id: str | None = None, call_id: str | None = None
-    ) -> None:
-        self.entry_id = entry_id
-        self.call_id = call_id
-        super().__init__(message)
 
 
 class ContextOptionError(CtxlabError):
     """A budget option of ``build_context`` is not a finite number >= 0 (Lab 11.3)."""
 
-    def __init__(self, option: str, message: str) -> None:
-        self.option = option
-        super().__init__(message)
-
 
 class EstimatorError(CtxlabError):
-    """The token estimator failed or returned something that is not a finite number >= 0.
-
-    ``subject`` names what was being priced: ``entry u2``, ``the replayed system
-    message`` or ``the summary of compaction compact-1``.
-    """
-
-    def __init__(self, subject: str, message: str, *, entry_id: str | None = None) -> None:
-        self.subject = subject
-        self.entry_id = entry_id
-        super().__init__(message)
+    """The token estimator failed or returned something that is not a finite number >= 0;
+    ``subject`` names what was being priced (``entry u2``, ``the replayed system
+    message``, ``the summary of compaction compact-1``)."""
 
 
 class CompactionError(CtxlabError):
     """A compaction cannot be created, or a path's latest compaction is unusable (11.4/11.5)."""
 
-    def __init__(self, message: str, *, entry_id: str | None = None) -> None:
-        self.entry_id = entry_id
-        super().__init__(message)
+
+def at_entry(entry_id: str | None) -> str:
+    """The place of a problem inside one session entry: ``session entry <id>``."""
+    return "session entry" if entry_id is None else f"session entry {entry_id}"
+
+
+def entry_error(entry_id: str | None, field: str, problem: str) -> EntryParseError:
+    """The error for a wrong ``field`` (dotted path; empty for the entry itself) of a
+    session entry: ``session entry compact-1: summary.changedFiles is missing``."""
+    return EntryParseError(
+        f"{field} {problem}" if field else problem,
+        where=at_entry(entry_id),
+        entry_id=entry_id,
+        field=field,
+    )
+
+
+def at_line(path: str, line: int) -> str:
+    """The place of a problem on one line of a file: ``<file name> line <n>``."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name} line {line}"

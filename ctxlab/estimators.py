@@ -75,7 +75,9 @@ def counted_characters(value: Any) -> int:
                 total += len(block.name) + len(arguments)
         return total
     kind = type(value).__name__
-    raise EstimatorError(kind, f"chars_per_token cannot price a {kind}; give it a message or a str")
+    raise EstimatorError(
+        f"chars_per_token cannot price a {kind}; give it a message or a str", subject=kind
+    )
 
 
 def chars_per_token(n: int | float = 4) -> Callable[[Any], int]:
@@ -87,7 +89,9 @@ def chars_per_token(n: int | float = 4) -> Callable[[Any], int]:
     ``__name__`` is ``chars_per_token_4`` for ``n = 4``.
     """
     if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
-        raise ContextOptionError("n", f"chars_per_token: n must be a finite number > 0, got {n!r}")
+        raise ContextOptionError(
+            f"n must be a finite number > 0, got {n!r}", where="chars_per_token", option="n"
+        )
 
     def estimate(value: Any) -> int:
         return math.ceil(counted_characters(value) / n)

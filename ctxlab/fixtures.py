@@ -24,6 +24,10 @@ The costs are the chapter's *test estimator* (:data:`opening_estimator`), not a 
 tokenizer. It also prices every other fixture message: ``u4``/``a4``, the synthetic
 summary messages of ``compact-1`` and ``compact-2`` (4 each, in English and Chinese) and
 the system-patch path of the chapter's last section.
+
+The early-draft records of the optional migration exercise (:func:`draft_records`,
+:data:`NOT_MIGRATABLE`) live here too: they are data for the exercise, while
+:mod:`ctxlab.migration` is the reference migration and does not depend on them.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from ctxlab.messages import (
 )
 
 __all__ = [
+    "NOT_MIGRATABLE",
     "OPENING_COSTS",
     "TableEstimator",
     "compact1",
@@ -60,6 +65,7 @@ __all__ = [
     "compact2",
     "compact2_summary",
     "compaction_corruptions",
+    "draft_records",
     "duplicate_call_path",
     "duplicate_result_path",
     "missing_result_path",
@@ -329,26 +335,29 @@ def duplicate_call_path() -> list[SessionEntry]:
     return path
 
 
+def _compact1_with(**changes: Any) -> dict[str, Any]:
+    """The wire form of ``compact1()`` with changes: ``summary__files=[...]`` sets
+    ``summary.files``; the value :data:`_DELETE` removes the key."""
+    wire = compact1().to_json()
+    for dotted, value in changes.items():
+        *parents, key = dotted.split("__")
+        target = wire
+        for name in parents:
+            target = target[name]
+        if value is _DELETE:
+            del target[key]
+        else:
+            target[key] = value
+    return wire
+
+
 def compaction_corruptions() -> dict[str, dict[str, Any]]:
     """Broken wire forms of ``compact-1``, by what is wrong with them.
 
     The first is the chapter's own: ``summary.changedFiles`` removed and the early-draft
     ``summary.files = ["context.ts"]`` in its place.
     """
-
-    def variant(**changes: Any) -> dict[str, Any]:
-        wire = compact1().to_json()
-        for dotted, value in changes.items():
-            *parents, key = dotted.split("__")
-            target = wire
-            for name in parents:
-                target = target[name]
-            if value is _DELETE:
-                del target[key]
-            else:
-                target[key] = value
-        return wire
-
+    variant = _compact1_with
     return {
         "files instead of changedFiles": variant(
             summary__changedFiles=_DELETE, summary__files=["context.ts"]
@@ -369,7 +378,73 @@ def compaction_corruptions() -> dict[str, dict[str, Any]]:
     }
 
 
-_DELETE = object()
+# -- early-draft records (the optional migration exercise, ctxlab.migration) ----------------------
+
+
+def draft_records() -> dict[str, dict[str, Any]]:
+    """Early-draft forms of ``compact-1`` (fresh dicts each call), by what is old in them.
+
+    All follow :func:`opening_path` (pass it as ``earlier`` to
+    :func:`ctxlab.migration.migrate_draft_entry`). The first is the chapter's own
+    corruption: ``changedFiles`` removed, ``files = ["context.ts"]``. The names in
+    :data:`NOT_MIGRATABLE` must be refused with a ``MigrationError``.
+    """
+    draft = _compact1_with
+    current = compact1().to_json()["summary"]
+    return {
+        "files instead of changedFiles": draft(
+            summary__changedFiles=_DELETE, summary__files=["context.ts"]
+        ),
+        "nextSteps instead of next": draft(
+            summary__next=_DELETE, summary__nextSteps=current["next"]
+        ),
+        "invariants instead of constraints": draft(
+            summary__constraints=_DELETE, summary__invariants=current["constraints"]
+        ),
+        "compactedEntryIds instead of firstKeptEntryId": draft(
+            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a1"]
+        ),
+        "compactedEntryIds beside firstKeptEntryId": draft(compactedEntryIds=["u1", "a1"]),
+        "every draft name at once": draft(
+            summary__changedFiles=_DELETE,
+            summary__files=current["changedFiles"],
+            summary__next=_DELETE,
+            summary__nextSteps=current["next"],
+            summary__constraints=_DELETE,
+            summary__invariants=current["constraints"],
+            firstKeptEntryId=_DELETE,
+            compactedEntryIds=["sys", "u1", "a1"],
+        ),
+        "already current": draft(),
+        # -- not migratable ---------------------------------------------------------------
+        "files and changedFiles disagree": draft(summary__files=["store.ts"]),
+        "invariants beside other constraints": draft(summary__invariants=["append-only"]),
+        "compactedEntryIds ends inside an interaction": draft(
+            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a1", "u2"]
+        ),
+        "compactedEntryIds names an unknown entry": draft(
+            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a0"]
+        ),
+        "compactedEntryIds disagrees with firstKeptEntryId": draft(
+            firstKeptEntryId="u3", compactedEntryIds=["u1", "a1"]
+        ),
+        "goal missing (the parser still refuses)": draft(summary__goal=_DELETE),
+    }
+
+
+#: The draft records of :func:`draft_records` that no migration may accept.
+NOT_MIGRATABLE: frozenset[str] = frozenset(
+    {
+        "files and changedFiles disagree",
+        "invariants beside other constraints",
+        "compactedEntryIds ends inside an interaction",
+        "compactedEntryIds names an unknown entry",
+        "compactedEntryIds disagrees with firstKeptEntryId",
+        "goal missing (the parser still refuses)",
+    }
+)
+
+_DELETE: Any = object()
 
 
 # -- the test estimator -----------------------------------------------------------------------
@@ -394,12 +469,12 @@ class TableEstimator:
             key = (message.role, text_of(message))
         else:
             kind = type(message).__name__
-            raise EstimatorError(kind, f"{self.name} cannot price {shown(message)}")
+            raise EstimatorError(f"{self.name} cannot price {shown(message)}", subject=kind)
         if key not in self._costs:
             preview = key[1] if len(key[1]) <= 40 else key[1][:37] + "..."
             raise EstimatorError(
-                f"{key[0]} message",
                 f"{self.name} has no price for the {key[0]} message {preview!r}",
+                subject=f"{key[0]} message",
             )
         return self._costs[key]
 

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn, TypeAlias, TypeVar, Union
 
-from ctxlab.errors import EntryParseError, shown
+from ctxlab.errors import entry_error, shown
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -63,7 +63,7 @@ class FrozenDict(Mapping[str, V]):
 
 
 def _fail(entry_id: str | None, path: str, problem: str) -> NoReturn:
-    raise EntryParseError(entry_id, path, problem)
+    raise entry_error(entry_id, path, problem)
 
 
 def freeze_json(value: object, *, entry_id: str | None, path: str) -> JsonValue:

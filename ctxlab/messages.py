@@ -26,6 +26,7 @@ __all__ = [
     "AssistantMessage",
     "StopReason",
     "SystemMessage",
+    "SystemReplay",
     "TextContent",
     "ToolCall",
     "ToolResultMessage",
@@ -54,7 +55,7 @@ StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 STOP_REASONS: tuple[str, ...] = ("stop", "length", "toolUse", "error", "aborted")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextContent:
     """A text block: ``{"type": "text", "text": ...}``."""
 
@@ -65,7 +66,7 @@ class TextContent:
         return {"type": "text", "text": self.text}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """A tool call inside an assistant message. ``arguments`` is a frozen JSON value."""
 
@@ -90,7 +91,7 @@ class ToolCall:
 AssistantContent: TypeAlias = TextContent | ToolCall
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Provider-reported token usage of one assistant turn."""
 
@@ -102,7 +103,7 @@ class Usage:
         return {"input": self.input, "output": self.output, "totalTokens": self.total_tokens}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SystemMessage:
     """A system message. ``sections`` maps a section name to its text, or ``None`` to
     delete that section when replayed."""
@@ -120,7 +121,7 @@ class SystemMessage:
         return wire
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UserMessage:
     """A user message: text blocks only."""
 
@@ -136,7 +137,7 @@ class UserMessage:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AssistantMessage:
     """An assistant message: text blocks and tool calls, plus provider bookkeeping."""
 
@@ -169,7 +170,7 @@ class AssistantMessage:
         return wire
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolResultMessage:
     """The result of one tool call, paired to it by ``tool_call_id``.
 
@@ -203,36 +204,58 @@ class ToolResultMessage:
 AgentMessage: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 
 
-def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
-    """Fold every system message, in order, into the one system message now in force.
+class SystemReplay:
+    """Chapter 03's replay rule as a fold: :meth:`add` the system messages one at a time,
+    in path order; :meth:`result` is the one system message in force after them.
 
-    Chapter 03's replay rule: non-empty ``content`` values are appended, joined by a blank
-    line; ``sections`` set a named section and ``None`` deletes it; the result keeps the
-    timestamp of the first system message. No system message at all gives ``None``; an
-    empty sections map is left out of the result.
+    Non-empty ``content`` values are appended, joined by a blank line; ``sections`` set a
+    named section and ``None`` deletes it; the result keeps the timestamp of the first
+    system message. No system message at all gives ``None``; an empty sections map is
+    left out of the result. :func:`current_system_message` runs the fold over a list;
+    :class:`~ctxlab.window.ContextWindow` keeps one open as entries arrive.
     """
-    first: SystemMessage | None = None
-    contents: list[str] = []
-    sections: dict[str, str] = {}
-    for message in messages:
-        if not isinstance(message, SystemMessage):
-            continue
-        if first is None:
-            first = message
+
+    __slots__ = ("_contents", "_first", "_result", "_sections")
+
+    def __init__(self) -> None:
+        self._first: SystemMessage | None = None
+        self._contents: list[str] = []
+        self._sections: dict[str, str] = {}
+        self._result: SystemMessage | None = None  # cached until the next add
+
+    def add(self, message: SystemMessage) -> None:
+        """Replay one more system message on top of the ones before."""
+        if self._first is None:
+            self._first = message
         if message.content:
-            contents.append(message.content)
+            self._contents.append(message.content)
         for name, text in (message.sections or {}).items():
             if text is None:
-                sections.pop(name, None)
+                self._sections.pop(name, None)
             else:
-                sections[name] = text
-    if first is None:
-        return None
-    return SystemMessage(
-        content="\n\n".join(contents),
-        timestamp=first.timestamp,
-        sections=FrozenDict[str | None](sections) if sections else None,
-    )
+                self._sections[name] = text
+        self._result = None
+
+    def result(self) -> SystemMessage | None:
+        """The replayed system message (the same object until the next :meth:`add`)."""
+        if self._first is not None and self._result is None:
+            sections = self._sections
+            self._result = SystemMessage(
+                content="\n\n".join(self._contents),
+                timestamp=self._first.timestamp,
+                sections=FrozenDict[str | None](sections) if sections else None,
+            )
+        return self._result
+
+
+def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
+    """Fold every system message, in order, into the one system message now in force
+    (chapter 03's replay rule: see :class:`SystemReplay`)."""
+    replay = SystemReplay()
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            replay.add(message)
+    return replay.result()
 
 
 def _render_system(message: SystemMessage) -> str:

@@ -33,22 +33,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ctxlab.entries import MessageSessionEntry, SessionEntry, parse_session_entry
-from ctxlab.errors import CtxlabError
-from ctxlab.fixtures import compact1
-from ctxlab.json_values import loads_strict
+from ctxlab.errors import CtxlabError, at_entry, at_line
 from ctxlab.messages import SystemMessage, UserMessage
-from ctxlab.store import InMemorySessionStore, encode_entry_line
+from ctxlab.store import InMemorySessionStore, _BadLine, _blank, _json_lines, encode_entry_line
 from ctxlab.tree import path_to
 
 __all__ = [
-    "NOT_MIGRATABLE",
     "SUMMARY_RENAMES",
     "LineChange",
     "MigrationChange",
     "MigrationError",
     "MigrationReport",
     "MigrationResult",
-    "draft_records",
     "migrate_draft_entry",
     "migrate_jsonl",
 ]
@@ -64,19 +60,6 @@ SUMMARY_RENAMES: Mapping[str, str] = {
 class MigrationError(CtxlabError):
     """A record cannot be migrated. ``entry_id``, ``field`` (dotted path) and ``line``
     (1-based, in a JSONL file) say where, when known."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        entry_id: str | None = None,
-        field: str | None = None,
-        line: int | None = None,
-    ) -> None:
-        self.entry_id = entry_id
-        self.field = field
-        self.line = line
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -104,13 +87,12 @@ class MigrationResult:
         return self.entry.to_json()
 
 
-def _who(entry_id: str | None) -> str:
-    return f"session entry {entry_id}" if entry_id else "session entry"
-
-
 def _fail(entry_id: str | None, field: str, problem: str) -> MigrationError:
     return MigrationError(
-        f"{_who(entry_id)}: {field} {problem}; not migratable", entry_id=entry_id, field=field
+        f"{field} {problem}; not migratable",
+        where=at_entry(entry_id),
+        entry_id=entry_id,
+        field=field,
     )
 
 
@@ -264,22 +246,21 @@ class MigrationReport:
 
 
 def _read_lines(src: Path) -> list[tuple[int, object]]:
+    """The records of ``src`` by line number (the store's JSONL line reader)."""
     data = src.read_bytes()
-    pieces = data.split(b"\n")
-    if pieces[-1].strip():
+    cut = data.rfind(b"\n") + 1
+    if not _blank(data[cut:]):
+        line = data.count(b"\n") + 1
         raise MigrationError(
-            f"{src.name} line {len(pieces)}: the last line has no newline (a torn write);"
-            " repair the file before migrating it",
-            line=len(pieces),
+            "the last line has no newline (a torn write); repair the file before migrating it",
+            where=at_line(str(src), line),
+            line=line,
         )
     records: list[tuple[int, object]] = []
-    for number, raw in enumerate(pieces[:-1], start=1):
-        if not raw.strip():
-            continue
-        try:
-            records.append((number, loads_strict(raw.decode("utf-8"))))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise MigrationError(f"{src.name} line {number}: {exc}", line=number) from None
+    for number, value in _json_lines(data[:cut], 1):
+        if isinstance(value, _BadLine):
+            raise MigrationError(value.problem, where=at_line(str(src), number), line=number)
+        records.append((number, value))
     return records
 
 
@@ -307,9 +288,10 @@ def migrate_jsonl(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> M
             store.append(result.entry)
         except CtxlabError as exc:
             raise MigrationError(
-                f"{source.name} line {number}: {exc}",
-                entry_id=getattr(exc, "entry_id", None),
-                field=getattr(exc, "field", None),
+                str(exc),
+                where=at_line(str(source), number),
+                entry_id=exc.entry_id,
+                field=exc.field,
                 line=number,
             ) from exc
         changes.extend(LineChange(number, result.entry.id, change) for change in result.changes)
@@ -327,85 +309,3 @@ def migrate_jsonl(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> M
         destination.unlink(missing_ok=True)
         raise
     return MigrationReport(source.name, destination.name, len(store.entries()), tuple(changes))
-
-
-# -- the chapter's draft records ----------------------------------------------------------------
-
-
-def draft_records() -> dict[str, dict[str, Any]]:
-    """Early-draft forms of ``compact-1`` (fresh dicts each call), by what is old in them.
-
-    All follow :func:`ctxlab.fixtures.opening_path` (pass it as ``earlier``). The first is
-    the chapter's own corruption: ``changedFiles`` removed, ``files = ["context.ts"]``.
-    The names in :data:`NOT_MIGRATABLE` must be refused with a :class:`MigrationError`.
-    """
-
-    def draft(*, summary: Mapping[str, Any] | None = None, **entry: Any) -> dict[str, Any]:
-        wire = compact1().to_json()
-        for key, value in (summary or {}).items():
-            if value is _DELETE:
-                del wire["summary"][key]
-            else:
-                wire["summary"][key] = value
-        for key, value in entry.items():
-            if value is _DELETE:
-                del wire[key]
-            else:
-                wire[key] = value
-        return wire
-
-    current = compact1().to_json()["summary"]
-    return {
-        "files instead of changedFiles": draft(
-            summary={"changedFiles": _DELETE, "files": ["context.ts"]}
-        ),
-        "nextSteps instead of next": draft(summary={"next": _DELETE, "nextSteps": current["next"]}),
-        "invariants instead of constraints": draft(
-            summary={"constraints": _DELETE, "invariants": current["constraints"]}
-        ),
-        "compactedEntryIds instead of firstKeptEntryId": draft(
-            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a1"]
-        ),
-        "compactedEntryIds beside firstKeptEntryId": draft(compactedEntryIds=["u1", "a1"]),
-        "every draft name at once": draft(
-            summary={
-                "changedFiles": _DELETE,
-                "files": current["changedFiles"],
-                "next": _DELETE,
-                "nextSteps": current["next"],
-                "constraints": _DELETE,
-                "invariants": current["constraints"],
-            },
-            firstKeptEntryId=_DELETE,
-            compactedEntryIds=["sys", "u1", "a1"],
-        ),
-        "already current": draft(),
-        # -- not migratable ---------------------------------------------------------------
-        "files and changedFiles disagree": draft(summary={"files": ["store.ts"]}),
-        "invariants beside other constraints": draft(summary={"invariants": ["append-only"]}),
-        "compactedEntryIds ends inside an interaction": draft(
-            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a1", "u2"]
-        ),
-        "compactedEntryIds names an unknown entry": draft(
-            firstKeptEntryId=_DELETE, compactedEntryIds=["u1", "a0"]
-        ),
-        "compactedEntryIds disagrees with firstKeptEntryId": draft(
-            firstKeptEntryId="u3", compactedEntryIds=["u1", "a1"]
-        ),
-        "goal missing (the parser still refuses)": draft(summary={"goal": _DELETE}),
-    }
-
-
-#: The draft records that no migration may accept.
-NOT_MIGRATABLE: frozenset[str] = frozenset(
-    {
-        "files and changedFiles disagree",
-        "invariants beside other constraints",
-        "compactedEntryIds ends inside an interaction",
-        "compactedEntryIds names an unknown entry",
-        "compactedEntryIds disagrees with firstKeptEntryId",
-        "goal missing (the parser still refuses)",
-    }
-)
-
-_DELETE: Any = object()

@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from ctxlab.entries import SessionEntry, parse_session_entry
-from ctxlab.errors import CtxlabError, SessionStoreError
+from ctxlab.errors import CtxlabError, SessionStoreError, at_line
 from ctxlab.json_values import loads_strict
 
 if TYPE_CHECKING:
@@ -62,15 +62,13 @@ class SessionStore(Protocol):
     def entries(self) -> list[SessionEntry]: ...
 
 
-def _check_links(
-    entry: SessionEntry, known_ids: set[str] | dict[str, object], where: str
-) -> str | None:
+def _check_links(entry: SessionEntry, known_ids: set[str]) -> str | None:
     """Why ``entry`` cannot follow ``known_ids`` (duplicate id, unknown parent), or None."""
     if entry.id in known_ids:
-        return f"{where}duplicate id {entry.id!r}: that id is already stored"
+        return f"duplicate id {entry.id!r}: that id is already stored"
     if entry.parent_id is not None and entry.parent_id not in known_ids:
         return (
-            f"{where}entry {entry.id}: parentId {entry.parent_id!r} is not stored yet"
+            f"entry {entry.id}: parentId {entry.parent_id!r} is not stored yet"
             " (append the parent first)"
         )
     return None
@@ -90,7 +88,7 @@ class InMemorySessionStore:
         """Validate ``entry`` and store its snapshot; return the stored snapshot."""
         snapshot = parse_session_entry(entry)
         with self._lock:
-            problem = _check_links(snapshot, self._ids, "")
+            problem = _check_links(snapshot, self._ids)
             if problem:
                 raise SessionStoreError(problem, entry_id=snapshot.id)
             self._entries.append(snapshot)
@@ -149,14 +147,54 @@ def encode_entry_line(entry: SessionEntry) -> bytes:
         ) from None
 
 
-def _entry_of_line(text: str) -> SessionEntry:
-    """The one line reader both :class:`JsonlSessionStore` and :func:`scan_jsonl` use.
+@dataclass(frozen=True)
+class _BadLine:
+    """Why one committed line is not an entry (see :func:`_read_lines`)."""
 
-    Raises :class:`~ctxlab.errors.CtxlabError` when the line is JSON but not a valid entry,
-    and a plain ``ValueError`` when it is not (strict) JSON: ``NaN``/``Infinity``
-    literals, duplicate keys, nesting too deep, an integer too long.
+    code: Literal["invalid_utf8", "invalid_json", "invalid_entry"]
+    problem: str
+    entry_id: str | None
+    cause: Exception
+
+
+def _json_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, object]]:
+    """The one JSONL line reader (the store, :func:`scan_jsonl` and the migration use it).
+
+    ``committed`` holds whole lines, each ending in ``\\n``; the first is line
+    ``first_line``. Yields, for every line that is not blank (blank lines are layout), its
+    number and either its JSON value or a :class:`_BadLine`: not UTF-8, or not strict
+    JSON (``NaN``/``Infinity`` literals, duplicate keys, nesting too deep, an integer too
+    long).
     """
-    return parse_session_entry(loads_strict(text))
+    for number, raw in enumerate(committed.split(b"\n")[:-1], start=first_line):
+        if _blank(raw):
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, _BadLine("invalid_utf8", f"is not valid UTF-8 ({exc.reason})", None, exc)
+            continue
+        try:
+            yield number, loads_strict(text)
+        except ValueError as exc:
+            yield number, _BadLine("invalid_json", str(exc), None, exc)
+
+
+def _read_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, SessionEntry | _BadLine]]:
+    """:func:`_json_lines`, each value read as an entry (or a :class:`_BadLine` saying why
+    it is not one: :func:`~ctxlab.entries.parse_session_entry`'s error).
+
+    Ids and parent links are the caller's business: the store stops at the first problem,
+    :func:`scan_jsonl` lists them all.
+    """
+    for number, value in _json_lines(committed, first_line):
+        if isinstance(value, _BadLine):
+            yield number, value
+            continue
+        try:
+            yield number, parse_session_entry(value)
+        except CtxlabError as exc:
+            yield number, _BadLine("invalid_entry", str(exc), exc.entry_id, exc)
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -256,44 +294,27 @@ class JsonlSessionStore:
             )
 
     def _parse_committed(self, committed: bytes) -> tuple[list[SessionEntry], int]:
+        """The entries of newly committed lines; the first bad line is an error."""
         if not committed:  # nothing new (e.g. the refresh inside every append): O(1)
             return [], 0
-        first_line = self._lines + 1
-        bad_utf8: SessionStoreError | None = None
-        try:
-            text = committed.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            # Read the lines before the bad one first: the error names the FIRST bad line.
-            start = committed.rfind(b"\n", 0, exc.start) + 1
-            text = committed[:start].decode("utf-8")
-            line = first_line + committed.count(b"\n", 0, start)
-            bad_utf8 = self._line_error(line, f"is not valid UTF-8 ({exc.reason})")
-        lines = text.split("\n")[:-1]  # each line ends with "\n"
         known = set(self._ids)
         parsed: list[SessionEntry] = []
-        for number, raw in enumerate(lines, start=first_line):
-            if _blank(raw):
-                continue  # blank lines are layout
-            try:
-                entry = _entry_of_line(raw)
-            except CtxlabError as exc:
-                raise self._line_error(number, str(exc)) from exc
-            except ValueError as exc:  # loads_strict: not JSON, NaN, duplicate key, depth
-                raise self._line_error(number, str(exc)) from None
-            problem = _check_links(entry, known, "")
+        for number, read in _read_lines(committed, self._lines + 1):
+            if isinstance(read, _BadLine):
+                raise self._line_error(number, read.problem) from read.cause
+            problem = _check_links(read, known)
             if problem:
-                raise self._line_error(number, problem, entry.id)
-            known.add(entry.id)
-            parsed.append(entry)
-        if bad_utf8 is not None:
-            raise bad_utf8
-        return parsed, len(lines)
+                raise self._line_error(number, problem, read.id)
+            known.add(read.id)
+            parsed.append(read)
+        return parsed, committed.count(b"\n")
 
     def _line_error(
         self, line: int, problem: str, entry_id: str | None = None
     ) -> SessionStoreError:
         return SessionStoreError(
-            f"{self.path.name} line {line}: {problem}",
+            problem,
+            where=at_line(str(self.path), line),
             path=str(self.path),
             line=line,
             entry_id=entry_id,
@@ -324,9 +345,11 @@ class JsonlSessionStore:
                         line=self._tail.line,
                         entry_id=snapshot.id,
                     )
-                problem = _check_links(snapshot, self._ids, f"{self.path.name}: ")
+                problem = _check_links(snapshot, self._ids)
                 if problem:
-                    raise SessionStoreError(problem, path=str(self.path), entry_id=snapshot.id)
+                    raise SessionStoreError(
+                        problem, where=self.path.name, path=str(self.path), entry_id=snapshot.id
+                    )
                 self._write(line, snapshot.id)
                 self._entries.append(snapshot)
                 self._ids.add(snapshot.id)
@@ -495,33 +518,18 @@ def scan_jsonl(path: str | os.PathLike[str]) -> ScanResult:
 
 
 def _scan_bytes(data: bytes) -> ScanResult:
-    raw_lines = data.split(b"\n")
-    tail = raw_lines.pop()  # the bytes after the last newline (b"" for a clean file)
+    cut = data.rfind(b"\n") + 1
+    committed, tail = data[:cut], data[cut:]  # tail: the bytes after the last newline
     entries: list[SessionEntry] = []
     problems: list[StoreProblem] = []
     first_line: dict[str, int] = {}  # id -> line of its first appearance, valid or not
     missing_parents: list[tuple[int, str, str]] = []  # (line, entry id, parent id)
-    for number, raw in enumerate(raw_lines, start=1):
-        if _blank(raw):
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(
-                StoreProblem(number, "invalid_utf8", f"is not valid UTF-8 ({exc.reason})")
-            )
-            continue
-        try:
-            entry = _entry_of_line(text)
-        except CtxlabError as exc:
-            entry_id = getattr(exc, "entry_id", None)
-            problems.append(StoreProblem(number, "invalid_entry", str(exc), entry_id))
-            if entry_id is not None:
+    for number, entry in _read_lines(committed, 1):
+        if isinstance(entry, _BadLine):
+            problems.append(StoreProblem(number, entry.code, entry.problem, entry.entry_id))
+            if entry.entry_id is not None:
                 # Its children should not all be reported as orphans too.
-                first_line.setdefault(entry_id, number)
-            continue
-        except ValueError as exc:
-            problems.append(StoreProblem(number, "invalid_json", str(exc)))
+                first_line.setdefault(entry.entry_id, number)
             continue
         if entry.id in first_line:
             problems.append(
@@ -553,7 +561,7 @@ def _scan_bytes(data: bytes) -> ScanResult:
             )
         )
     if not _blank(tail):
-        line = len(raw_lines) + 1
+        line = committed.count(b"\n") + 1
         problems.append(
             StoreProblem(
                 line,

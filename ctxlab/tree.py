@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxlab.entries import (
-    CompactionSessionEntry,
-    MessageSessionEntry,
-    MetadataSessionEntry,
-    SessionEntry,
-)
+from ctxlab.entries import ENTRY_CLASSES, SessionEntry, not_an_entry
 from ctxlab.errors import SessionTreeError
 
 __all__ = ["path_to"]
@@ -30,13 +25,8 @@ def path_to(entries: Iterable[SessionEntry], leaf_id: str) -> list[SessionEntry]
         raise SessionTreeError(f"leaf id must be a string, got {type(leaf_id).__name__}")
     by_id: dict[str, SessionEntry] = {}
     for index, entry in enumerate(entries):
-        if not isinstance(
-            entry, (MessageSessionEntry, MetadataSessionEntry, CompactionSessionEntry)
-        ):
-            raise SessionTreeError(
-                f"entries[{index}] is not a session entry ({type(entry).__name__});"
-                " parse it with parse_session_entry first"
-            )
+        if not isinstance(entry, ENTRY_CLASSES):
+            raise SessionTreeError(not_an_entry("entries", index, entry))
         if entry.id in by_id:
             raise SessionTreeError(f"duplicate entry id {entry.id!r}", entry_id=entry.id)
         by_id[entry.id] = entry

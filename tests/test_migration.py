@@ -26,19 +26,14 @@ from ctxlab import (
     path_to,
 )
 from ctxlab import fixtures as fx
+from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.lab11_x import (
     check_migration,
     check_summary_renames,
     draft_table,
     reference_calls,
 )
-from ctxlab.migration import (
-    NOT_MIGRATABLE,
-    MigrationError,
-    draft_records,
-    migrate_draft_entry,
-    migrate_jsonl,
-)
+from ctxlab.migration import MigrationError, migrate_draft_entry, migrate_jsonl
 from strategies import sessions
 
 pytestmark = pytest.mark.reference

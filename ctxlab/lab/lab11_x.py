@@ -35,14 +35,9 @@ from ctxlab import fixtures
 from ctxlab import migration as _migration
 from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
+from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, friendly, not_answered
-from ctxlab.migration import (
-    NOT_MIGRATABLE,
-    MigrationError,
-    MigrationResult,
-    draft_records,
-    migrate_draft_entry,
-)
+from ctxlab.migration import MigrationError, MigrationResult, migrate_draft_entry
 
 __all__ = ["check_migration", "check_summary_renames", "draft_table", "reference_calls"]
 

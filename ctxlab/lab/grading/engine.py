@@ -55,20 +55,17 @@ class GradingUsageError(CtxlabError):
     ``seconds``.
     """
 
-    def __init__(self, option: str, message: str) -> None:
-        self.option = option
-        super().__init__(message)
-
 
 def set_time_limit(seconds: float) -> float:
     """Give every check at most ``seconds`` (default 10); returns the previous limit."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise GradingUsageError(
-            "seconds", f"set_time_limit: seconds must be a number > 0, got {shown(seconds)}"
+            f"set_time_limit: seconds must be a number > 0, got {shown(seconds)}", option="seconds"
         )
     if not math.isfinite(seconds) or seconds <= 0:
         raise GradingUsageError(
-            "seconds", f"set_time_limit: seconds must be finite and > 0, got {shown(seconds)}"
+            f"set_time_limit: seconds must be finite and > 0, got {shown(seconds)}",
+            option="seconds",
         )
     previous = _time_limit[0]
     _time_limit[0] = float(seconds)
@@ -134,7 +131,7 @@ def register_lab(
 ) -> LabChecks:
     """Declare ``lab`` (one of :data:`LABS`), by its module; a reloaded module starts afresh."""
     if lab not in LABS:  # pragma: no cover - a programming error
-        raise GradingUsageError("lab", f"register_lab: {lab!r} is not one of {LABS}")
+        raise GradingUsageError(f"register_lab: {lab!r} is not one of {LABS}", option="lab")
     _REGISTRY[lab] = LabChecks(lab, keyword, arg_names, reference)
     return _REGISTRY[lab]
 
@@ -142,7 +139,7 @@ def register_lab(
 def _lab(lab: object) -> LabChecks:
     if not isinstance(lab, str) or lab not in LABS:
         raise GradingUsageError(
-            "lab", f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}"
+            f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}", option="lab"
         )
     if lab not in _REGISTRY:  # its module registers it when first imported
         importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
@@ -153,20 +150,20 @@ def _function(spec: LabChecks, functions: Mapping[str, object]) -> Callable[...,
     extra = sorted(set(functions) - {spec.keyword})
     if extra:
         raise GradingUsageError(
-            extra[0],
             f"check_implementation: lab {spec.lab} takes {spec.keyword}=..., not {extra[0]}=",
+            option=extra[0],
         )
     if spec.keyword not in functions:
         raise GradingUsageError(
-            spec.keyword,
             f"check_implementation: lab {spec.lab} needs your function: "
             f"check_implementation({spec.lab!r}, {spec.keyword}={spec.keyword})",
+            option=spec.keyword,
         )
     function = functions[spec.keyword]
     if not callable(function):
         raise GradingUsageError(
-            spec.keyword,
             f"check_implementation: {spec.keyword} must be a function, got {kind(function)}",
+            option=spec.keyword,
         )
     return function
 
@@ -242,5 +239,5 @@ def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> Chec
         if check.key == key:
             return _run(spec, check, function)[1]
     raise GradingUsageError(
-        "key", f"lab {lab} has no behaviour {key!r}; it has {', '.join(behaviour_keys(lab))}"
+        f"lab {lab} has no behaviour {key!r}; it has {', '.join(behaviour_keys(lab))}", option="key"
     )

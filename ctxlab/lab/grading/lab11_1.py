@@ -30,7 +30,7 @@ from ctxlab.entries import (
     MetadataSessionEntry,
     parse_session_entry,
 )
-from ctxlab.errors import EntryParseError, shown
+from ctxlab.errors import entry_error, shown
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
@@ -58,7 +58,7 @@ def parse_compaction_entry(value: object) -> CompactionSessionEntry:
         entry_type, entry_id = value.type, value.id
     if entry_type in ("message", "metadata"):
         readable = entry_id if isinstance(entry_id, str) and entry_id.strip() else None
-        raise EntryParseError(
+        raise entry_error(
             readable,
             "type",
             f"must be 'compaction', got {entry_type!r}: parse_compaction_entry reads"
@@ -66,7 +66,7 @@ def parse_compaction_entry(value: object) -> CompactionSessionEntry:
         )
     entry = parse_session_entry(value)
     if not isinstance(entry, CompactionSessionEntry):  # pragma: no cover - refused above
-        raise EntryParseError(entry.id, "type", f"must be 'compaction', got {entry.type!r}")
+        raise entry_error(entry.id, "type", f"must be 'compaction', got {entry.type!r}")
     return entry
 
 
