@@ -18,7 +18,7 @@ from matplotlib import pyplot as plt  # noqa: E402
 from ctxlab.errors import CtxlabError  # noqa: E402
 from ctxlab.lab import fonts  # noqa: E402
 
-CHINESE = "会话压缩摘要：保留的组与丢弃的组"
+CHINESE = "会话压缩摘要：保留的组 ✔ 与丢弃的组 ✘"
 
 
 def _draw(title: str, xlabel: str = "token 预算") -> list[str]:

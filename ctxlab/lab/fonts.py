@@ -75,6 +75,7 @@ def use_figure_language(language: str, *, notice: TextIO | None = None) -> Figur
 
     fallback = ["DejaVu Sans"]
     if language != "zh":
+        mpl.rcParams["font.family"] = ["sans-serif"]
         mpl.rcParams["font.sans-serif"] = fallback
         return "en"
     font = cjk_font()
@@ -86,7 +87,10 @@ def use_figure_language(language: str, *, notice: TextIO | None = None) -> Figur
         )
         mpl.rcParams["font.sans-serif"] = fallback
         return "en"
-    mpl.rcParams["font.family"] = ["sans-serif"]
+    # Name the fonts themselves in font.family: matplotlib falls back glyph by glyph only
+    # across that list (a generic "sans-serif" resolves to one font), so ✔, ✘ and other
+    # symbols the CJK font lacks come from DejaVu Sans instead of showing as boxes.
+    mpl.rcParams["font.family"] = [font, *fallback]
     mpl.rcParams["font.sans-serif"] = [font, *fallback]
     mpl.rcParams["axes.unicode_minus"] = False  # CJK fonts often lack U+2212
     return "zh"
