@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
+import matplotlib
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
@@ -57,7 +58,7 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
-from ctxlab.lab.language import get_language, tr, tr_figure
+from ctxlab.lab.language import figure_language, get_language, tr, tr_figure
 from ctxlab.messages import ToolResultMessage
 
 __all__ = [
@@ -294,6 +295,18 @@ def pairing_cases_styler() -> CourseTable:
 _NO_GROUP = "#DDDDDD"
 
 
+def _symbol_fallback() -> dict[str, Any]:
+    """Text properties for figure text with ✔ and ✘ in the Chinese edition.
+
+    The CJK font has no ✔/✘, and matplotlib falls back glyph by glyph only across a
+    text's *families*, not across the ``font.sans-serif`` list: name the list's fonts as
+    families. English figures are left exactly as they were (empty dict).
+    """
+    if figure_language() != "zh":
+        return {}
+    return {"fontfamily": list(matplotlib.rcParams["font.sans-serif"])}
+
+
 @styled
 def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     """The path's message entries in order, coloured by group, with every cut point marked."""
@@ -303,6 +316,7 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     x_of = {entry.id: float(i) for i, entry in enumerate(entries)}
 
     fig, ax = new_figure(FIGSIZE)
+    symbols = _symbol_fallback()
     width, height = 0.86, 0.8
     for entry in entries:
         x = x_of[entry.id]
@@ -337,12 +351,12 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
         if cut.legal:
             ax.plot([x, x], [-0.05, height + 0.3], color=PALETTE["bluish_green"], linewidth=3)
             ax.text(x, height + 0.45, "✔", ha="center", va="center", fontsize=20,
-                    color=PALETTE["bluish_green"], fontweight="bold")  # fmt: skip
+                    color=PALETTE["bluish_green"], fontweight="bold", **symbols)  # fmt: skip
         else:
             ax.plot([x, x], [height + 0.05, height + 0.3], color=PALETTE["vermillion"],
                     linewidth=2, linestyle=":")  # fmt: skip
             ax.text(x, height + 0.45, "✘", ha="center", va="center", fontsize=16,
-                    color=PALETTE["vermillion"])  # fmt: skip
+                    color=PALETTE["vermillion"], **symbols)  # fmt: skip
 
     ax.set_xlim(-0.6, len(entries) - 0.4)
     ax.set_ylim(-1.0, height + 0.75)
@@ -351,7 +365,7 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
         "Where may the budget cut?  ✔ between groups   ✘ inside a group",
         "预算可以在哪里切开？  ✔ 组与组之间   ✘ 组内",
     )
-    ax.set_title(title, loc="left")
+    ax.set_title(title, loc="left", **symbols)
     return fig
 
 
