@@ -14,6 +14,10 @@ never re-implemented here.
   the parser's verdict (:func:`parse_cases`, :func:`parse_view` are its pure parts);
 * self-checks -- :func:`check_repaired_compaction` (exercise 11.1-A) and
   :func:`check_my_summary` (11.1-B).
+
+Every text shown to a student exists in English and Chinese and is picked at render time
+(:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text);
+the frames keep their English column names and the stylers rename them for display.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
+from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import text_of
 
 __all__ = [
@@ -76,6 +81,45 @@ __all__ = [
 
 #: The name of the valid case in :func:`parse_verdict` (the widget's first choice).
 VALID_CASE = "valid compact-1"
+
+#: Chinese labels of the cases (keys stay English: they are the fixtures' names).
+CASE_LABELS_ZH: Mapping[str, str] = {
+    VALID_CASE: "合法的 compact-1",
+    "files instead of changedFiles": "用 files 代替 changedFiles",
+    "nextSteps instead of next": "用 nextSteps 代替 next",
+    "invariants beside constraints": "constraints 旁多了 invariants",
+    "compactedEntryIds on the entry": "entry 上多了 compactedEntryIds",
+    "goal missing": "缺少 goal",
+    "blank goal": "goal 为空白",
+    "a decision that is not a string": "decisions 中有一项不是字符串",
+    "blank firstKeptEntryId": "firstKeptEntryId 为空",
+    "parentId null": "parentId 为 null",
+    "negative tokensBefore": "tokensBefore 为负数",
+    "tokensBefore is NaN": "tokensBefore 是 NaN",
+    "tokensBefore is true": "tokensBefore 是 true",
+}
+
+#: Chinese column headers of this lab's tables (English names are the frames' own).
+HEADERS_ZH: Mapping[str, str] = {
+    "id": "id",
+    "parent": "父条目",
+    "role": "角色",
+    "text": "文本",
+    "tool call ids": "tool call id",
+    "cost": "成本",
+    "case": "情形",
+    "error": "解析器的错误信息",
+}
+
+
+def case_label(case: str) -> str:
+    """A case's name in the current language (the English name is the key)."""
+    return tr(case, CASE_LABELS_ZH.get(case, case))
+
+
+def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column headers in the current language (English: unchanged)."""
+    return frame.rename(columns={c: tr(c, HEADERS_ZH.get(c, c)) for c in frame.columns})
 
 
 # -- tables ----------------------------------------------------------------------------------------
@@ -102,7 +146,10 @@ def path_table(
         if isinstance(entry, MessageSessionEntry):
             text, cost = text_of(entry.message), price(entry.message)
         elif isinstance(entry, CompactionSessionEntry):
-            text = f"summary: {entry.summary.goal} (first kept: {entry.first_kept_entry_id})"
+            text = tr(
+                f"summary: {entry.summary.goal} (first kept: {entry.first_kept_entry_id})",
+                f"摘要：{entry.summary.goal}（保留起点：{entry.first_kept_entry_id}）",
+            )
         else:
             text = f"{entry.key} = {json.dumps(entry.value)}"
         rows.append(
@@ -128,7 +175,7 @@ def path_styler(
         numbers = group_numbers(entries)
     except CtxlabError:
         numbers = {}
-    table = show(frame, "path")
+    table = show(_for_display(frame), "path")
     table.apply(group_row_colours(numbers), axis=1)
     return table
 
@@ -151,12 +198,18 @@ def parse_verdict(case: str) -> str:
         wire = corruptions[case]
     else:
         known = ", ".join([VALID_CASE, *corruptions])
-        return f"unknown case {case!r}; pick one of: {known}"
+        return tr(
+            f"unknown case {case!r}; pick one of: {known}",
+            f"没有情形 {case!r}；可选：{known}",
+        )
     try:
         entry = parse_session_entry(wire)
     except CtxlabError as error:
-        return f"rejected ✘ {error}"
-    return f"accepted ✔ {entry.type} entry {entry.id} (parent {entry.parent_id})"
+        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error}")
+    return tr(
+        f"accepted ✔ {entry.type} entry {entry.id} (parent {entry.parent_id})",
+        f"接受 ✔ {entry.type} entry {entry.id}（parent 为 {entry.parent_id}）",
+    )
 
 
 def corruption_table() -> pd.DataFrame:
@@ -168,7 +221,7 @@ def corruption_table() -> pd.DataFrame:
         except CtxlabError as error:
             message = str(error)
         else:  # pragma: no cover - would mean the parser lets a corruption through
-            message = "(accepted!)"
+            message = tr("(accepted!)", "（竟然被接受了！）")
         rows.append({"case": case, "error": message})
     return pd.DataFrame(rows, columns=["case", "error"])
 
@@ -176,18 +229,26 @@ def corruption_table() -> pd.DataFrame:
 def corruption_styler() -> CourseTable:
     """:func:`corruption_table` as a course table: every error message whole, wrapped in its
     cell (the chapter's point is that the error names the entry and the field)."""
-    return show(corruption_table(), "corruptions", "parse_session_entry(corrupted compact-1)")
+    frame = corruption_table()
+    frame["case"] = [case_label(case) for case in frame["case"]]
+    caption = tr(
+        "parse_session_entry(corrupted compact-1)", "parse_session_entry(损坏的 compact-1)"
+    )
+    return show(_for_display(frame), "corruptions", caption)
 
 
 # -- figure ----------------------------------------------------------------------------------------
 
-#: The user-visible strings of :func:`cost_figure`, in one place (to translate them later).
-COST_FIGURE_TEXT = {
-    "title": "Each entry's cost, coloured by the group it will form",
-    "xlabel": "entry (path order)",
-    "ylabel": "tokens (test estimator)",
-    "no_group": "system: no group",
-    "group": "group {n}: {cost:g}",
+#: The user-visible strings of :func:`cost_figure`, in one place: (English, Chinese).
+COST_FIGURE_TEXT: Mapping[str, tuple[str, str]] = {
+    "title": (
+        "Each entry's cost, coloured by the group it will form",
+        "每条 entry 的成本，按它将进入的组着色",
+    ),
+    "xlabel": ("entry (path order)", "entry（路径顺序）"),
+    "ylabel": ("tokens (test estimator)", "token 数（测试估算器）"),
+    "no_group": ("system: no group", "system：不属于任何组"),
+    "group": ("group {n}: {cost:g}", "第 {n} 组：{cost:g}"),
 }
 
 
@@ -198,7 +259,7 @@ def cost_figure(
     """One bar per message entry of the path: its cost under ``estimate`` (default: the
     chapter's test estimator), coloured by the interaction group ``group_interactions``
     puts it in. System messages belong to no group: grey, hatched."""
-    text = COST_FIGURE_TEXT
+    text = {key: tr_figure(en, zh) for key, (en, zh) in COST_FIGURE_TEXT.items()}
     entries = [e for e in default_path(path) if isinstance(e, MessageSessionEntry)]
     price = default_estimator(estimate)
     numbers = group_numbers(entries)
@@ -246,10 +307,14 @@ def parse_view(case: str) -> str:
 
 def build_parse_widget() -> Any:
     """Dropdown "case" → the parser's verdict (class ``ctxlab-parse-verdict``)."""
+    cases = parse_cases()
+    options: list[Any] = (
+        [(case_label(case), case) for case in cases] if get_language() == "zh" else list(cases)
+    )
     dropdown = widgets.Dropdown(
-        options=list(parse_cases()),
+        options=options,
         value=VALID_CASE,
-        description="case",
+        description=tr("case", "情形"),
         layout={"width": "480px"},
     )
     verdict = widgets.HTML(verdict_html(parse_view(dropdown.value)))
@@ -270,11 +335,18 @@ def build_parse_widget() -> Any:
 _CHAPTER_COMPACTIONS = {"compact-1": fixtures.compact1, "compact-2": fixtures.compact2}
 
 
+def _no_such_compaction(entry_id: str) -> str:
+    return tr(
+        f"no chapter compaction {entry_id!r}; use compact-1 or compact-2",
+        f"本章没有 compaction {entry_id!r}；请用 compact-1 或 compact-2",
+    )
+
+
 def draft_compaction(entry_id: str = "compact-2") -> dict[str, Any]:
     """A chapter compaction written with early-draft names: ``files`` for ``changedFiles``
     and ``nextSteps`` for ``next`` (exercise 11.1-A repairs it). A fresh dict each call."""
     if entry_id not in _CHAPTER_COMPACTIONS:
-        raise CtxlabError(f"no chapter compaction {entry_id!r}; use compact-1 or compact-2")
+        raise CtxlabError(_no_such_compaction(entry_id))
     wire = _CHAPTER_COMPACTIONS[entry_id]().to_json()
     summary = wire["summary"]
     wire["summary"] = {
@@ -289,31 +361,46 @@ def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") ->
     """Exercise 11.1-A: repair a chapter compaction written with early-draft names
     (``entry_id`` is ``compact-1`` or ``compact-2``)."""
     if entry_id not in _CHAPTER_COMPACTIONS:
-        raise CtxlabError(f"no chapter compaction {entry_id!r}; use compact-1 or compact-2")
-    wire = as_mapping(answer, "the repaired record")
+        raise CtxlabError(_no_such_compaction(entry_id))
+    wire = as_mapping(answer, tr("the repaired record", "修复后的记录"))
     entry = parse_session_entry(wire)
     expected = _CHAPTER_COMPACTIONS[entry_id]()
     if entry == expected:
         return Verdict(
             True,
-            f"the parser accepts it, and it is exactly {entry_id} again",
-            "The old names were migrated outside the parser; the parser stayed strict.",
+            tr(
+                f"the parser accepts it, and it is exactly {entry_id} again",
+                f"解析器接受了它，而且它又恰好是 {entry_id}",
+            ),
+            tr(
+                "The old names were migrated outside the parser; the parser stayed strict.",
+                "旧名字在解析器之外完成了迁移；解析器本身仍然严格。",
+            ),
         )
     differences = [
         name for name, value in expected.to_json().items() if entry.to_json().get(name) != value
     ]
     return Verdict(
         False,
-        f"the parser accepts it, but it is not the original {entry_id}",
-        f"These fields differ from {entry_id}: {', '.join(differences)}",
-        "Only rename the fields: keep their values and change nothing else.",
+        tr(
+            f"the parser accepts it, but it is not the original {entry_id}",
+            f"解析器接受了它，但它已不是原来的 {entry_id}",
+        ),
+        tr(
+            f"These fields differ from {entry_id}: {', '.join(differences)}",
+            f"这些字段与 {entry_id} 不同：{', '.join(differences)}",
+        ),
+        tr(
+            "Only rename the fields: keep their values and change nothing else.",
+            "只改字段名：保留它们的值，其他一概不动。",
+        ),
     )
 
 
 @friendly
 def check_my_summary(answer: object) -> Verdict:
     """Exercise 11.1-B: write a seven-field summary of your own that the parser accepts."""
-    summary = as_mapping(answer, "your summary")
+    summary = as_mapping(answer, tr("your summary", "你的摘要"))
     wire = fixtures.compact1().to_json()
     wire["summary"] = dict(summary)
     entry = parse_session_entry(wire)
@@ -321,12 +408,18 @@ def check_my_summary(answer: object) -> Verdict:
     if dict(summary) == fixtures.compact1_summary().to_json():
         return Verdict(
             False,
-            "that is compact-1's own summary",
-            hint="Write a summary of your own: any goal, and six lists of strings.",
+            tr("that is compact-1's own summary", "这是 compact-1 自己的摘要"),
+            hint=tr(
+                "Write a summary of your own: any goal, and six lists of strings.",
+                "写一份你自己的摘要：goal 随意，再加六个字符串列表。",
+            ),
         )
     items = sum(len(v) for v in summary.values() if isinstance(v, list))
     return Verdict(
         True,
-        "the parser accepts your seven-field summary",
-        f"goal: {entry.summary.goal!r}; {items} list items in six lists",
+        tr("the parser accepts your seven-field summary", "解析器接受了你的七字段摘要"),
+        tr(
+            f"goal: {entry.summary.goal!r}; {items} list items in six lists",
+            f"goal：{entry.summary.goal!r}；六个列表共 {items} 项",
+        ),
     )

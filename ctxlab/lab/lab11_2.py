@@ -16,6 +16,10 @@ pairing and error shown here is the core's, never re-computed.
   (:func:`grouping_variant`, :func:`grouping_view` are its pure parts);
 * self-checks -- :func:`check_group_of_u3` (exercise 11.2-A), :func:`check_legal_cuts`
   (11.2-B) and :func:`check_error_entry` (11.2-C: any entry the error names).
+
+Every text shown to a student exists in English and Chinese and is picked at render time
+(:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text);
+the frames keep their English column names and case keys, the stylers translate them.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
+import matplotlib
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
@@ -53,6 +58,7 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
+from ctxlab.lab.language import figure_language, get_language, tr, tr_figure
 from ctxlab.messages import ToolResultMessage
 
 __all__ = [
@@ -83,12 +89,45 @@ __all__ = [
 
 # -- tables ----------------------------------------------------------------------------------------
 
+#: Chinese column headers of this lab's tables (English names are the frames' own).
+HEADERS_ZH: Mapping[str, str] = {
+    "id": "id",
+    "role": "角色",
+    "group": "组",
+    "starts with": "组首",
+    "tool call ids": "tool call id",
+    "case": "情形",
+    "group_interactions says": "group_interactions 的结论",
+}
+
+#: Chinese labels of the cases of :func:`grouping_errors` and :func:`pairing_cases`.
+CASE_LABELS_ZH: Mapping[str, str] = {
+    "r-test answers unknown-1": "r-test 回答 unknown-1",
+    "r-read missing": "缺少 r-read",
+    "r-read also answers test-1": "r-read 也回答 test-1",
+    "read-1 declared twice": "read-1 被声明两次",
+    "r-test moved before calls": "r-test 移到 calls 之前",
+    "the opening path": "开篇路径",
+    "r-test's toolName is 'read' (its call test-1 is 'bash')": (
+        "r-test 的 toolName 写成 'read'（它的 call test-1 是 'bash'）"
+    ),
+    "no final assistant: a3 left out": "没有终态 assistant：去掉 a3",
+}
+
+
+def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its headers and case names in the current language (English: unchanged)."""
+    frame = frame.copy()
+    if "case" in frame.columns:
+        frame["case"] = [tr(case, CASE_LABELS_ZH.get(case, case)) for case in frame["case"]]
+    return frame.rename(columns={c: tr(c, HEADERS_ZH.get(c, c)) for c in frame.columns})
+
 
 def group_label(number: int, group: InteractionGroup) -> str:
-    """``group 3: u3…a3``."""
+    """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``)."""
     ids = group.entry_ids
     span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-    return f"group {number}: {span}"
+    return tr(f"group {number}: {span}", f"第 {number} 组：{span}")
 
 
 def grouping_table(path: Sequence[SessionEntry] | None = None) -> pd.DataFrame:
@@ -121,7 +160,7 @@ def grouping_table(path: Sequence[SessionEntry] | None = None) -> pd.DataFrame:
 def grouping_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
     """:func:`grouping_table` with rows tinted by group."""
     entries = default_path(path)
-    table = show(grouping_table(entries), "grouping")
+    table = show(_for_display(grouping_table(entries)), "grouping")
     table.apply(group_row_colours(group_numbers(entries)), axis=1)
     return table
 
@@ -135,15 +174,23 @@ def pairing_matrix(path: Sequence[SessionEntry] | None = None, head: str = "u3")
     group = next((g for g in groups if g.head.id == head), None)
     if group is None:
         heads = ", ".join(g.head.id for g in groups)
-        raise ValueError(f"no interaction starts with {head!r}; groups start with {heads}")
+        raise ValueError(
+            tr(
+                f"no interaction starts with {head!r}; groups start with {heads}",
+                f"没有以 {head!r} 开始的 interaction；各组的组首是 {heads}",
+            )
+        )
     results = [e.id for e in group.entries if isinstance(e.message, ToolResultMessage)]
     pairs = set(group.tool_pairs)
     data = [
         ["✔" if (call_id, result) in pairs else "" for result in results]
         for call_id, _ in group.tool_pairs
     ]
-    index = pd.Index([call_id for call_id, _ in group.tool_pairs], name="call id")
-    return pd.DataFrame(data, index=index, columns=pd.Index(results, name="result"))
+    index = pd.Index(
+        [call_id for call_id, _ in group.tool_pairs], name=tr("call id", "call id（声明顺序）")
+    )
+    columns = pd.Index(results, name=tr("result", "result（路径顺序）"))
+    return pd.DataFrame(data, index=index, columns=columns)
 
 
 @dataclass(frozen=True)
@@ -189,9 +236,9 @@ def grouping_verdict(path: Sequence[SessionEntry]) -> str:
     try:
         groups = group_interactions(message_entries(path))
     except CtxlabError as error:
-        return f"rejected ✘ {error}"
+        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error}")
     shown = "; ".join(f"[{', '.join(g.entry_ids)}]" for g in groups)
-    return f"accepted ✔ {len(groups)} groups: {shown}"
+    return tr(f"accepted ✔ {len(groups)} groups: {shown}", f"接受 ✔ {len(groups)} 组：{shown}")
 
 
 def grouping_errors_table() -> pd.DataFrame:
@@ -206,7 +253,8 @@ def grouping_errors_table() -> pd.DataFrame:
 def grouping_errors_styler() -> CourseTable:
     """:func:`grouping_errors_table` as a course table: each message whole, wrapped (the
     chapter's point is that the error names the entry and the call id)."""
-    return show(grouping_errors_table(), "grouping_errors", "group_interactions(variant path)")
+    caption = tr("group_interactions(variant path)", "group_interactions(改动后的路径)")
+    return show(_for_display(grouping_errors_table()), "grouping_errors", caption)
 
 
 def _with_result(path: list[SessionEntry], entry_id: str, **changes: Any) -> None:
@@ -238,12 +286,25 @@ def pairing_cases_styler() -> CourseTable:
         for case, path in pairing_cases().items()
     ]
     frame = pd.DataFrame(rows, columns=["case", "group_interactions says"])
-    return show(frame, "pairing_cases", "what pairing does not read")
+    caption = tr("what pairing does not read", "配对不读取的东西")
+    return show(_for_display(frame), "pairing_cases", caption)
 
 
 # -- figure ----------------------------------------------------------------------------------------
 
 _NO_GROUP = "#DDDDDD"
+
+
+def _symbol_fallback() -> dict[str, Any]:
+    """Text properties for figure text with ✔ and ✘ in the Chinese edition.
+
+    The CJK font has no ✔/✘, and matplotlib falls back glyph by glyph only across a
+    text's *families*, not across the ``font.sans-serif`` list: name the list's fonts as
+    families. English figures are left exactly as they were (empty dict).
+    """
+    if figure_language() != "zh":
+        return {}
+    return {"fontfamily": list(matplotlib.rcParams["font.sans-serif"])}
 
 
 @styled
@@ -255,6 +316,7 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     x_of = {entry.id: float(i) for i, entry in enumerate(entries)}
 
     fig, ax = new_figure(FIGSIZE)
+    symbols = _symbol_fallback()
     width, height = 0.86, 0.8
     for entry in entries:
         x = x_of[entry.id]
@@ -280,7 +342,8 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
         y = -0.55
         ax.plot([first - 0.4, last + 0.4], [y, y], color=group_colour(n), linewidth=5,
                 solid_capstyle="butt")  # fmt: skip
-        ax.text((first + last) / 2, y - 0.25, f"group {n}", ha="center", va="center",
+        label = tr_figure(f"group {n}", f"第 {n} 组")
+        ax.text((first + last) / 2, y - 0.25, label, ha="center", va="center",
                 fontsize=15, fontweight="bold")  # fmt: skip
 
     for cut in cut_points(entries):
@@ -288,17 +351,21 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
         if cut.legal:
             ax.plot([x, x], [-0.05, height + 0.3], color=PALETTE["bluish_green"], linewidth=3)
             ax.text(x, height + 0.45, "✔", ha="center", va="center", fontsize=20,
-                    color=PALETTE["bluish_green"], fontweight="bold")  # fmt: skip
+                    color=PALETTE["bluish_green"], fontweight="bold", **symbols)  # fmt: skip
         else:
             ax.plot([x, x], [height + 0.05, height + 0.3], color=PALETTE["vermillion"],
                     linewidth=2, linestyle=":")  # fmt: skip
             ax.text(x, height + 0.45, "✘", ha="center", va="center", fontsize=16,
-                    color=PALETTE["vermillion"])  # fmt: skip
+                    color=PALETTE["vermillion"], **symbols)  # fmt: skip
 
     ax.set_xlim(-0.6, len(entries) - 0.4)
     ax.set_ylim(-1.0, height + 0.75)
     ax.set_axis_off()
-    ax.set_title("Where may the budget cut?  ✔ between groups   ✘ inside a group", loc="left")
+    title = tr_figure(
+        "Where may the budget cut?  ✔ between groups   ✘ inside a group",
+        "预算可以在哪里切开？  ✔ 组与组之间   ✘ 组内",
+    )
+    ax.set_title(title, loc="left", **symbols)
     return fig
 
 
@@ -320,7 +387,12 @@ def grouping_variant(order: str, r_test_answers: str) -> list[SessionEntry]:
     """The opening path with group 3's calls/results in ``order`` and r-test re-pointed."""
     wanted = [part.strip() for part in order.split(",")]
     if sorted(wanted) != ["calls", "r-read", "r-test"]:
-        raise ValueError(f"order must arrange calls, r-test and r-read, got {order!r}")
+        raise ValueError(
+            tr(
+                f"order must arrange calls, r-test and r-read, got {order!r}",
+                f"order 必须是 calls、r-test、r-read 的一种排列，收到的是 {order!r}",
+            )
+        )
     by_id: dict[str, SessionEntry] = {entry.id: entry for entry in fixtures.opening_path()}
     r_test = by_id["r-test"]
     assert isinstance(r_test, MessageSessionEntry)
@@ -347,17 +419,21 @@ def grouping_view(order: str, r_test_answers: str) -> GroupingView:
     try:
         pairing = pairing_matrix(path).to_string()
     except CtxlabError:
-        pairing = "(no pairing: the group was rejected)"
+        pairing = tr("(no pairing: the group was rejected)", "（没有配对：这一组被拒绝了）")
     return GroupingView(verdict, pairing)
 
 
 def build_grouping_widget() -> Any:
     """Dropdowns "order" and "r-test answers" → grouping verdict (``ctxlab-grouping-verdict``)."""
     order = widgets.Dropdown(
-        options=list(GROUPING_ORDERS), value=GROUPING_ORDERS[0], description="order"
+        options=list(GROUPING_ORDERS),
+        value=GROUPING_ORDERS[0],
+        description=tr("order", "第 3 组的顺序"),
     )
     answers = widgets.Dropdown(
-        options=list(R_TEST_ANSWERS), value=R_TEST_ANSWERS[0], description="r-test answers"
+        options=list(R_TEST_ANSWERS),
+        value=R_TEST_ANSWERS[0],
+        description=tr("r-test answers", "r-test 回答的 call"),
     )
     order.style.description_width = "initial"
     answers.style.description_width = "initial"
@@ -386,30 +462,43 @@ def build_grouping_widget() -> Any:
 @friendly
 def check_group_of_u3(answer: object) -> Verdict:
     """Exercise 11.2-A: the ids of the group ``u3`` starts, in path order."""
-    ids = id_list(answer, "your group")
+    ids = id_list(answer, tr("your group", "你写的组"))
     groups = group_interactions(fixtures.opening_path())
     expected = list(next(g for g in groups if g.head.id == "u3").entry_ids)
     if ids == expected:
-        return Verdict(True, f"the group is {', '.join(expected)}", "Path order is kept.")
+        return Verdict(
+            True,
+            tr(f"the group is {', '.join(expected)}", f"这一组是 {', '.join(expected)}"),
+            tr("Path order is kept.", "组内保持原路径顺序。"),
+        )
     missing = [i for i in expected if i not in ids]
     extra = [i for i in ids if i not in expected]
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"missing: {', '.join(missing)}")
+            parts.append(tr(f"missing: {', '.join(missing)}", f"缺少：{', '.join(missing)}"))
         if extra:
-            parts.append(f"not in this group: {', '.join(extra)}")
+            parts.append(
+                tr(f"not in this group: {', '.join(extra)}", f"不属于这一组：{', '.join(extra)}")
+            )
         return Verdict(
             False,
-            "the group has other members",
-            "; ".join(parts),
-            "A group runs from its user message up to the next user message; "
-            "system messages belong to no group.",
+            tr("the group has other members", "这一组的成员不是这些"),
+            tr("; ", "；").join(parts),
+            tr(
+                "A group runs from its user message up to the next user message; "
+                "system messages belong to no group.",
+                "一组从它的 user message 开始，一直到下一条 user message 为止；"
+                "system message 不属于任何一组。",
+            ),
         )
     return Verdict(
         False,
-        "right members, wrong order",
-        hint="group_interactions keeps the path order: r-test stands before r-read.",
+        tr("right members, wrong order", "成员对了，顺序不对"),
+        hint=tr(
+            "group_interactions keeps the path order: r-test stands before r-read.",
+            "group_interactions 保持原路径顺序：r-test 排在 r-read 前面。",
+        ),
     )
 
 
@@ -418,41 +507,72 @@ def _cut_label(item: object) -> str:
         return item.replace(" ", "")
     if isinstance(item, Sequence) and len(item) == 2 and all(isinstance(x, str) for x in item):
         return f"{item[0]}|{item[1]}"
-    raise TypeError(f"{item!r} is not a cut; write it as 'a1|u2' or ('a1', 'u2')")
+    raise TypeError(
+        tr(
+            f"{item!r} is not a cut; write it as 'a1|u2' or ('a1', 'u2')",
+            f"{item!r} 不是一个切点；请写成 'a1|u2' 或 ('a1', 'u2')",
+        )
+    )
 
 
 @friendly
 def check_legal_cuts(answer: object) -> Verdict:
     """Exercise 11.2-B: every place where the budget may cut the opening path."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        raise TypeError("the cuts should be a list such as ['x|y', ...]")
+        raise TypeError(
+            tr(
+                "the cuts should be a list such as ['x|y', ...]",
+                "切点应当是一个列表，例如 ['x|y', ...]",
+            )
+        )
     chosen = {_cut_label(item) for item in answer}
     cuts = {cut.label: cut for cut in cut_points(fixtures.opening_path())}
     unknown = sorted(label for label in chosen if label not in cuts)
     if unknown:
         return Verdict(
             False,
-            f"not neighbouring entries: {', '.join(unknown)}",
-            hint="A cut lies between two neighbouring entries of the path, e.g. 'u1|a1'.",
+            tr(
+                f"not neighbouring entries: {', '.join(unknown)}",
+                f"这些不是相邻的 entry：{', '.join(unknown)}",
+            ),
+            hint=tr(
+                "A cut lies between two neighbouring entries of the path, e.g. 'u1|a1'.",
+                "切点位于路径上两条相邻的 entry 之间，例如 'u1|a1'。",
+            ),
         )
     illegal = [label for label in cuts if label in chosen and not cuts[label].legal]
     legal = [label for label in cuts if cuts[label].legal]
     if illegal:
         return Verdict(
             False,
-            f"these cuts fall inside a group: {', '.join(illegal)}",
-            "Cutting there would keep part of an interaction and drop the rest, e.g. a "
-            "tool call without its result.",
-            "Only a cut between two groups keeps every interaction whole.",
+            tr(
+                f"these cuts fall inside a group: {', '.join(illegal)}",
+                f"这些切点落在组内：{', '.join(illegal)}",
+            ),
+            tr(
+                "Cutting there would keep part of an interaction and drop the rest, e.g. a "
+                "tool call without its result.",
+                "在那里切开，会保留一次 interaction 的一部分而丢掉其余部分，"
+                "例如留下 tool call 却丢掉它的 result。",
+            ),
+            tr(
+                "Only a cut between two groups keeps every interaction whole.",
+                "只有切在两组之间，每次 interaction 才能保持完整。",
+            ),
         )
     missed = [label for label in legal if label not in chosen]
     if missed:
         return Verdict(
             False,
-            f"{len(missed)} legal cut(s) missing",
-            hint="Look at the timeline: where does one group end and the next begin?",
+            tr(f"{len(missed)} legal cut(s) missing", f"还少了 {len(missed)} 个合法切点"),
+            hint=tr(
+                "Look at the timeline: where does one group end and the next begin?",
+                "看看时间线：一组在哪里结束，下一组又从哪里开始？",
+            ),
         )
-    return Verdict(True, f"the legal cuts are {', '.join(legal)}")
+    return Verdict(
+        True, tr(f"the legal cuts are {', '.join(legal)}", f"合法切点是 {', '.join(legal)}")
+    )
 
 
 def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
@@ -469,7 +589,12 @@ def check_error_entry(answer: object) -> Verdict:
     either is right.
     """
     if not isinstance(answer, str):
-        raise TypeError(f"the answer should be an entry id (a string), got {answer!r}")
+        raise TypeError(
+            tr(
+                f"the answer should be an entry id (a string), got {answer!r}",
+                f"答案应当是一个 entry id（字符串），收到的是 {answer!r}",
+            )
+        )
     path = fixtures.unknown_call_path()
     try:
         group_interactions(message_entries(path))
@@ -477,11 +602,23 @@ def check_error_entry(answer: object) -> Verdict:
         named = _named_entries(str(error), path)
         if answer in named:
             others = [entry_id for entry_id in named if entry_id != answer]
+            if get_language() == "zh":
+                also = f"（它也点名了 {', '.join(others)}）" if others else ""
+                return Verdict(True, f"错误信息点名了 {answer}{also}", str(error))
             also = f" (it also names {', '.join(others)})" if others else ""
             return Verdict(True, f"the error names {answer}{also}", str(error))
         return Verdict(
             False,
-            f"the error does not name {answer!r}",
-            hint="Which entry carries toolCallId unknown-1, and which interaction is it in?",
+            tr(f"the error does not name {answer!r}", f"错误信息没有点名 {answer!r}"),
+            hint=tr(
+                "Which entry carries toolCallId unknown-1, and which interaction is it in?",
+                "哪条 entry 带着 toolCallId unknown-1？它又在哪一次 interaction 里？",
+            ),
         )
-    return Verdict(False, "the corrupted path was accepted -- is the core unchanged?")
+    return Verdict(
+        False,
+        tr(
+            "the corrupted path was accepted -- is the core unchanged?",
+            "损坏的路径竟被接受了——core 是否被改动过？",
+        ),
+    )
