@@ -177,7 +177,7 @@ def test_first_kept_figure_is_drawn_in_chinese(chinese: None) -> None:
     assert _chinese(ax.get_xlabel())
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
         "保留：原消息",
-        "摘要替代：由摘要代为承载",
+        "摘要替代：这部分由摘要代替",
     ]
 
 

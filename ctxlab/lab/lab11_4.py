@@ -207,7 +207,7 @@ FIRST_KEPT_FIGURE_TEXT_ZH = {
     "ylabel": "firstKeptEntryId",
     "xlabel": "对话的 token（system 另行重放）",
     "kept": "保留：原消息",
-    "summarised": "摘要替代：由摘要代为承载",
+    "summarised": "摘要替代：这部分由摘要代替",
 }
 
 
