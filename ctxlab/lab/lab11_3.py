@@ -66,6 +66,7 @@ from ctxlab.lab.display import (
 )
 from ctxlab.lab.lab11_1 import path_table
 from ctxlab.lab.lab11_2 import group_label
+from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = [
@@ -106,6 +107,24 @@ class LedgerGroup:
     cost: int | float
     kept: bool
     running_total: int | float  # after this group (kept) or what it would have made
+    span: str = ""  # "u3…a3": the group's first and last entry ids
+
+
+def _group_name(group: LedgerGroup, *, figure: bool = False) -> str:
+    """``group 3: u3…a3`` in English, ``第 3 组：u3…a3`` in Chinese (``figure``: the language
+    figure text is drawn in)."""
+    if not group.span:
+        return group.label
+    zh = f"第 {group.number} 组：{group.span}"
+    return tr_figure(group.label, zh) if figure else tr(group.label, zh)
+
+
+def _in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with its column headers in Chinese when the notebook is Chinese.
+
+    The frames are built with English keys (the code and the tests index them so); only
+    the headers a student reads change."""
+    return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
 
 
 @dataclass(frozen=True)
@@ -163,22 +182,31 @@ def budget_ledger(
     running = summary_cost
     ledger: list[LedgerGroup] = []
     for number, group, cost, kept in rows:
-        ledger.append(LedgerGroup(number, group_label(number, group), cost, kept, running + cost))
+        ids = group.entry_ids
+        span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
+        ledger.append(
+            LedgerGroup(number, group_label(number, group), cost, kept, running + cost, span)
+        )
         if kept:
             running += cost
     return BudgetLedger(result, summary_cost, tuple(ledger))
 
 
-def ledger_table(
-    path: Sequence[SessionEntry] | None = None,
+_LEDGER_COLUMNS = ["item", "tokens", "running total", "decision"]
+_LEDGER_ZH = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
+
+
+def _ledger(
+    path: Sequence[SessionEntry] | None,
     *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
-    summary_language: SummaryLanguage = "zh",
-) -> pd.DataFrame:
-    """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision."""
+    max_tokens: int | float,
+    reserved_output: int | float,
+    safety_margin: int | float,
+    estimate: TokenEstimator | None,
+    summary_language: SummaryLanguage,
+) -> tuple[pd.DataFrame, list[str]]:
+    """The ledger's rows in the current language and each row's kind (``fixed``,
+    ``budget``, ``kept``, ``dropped`` or ``""``), which the styler colours by."""
     view = budget_ledger(
         path,
         max_tokens=max_tokens,
@@ -190,72 +218,102 @@ def ledger_table(
     n = tidy_number
     t = view.result.tokens
     available = n(t.available_for_messages)
+    fixed = tr("fixed", "固定成本")
     rows: list[dict[str, object]] = [
         {"item": "max_tokens", "tokens": n(t.max_tokens), "running total": "", "decision": ""},
-        {"item": "− system (replayed)", "tokens": n(t.system), "running total": "",
-         "decision": "fixed"},
+        {"item": tr("− system (replayed)", "− system（重放）"), "tokens": n(t.system),
+         "running total": "", "decision": fixed},
         {"item": "− reserved_output", "tokens": n(t.reserved_output), "running total": "",
-         "decision": "fixed"},
+         "decision": fixed},
         {"item": "− safety_margin", "tokens": n(t.safety_margin), "running total": "",
-         "decision": "fixed"},
-        {"item": "= available for messages", "tokens": available, "running total": "",
-         "decision": "budget"},
+         "decision": fixed},
+        {"item": tr("= available for messages", "= 消息额度"), "tokens": available,
+         "running total": "", "decision": tr("budget", "预算")},
     ]  # fmt: skip
+    kinds = ["", "fixed", "fixed", "fixed", "budget"]
     has_summary = any(isinstance(e, CompactionSessionEntry) for e in default_path(path))
     if has_summary:
         rows.append(
             {
-                "item": "summary (newest compaction)",
+                "item": tr("summary (newest compaction)", "摘要（最新的 compaction）"),
                 "tokens": n(view.summary_cost),
                 "running total": n(view.summary_cost),
-                "decision": "kept first",
+                "decision": tr("kept first", "最先保留"),
             }
         )
+        kinds.append("kept")
     stopped = False
     for group in view.groups:
+        total = n(group.running_total)
         if group.kept:
             if group.running_total > t.available_for_messages:
-                decision = f"kept whole: overflow, {n(group.running_total)} > {available}"
+                decision = tr(
+                    f"kept whole: overflow, {total} > {available}",
+                    f"整组保留：超出，{total} > {available}",
+                )
             else:
-                decision = "kept"
+                decision = tr("kept", "保留")
         elif not stopped:
-            decision = f"dropped: would make {n(group.running_total)} > {available}"
+            decision = tr(
+                f"dropped: would make {total} > {available}",
+                f"丢弃：加上它会变成 {total} > {available}",
+            )
             stopped = True
         else:
-            decision = "dropped: the choice already stopped"
+            decision = tr("dropped: the choice already stopped", "丢弃：选择已经停止")
         rows.append(
             {
-                "item": f"{group.label} ({n(group.cost)})",
+                "item": f"{_group_name(group)} ({n(group.cost)})",
                 "tokens": n(group.cost),
-                "running total": n(group.running_total) if group.kept else "",
+                "running total": total if group.kept else "",
                 "decision": decision,
             }
         )
+        kinds.append("kept" if group.kept else "dropped")
     rows.append(
         {
             "item": f"reason: {view.result.reason}",
             "tokens": n(t.total),
             "running total": "",
-            "decision": "total sent",
+            "decision": tr("total sent", "发送总计"),
         }
     )
-    return pd.DataFrame(rows, columns=["item", "tokens", "running total", "decision"])
+    kinds.append("")
+    frame = pd.DataFrame(rows, columns=_LEDGER_COLUMNS)
+    return _in_language(frame, _LEDGER_ZH), kinds
 
 
-def _ledger_row_style(row: pd.Series) -> list[str]:
-    decision = str(row["decision"])
-    if decision.startswith("kept"):
-        style = "background-color: #009E7333; font-weight: bold"
-    elif decision.startswith("dropped"):
-        style = (
-            "background: repeating-linear-gradient(45deg, #FFFFFF, #FFFFFF 6px,"
-            " #DDDDDD 6px, #DDDDDD 8px); color: #555555; text-decoration: line-through"
-        )
-    elif decision == "budget":
-        style = "font-weight: bold; border-top: 2px solid #000000"
-    else:
-        style = ""
-    return [style] * len(row)
+def ledger_table(
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: int | float = 31,
+    reserved_output: int | float = 4,
+    safety_margin: int | float = 2,
+    estimate: TokenEstimator | None = None,
+    summary_language: SummaryLanguage = "zh",
+) -> pd.DataFrame:
+    """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision
+    (headers and words in the notebook's language)."""
+    frame, _ = _ledger(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+        summary_language=summary_language,
+    )
+    return frame
+
+
+_DROPPED_ROW = (
+    "background: repeating-linear-gradient(45deg, #FFFFFF, #FFFFFF 6px,"
+    " #DDDDDD 6px, #DDDDDD 8px); color: #555555; text-decoration: line-through"
+)
+_LEDGER_ROW_STYLE = {
+    "kept": "background-color: #009E7333; font-weight: bold",
+    "dropped": _DROPPED_ROW,
+    "budget": "font-weight: bold; border-top: 2px solid #000000",
+}
 
 
 def ledger_styler(
@@ -268,7 +326,7 @@ def ledger_styler(
     summary_language: SummaryLanguage = "zh",
 ) -> CourseTable:
     """:func:`ledger_table` with kept rows green and dropped rows hatched grey."""
-    frame = ledger_table(
+    frame, kinds = _ledger(
         path,
         max_tokens=max_tokens,
         reserved_output=reserved_output,
@@ -276,8 +334,12 @@ def ledger_styler(
         estimate=estimate,
         summary_language=summary_language,
     )
+
+    def row_style(row: pd.Series) -> list[str]:
+        return [_LEDGER_ROW_STYLE.get(kinds[int(row.name)], "")] * len(row)
+
     table = show(frame, "ledger")
-    table.apply(_ledger_row_style, axis=1)
+    table.apply(row_style, axis=1)
     return table
 
 
@@ -289,7 +351,31 @@ def sweep_table(
     safety_margin: int | float = 2,
     estimate: TokenEstimator | None = None,
 ) -> pd.DataFrame:
-    """``build_context`` at every ``max_tokens``: groups kept, kept ids, reason, total."""
+    """``build_context`` at every ``max_tokens``: groups kept, kept ids, reason, total.
+
+    ``max_tokens`` and ``reason`` keep their names in every language (the notebook groups
+    by them); the other headers follow the notebook's language."""
+    frame = _sweep_frame(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=reserved_output,
+        safety_margin=safety_margin,
+        estimate=estimate,
+    )
+    return _in_language(
+        frame, {"groups kept": "保留的组数", "total": "总计 total", "kept ids": "保留的 entry id"}
+    )
+
+
+def _sweep_frame(
+    path: Sequence[SessionEntry] | None,
+    *,
+    max_tokens: Iterable[int],
+    reserved_output: int | float,
+    safety_margin: int | float,
+    estimate: TokenEstimator | None,
+) -> pd.DataFrame:
+    """:func:`sweep_table` with its English headers, whatever the language."""
     entries = default_path(path)
     price = default_estimator(estimate)
     heads = {g.head.id for g in _candidate_groups(entries)}
@@ -337,7 +423,9 @@ def option_errors() -> dict[str, dict[str, Any]]:
 
 
 def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
-    """Each case of :func:`option_errors` and what ``build_context`` says (whole, wrapped)."""
+    """Each case of :func:`option_errors` and what ``build_context`` says (whole, wrapped).
+
+    The errors are ctxlab's own messages, in English in every edition."""
     entries = default_path(path)
     rows = []
     for case, changes in option_errors().items():
@@ -354,9 +442,16 @@ def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTa
             said = f"{type(error).__name__}: {error}"
         else:  # pragma: no cover - would mean a broken option was accepted
             said = "(accepted!)"
-        rows.append({"case": case, "build_context says": said})
+        shown_case = case.replace(
+            "the estimator returns", tr("the estimator returns", "估算器返回")
+        )
+        rows.append({"case": shown_case, "build_context says": said})
     frame = pd.DataFrame(rows, columns=["case", "build_context says"])
-    caption = "build_context(path, max_tokens=31, ...) with one bad value"
+    frame = _in_language(frame, {"case": "情形", "build_context says": "build_context 的回答"})
+    caption = tr(
+        "build_context(path, max_tokens=31, ...) with one bad value",
+        "build_context(path, max_tokens=31, ...)，每次只换一个坏值",
+    )
     return show(frame, "option_errors", caption)
 
 
@@ -402,17 +497,19 @@ def sent_messages_table(result: ContextResult) -> pd.DataFrame:
     for position, message in enumerate(result.messages, 1):
         if position <= head:
             source = (
-                "replayed from the path's system messages"
+                tr("replayed from the path's system messages", "由路径上的 system message 重放")
                 if isinstance(message, SystemMessage)
-                else "the newest compaction's summary"
+                else tr("the newest compaction's summary", "最新 compaction 的摘要")
             )
             rows.append({"#": position, "role": message.role, "comes from": source,
-                         "in keptEntryIds": "no"})  # fmt: skip
+                         "in keptEntryIds": tr("no", "否")})  # fmt: skip
         else:
             entry_id = result.kept_entry_ids[position - head - 1]
-            rows.append({"#": position, "role": message.role, "comes from": f"entry {entry_id}",
-                         "in keptEntryIds": "yes"})  # fmt: skip
-    return pd.DataFrame(rows, columns=["#", "role", "comes from", "in keptEntryIds"])
+            rows.append({"#": position, "role": message.role,
+                         "comes from": tr(f"entry {entry_id}", f"条目 {entry_id}"),
+                         "in keptEntryIds": tr("yes", "是")})  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["#", "role", "comes from", "in keptEntryIds"])
+    return _in_language(frame, {"comes from": "来自", "in keptEntryIds": "在 keptEntryIds 里？"})
 
 
 # -- figures ---------------------------------------------------------------------------------------
@@ -446,10 +543,16 @@ def budget_figure(
         ("safety_margin", float(t.safety_margin), {**fixed_style, "facecolor": "#555555"}),
     ]
     if view.summary_cost:
-        rows.append(("summary", float(view.summary_cost), {**KEPT, "facecolor": PALETTE["yellow"]}))
+        rows.append(
+            (
+                tr_figure("summary", "摘要"),
+                float(view.summary_cost),
+                {**KEPT, "facecolor": PALETTE["yellow"]},
+            )
+        )
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append((group.label, float(group.cost), style))
+        rows.append((_group_name(group, figure=True), float(group.cost), style))
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
@@ -465,21 +568,28 @@ def budget_figure(
     ax.axvline(budget_end, color=PALETTE["black"], linestyle="--", linewidth=2)
     right = max(start, budget_end, float(t.max_tokens)) * 1.1 + 2
     on_left = budget_end > 0.6 * right  # keep the label inside the axes
-    ax.text(budget_end, -0.9, f" budget ends: {budget_end:g} " , va="center",
+    ends = tr_figure(f" budget ends: {budget_end:g} ", f" 预算到此为止：{budget_end:g} ")
+    ax.text(budget_end, -0.9, ends, va="center",
             ha="right" if on_left else "left", fontsize=14, fontweight="bold")  # fmt: skip
 
     ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
     ax.invert_yaxis()
     ax.set_ylim(len(rows) - 0.5, -1.3)
     ax.set_xlim(0, right)
-    ax.set_xlabel("tokens (running total)")
+    ax.set_xlabel(tr_figure("tokens (running total)", "token（累计）"))
     ax.set_title(
-        f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}", loc="left"
+        tr_figure(
+            f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}",
+            f"max_tokens {t.max_tokens:g}：{view.result.reason}，total {t.total:g}",
+        ),
+        loc="left",
     )
+    kept_label = tr_figure("kept (solid)", "保留（实心）")
+    dropped_label = tr_figure("dropped (hatched)", "丢弃（斜线）")
     fig.legend(
         handles=[
-            Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label="kept (solid)"),  # type: ignore[arg-type]
-            Patch(**DROPPED, label="dropped (hatched)"),  # type: ignore[arg-type]
+            Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label=kept_label),  # type: ignore[arg-type]
+            Patch(**DROPPED, label=dropped_label),  # type: ignore[arg-type]
         ],
         loc="upper right",
         ncols=2,
@@ -506,7 +616,7 @@ def sweep_figure(
     mark: int | None = 31,
 ) -> Figure:
     """Groups kept (a step line) and ``reason`` (hatched bands) against ``max_tokens``."""
-    frame = sweep_table(
+    frame = _sweep_frame(
         path,
         max_tokens=max_tokens,
         reserved_output=reserved_output,
@@ -530,7 +640,7 @@ def sweep_figure(
         y = kept[budgets.index(mark)]
         ax.plot([mark], [y], "o", color=PALETTE["black"], markersize=10)
         ax.annotate(
-            f"max_tokens {mark}: {y} groups",
+            tr_figure(f"max_tokens {mark}: {y} groups", f"max_tokens {mark}：{y} 组"),
             (mark, y),
             xytext=(mark - 14, y + 0.45),
             fontsize=14,
@@ -541,9 +651,13 @@ def sweep_figure(
     ax.set_yticks(range(0, int(top) + 1))
     ax.set_xlim(budgets[0] - 0.5, budgets[-1] + 0.5)
     ax.set_xlabel("max_tokens")
-    ax.set_ylabel("groups kept")
+    ax.set_ylabel(tr_figure("groups kept", "保留的组数"))
     ax.set_title(
-        f"Sweep (reserved_output {reserved_output:g}, safety_margin {safety_margin:g})",
+        tr_figure(
+            f"Sweep (reserved_output {reserved_output:g}, safety_margin {safety_margin:g})",
+            f"逐个试 max_tokens（reserved_output {reserved_output:g}，"
+            f"safety_margin {safety_margin:g}）",
+        ),
         loc="left",
     )
     seen = list(dict.fromkeys(reasons))
@@ -590,7 +704,7 @@ def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> 
             names.append(f"summary({compactions[-1].id})")
         else:
             names.append(f"{getattr(message, 'role', type(message).__name__)}?")
-    return " → ".join(names) or "(none)"
+    return " → ".join(names) or tr("(none)", "（无）")
 
 
 def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str, str]]:
@@ -598,7 +712,10 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
     kept = getattr(result, "kept_entry_ids")  # noqa: B009 - a student's object may lack it
     tokens = getattr(result, "tokens")  # noqa: B009
     rows = [
-        ("kept ids", ", ".join(str(i) for i in kept) or "(nothing)"),
+        (
+            tr("kept ids", "保留的 entry id"),
+            ", ".join(str(i) for i in kept) or tr("(nothing)", "（无）"),
+        ),
         ("reason", str(getattr(result, "reason"))),  # noqa: B009
     ]
     for name in _TOKEN_FIELDS:
@@ -628,7 +745,8 @@ def compare_table(
     One row each for the kept ids, the reason, the seven token numbers and the messages
     (named by entry id); ``same?`` is ✔, or ✘ with "first difference" on the first row that
     differs. A student function that raises, hangs or returns something unreadable gives
-    one row saying so (it never raises here).
+    one row saying so (it never raises here). Headers, row names and marks follow the
+    notebook's language; the messages of ``call_safely`` stay as it words them.
     """
     entries = default_path(path)
     price = default_estimator(estimate)
@@ -647,41 +765,57 @@ def compare_table(
         try:
             got = _result_rows(entries, call.value)
         except Exception as error:
+            kind = type(call.value).__name__
             problem = (
-                f"returned {type(call.value).__name__}, which is not a ContextResult"
-                f" ({type(error).__name__}: {error})"
+                tr(
+                    f"returned {kind}, which is not a ContextResult",
+                    f"返回了 {kind}，它不是 ContextResult",
+                )
+                + f" ({type(error).__name__}: {error})"
             )
+    first_difference = _first_difference()
     if problem:
-        rows = [{"": "your build_context", "reference": "(see below)", "yours": problem,
-                 "same?": "✘ first difference"}]  # fmt: skip
+        rows = [{"": tr("your build_context", "你的 build_context"),
+                 "reference": tr("(see below)", "（见下方）"), "yours": problem,
+                 "same?": first_difference}]  # fmt: skip
         rows += [
             {"": what, "reference": value, "yours": "", "same?": ""} for what, value in expected
         ]
-        return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+        return _in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
     rows = []
     first = True
     for (what, want), (_, have) in zip(expected, got, strict=True):
         if want == have:
             mark = "✔"
         elif first:
-            mark, first = "✘ first difference", False
+            mark, first = first_difference, False
         else:
             mark = "✘"
         rows.append({"": what, "reference": want, "yours": have, "same?": mark})
-    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+    return _in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
 
 
-def _compare_row_style(row: pd.Series) -> list[str]:
-    mark = str(row["same?"])
-    if mark.startswith("✘ first"):
-        style = "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00"
-    elif mark.startswith("✘"):
-        style = "background-color: #D55E0014"
-    elif mark == "✔":
-        style = "background-color: #009E7314"
-    else:
-        style = "color: #555555"
-    return [style] * len(row)
+_COMPARE_ZH = {"reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
+
+
+def _first_difference() -> str:
+    return tr("✘ first difference", "✘ 第一处不同")
+
+
+_COMPARE_ROW_STYLE = {
+    "first": "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00",
+    "differs": "background-color: #D55E0014",
+    "same": "background-color: #009E7314",
+    "": "color: #555555",
+}
+
+
+def _compare_kind(mark: str) -> str:
+    if mark == _first_difference():
+        return "first"
+    if mark.startswith("✘"):
+        return "differs"
+    return "same" if mark == "✔" else ""
 
 
 def compare_builds(
@@ -707,8 +841,17 @@ def compare_builds(
     budget = (
         f"{tidy_number(max_tokens)}/{tidy_number(reserved_output)}/{tidy_number(safety_margin)}"
     )
-    table = show(frame, "compare", f"your build_context vs the reference, budget {budget}")
-    table.apply(_compare_row_style, axis=1)
+    caption = tr(
+        f"your build_context vs the reference, budget {budget}",
+        f"你的 build_context 与参考实现对照，预算 {budget}",
+    )
+    kinds = [_compare_kind(str(mark)) for mark in frame.iloc[:, 3]]
+
+    def row_style(row: pd.Series) -> list[str]:
+        return [_COMPARE_ROW_STYLE[kinds[int(row.name)]]] * len(row)
+
+    table = show(frame, "compare", caption)
+    table.apply(row_style, axis=1)
     return table
 
 
@@ -736,10 +879,10 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
     figure = budget_figure(
         max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
     )
-    kept = ", ".join(view.result.kept_entry_ids) or "(nothing)"
+    kept = ", ".join(view.result.kept_entry_ids) or tr("(nothing)", "（无）")
     return BudgetView(
-        reason=f"reason: {view.result.reason}",
-        kept=f"kept: {kept}",
+        reason=tr(f"reason: {view.result.reason}", f"结果原因 reason：{view.result.reason}"),
+        kept=tr(f"kept: {kept}", f"保留（kept_entry_ids）：{kept}"),
         ledger_html=styler.to_html(),
         figure=figure,
     )
@@ -755,10 +898,14 @@ def build_budget_widget(
     With ``student`` (your own ``build_context``), a panel under the sliders shows
     :func:`compare_builds` for the same values (output ``"compare"``)."""
     controls = {
-        "max_tokens": slider("max_tokens", 31, 60),
-        "reserved_output": slider("reserved_output", 4, 20),
-        "safety_margin": slider("safety_margin", 2, 20),
+        "max_tokens": slider(tr("max_tokens", "总窗口 max_tokens"), 31, 60),
+        "reserved_output": slider(tr("reserved_output", "回答预留 reserved_output"), 4, 20),
+        "safety_margin": slider(tr("safety_margin", "安全余量 safety_margin"), 2, 20),
     }
+    if get_language() == "zh":  # the longer Chinese descriptions need a wider label
+        for control in controls.values():
+            control.style.description_width = "190px"
+            control.layout.width = "540px"
     reason = widgets.Label()
     reason.add_class("ctxlab-reason")
     kept = widgets.Label()
@@ -838,15 +985,25 @@ def check_available(
     if value == tokens.available_for_messages:
         return Verdict(
             True,
-            f"available_for_messages is {tokens.available_for_messages:g}",
+            tr(
+                f"available_for_messages is {tokens.available_for_messages:g}",
+                f"available_for_messages 是 {tokens.available_for_messages:g}",
+            ),
             f"max(0, {max_tokens} − system {tokens.system:g} − {reserved_output}"
             f" − {safety_margin})",
         )
     return Verdict(
         False,
-        f"{value:g} is not what build_context computes",
-        hint="Subtract the replayed system message, reserved_output and safety_margin from "
-        "max_tokens; never below 0.",
+        tr(
+            f"{value:g} is not what build_context computes",
+            f"{value:g} 不是 build_context 算出的值",
+        ),
+        hint=tr(
+            "Subtract the replayed system message, reserved_output and safety_margin from "
+            "max_tokens; never below 0.",
+            "从 max_tokens 里减去重放出的 system message、reserved_output 和 safety_margin；"
+            "结果不会低于 0。",
+        ),
     )
 
 
@@ -858,18 +1015,31 @@ def check_kept_ids(
     ids = id_list(answer, "your kept ids")
     result = _context(max_tokens, reserved_output, safety_margin)
     if tuple(ids) == result.kept_entry_ids:
-        return Verdict(True, f"kept: {', '.join(ids)}; reason {result.reason}")
+        return Verdict(
+            True,
+            tr(
+                f"kept: {', '.join(ids)}; reason {result.reason}",
+                f"保留：{', '.join(ids)}；reason 是 {result.reason}",
+            ),
+        )
     if "sys" in ids:
         return Verdict(
             False,
-            "sys is not a kept entry",
-            hint="The replayed system message is always sent but never listed in kept_entry_ids.",
+            tr("sys is not a kept entry", "sys 不是被保留的 entry"),
+            hint=tr(
+                "The replayed system message is always sent but never listed in kept_entry_ids.",
+                "重放出的 system message 总会发送，但从不列在 kept_entry_ids 里。",
+            ),
         )
+    available = f"{result.tokens.available_for_messages:g}"
     return Verdict(
         False,
-        "that is not what build_context keeps",
-        hint=f"Available for messages is {result.tokens.available_for_messages:g}. Start from "
-        "the newest group; what happens when even that one does not fit?",
+        tr("that is not what build_context keeps", "这不是 build_context 保留的内容"),
+        hint=tr(
+            f"Available for messages is {available}. Start from "
+            "the newest group; what happens when even that one does not fit?",
+            f"消息额度是 {available}。从最新一组开始；如果连这一组都放不下，会怎样？",
+        ),
     )
 
 
@@ -885,15 +1055,33 @@ def check_smallest_budget_for_all(
     if result.reason != "within_budget":
         return Verdict(
             False,
-            f"with max_tokens {value:g} the reason is {result.reason}",
-            f"kept: {', '.join(result.kept_entry_ids)}",
-            "Add the cost of every group to the fixed costs.",
+            tr(
+                f"with max_tokens {value:g} the reason is {result.reason}",
+                f"max_tokens 为 {value:g} 时，reason 是 {result.reason}",
+            ),
+            tr(
+                f"kept: {', '.join(result.kept_entry_ids)}",
+                f"保留：{', '.join(result.kept_entry_ids)}",
+            ),
+            tr(
+                "Add the cost of every group to the fixed costs.",
+                "把每一组的成本都加到固定成本上。",
+            ),
         )
     smaller = _context(value - 1, reserved_output, safety_margin)
     if smaller.reason == "within_budget":
         return Verdict(
             False,
-            f"{value:g} keeps all three groups, but so does {value - 1:g}",
-            hint="Look for the smallest budget.",
+            tr(
+                f"{value:g} keeps all three groups, but so does {value - 1:g}",
+                f"{value:g} 能保留全部三组，但 {value - 1:g} 也能",
+            ),
+            hint=tr("Look for the smallest budget.", "找出最小的预算。"),
         )
-    return Verdict(True, f"{value:g} is the smallest max_tokens that keeps every group")
+    return Verdict(
+        True,
+        tr(
+            f"{value:g} is the smallest max_tokens that keeps every group",
+            f"{value:g} 是保留全部组的最小 max_tokens",
+        ),
+    )

@@ -50,6 +50,7 @@ from ctxlab.lab.display import (
     styled,
     widget_box,
 )
+from ctxlab.lab.language import figure_language, get_language, tr
 from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
 
@@ -72,7 +73,13 @@ __all__ = [
 
 def _items(values: Iterable[str]) -> str:
     listed = list(values)
-    return "\n".join(f"- {value}" for value in listed) if listed else "(none)"
+    return "\n".join(f"- {value}" for value in listed) if listed else tr("(none)", "（无）")
+
+
+def _in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with its column headers in Chinese when the notebook is Chinese (the frames
+    are built with English keys, which the code and the tests index)."""
+    return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
 
 
 def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
@@ -87,7 +94,8 @@ def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
     rows.append(("summary.goal", summary["goal"]))
     for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
         rows.append((f"summary.{key}", _items(summary[key])))
-    return pd.DataFrame(rows, columns=["field", "value"])
+    frame = pd.DataFrame(rows, columns=["field", "value"])
+    return _in_language(frame, {"field": "字段", "value": "值"})
 
 
 def _try_first_kept(
@@ -115,8 +123,20 @@ def first_kept_table(
     """Try every entry of ``path`` (then ``extra_ids``) as ``first_kept_entry_id``.
 
     Each row is what :func:`~ctxlab.create_compaction_entry` itself answered: ✔ when it
-    returned an entry, ✘ and its error message when it refused.
+    returned an entry, ✘ and its error message when it refused (ctxlab's own words, in
+    English in every edition; the headers follow the notebook's language).
     """
+    frame = _first_kept_frame(path, compaction_id=compaction_id, extra_ids=extra_ids)
+    return _in_language(
+        frame,
+        {"kind": "类型", "group": "组", "valid first kept?": "可作首条保留？", "error": "错误"},
+    )
+
+
+def _first_kept_frame(
+    path: Sequence[SessionEntry], *, compaction_id: str, extra_ids: Sequence[str]
+) -> pd.DataFrame:
+    """:func:`first_kept_table` with its English headers, whatever the language."""
     groups = group_numbers(path)
     rows: list[dict[str, Any]] = []
     kinds = {entry.id: entry_kind(entry) for entry in path}
@@ -126,7 +146,7 @@ def first_kept_table(
         rows.append(
             {
                 "id": entry_id,
-                "kind": kinds.get(entry_id, "(not on the path)"),
+                "kind": kinds.get(entry_id, tr("(not on the path)", "（不在路径上）")),
                 "group": str(groups[entry_id]) if entry_id in groups else "—",
                 "valid first kept?": "✔" if valid else "✘",
                 "error": "" if valid else str(outcome),
@@ -143,6 +163,20 @@ def first_kept_costs(
     ``resume_candidates`` on the path with that compaction appended) and the tokens of the
     messages the summary stands in for. System messages are in neither column: they are
     replayed from the whole path either way."""
+    return _in_language(
+        _first_kept_costs(path, estimate),
+        {
+            "first kept": "首条保留",
+            "kept tokens": "保留的 token",
+            "summarised tokens": "摘要替代的 token",
+        },
+    )
+
+
+def _first_kept_costs(
+    path: Sequence[SessionEntry] | None, estimate: TokenEstimator | None
+) -> pd.DataFrame:
+    """:func:`first_kept_costs` with its English headers, whatever the language."""
     entries = default_path(path)
     price = default_estimator(estimate)
     conversation = [e for e in message_entries(entries) if not isinstance(e.message, SystemMessage)]
@@ -167,6 +201,14 @@ FIRST_KEPT_FIGURE_TEXT = {
     "kept": "kept: original messages",
     "summarised": "summarised: the summary stands in",
 }
+#: :data:`FIRST_KEPT_FIGURE_TEXT` in Chinese (drawn when figures are Chinese).
+FIRST_KEPT_FIGURE_TEXT_ZH = {
+    "title": "每个合法的首条保留 id：保留的 token 与摘要替代的 token",
+    "ylabel": "firstKeptEntryId",
+    "xlabel": "对话的 token（system 另行重放）",
+    "kept": "保留：原消息",
+    "summarised": "摘要替代：这部分由摘要代替",
+}
 
 
 @styled
@@ -177,7 +219,9 @@ def first_kept_figure(
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
     text = FIRST_KEPT_FIGURE_TEXT
-    frame = first_kept_costs(path, estimate)
+    if figure_language() == "zh":
+        text = FIRST_KEPT_FIGURE_TEXT_ZH
+    frame = _first_kept_costs(path, estimate)
     fig, ax = new_figure(FIGSIZE)
     ids = list(frame["first kept"])
     for row, (kept, summarised) in enumerate(
@@ -220,12 +264,17 @@ def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:
         return f"✘ {first_kept}: {outcome}"
     ids = [entry.id for entry in message_entries(path) if entry_kind(entry) != "system"]
     start = ids.index(first_kept)
-    kept, summarised = ids[start:], ids[:start]
-    return (
-        f"✔ {first_kept} starts an interaction: compact-1 gets parentId {outcome.parent_id}"
+    kept, summarised = ", ".join(ids[start:]), ", ".join(ids[:start]) or tr("(nothing)", "（无）")
+    parent = outcome.parent_id
+    return tr(
+        f"✔ {first_kept} starts an interaction: compact-1 gets parentId {parent}"
         f" and firstKeptEntryId {first_kept}.\n"
-        f"On resume the summary stands in for: {', '.join(summarised) or '(nothing)'}\n"
-        f"and the original messages from {first_kept} on may be kept: {', '.join(kept)}"
+        f"On resume the summary stands in for: {summarised}\n"
+        f"and the original messages from {first_kept} on may be kept: {kept}",
+        f"✔ {first_kept} 是一个 interaction 的首条消息：compact-1 的 parentId 是 {parent}，"
+        f"firstKeptEntryId 是 {first_kept}。\n"
+        f"恢复时摘要替代：{summarised}\n"
+        f"从 {first_kept} 起的原消息可以保留：{kept}",
     )
 
 
@@ -235,7 +284,7 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
     entries = default_path(path)
     ids = [entry.id for entry in entries]
     dropdown = widgets.Dropdown(options=ids, value="u2" if "u2" in ids else ids[0])
-    dropdown.description = "first kept"
+    dropdown.description = tr("first kept", "首条保留")
     verdict = widgets.HTML()
     verdict.add_class("ctxlab-first-kept-verdict")
 
@@ -261,28 +310,54 @@ def check_valid_first_kept(answer: object) -> Verdict:
     ``first_kept_entry_id``."""
     chosen = set(id_list(answer, "your first kept ids"))
     path = fixtures.opening_path()
-    table = first_kept_table(path, extra_ids=sorted(chosen - {e.id for e in path}))
+    table = _first_kept_frame(
+        path, compaction_id="compact-1", extra_ids=sorted(chosen - {e.id for e in path})
+    )
     valid = set(table.loc[table["valid first kept?"] == "✔", "id"])
     if chosen == valid:
+        listed = ", ".join(sorted(valid))
         return Verdict(
             True,
-            f"exactly {', '.join(sorted(valid))} can be the first kept entry",
-            "Each starts a whole interaction, so keeping from it never separates a tool call"
-            " from its result.",
+            tr(
+                f"exactly {listed} can be the first kept entry",
+                f"恰好只有 {listed} 可以作为首条保留的 entry",
+            ),
+            tr(
+                "Each starts a whole interaction, so keeping from it never separates a tool call"
+                " from its result.",
+                "它们各自开启一个完整的 interaction，从这里开始保留，tool call 就不会和它的"
+                " result 分开。",
+            ),
         )
     wrong = sorted(chosen - valid)
     missing = sorted(valid - chosen)
     details = []
     if wrong:
         why = table.set_index("id").loc[wrong[0], "error"]
-        details.append(f"Not valid: {', '.join(wrong)}. For example: {why}")
+        details.append(
+            tr(
+                f"Not valid: {', '.join(wrong)}. For example: {why}",
+                f"不合法：{', '.join(wrong)}。例如：{why}",
+            )
+        )
     if missing:
-        details.append(f"Missing: {', '.join(missing)} is also accepted.")
+        details.append(
+            tr(
+                f"Missing: {', '.join(missing)} is also accepted.",
+                f"漏掉了：{', '.join(missing)} 也会被接受。",
+            )
+        )
     return Verdict(
         False,
-        "that is not the set create_compaction_entry accepts",
+        tr(
+            "that is not the set create_compaction_entry accepts",
+            "这不是 create_compaction_entry 接受的那组 id",
+        ),
         "\n".join(details),
-        "A first kept entry must be the user message that opens an interaction group.",
+        tr(
+            "A first kept entry must be the user message that opens an interaction group.",
+            "首条保留的 entry 必须是开启一个 interaction 组的 user message。",
+        ),
     )
 
 
@@ -304,21 +379,39 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     if counts == [expected_create, expected_append]:
         return Verdict(
             True,
-            f"{expected_create} entries after creating, {expected_append} after the append",
-            "create_compaction_entry is pure; only the explicit store.append writes.",
+            tr(
+                f"{expected_create} entries after creating, {expected_append} after the append",
+                f"创建之后有 {expected_create} 条 entry，append 之后有 {expected_append} 条",
+            ),
+            tr(
+                "create_compaction_entry is pure; only the explicit store.append writes.",
+                "create_compaction_entry 是纯函数；只有显式调用的 store.append 才会写入。",
+            ),
         )
     if counts[0] != expected_create:
         return Verdict(
             False,
-            f"after create_compaction_entry the store does not hold {counts[0]} entries",
+            tr(
+                f"after create_compaction_entry the store does not hold {counts[0]} entries",
+                f"create_compaction_entry 之后，store 里并不是 {counts[0]} 条 entry",
+            ),
             "",
-            "Does create_compaction_entry receive the store at all?",
+            tr(
+                "Does create_compaction_entry receive the store at all?",
+                "create_compaction_entry 究竟有没有拿到 store？",
+            ),
         )
     return Verdict(
         False,
-        f"after store.append the store does not hold {counts[1]} entries",
+        tr(
+            f"after store.append the store does not hold {counts[1]} entries",
+            f"store.append 之后，store 里并不是 {counts[1]} 条 entry",
+        ),
         "",
-        "An append adds one new entry; nothing older is removed.",
+        tr(
+            "An append adds one new entry; nothing older is removed.",
+            "一次 append 只加入一条新 entry；旧的一条也不会删除。",
+        ),
     )
 
 
@@ -327,11 +420,18 @@ def _check_chapter_compaction(
 ) -> Verdict:
     """Compare a student's entry with one of the chapter's compactions, field by field."""
     if not isinstance(entry, CompactionSessionEntry):
+        kind = type(entry).__name__
         return Verdict(
             False,
-            f"expected a CompactionSessionEntry, got {type(entry).__name__}",
+            tr(
+                f"expected a CompactionSessionEntry, got {kind}",
+                f"应当是 CompactionSessionEntry，得到的却是 {kind}",
+            ),
             "",
-            "Assign the value returned by create_compaction_entry(...).",
+            tr(
+                "Assign the value returned by create_compaction_entry(...).",
+                "把 create_compaction_entry(...) 的返回值赋给这个变量。",
+            ),
         )
     for label, got, want in (
         ("id", entry.id, expected.id),
@@ -343,23 +443,39 @@ def _check_chapter_compaction(
         if got != want:
             return Verdict(
                 False,
-                f"{label} is {got!r}; the chapter's {expected.id} has {want!r}",
+                tr(
+                    f"{label} is {got!r}; the chapter's {expected.id} has {want!r}",
+                    f"{label} 是 {got!r}；本章的 {expected.id} 是 {want!r}",
+                ),
                 "",
-                "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
-                " and tokensBefore; parentId is derived from the path.",
+                tr(
+                    "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
+                    " and tokensBefore; parentId is derived from the path.",
+                    "重读本章里的调用：id、timestamp、summary、firstKeptEntryId 和"
+                    " tokensBefore；parentId 由路径推出。",
+                ),
             )
     summary: CompactionSummary = entry.summary
     if summary != expected.summary:
         return Verdict(
             False,
-            f"the summary differs from fixtures.{summary_name}()",
+            tr(
+                f"the summary differs from fixtures.{summary_name}()",
+                f"summary 和 fixtures.{summary_name}() 不一样",
+            ),
             "",
-            f"Pass summary=fixtures.{summary_name}().",
+            tr(
+                f"Pass summary=fixtures.{summary_name}().",
+                f"传入 summary=fixtures.{summary_name}()。",
+            ),
         )
     return Verdict(
         True,
-        f"this is the chapter's {expected.id}",
-        f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
+        tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}"),
+        tr(
+            f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
+            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你从没有传入它。",
+        ),
     )
 
 
