@@ -28,6 +28,16 @@ LAB_NOTEBOOKS = {
 }
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 IGNORE = "nbval-ignore-output"
+#: Words every edition of a lab shows, in its language (notebooks/<language>/...).
+PHRASES = {
+    "en": {"goals": "Learning goals", "predict": "Predict, then run",
+           "not written": "not written yet"},
+    "zh": {"goals": "学习目标", "predict": "先预测，再运行", "not written": "还没有写"},
+}  # fmt: skip
+
+
+def _phrase(path: Path, key: str) -> str:
+    return PHRASES[path.parts[-3]][key]
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -167,7 +177,7 @@ def test_stored_check_output_fits_the_edition(path: Path) -> None:
         assert "✔" in report and "✘" not in report, f"{path.name}: {report[:300]}"
     else:
         assert " 0/" in report and "✘" in report, path.name
-        assert "not written yet" in report and "✔" not in report, path.name
+        assert _phrase(path, "not written") in report and "✔" not in report, path.name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
@@ -204,8 +214,8 @@ def test_no_cell_needs_the_test_extra(path: Path) -> None:
 def test_lab_notebook_has_goals_predictions_two_exercises_and_slides(path: Path) -> None:
     notebook = _load(path)
     markdown = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
-    assert "Learning goals" in markdown
-    assert "Predict, then run" in markdown
+    assert _phrase(path, "goals") in markdown
+    assert _phrase(path, "predict") in markdown
     checks = [c for c in _code_cells(notebook) if ".check_" in _source(c)]
     assert len(checks) >= 2, f"{path.name}: at least two self-checked exercises"
     for cell in notebook["cells"]:

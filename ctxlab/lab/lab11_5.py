@@ -552,7 +552,7 @@ COMPARISON_FIGURE_TEXT = {
 COMPARISON_FIGURE_TEXT_ZH = {
     "with": "有 {id}",
     "with_any": "有 compaction",
-    "without": "没有",
+    "without": "没有 compaction",
     "fixed_bar": "固定",
     "summary_bar": "摘要",
     "max_tokens": " max_tokens = {n}",
