@@ -37,8 +37,6 @@ WORDS = {
     "zh": {"goals": "学习目标", "predict": "先预测，再运行", "not written": "还没有写"},
 }
 IGNORE = "nbval-ignore-output"
-
-
 def _words(path: Path) -> dict[str, str]:
     """:data:`WORDS` of the edition's language (``notebooks/<language>/<role>/<lab>``)."""
     return WORDS[path.parts[-3]]

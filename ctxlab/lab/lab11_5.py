@@ -22,6 +22,11 @@ functions, tested without a kernel:
   answer, the replayed content, or the rendered prompt) and :func:`check_newest_summary`.
 
 Show a table with :func:`ctxlab.lab.display.show`.
+
+Every text a student reads exists in English and Chinese (issue 12): tables, verdicts and
+widgets pick it with :func:`~ctxlab.lab.language.tr`, figures with
+:func:`~ctxlab.lab.language.tr_figure`, at render time. Table columns keep their English
+names while a frame is built and are renamed for display at the end.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from ctxlab.lab.display import (
     tidy_number,
     widget_box,
 )
+from ctxlab.lab.language import tr, tr_figure
 from ctxlab.messages import SystemMessage, current_system_message, text_of
 
 __all__ = [
@@ -105,28 +111,49 @@ def kept_start(path: Sequence[SessionEntry]) -> int:
 # -- the diagram -----------------------------------------------------------------------------------
 
 
-def _status(path: Sequence[SessionEntry]) -> dict[str, str]:
-    """Each entry's role in a resume: replayed, summarised, kept suffix or compaction."""
+def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
+    """Each entry's role in a resume -- ``system``, ``newest``, ``older`` (compaction),
+    ``metadata``, ``summarised`` or ``kept`` -- and its label in the figure's language."""
     latest = latest_compaction(path)
     start = kept_start(path)
-    status: dict[str, str] = {}
+    status: dict[str, tuple[str, str]] = {}
     for index, entry in enumerate(path):
         kind = entry_kind(entry)
         if kind == "system":
-            status[entry.id] = "system: replayed from the whole path"
-        elif isinstance(entry, CompactionSessionEntry):
-            newest = entry is latest
             status[entry.id] = (
-                f"{'newest' if newest else 'older'} compaction"
-                f"{': its summary is read' if newest else ': not read any more'}"
+                "system",
+                tr_figure("system: replayed from the whole path", "system：从整条路径重放"),
             )
+        elif isinstance(entry, CompactionSessionEntry):
+            if entry is latest:
+                label = tr_figure(
+                    "newest compaction: its summary is read", "最新 compaction：读取它的摘要"
+                )
+                status[entry.id] = ("newest", label)
+            else:
+                label = tr_figure(
+                    "older compaction: not read any more", "较早的 compaction：不再读取"
+                )
+                status[entry.id] = ("older", label)
         elif kind == "metadata":
-            status[entry.id] = "metadata: never sent"
+            status[entry.id] = ("metadata", tr_figure("metadata: never sent", "metadata：从不发送"))
         elif latest is not None and index < start:
-            status[entry.id] = f"summarised by {latest.id}"
+            label = tr_figure(f"summarised by {latest.id}", f"已由 {latest.id} 摘要")
+            status[entry.id] = ("summarised", label)
         else:
-            status[entry.id] = "original message: may be kept"
+            label = tr_figure("original message: may be kept", "原消息：可被保留")
+            status[entry.id] = ("kept", label)
     return status
+
+
+#: Chinese titles for the diagram titles the notebook passes (its code cells are the same in
+#: both editions, so the title is translated here; any other title is drawn as given).
+DIAGRAM_TITLES_ZH: dict[str, str] = {
+    "compact-1 points back to u2": "compact-1 指回 u2",
+    "compact-2 keeps from u3; compact-1 is no longer read": (
+        "compact-2 从 u3 开始保留；不再读取 compact-1"
+    ),
+}
 
 
 def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
@@ -144,9 +171,9 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     box_x, box_w, box_h = 2.2, 1.9, 0.72
     for entry in path:
         y = row[entry.id]
-        state = status[entry.id]
+        state, label = status[entry.id]
         style: dict[str, Any]
-        if state.startswith("system"):
+        if state == "system":
             style = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"], "linewidth": 1.2}
         elif isinstance(entry, CompactionSessionEntry):
             newest = entry is latest
@@ -156,7 +183,7 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
                 "linewidth": 2.0 if newest else 1.2,
                 "linestyle": "-" if newest else "--",
             }
-        elif state.startswith("summarised"):
+        elif state == "summarised":
             style = dict(DROPPED)
         else:
             style = {**KEPT, "facecolor": group_colour(groups.get(entry.id, 1))}
@@ -172,9 +199,8 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
         ax.text(box_x + box_w / 2, y, entry.id, ha="center", va="center", fontsize=15,
                 fontweight="bold")  # fmt: skip
         ax.text(box_x + box_w + 0.25, y, entry_kind(entry), ha="left", va="center", fontsize=14)
-        ax.text(5.85, y, state, ha="left", va="center", fontsize=14,
-                color=PALETTE["black"] if "may be kept" in state or "newest" in state
-                else "#444444")  # fmt: skip
+        ax.text(5.85, y, label, ha="left", va="center", fontsize=14,
+                color=PALETTE["black"] if state in ("kept", "newest") else "#444444")  # fmt: skip
     compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
     for depth, compaction in enumerate(reversed(compactions)):
         newest = compaction is latest
@@ -210,8 +236,42 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     ax.set_ylim(-n + 0.4, 0.6)
     ax.axis("off")
     if title:
-        ax.set_title(title, loc="left", fontsize=17, fontweight="bold")
+        drawn = tr_figure(title, DIAGRAM_TITLES_ZH.get(title, title))
+        ax.set_title(drawn, loc="left", fontsize=17, fontweight="bold")
     return fig
+
+
+#: The Chinese header of every table column of this module (built with English names).
+_COLUMNS_ZH: dict[str, str] = {
+    "#": "#",
+    "role": "role",
+    "comes from": "来源",
+    "text": "文本",
+    "cost": "成本",
+    "item": "项目",
+    "entries": "entries",
+    "running total": "累计",
+    "status": "状态",
+    "entry": "entry",
+    "sets": "本条设置",
+    "content after": "之后的 content",
+    "sections after": "之后的 sections",
+    "prompt after": "之后的 prompt",
+    "timestamp": "timestamp",
+    "context": "上下文",
+    "reason": "reason",
+    "system": "system",
+    "summary": "摘要",
+    "groups kept": "保留的组",
+    "kept entries": "保留的 entry 数",
+    "messages": "messages",
+    "total": "total",
+}
+
+
+def _display_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column headers in the current language (English names unchanged)."""
+    return frame.rename(columns={name: tr(name, _COLUMNS_ZH[name]) for name in frame.columns})
 
 
 # -- what a build sends ----------------------------------------------------------------------------
@@ -236,9 +296,13 @@ def context_messages(
     rows = []
     for position, message in enumerate(result.messages, 1):
         if position <= head and isinstance(message, SystemMessage):
-            source = "replayed system (whole path)"
+            source = tr("replayed system (whole path)", "重放出的 system（整条路径）")
         elif position <= head:
-            source = f"summary of {latest.id}" if latest is not None else "summary"
+            source = (
+                tr(f"summary of {latest.id}", f"{latest.id} 的摘要")
+                if latest is not None
+                else tr("summary", "摘要")
+            )
         else:
             source = f"entry {result.kept_entry_ids[position - head - 1]}"
         rows.append(
@@ -250,7 +314,8 @@ def context_messages(
                 "cost": int(estimate(message)),
             }
         )
-    return pd.DataFrame(rows, columns=["#", "role", "comes from", "text", "cost"])
+    frame = pd.DataFrame(rows, columns=["#", "role", "comes from", "text", "cost"])
+    return _display_columns(frame)
 
 
 def resume_ledger(
@@ -276,17 +341,18 @@ def resume_ledger(
         summary_language=summary_language,
     )
     tokens = result.tokens
+    fixed = tr("fixed", "固定成本")
     rows: list[dict[str, Any]] = [
         {"item": "max_tokens", "entries": "", "cost": tokens.max_tokens, "running total": "",
          "status": ""},
-        {"item": "system (replayed)", "entries": "", "cost": tokens.system, "running total": "",
-         "status": "fixed"},
+        {"item": tr("system (replayed)", "system（重放）"), "entries": "", "cost": tokens.system,
+         "running total": "", "status": fixed},
         {"item": "reserved_output", "entries": "", "cost": tokens.reserved_output,
-         "running total": "", "status": "fixed"},
+         "running total": "", "status": fixed},
         {"item": "safety_margin", "entries": "", "cost": tokens.safety_margin,
-         "running total": "", "status": "fixed"},
-        {"item": "available for messages", "entries": "", "cost": tokens.available_for_messages,
-         "running total": "", "status": ""},
+         "running total": "", "status": fixed},
+        {"item": tr("available for messages", "消息额度"), "entries": "",
+         "cost": tokens.available_for_messages, "running total": "", "status": ""},
     ]  # fmt: skip
     latest = latest_compaction(path)
     spent: float = 0
@@ -295,8 +361,10 @@ def resume_ledger(
         summary_cost = estimate(result.messages[head - 1])
         spent = summary_cost
         rows.append(
-            {"item": f"summary of {latest.id}", "entries": latest.id, "cost": summary_cost,
-             "running total": spent, "status": "kept: right after the system message"}
+            {"item": tr(f"summary of {latest.id}", f"{latest.id} 的摘要"), "entries": latest.id,
+             "cost": summary_cost, "running total": spent,
+             "status": tr("kept: right after the system message",
+                          "保留：紧跟在 system message 后面")}
         )  # fmt: skip
     kept = set(result.kept_entry_ids)
     ids = [entry.id for entry in path]
@@ -305,18 +373,23 @@ def resume_ledger(
     for group in reversed(group_interactions(message_entries(path))):
         cost = sum(estimate(entry.message) for entry in group.entries)
         members = ", ".join(group.entry_ids)
-        item = f"group {group.head.id}"
+        item = tr(f"group {group.head.id}", f"组 {group.head.id}")
         if latest is not None and ids.index(group.head.id) < start:
             rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
-                         "status": f"summarised by {latest.id}: not a candidate"})  # fmt: skip
+                         "status": tr(f"summarised by {latest.id}: not a candidate",
+                                      f"已由 {latest.id} 摘要：不是候选")})  # fmt: skip
         elif group.head.id in kept:
             spent += cost
             rows.append({"item": item, "entries": members, "cost": cost, "running total": spent,
-                         "status": "kept"})  # fmt: skip
+                         "status": tr("kept", "保留")})  # fmt: skip
         else:
-            note = "dropped"
+            note = tr("dropped", "丢弃")
             if first_drop:
-                note = f"dropped: would make {spent + cost} > {tokens.available_for_messages}"
+                would = (
+                    f"{tidy_number(spent + cost)} > {tidy_number(tokens.available_for_messages)}"
+                )
+                note = tr(f"dropped: would make {spent + cost} > {tokens.available_for_messages}",
+                          f"丢弃：加上它会变成 {would}")  # fmt: skip
                 first_drop = False
             rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
                          "status": note})  # fmt: skip
@@ -328,7 +401,7 @@ def resume_ledger(
     for column in ("cost", "running total"):
         # a str column (blanks stay blank, no numpy reprs), whole numbers without ``.0``
         frame[column] = [str(tidy_number(value)) for value in frame[column]]
-    return frame
+    return _display_columns(frame)
 
 
 # -- system replay ---------------------------------------------------------------------------------
@@ -366,7 +439,7 @@ def system_replay_table(path: Sequence[SessionEntry]) -> pd.DataFrame:
             }
         )
     columns = ["entry", "sets", "content after", "sections after", "prompt after", "timestamp"]
-    return pd.DataFrame(rows, columns=columns)
+    return _display_columns(pd.DataFrame(rows, columns=columns))
 
 
 # -- with and without the compaction ---------------------------------------------------------------
@@ -431,8 +504,13 @@ def resume_comparison(
     rows = []
     latest = latest_compaction(with_path)
     for label, variant in (
-        (f"with {latest.id}" if latest else "with compaction", with_path),
-        ("without compaction", without_compaction(with_path)),
+        (
+            tr(f"with {latest.id}", f"有 {latest.id}")
+            if latest
+            else tr("with compaction", "有 compaction"),
+            with_path,
+        ),
+        (tr("without compaction", "没有 compaction"), without_compaction(with_path)),
     ):
         result = _build(variant, max_tokens, reserved_output, safety_margin)
         heads = [g.head.id for g in group_interactions(message_entries(variant))]
@@ -445,17 +523,18 @@ def resume_comparison(
                 "context": label,
                 "reason": result.reason,
                 "system": str(tidy_number(result.tokens.system)),
-                "summary": "yes" if has_summary else "no",
-                "groups kept": ", ".join(kept_heads) or "(none)",
+                "summary": tr("yes", "有") if has_summary else tr("no", "无"),
+                "groups kept": ", ".join(kept_heads) or tr("(none)", "（无）"),
                 "kept entries": len(result.kept_entry_ids),
                 "messages": str(tidy_number(result.tokens.messages)),
                 "total": str(tidy_number(result.tokens.total)),
             }
         )
-    return pd.DataFrame(rows, columns=_COMPARISON_COLUMNS)
+    return _display_columns(pd.DataFrame(rows, columns=_COMPARISON_COLUMNS))
 
 
-#: The user-visible strings of :func:`resume_comparison_figure`, in one place.
+#: The user-visible strings of :func:`resume_comparison_figure`, in one place (English; the
+#: Chinese ones are :data:`COMPARISON_FIGURE_TEXT_ZH`, picked by the figure's language).
 COMPARISON_FIGURE_TEXT = {
     "with": "with {id}",
     "with_any": "with compaction",
@@ -470,6 +549,20 @@ COMPARISON_FIGURE_TEXT = {
     "dropped": "dropped group",
 }
 
+COMPARISON_FIGURE_TEXT_ZH = {
+    "with": "有 {id}",
+    "with_any": "有 compaction",
+    "without": "没有 compaction",
+    "fixed_bar": "固定",
+    "summary_bar": "摘要",
+    "max_tokens": " max_tokens = {n}",
+    "xlabel": "token 数",
+    "fixed": "system + 预留 + 安全余量",
+    "summary": "摘要",
+    "kept": "保留的组",
+    "dropped": "丢弃的组",
+}
+
 
 def resume_comparison_figure(
     max_tokens: int,
@@ -482,7 +575,10 @@ def resume_comparison_figure(
     without it. Kept groups are solid, dropped groups hatched to the right of the total."""
     with_path = list(fixtures.resumed_path() if path is None else path)
     latest = latest_compaction(with_path)
-    text = COMPARISON_FIGURE_TEXT
+    text = {
+        key: tr_figure(en, COMPARISON_FIGURE_TEXT_ZH[key])
+        for key, en in COMPARISON_FIGURE_TEXT.items()
+    }
     variants = [
         (text["with"].format(id=latest.id) if latest else text["with_any"], with_path),
         (text["without"], without_compaction(with_path)),
@@ -621,35 +717,57 @@ def build_resume_widget(*, student: Callable[..., Any] | None = None) -> Any:
 @friendly
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
-    ids = id_list(answer, "your kept ids")
+    ids = id_list(answer, tr("your kept ids", "你的 kept ids"))
     result = _build(fixtures.resumed_path(), max_tokens, 4, 2)
     expected = list(result.kept_entry_ids)
     if ids == expected:
         return Verdict(
             True,
             f"kept_entry_ids = {', '.join(expected)} ({result.reason})",
-            "The summary costs first; the groups then fill what is left, newest first.",
+            tr(
+                "The summary costs first; the groups then fill what is left, newest first.",
+                "摘要先计价；各组再从最新一组向前，填满剩下的额度。",
+            ),
         )
     if "compact-1" in ids or any(i in ("sys",) for i in ids):
         return Verdict(
             False,
-            "kept_entry_ids lists original message entries only",
-            "The replayed system message and the synthetic summary are sent, but they are"
-            " not kept entries.",
-            "Leave out sys and compact-1.",
+            tr(
+                "kept_entry_ids lists original message entries only",
+                "kept_entry_ids 只列原 session 中的 message entries",
+            ),
+            tr(
+                "The replayed system message and the synthetic summary are sent, but they are"
+                " not kept entries.",
+                "重放出的 system message 和合成的摘要消息都会发送给模型，但它们不是保留的 entry。",
+            ),
+            tr("Leave out sys and compact-1.", "去掉 sys 和 compact-1。"),
         )
     if set(ids) & {"u1", "a1"}:
         return Verdict(
             False,
-            "u1 and a1 are no longer candidates",
-            "compact-1's summary stands in for everything before its firstKeptEntryId (u2).",
-            "Start collecting at u2, and at u4 after the compaction.",
+            tr("u1 and a1 are no longer candidates", "u1 和 a1 已经不是候选"),
+            tr(
+                "compact-1's summary stands in for everything before its firstKeptEntryId (u2).",
+                "compact-1 的摘要代替了它的 firstKeptEntryId（u2）之前的全部内容。",
+            ),
+            tr(
+                "Start collecting at u2, and at u4 after the compaction.",
+                "从 u2 开始收集，compaction 之后还有 u4。",
+            ),
         )
     return Verdict(
         False,
-        "not the ids build_context keeps",
-        f"You listed {len(ids)} ids; look at the ledger: available 22, the summary takes 4 first.",
-        "Keep whole groups newest first and stop at the first group that does not fit.",
+        tr("not the ids build_context keeps", "这不是 build_context 保留的 id"),
+        tr(
+            f"You listed {len(ids)} ids; look at the ledger: available 22, the summary takes 4"
+            " first.",
+            f"你列了 {len(ids)} 个 id；看一下账本：消息额度 22，摘要先占 4。",
+        ),
+        tr(
+            "Keep whole groups newest first and stop at the first group that does not fit.",
+            "从最新一组向前保留完整的组，遇到第一个放不下的组就停止。",
+        ),
     )
 
 
@@ -662,48 +780,104 @@ def check_replayed_prompt(answer: object) -> Verdict:
     content followed by each section's text (``current_system_prompt``), is accepted too.
     """
     if not isinstance(answer, str):
-        raise TypeError(f"expected the content as a string, got {type(answer).__name__}")
+        raise TypeError(
+            tr(
+                f"expected the content as a string, got {type(answer).__name__}",
+                f"content 应该是一个字符串，得到的是 {type(answer).__name__}",
+            )
+        )
     path = fixtures.system_patch_path()
     state = current_system_message(e.message for e in message_entries(path))
     assert state is not None
-    sections = dict(state.sections or {})
+    sections = json.dumps(dict(state.sections or {}), ensure_ascii=False)
+    content = _json_text(state.content)
     if answer == state.content:
-        return Verdict(True, f"the replayed content is {_json_text(state.content)}",
-                       f"As in the chapter; the sections stay a separate field: "
-                       f"{json.dumps(sections, ensure_ascii=False)}.")  # fmt: skip
+        return Verdict(
+            True,
+            tr(f"the replayed content is {content}", f"重放出的 content 是 {content}"),
+            tr(
+                f"As in the chapter; the sections stay a separate field: {sections}.",
+                f"与章节一致；sections 是单独的字段：{sections}。",
+            ),
+        )
     prompt = text_of(state)
     if answer == prompt:
-        return Verdict(True, f"that is the rendered prompt {_json_text(prompt)}",
-                       f"The content {_json_text(state.content)} followed by each section's"
-                       " text (current_system_prompt).")  # fmt: skip
+        return Verdict(
+            True,
+            tr(
+                f"that is the rendered prompt {_json_text(prompt)}",
+                f"这是渲染后的 prompt {_json_text(prompt)}",
+            ),
+            tr(
+                f"The content {content} followed by each section's text (current_system_prompt).",
+                f"content {content} 后面接上每个 section 的文本（current_system_prompt）。",
+            ),
+        )
     if "RULE v1" in answer:
-        return Verdict(False, "patch-1 replaced the rules section",
-                       "", "sections set by a later system message win.")  # fmt: skip
+        return Verdict(
+            False,
+            tr("patch-1 replaced the rules section", "patch-1 已经替换了 rules 段落"),
+            "",
+            tr(
+                "sections set by a later system message win.",
+                "后面的 system message 设置的 sections 会覆盖前面的。",
+            ),
+        )
     if "BASE" not in answer:
         return Verdict(
             False,
-            "the base prompt is missing",
-            "sys stands before compact-1's firstKeptEntryId, but system state is replayed from"
-            " the WHOLE path.",
-            "Start with BASE.",
+            tr("the base prompt is missing", "缺少基础 prompt"),
+            tr(
+                "sys stands before compact-1's firstKeptEntryId, but system state is replayed"
+                " from the WHOLE path.",
+                "sys 位于 compact-1 的 firstKeptEntryId 之前，但 system 状态是从整条路径重放的。",
+            ),
+            tr("Start with BASE.", "从 BASE 开始。"),
         )
-    return Verdict(False, f"not the replayed content: {_json_text(answer)}", "",
-                   'Join the non-empty contents with "\\n\\n" (a blank line).')  # fmt: skip
+    return Verdict(
+        False,
+        tr(
+            f"not the replayed content: {_json_text(answer)}",
+            f"这不是重放出的 content：{_json_text(answer)}",
+        ),
+        "",
+        tr(
+            'Join the non-empty contents with "\\n\\n" (a blank line).',
+            '用 "\\n\\n"（一个空行）把非空的 content 依次连接起来。',
+        ),
+    )
 
 
 @friendly
 def check_newest_summary(answer: object) -> Verdict:
     """Exercise: which compaction's summary reaches the model on the recompacted path."""
     if not isinstance(answer, str):
-        raise TypeError(f"expected a compaction id such as 'compact-1', got {answer!r}")
+        raise TypeError(
+            tr(
+                f"expected a compaction id such as 'compact-1', got {answer!r}",
+                f"应该是一个 compaction id，例如 'compact-1'，得到的是 {answer!r}",
+            )
+        )
     latest = latest_compaction(fixtures.recompacted_path())
     assert latest is not None
     if answer == latest.id:
-        return Verdict(True, f"only {latest.id}'s summary is read",
-                       "Older summaries stay in the session but are not sent again.")  # fmt: skip
+        return Verdict(
+            True,
+            tr(f"only {latest.id}'s summary is read", f"只读取 {latest.id} 的摘要"),
+            tr(
+                "Older summaries stay in the session but are not sent again.",
+                "较早的摘要仍留在 session 中，但不会再发送给模型。",
+            ),
+        )
     return Verdict(
         False,
-        f"{answer} is not the summary the resume reads",
+        tr(
+            f"{answer} is not the summary the resume reads",
+            f"恢复时读取的不是 {answer} 的摘要",
+        ),
         "",
-        "build_context scans the path from the end and stops at the first compaction.",
+        tr(
+            "build_context scans the path from the end and stops at the first compaction.",
+            "build_context 从路径末尾向前查找，遇到第一个 compaction 就停下。",
+        ),
     )

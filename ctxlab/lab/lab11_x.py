@@ -18,6 +18,10 @@ closures (recursively), and while the student's function runs, the reference fun
 replaced by stand-ins that raise "use your own code".
 
 Show a table with :func:`ctxlab.lab.display.show`.
+
+Every text a student reads exists in English and Chinese (issue 12), picked at render time
+with :func:`~ctxlab.lab.language.tr`; the table's columns keep their English names while
+it is built and are renamed for display at the end.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, friendly, not_answered
+from ctxlab.lab.language import tr
 from ctxlab.migration import MigrationError, MigrationResult, migrate_draft_entry
 
 __all__ = ["check_migration", "check_summary_renames", "draft_table", "reference_calls"]
@@ -48,16 +53,19 @@ def draft_table() -> pd.DataFrame:
     for name, wire in draft_records().items():
         try:
             parse_session_entry(wire)
-            parser = "accepted"
+            parser = tr("accepted", "接受")
         except CtxlabError as error:
-            parser = f"refused: {error}"
+            parser = tr(f"refused: {error}", f"拒绝：{error}")
         try:
             result = migrate_draft_entry(wire, earlier=fixtures.opening_path())
-            migration = "✔ " + ("; ".join(str(c) for c in result.changes) or "nothing to change")
+            changes = "; ".join(str(c) for c in result.changes)
+            migration = "✔ " + (changes or tr("nothing to change", "无需改动"))
         except MigrationError as error:
             migration = f"✘ {error}"
         rows.append({"draft record": name, "strict parser": parser, "migration": migration})
-    return pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
+    frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
+    headers = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
+    return frame.rename(columns={name: tr(name, zh) for name, zh in headers.items()})
 
 
 # -- "use your own code": the exercises may not call the reference migration ---------------------
@@ -130,7 +138,12 @@ class _ReferenceUsed(Exception):
     """Raised by a stand-in of a reference function while the student's function runs."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"{name} is the reference migration: use your own code")
+        super().__init__(
+            tr(
+                f"{name} is the reference migration: use your own code",
+                f"{name} 是参考迁移：请用你自己的代码",
+            )
+        )
         self.name = name
 
 
@@ -176,11 +189,21 @@ def _uses_reference(names: Iterable[str]) -> Verdict:
     listed = ", ".join(names)
     return Verdict(
         False,
-        f"your function calls ctxlab's reference migration ({listed})",
-        "This exercise is to write the migration yourself: a check of the reference would "
-        "only test ctxlab.",
-        "Use your own code: build a new dict, rename the fields, derive firstKeptEntryId"
-        " and raise migration.MigrationError yourself.",
+        tr(
+            f"your function calls ctxlab's reference migration ({listed})",
+            f"你的函数调用了 ctxlab 的参考迁移（{listed}）",
+        ),
+        tr(
+            "This exercise is to write the migration yourself: a check of the reference would "
+            "only test ctxlab.",
+            "这个练习要你自己写迁移：检查参考实现只是在测试 ctxlab。",
+        ),
+        tr(
+            "Use your own code: build a new dict, rename the fields, derive firstKeptEntryId"
+            " and raise migration.MigrationError yourself.",
+            "用你自己的代码：新建一个 dict，重命名字段，推导 firstKeptEntryId，"
+            "并自己抛出 migration.MigrationError。",
+        ),
     )
 
 
@@ -188,14 +211,23 @@ def _fields(changes: object) -> list[str]:
     """The field paths named by a student's change notes (strings or objects with .field)."""
     if isinstance(changes, (str, bytes)) or not isinstance(changes, Iterable):
         raise TypeError(
-            f"the change notes must be a list (of field paths like 'summary.files'), got"
-            f" {type(changes).__name__}"
+            tr(
+                f"the change notes must be a list (of field paths like 'summary.files'), got"
+                f" {type(changes).__name__}",
+                f"change notes 应该是一个列表（元素是 'summary.files' 这样的字段路径），"
+                f"得到的是 {type(changes).__name__}",
+            )
         )
     fields = []
     for change in changes:
         field = getattr(change, "field", change)
         if not isinstance(field, str):
-            raise TypeError(f"a change note must name a field path, got {change!r}")
+            raise TypeError(
+                tr(
+                    f"a change note must name a field path, got {change!r}",
+                    f"每条 change note 都应该写出一个字段路径，得到的是 {change!r}",
+                )
+            )
         fields.append(field.split(":")[0].split(" ")[0])
     return fields
 
@@ -205,12 +237,21 @@ def _unpack(returned: object) -> tuple[Mapping[str, Any], list[str]]:
         return returned.entry_wire, [c.field for c in returned.changes]
     if not isinstance(returned, tuple) or len(returned) != 2:
         raise TypeError(
-            "your function must return a pair (migrated_wire_dict, change_notes), got"
-            f" {type(returned).__name__}"
+            tr(
+                "your function must return a pair (migrated_wire_dict, change_notes), got"
+                f" {type(returned).__name__}",
+                "你的函数应该返回一个二元组 (migrated_wire_dict, change_notes)，得到的是"
+                f" {type(returned).__name__}",
+            )
         )
     wire, changes = returned
     if not isinstance(wire, Mapping):
-        raise TypeError(f"the migrated record must be a dict, got {type(wire).__name__}")
+        raise TypeError(
+            tr(
+                f"the migrated record must be a dict, got {type(wire).__name__}",
+                f"迁移后的记录应该是一个 dict，得到的是 {type(wire).__name__}",
+            )
+        )
     return wire, _fields(changes)
 
 
@@ -218,7 +259,12 @@ def _unpack(returned: object) -> tuple[Mapping[str, Any], list[str]]:
 def check_summary_renames(student: object) -> Verdict:
     """Exercise 1: ``student(summary_dict) -> dict`` renames files/nextSteps/invariants."""
     if not callable(student):
-        raise TypeError(f"expected your function, got {type(student).__name__}")
+        raise TypeError(
+            tr(
+                f"expected your function, got {type(student).__name__}",
+                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
+            )
+        )
     function: Callable[[dict[str, Any]], object] = student
     used = reference_calls(function)
     if used:
@@ -234,26 +280,64 @@ def check_summary_renames(student: object) -> Verdict:
         except _ReferenceUsed as error:
             return _uses_reference([error.name])
         if got is None:
-            return not_answered("summary renames (your function still returns None)")
+            return not_answered(
+                tr(
+                    "summary renames (your function still returns None)",
+                    "summary 字段重命名（你的函数仍然返回 None）",
+                )
+            )
         if summary != untouched:
-            return Verdict(False, f"your function changed its input ({name})", "",
-                           "Copy first: new = dict(summary); never edit the old one.")  # fmt: skip
+            return Verdict(
+                False,
+                tr(f"your function changed its input ({name})", f"你的函数改动了输入（{name}）"),
+                "",
+                tr(
+                    "Copy first: new = dict(summary); never edit the old one.",
+                    "先复制：new = dict(summary)；不要修改旧的 dict。",
+                ),
+            )
         want = fixtures.compact1().to_json()["summary"]
         if got != want:
             if not isinstance(got, Mapping):
-                raise TypeError(f"expected a dict back, got {type(got).__name__}")
+                raise TypeError(
+                    tr(
+                        f"expected a dict back, got {type(got).__name__}",
+                        f"应该返回一个 dict，得到的是 {type(got).__name__}",
+                    )
+                )
             extra = sorted(set(got) - set(want))
             missing = sorted(set(want) - set(got))
-            detail = f"Draft record: {name}."
+            detail = tr(f"Draft record: {name}.", f"草案记录：{name}。")
             if extra:
-                detail += f" Still there: {', '.join(extra)}."
+                detail += tr(
+                    f" Still there: {', '.join(extra)}.", f"仍然存在：{', '.join(extra)}。"
+                )
             if missing:
-                detail += f" Missing: {', '.join(missing)}."
-            return Verdict(False, "the migrated summary is not the current shape", detail,
-                           "files → changedFiles, nextSteps → next, invariants → constraints;"
-                           " keep the values as they are.")  # fmt: skip
-    return Verdict(True, "every draft summary now has the seven current fields",
-                   "And the strict parser was not loosened to get there.")  # fmt: skip
+                detail += tr(f" Missing: {', '.join(missing)}.", f"缺少：{', '.join(missing)}。")
+            return Verdict(
+                False,
+                tr(
+                    "the migrated summary is not the current shape", "迁移后的 summary 不是当前形状"
+                ),
+                detail,
+                tr(
+                    "files → changedFiles, nextSteps → next, invariants → constraints;"
+                    " keep the values as they are.",
+                    "files → changedFiles，nextSteps → next，invariants → constraints；"
+                    "值保持不变。",
+                ),
+            )
+    return Verdict(
+        True,
+        tr(
+            "every draft summary now has the seven current fields",
+            "每份草案 summary 现在都有当前的七个字段",
+        ),
+        tr(
+            "And the strict parser was not loosened to get there.",
+            "而且这一路没有放宽严格的 parser。",
+        ),
+    )
 
 
 @friendly
@@ -261,7 +345,12 @@ def check_migration(student: object) -> Verdict:
     """Exercise 2: ``student(wire, earlier) -> (migrated_wire, change_notes)`` on every draft
     record; unmigratable records must raise a CtxlabError (e.g. MigrationError)."""
     if not callable(student):
-        raise TypeError(f"expected your function, got {type(student).__name__}")
+        raise TypeError(
+            tr(
+                f"expected your function, got {type(student).__name__}",
+                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
+            )
+        )
     function: Callable[[dict[str, Any], list[Any]], object] = student
     used = reference_calls(function)
     if used:
@@ -276,42 +365,128 @@ def check_migration(student: object) -> Verdict:
         except CtxlabError as error:
             if name in NOT_MIGRATABLE:
                 continue
-            return Verdict(False, f"“{name}” can be migrated, but your function refused it",
-                           f"{type(error).__name__}: {error}", "")  # fmt: skip
+            return Verdict(
+                False,
+                tr(
+                    f"“{name}” can be migrated, but your function refused it",
+                    f"“{name}” 可以迁移，但你的函数拒绝了它",
+                ),
+                f"{type(error).__name__}: {error}",
+                "",
+            )
         except Exception as error:
             kind = type(error).__name__
             if name in NOT_MIGRATABLE:
-                return Verdict(False, f"right to refuse “{name}”, but with a bare {kind}",
-                               f"{kind}: {error}",
-                               "Raise MigrationError(message, entry_id=..., field=...) so the"
-                               " reader learns which entry and field.")  # fmt: skip
-            return Verdict(False, f"your function crashed on “{name}”", f"{kind}: {error}", "")
+                return Verdict(
+                    False,
+                    tr(
+                        f"right to refuse “{name}”, but with a bare {kind}",
+                        f"拒绝“{name}”是对的，但抛出的是裸的 {kind}",
+                    ),
+                    f"{kind}: {error}",
+                    tr(
+                        "Raise MigrationError(message, entry_id=..., field=...) so the"
+                        " reader learns which entry and field.",
+                        "抛出 MigrationError(message, entry_id=..., field=...)，"
+                        "让读者知道是哪条 entry、哪个字段。",
+                    ),
+                )
+            return Verdict(
+                False,
+                tr(f"your function crashed on “{name}”", f"你的函数在“{name}”上崩溃了"),
+                f"{kind}: {error}",
+                "",
+            )
         if returned is None:
-            return not_answered("migration (your function still returns None)")
+            return not_answered(
+                tr(
+                    "migration (your function still returns None)",
+                    "迁移（你的函数仍然返回 None）",
+                )
+            )
         if wire != untouched:
-            return Verdict(False, f"your function changed its input (“{name}”)", "",
-                           "Build a new record: a migration never edits the old one.")  # fmt: skip
+            return Verdict(
+                False,
+                tr(
+                    f"your function changed its input (“{name}”)", f"你的函数改动了输入（“{name}”）"
+                ),
+                "",
+                tr(
+                    "Build a new record: a migration never edits the old one.",
+                    "新建一条记录：迁移从不修改旧记录。",
+                ),
+            )
         if name in NOT_MIGRATABLE:
-            return Verdict(False, f"“{name}” must not be migrated",
-                           "Your function returned a record for it.",
-                           "When the draft gives two different answers, or the result would"
-                           " still fail the parser, raise a MigrationError.")  # fmt: skip
+            return Verdict(
+                False,
+                tr(f"“{name}” must not be migrated", f"“{name}” 不能被迁移"),
+                tr("Your function returned a record for it.", "你的函数却为它返回了一条记录。"),
+                tr(
+                    "When the draft gives two different answers, or the result would"
+                    " still fail the parser, raise a MigrationError.",
+                    "当草案给出两个不同的答案，或者结果仍然过不了 parser 时，抛出 MigrationError。",
+                ),
+            )
         got, fields = _unpack(returned)
         reference = migrate_draft_entry(wire, earlier=fixtures.opening_path())
         try:
             parse_session_entry(got)
         except CtxlabError as error:
-            return Verdict(False, f"the strict parser refuses your result for “{name}”",
-                           str(error), "The parser is never loosened: fix the record.")  # fmt: skip
+            return Verdict(
+                False,
+                tr(
+                    f"the strict parser refuses your result for “{name}”",
+                    f"严格的 parser 拒绝了你为“{name}”给出的结果",
+                ),
+                str(error),
+                tr(
+                    "The parser is never loosened: fix the record.",
+                    "parser 永远不会放宽：请修正这条记录。",
+                ),
+            )
         if dict(got) != reference.entry_wire:
-            return Verdict(False, f"your result for “{name}” differs from the reference",
-                           "", "Compare it with ctxlab.fixtures.compact1().to_json().")  # fmt: skip
+            return Verdict(
+                False,
+                tr(
+                    f"your result for “{name}” differs from the reference",
+                    f"你为“{name}”给出的结果与参考实现不同",
+                ),
+                "",
+                tr(
+                    "Compare it with ctxlab.fixtures.compact1().to_json().",
+                    "把它和 ctxlab.fixtures.compact1().to_json() 比较一下。",
+                ),
+            )
         want = [c.field for c in reference.changes]
         if sorted(fields) != sorted(want):
-            return Verdict(False, f"the change notes for “{name}” are not complete",
-                           f"Expected notes for: {', '.join(want) or '(nothing)'}; got:"
-                           f" {', '.join(fields) or '(nothing)'}.",
-                           "Record one note per draft field you renamed or dropped.")  # fmt: skip
-    return Verdict(True, "your migration matches the reference on every draft record",
-                   "It renames, derives firstKeptEntryId, notes every change, refuses what"
-                   " it cannot migrate, and never edits its input.")  # fmt: skip
+            nothing = tr("(nothing)", "（无）")
+            return Verdict(
+                False,
+                tr(
+                    f"the change notes for “{name}” are not complete",
+                    f"“{name}” 的 change notes 不完整",
+                ),
+                tr(
+                    f"Expected notes for: {', '.join(want) or nothing}; got:"
+                    f" {', '.join(fields) or nothing}.",
+                    f"应该记录：{', '.join(want) or nothing}；实际记录："
+                    f"{', '.join(fields) or nothing}。",
+                ),
+                tr(
+                    "Record one note per draft field you renamed or dropped.",
+                    "每个被重命名或删除的草案字段都要记一条 note。",
+                ),
+            )
+    return Verdict(
+        True,
+        tr(
+            "your migration matches the reference on every draft record",
+            "你的迁移在每条草案记录上都与参考实现一致",
+        ),
+        tr(
+            "It renames, derives firstKeptEntryId, notes every change, refuses what"
+            " it cannot migrate, and never edits its input.",
+            "它重命名字段、推导 firstKeptEntryId、记录每处改动、拒绝无法迁移的记录，"
+            "而且从不修改输入。",
+        ),
+    )
