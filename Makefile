@@ -29,8 +29,12 @@ STUDENT_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/student
 INSTRUCTOR_DIR = $(NOTEBOOK_DIR)/$(LAB_LANG)/instructor
 NBSOURCE = $(BIN)/python notebooks/_build/nbsource.py
 # The Chinese edition also gets JupyterLab's interface in Chinese (the zh_CN language pack
-# of the lab extra), as a default a student's own Language setting still overrides.
+# of the lab extra), as a default a student's own Language setting still overrides: the
+# overrides.json in notebooks/_settings/zh sets the translation plugin's locale to zh_CN.
 LAB_LOCALE_ARGS = $(if $(filter zh,$(LAB_LANG)),--LabApp.app_settings_dir=$(CURDIR)/notebooks/_settings/zh)
+# Stop early, naming the fix, when an edition's folder has no notebooks yet.
+need_notebooks = @if [ -z "$$(ls $(1)/*.ipynb 2>/dev/null)" ]; then \
+	  echo "error: no notebooks in $(1)/: build them with \`make notebooks\`" >&2; exit 1; fi
 # Kernel spec the notebooks declare; inside $(VENV) ipykernel provides it
 # ($(VENV)/share/jupyter/kernels/python3), so it runs $(BIN)/python.
 KERNEL ?= python3
@@ -98,6 +102,7 @@ help: ## show this help
 install: $(TEST_STAMP) ## install ctxlab[lab,test,dev] into the venv (skipped when up to date)
 
 lab: $(LAB_STAMP) ## JupyterLab on the student edition (LANG=zh: Chinese); no browser without a display
+	$(call need_notebooks,$(STUDENT_DIR))
 	@echo ">> student edition: $(STUDENT_DIR)/ (answers: $(INSTRUCTOR_DIR)/)"
 	@args="$(JUPYTER_ARGS)"; \
 	if [ "$$(id -u)" = 0 ]; then args="$$args --allow-root"; fi; \
@@ -176,16 +181,25 @@ LECTURE_SETTINGS := lecture/settings
 LECTURE_CSS := lecture/custom
 SLIDES_DIR ?= slides
 SLIDES_ASSETS := $(SLIDES_DIR)/_assets
+# Each language's decks in their own folder, so that the two never overwrite each other:
+# slides/ (en) and slides/zh/ (zh). Both use the one copy of the assets in slides/_assets
+# (ASSETS_URL is that folder relative to the decks).
+SLIDES_OUT = $(SLIDES_DIR)$(if $(filter en,$(LAB_LANG)),,/$(LAB_LANG))
+ASSETS_URL = $(if $(filter en,$(LAB_LANG)),,../)_assets
 # Offline slides: these npm packages (exact versions) are unpacked into $(SLIDES_ASSETS).
 SLIDES_NPM := reveal.js@4.6.1 requirejs@2.3.7 jquery@3.7.1 mathjax@2.7.9 @jupyter-widgets/html-manager@1.0.14
 SLIDES_ASSETS_STAMP := $(SLIDES_ASSETS)/.installed-$(shell echo '$(SLIDES_NPM)' | $(PYTHON) -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:12])' 2>/dev/null || echo nohash)
 
 .PHONY: test-browser lecture slides
 
-test-browser: $(BROWSER_STAMP) slides ## JupyterLab in headless Chromium: every notebook, widgets, lecture mode, slides
+test-browser: $(BROWSER_STAMP) ## JupyterLab in headless Chromium: every notebook, widgets, lecture mode, slides (en and zh)
+	$(MAKE) slides LAB_LANG=en
+	$(MAKE) slides LAB_LANG=zh
 	CTXLAB_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser tests/browser $(BROWSER_PYTEST_ARGS)
 
-lecture: $(LAB_STAMP) ## JupyterLab for the projector: lecture/settings (high contrast, large fonts), RISE slides
+lecture: $(LAB_STAMP) ## JupyterLab for the projector on the instructor edition (LANG=zh: Chinese), RISE slides
+	$(call need_notebooks,$(INSTRUCTOR_DIR))
+	@echo ">> instructor edition: $(INSTRUCTOR_DIR)/"
 	@args="$(JUPYTER_ARGS)"; \
 	if [ "$$(id -u)" = 0 ]; then args="$$args --allow-root"; fi; \
 	if [ "$$(uname -s)" = Linux ] && [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
@@ -211,17 +225,18 @@ $(SLIDES_ASSETS_STAMP):
 	rm -rf $(SLIDES_ASSETS)/.tgz
 	touch $@
 
-slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## static reveal.js slides of every notebook in slides/, viewable offline
+slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## offline reveal.js slides of the instructor edition: slides/ (en), slides/zh/ (LANG=zh)
+	$(call need_notebooks,$(INSTRUCTOR_DIR))
 	@for nb in $(wildcard $(INSTRUCTOR_DIR)/*.ipynb); do \
-	  $(BIN)/jupyter nbconvert --to slides "$$nb" --output-dir $(SLIDES_DIR) \
+	  $(BIN)/jupyter nbconvert --to slides "$$nb" --output-dir $(SLIDES_OUT) \
 	    --TemplateExporter.extra_template_basedirs=lecture/nbconvert --template ctxlab-reveal \
-	    --SlidesExporter.reveal_url_prefix=_assets/reveal.js --SlidesExporter.reveal_theme=white \
-	    --SlidesExporter.require_js_url=_assets/requirejs/require.js \
-	    --SlidesExporter.jquery_url=_assets/jquery/dist/jquery.min.js \
-	    --SlidesExporter.mathjax_url='_assets/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe' \
-	    --SlidesExporter.widget_renderer_url=_assets/html-manager/dist/embed-amd.js; \
+	    --SlidesExporter.reveal_url_prefix=$(ASSETS_URL)/reveal.js --SlidesExporter.reveal_theme=white \
+	    --SlidesExporter.require_js_url=$(ASSETS_URL)/requirejs/require.js \
+	    --SlidesExporter.jquery_url=$(ASSETS_URL)/jquery/dist/jquery.min.js \
+	    --SlidesExporter.mathjax_url='$(ASSETS_URL)/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe' \
+	    --SlidesExporter.widget_renderer_url=$(ASSETS_URL)/html-manager/dist/embed-amd.js; \
 	done
-	@if grep -lE '<(script|link)[^>]+(src|href)="(https?:)?//' $(SLIDES_DIR)/*.slides.html; then \
+	@if grep -lE '<(script|link)[^>]+(src|href)="(https?:)?//' $(SLIDES_OUT)/*.slides.html; then \
 	  echo "error: the slides above still load something from the network" >&2; exit 1; \
 	fi
-	@echo ">> slides in $(SLIDES_DIR)/ (open $(SLIDES_DIR)/<notebook>.slides.html; no network needed)"
+	@echo ">> slides in $(SLIDES_OUT)/ (open $(SLIDES_OUT)/<notebook>.slides.html; no network needed)"

@@ -10,6 +10,11 @@ The answer readers :func:`id_list`, :func:`as_number` and :func:`as_mapping` are
 every lab's checkers: each returns the answer in the expected shape or raises a
 ``TypeError`` naming what is wrong, which :func:`friendly` shows as a verdict.
 
+Every text a student reads here -- the mark, "Hint:", the verdicts of :func:`not_answered`
+and :func:`friendly`, the answer readers' messages -- exists in English and Chinese and is
+picked when it is rendered (:func:`ctxlab.lab.language.tr`), so a verdict made before
+``set_language("zh")`` still shows in Chinese after it.
+
 This module needs neither pandas nor matplotlib, so ``import ctxlab.lab`` (which imports
 it) stays cheap.
 """
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ctxlab.errors import CtxlabError
+from ctxlab.lab.language import tr
 
 __all__ = [
     "Verdict",
@@ -46,14 +52,14 @@ class Verdict:
 
     @property
     def mark(self) -> str:
-        return "✔ Correct" if self.ok else "✘ Not yet"
+        return tr("✔ Correct", "✔ 正确") if self.ok else tr("✘ Not yet", "✘ 还不对")
 
     def __str__(self) -> str:
         lines = [f"{self.mark} — {self.title}"]
         if self.detail:
             lines.append(self.detail)
         if self.hint:
-            lines.append(f"Hint: {self.hint}")
+            lines.append(tr("Hint: ", "提示：") + self.hint)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -74,7 +80,8 @@ class Verdict:
                 f'<br><span style="white-space: pre-wrap">{html.escape(self.detail)}</span>'
             )
         if self.hint:
-            parts.append(f"<br><em>Hint:</em> {html.escape(self.hint)}")
+            label = tr("<em>Hint:</em> ", "<em>提示：</em>")
+            parts.append(f"<br>{label}{html.escape(self.hint)}")
         parts.append("</div>")
         return "".join(parts)
 
@@ -88,9 +95,12 @@ def not_answered(what: str) -> Verdict:
     """The verdict for an exercise cell that still holds its placeholder."""
     return Verdict(
         ok=False,
-        title=f"not answered yet: {what}",
-        detail="The cell still holds the placeholder `...`.",
-        hint="Replace `...` with your answer, run the cell again, then run this check.",
+        title=tr(f"not answered yet: {what}", f"还没有作答：{what}"),
+        detail=tr("The cell still holds the placeholder `...`.", "这个单元格里还是占位符 `...`。"),
+        hint=tr(
+            "Replace `...` with your answer, run the cell again, then run this check.",
+            "把 `...` 换成你的答案，重新运行这个单元格，再运行这个检查。",
+        ),
     )
 
 
@@ -100,25 +110,44 @@ def not_answered(what: str) -> Verdict:
 def id_list(answer: object, what: str) -> list[str]:
     """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        raise TypeError(f"{what} should be a list of entry ids, got {type(answer).__name__}")
+        kind = type(answer).__name__
+        raise TypeError(
+            tr(
+                f"{what} should be a list of entry ids, got {kind}",
+                f"{what} 应当是 entry id 的列表，实际是 {kind}",
+            )
+        )
     ids = list(answer)
     for item in ids:
         if not isinstance(item, str):
-            raise TypeError(f"{what}: {item!r} is not an entry id (a string like 'u2')")
+            raise TypeError(
+                tr(
+                    f"{what}: {item!r} is not an entry id (a string like 'u2')",
+                    f"{what}：{item!r} 不是 entry id（entry id 是像 'u2' 这样的字符串）",
+                )
+            )
     return ids
 
 
 def as_number(answer: object, what: str) -> int | float:
     """``answer`` as a number (``True``/``False`` are not numbers here)."""
     if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        raise TypeError(f"{what} should be a number, got {answer!r}")
+        raise TypeError(
+            tr(
+                f"{what} should be a number, got {answer!r}",
+                f"{what} 应当是一个数，实际是 {answer!r}",
+            )
+        )
     return answer
 
 
 def as_mapping(answer: object, what: str) -> Mapping[str, Any]:
     """``answer`` as a dict (a wire record, a summary)."""
     if not isinstance(answer, Mapping):
-        raise TypeError(f"{what} should be a dict, got {type(answer).__name__}")
+        kind = type(answer).__name__
+        raise TypeError(
+            tr(f"{what} should be a dict, got {kind}", f"{what} 应当是一个 dict，实际是 {kind}")
+        )
     return answer
 
 
@@ -126,7 +155,9 @@ F = TypeVar("F", bound=Callable[..., Verdict])
 
 
 def _what(check: Callable[..., Any]) -> str:
-    name = getattr(check, "__name__", "this exercise")
+    name = getattr(check, "__name__", None)
+    if not isinstance(name, str):
+        return tr("this exercise", "这道练习")
     return name.removeprefix("check_").replace("_", " ")
 
 
@@ -147,23 +178,35 @@ def friendly(check: F) -> F:
         except CtxlabError as error:
             return Verdict(
                 ok=False,
-                title="ctxlab rejected the answer",
+                title=tr("ctxlab rejected the answer", "ctxlab 拒绝了这个答案"),
                 detail=f"{type(error).__name__}: {error}",
-                hint="Read the message: it names the entry id, field or option at fault.",
+                hint=tr(
+                    "Read the message: it names the entry id, field or option at fault.",
+                    "读一读这条错误信息：它指出了出错的 entry id、字段或选项。",
+                ),
             )
         except (TypeError, AttributeError) as error:
             return Verdict(
                 ok=False,
-                title="the answer is not the kind of value this exercise expects",
+                title=tr(
+                    "the answer is not the kind of value this exercise expects",
+                    "答案不是这道练习期望的那种值",
+                ),
                 detail=f"{type(error).__name__}: {error}",
-                hint="Check the exercise text for the expected type (a list of ids, a number...).",
+                hint=tr(
+                    "Check the exercise text for the expected type (a list of ids, a number...).",
+                    "看看练习说明要求的类型（id 的列表、一个数……）。",
+                ),
             )
         except Exception as error:  # a checker must never show a traceback
             return Verdict(
                 ok=False,
-                title="the answer could not be checked",
+                title=tr("the answer could not be checked", "无法检查这个答案"),
                 detail=f"{type(error).__name__}: {error}",
-                hint="Re-run the cells above this one, then try again.",
+                hint=tr(
+                    "Re-run the cells above this one, then try again.",
+                    "先重新运行上面的单元格，再试一次。",
+                ),
             )
 
     return wrapper  # type: ignore[return-value]

@@ -27,6 +27,11 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
 * **defaults** -- the chapter's opening path and test estimator (:func:`default_path`,
   :func:`default_estimator`), the core's :data:`TokenEstimator` type, and
   :func:`tidy_number` (3.0 shown as 3).
+
+Text this module itself shows a student (the messages of :func:`call_safely`) exists in
+English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions,
+slider descriptions and verdict lines come from the lab modules, already in the notebook's
+language.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from ctxlab import fixtures
 from ctxlab.context import TokenEstimator
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.lab.language import tr
 from ctxlab.messages import AssistantMessage, ToolResultMessage
 
 __all__ = [
@@ -368,9 +374,25 @@ def slider(description: str, value: int, high: int) -> Any:
     return control
 
 
-def verdict_html(text: str) -> str:
-    """An ``accepted ...`` (green bar) or ``rejected ...`` (red bar) line as HTML."""
-    colour = PALETTE["bluish_green"] if text.startswith("accepted") else PALETTE["vermillion"]
+def _accepted(text: str) -> bool:
+    """Whether a verdict line says accepted: it starts with ``accepted`` (English), or its
+    first mark is ✔ rather than ✘ (any language, e.g. ``接受 ✔ …`` / ``拒绝 ✘ …``)."""
+    if text.startswith("accepted"):
+        return True
+    if text.startswith("rejected"):
+        return False
+    tick, cross = text.find("✔"), text.find("✘")
+    return tick >= 0 and (cross < 0 or tick < cross)
+
+
+def verdict_html(text: str, ok: bool | None = None) -> str:
+    """An accepted (green bar) or rejected (red bar) verdict line as HTML.
+
+    ``ok`` says which; when it is None the text decides: ``accepted ...`` or a line whose
+    first mark is ✔ is green, everything else red.
+    """
+    accepted = _accepted(text) if ok is None else ok
+    colour = PALETTE["bluish_green"] if accepted else PALETTE["vermillion"]
     return (
         f'<div style="border-left: 6px solid {colour}; padding: 4px 10px; font-size: 1.15em;'
         f' white-space: pre-wrap">{html.escape(text)}</div>'
@@ -437,7 +459,13 @@ def call_safely(
             box.append(SafeCall(True, function(*args, **kwargs)))
         except NotImplementedError:
             box.append(
-                SafeCall(False, error="not written yet (the stub raises NotImplementedError)")
+                SafeCall(
+                    False,
+                    error=tr(
+                        "not written yet (the stub raises NotImplementedError)",
+                        "还没有写（stub 抛出 NotImplementedError）",
+                    ),
+                )
             )
         except BaseException as error:  # student code may raise anything
             try:
@@ -446,14 +474,19 @@ def call_safely(
                 message = ""
             text = f"{type(error).__name__}: {message}" if message else type(error).__name__
             text = _ADDRESS.sub("", text)
-            box.append(
-                SafeCall(False, error="raised " + (text[:300] + "..." if len(text) > 300 else text))
-            )
+            shown = text[:300] + "..." if len(text) > 300 else text
+            box.append(SafeCall(False, error=tr("raised ", "抛出了 ") + shown))
 
     thread = threading.Thread(target=target, name="ctxlab-student-call", daemon=True)
     thread.start()
     thread.join(seconds)
     if thread.is_alive() or not box:
         _stop(thread)
-        return SafeCall(False, error=f"did not return within {seconds:g} s (an endless loop?)")
+        return SafeCall(
+            False,
+            error=tr(
+                f"did not return within {seconds:g} s (an endless loop?)",
+                f"{seconds:g} 秒内没有返回（死循环？）",
+            ),
+        )
     return box[0]

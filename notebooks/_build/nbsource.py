@@ -37,6 +37,7 @@ Commands (run from the repository root)::
     python notebooks/_build/nbsource.py build              # write every edition (no outputs)
     python notebooks/_build/nbsource.py check              # exit 1 if any edition drifted
     python notebooks/_build/nbsource.py harvest NB.ipynb   # carry a JupyterLab edit back
+    python notebooks/_build/nbsource.py stats              # share of Chinese in each edition
 
 ``make notebooks`` runs ``build`` and then executes every edition in place.
 
@@ -463,6 +464,85 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
     return changes
 
 
+# ----------------------------------------------------------------------------- stats
+
+#: Han (Chinese) characters: the CJK Unified Ideographs, their extensions A to H, and the
+#: compatibility ideographs. Chinese punctuation (，。：) is not Han, but it is counted among
+#: all non-space characters.
+_HAN_RANGES = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2EE5F),
+    (0x2F800, 0x2FA1F),
+    (0x30000, 0x323AF),
+)
+
+
+def is_han(char: str) -> bool:
+    """Whether ``char`` is a Han (Chinese) character."""
+    code = ord(char)
+    return any(low <= code <= high for low, high in _HAN_RANGES)
+
+
+@dataclass(frozen=True)
+class HanCount:
+    """Han characters among all non-space characters of some text."""
+
+    han: int = 0
+    characters: int = 0
+
+    @property
+    def share(self) -> float:
+        """Han characters / all non-space characters (0.0 for text with none)."""
+        return self.han / self.characters if self.characters else 0.0
+
+    def __add__(self, other: HanCount) -> HanCount:
+        return HanCount(self.han + other.han, self.characters + other.characters)
+
+
+def han_count(text: str) -> HanCount:
+    """Count the Han characters and all non-space characters of ``text`` (Markdown included:
+    the whole text of a cell, headings, tables and code spans alike)."""
+    characters = [char for char in text if not char.isspace()]
+    return HanCount(sum(1 for char in characters if is_han(char)), len(characters))
+
+
+def prose_count(source: Source, edition: Edition) -> HanCount:
+    """The :class:`HanCount` of the markdown cells (the prose) of one edition of a source."""
+    total = HanCount()
+    for cell in source.cells:
+        if cell.cell_type == "markdown" and cell.in_edition(edition):
+            total += han_count(cell.text_for(edition))
+    return total
+
+
+def stats(sources: Sequence[Source], per_notebook: bool = False) -> list[str]:
+    """Lines of a table: per edition (language × role), the share of Han characters in the
+    prose of every notebook of that edition; with ``per_notebook``, one line per notebook
+    too. Only the languages the sources have appear."""
+    editions = [Edition(language, role) for language in LANGUAGES for role in ROLES]
+    lines = [f"{'edition':<16} {'notebooks':>9} {'Han':>7} {'non-space':>10} {'share':>7}"]
+    for edition in editions:
+        having = [source for source in sources if edition.language in source.languages]
+        if not having:
+            continue
+        counts = [(source, prose_count(source, edition)) for source in having]
+        total = sum((count for _, count in counts), HanCount())
+        name = f"{edition.language}/{edition.role}"
+        lines.append(
+            f"{name:<16} {len(having):>9} {total.han:>7} {total.characters:>10} {total.share:>7.1%}"
+        )
+        if per_notebook:
+            for source, count in counts:
+                lines.append(
+                    f"  {source.lab:<14} {'':>9} {count.han:>7} {count.characters:>10}"
+                    f" {count.share:>7.1%}"
+                )
+    return lines
+
+
 # ----------------------------------------------------------------------------- CLI
 
 
@@ -474,11 +554,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("check", help="exit 1 when a committed edition differs from its source")
     harvest_cmd = sub.add_parser("harvest", help="carry edits of an edition back to its source")
     harvest_cmd.add_argument("notebooks", nargs="+", type=Path)
+    stats_cmd = sub.add_parser(
+        "stats",
+        help="per edition: Han characters / all non-space characters of the markdown cells",
+    )
+    stats_cmd.add_argument("labs", nargs="*", help="lab numbers or names (default: all)")
+    stats_cmd.add_argument("--per-notebook", action="store_true", help="also one line per notebook")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
             for path in build_all(load_sources(args.labs)):
                 print(f"wrote {path.relative_to(REPO)}")
+            return 0
+        if args.command == "stats":
+            for line in stats(load_sources(args.labs), per_notebook=args.per_notebook):
+                print(line)
             return 0
         if args.command == "check":
             sources = load_sources()

@@ -36,6 +36,10 @@ NOTEBOOKS = Path(
 )
 # The English student edition: stubs and placeholders (the build-it test types into it).
 STUDENT_NOTEBOOKS = REPO / "notebooks" / "en" / "student"
+# The Chinese instructor edition, and what `make lab LANG=zh` / `make lecture LANG=zh` add to
+# `jupyter lab` (Makefile, LAB_LOCALE_ARGS): JupyterLab's interface in Chinese (zh_CN).
+ZH_INSTRUCTOR_NOTEBOOKS = REPO / "notebooks" / "zh" / "instructor"
+ZH_SERVER_ARGS = (f"--LabApp.app_settings_dir={REPO / 'notebooks' / '_settings' / 'zh'}",)
 LECTURE_SETTINGS = REPO / "lecture" / "settings"
 LECTURE_CSS = REPO / "lecture" / "custom"
 # The options `make lecture` adds to `jupyter lab` (Makefile, target lecture): load
@@ -380,37 +384,51 @@ def wait_kernel_idle(page: Any, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
 _KERNEL_IDLE = r"""
 () => {
   const dialog = document.querySelector('.jp-Dialog');
-  if (dialog && /Select Kernel/.test(dialog.innerText)) {
+  if (dialog && /Select Kernel|选择内核/.test(dialog.innerText)) {
     dialog.querySelector('.jp-mod-accept').click();   // keep the notebook's own kernel
     return false;
   }
   const bar = document.querySelector('.jp-StatusBar-Widget');
   const indicator = document.querySelector(
       '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');
-  return !!bar && /\|\s*Idle\b/.test(bar.innerText)
+  return !!bar && /\|\s*(Idle\b|空闲)/.test(bar.innerText)
       && !!indicator && indicator.dataset.status === 'idle';
 }
 """
 
 
-def _menu(page: Any, menu: str, item: str) -> None:
+#: The menu labels the tests click, as JupyterLab's zh_CN language pack translates them
+#: (its locale/zh_CN/LC_MESSAGES/jupyterlab.json); English labels are used as they are.
+ZH_MENU_LABELS: Mapping[str, str] = {
+    "File": "文件",
+    "Edit": "编辑",
+    "Run": "运行",
+    "Clear Outputs of All Cells": "清除所有单元格的输出",
+    "Run All Cells": "运行所有单元格",
+}
+
+
+def _menu(page: Any, menu: str, item: str, language: str = "en") -> None:
+    if language == "zh":
+        menu, item = ZH_MENU_LABELS[menu], ZH_MENU_LABELS[item]
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{re.escape(menu)}$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).click()
 
 
-def run_all_cells(page: Any) -> None:
+def run_all_cells(page: Any, language: str = "en") -> None:
     """Edit → Clear Outputs of All Cells, Run → Run All Cells, then wait for every cell.
 
     Clearing first resets the execution counts, so "every prompt shows a number" really
-    means this run executed every code cell.
+    means this run executed every code cell. ``language="zh"`` clicks the menus of
+    JupyterLab's Chinese interface (编辑 → 清除所有单元格的输出, 运行 → 运行所有单元格).
     """
-    _menu(page, "Edit", "Clear Outputs of All Cells")
+    _menu(page, "Edit", "Clear Outputs of All Cells", language)
     page.wait_for_function(
         "() => ![...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
         r".some(p => /\d/.test(p.textContent))",
         timeout=30_000,
     )
-    _menu(page, "Run", "Run All Cells")
+    _menu(page, "Run", "Run All Cells", language)
     page.wait_for_function(_ALL_CELLS_RAN, timeout=RUN_TIMEOUT_MS, polling=500)
     wait_kernel_idle(page)
 
@@ -553,3 +571,30 @@ def screenshot(page: Any, name: str) -> Path:
     target = ARTIFACTS / f"{slug(name)}.png"
     page.screenshot(path=str(target))
     return target
+
+
+def open_deck_offline(context: Any, deck: Path) -> tuple[Any, list[str], list[str]]:
+    """Open a ``make slides`` deck from disk with the network refused, and wait until
+    reveal.js is ready; returns the page, the URLs it tried to reach, and its JS errors.
+
+    reveal.js is loaded through require.js (no global Reveal); it marks itself ready by
+    adding the class "ready" to .reveal once initialised.
+    """
+    blocked: list[str] = []
+
+    def refuse_network(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(("file:", "data:", "blob:")):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", refuse_network)
+    context.set_offline(True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(deck.as_uri(), wait_until="load")
+    page.locator(".reveal.ready").wait_for(state="attached", timeout=60_000)
+    return page, blocked, errors

@@ -26,6 +26,8 @@ from browser_support import (
     STUDENT_NOTEBOOKS,
     TEST_SETTINGS,
     VIEWPORT,
+    ZH_INSTRUCTOR_NOTEBOOKS,
+    ZH_SERVER_ARGS,
     LabServer,
     copy_notebooks,
     find_chromium,
@@ -214,4 +216,24 @@ def student_lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab
     write_settings(settings, TEST_SETTINGS)
     root = copy_notebooks(scratch / "notebooks", STUDENT_NOTEBOOKS)
     with running_lab_server(root, settings, scratch) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def zh_lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """JupyterLab on a copy of the Chinese instructor edition, as ``make lab LANG=zh`` starts
+    it: the interface in Chinese (notebooks/_settings/zh), plus the test settings.
+
+    Fails, naming the fix, when the Chinese edition has not been built.
+    """
+    if not any(ZH_INSTRUCTOR_NOTEBOOKS.glob("*.ipynb")):
+        pytest.fail(
+            f"{ZH_INSTRUCTOR_NOTEBOOKS.relative_to(ZH_INSTRUCTOR_NOTEBOOKS.parents[2])}/ has no "
+            "notebooks: build the Chinese edition with `make notebooks`"
+        )
+    scratch = tmp_path_factory.mktemp("zh-lab-server")
+    settings = scratch / "user-settings"
+    write_settings(settings, TEST_SETTINGS)
+    root = copy_notebooks(scratch / "notebooks", ZH_INSTRUCTOR_NOTEBOOKS)
+    with running_lab_server(root, settings, scratch, ZH_SERVER_ARGS) as server:
         yield server

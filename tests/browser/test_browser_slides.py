@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_support import REPO, screenshot
+from browser_support import REPO, open_deck_offline, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -18,26 +18,9 @@ DECK = SLIDES / "11.3-budgeted-context.slides.html"
 def test_exported_slides_render_offline(browser_context: Any) -> None:
     if not DECK.is_file():
         pytest.fail(f"{DECK.relative_to(REPO)} is missing: run `make slides` first")
-    blocked: list[str] = []
+    page, blocked, errors = open_deck_offline(browser_context, DECK)
 
-    def refuse_network(route: Any) -> None:
-        url = route.request.url
-        if url.startswith(("file:", "data:", "blob:")):
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    browser_context.route("**/*", refuse_network)
-    browser_context.set_offline(True)
-    page = browser_context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(DECK.as_uri(), wait_until="load")
-
-    # reveal.js is loaded through require.js (no global Reveal); it marks itself ready by
-    # adding the class "ready" to .reveal once initialised, and shows the first section.
-    page.locator(".reveal.ready").wait_for(state="attached", timeout=60_000)
+    # reveal.js is ready (open_deck_offline waited for it) and shows the first section.
     first = page.locator(".reveal .slides > section").first
     assert first.is_visible()
     assert "present" in (first.get_attribute("class") or "")
