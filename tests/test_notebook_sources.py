@@ -273,3 +273,11 @@ def test_harvest_moves_cells_and_keeps_the_other_roles_cells_in_place(tmp_path: 
     assert "cells reordered as in the notebook" in changes
     harvested = nbsource.parse_source(source_path.read_text(encoding="utf-8"), source_path)
     assert [c.id for c in harvested.cells] == ["d-00", "d-01", "d-03", "d-02"]
+
+
+def test_every_lab_has_an_english_and_a_chinese_edition() -> None:
+    """Issue 12: every notebook exists in both languages, student and instructor alike."""
+    assert {s.name for s in BILINGUAL} == {s.name for s in SOURCES}
+    for source in SOURCES:
+        for edition in source.editions():
+            assert source.notebook_path(edition).is_file(), source.notebook_path(edition)

@@ -33,8 +33,16 @@ WORDS = {
         "goals": "Learning goals",
         "predict": "Predict, then run",
         "not written": "not written yet",
+        "not answered": "not answered yet",
+        "correct": "✔ Correct",
     },
-    "zh": {"goals": "学习目标", "predict": "先预测，再运行", "not written": "还没有写"},
+    "zh": {
+        "goals": "学习目标",
+        "predict": "先预测，再运行",
+        "not written": "还没有写",
+        "not answered": "还没有作答",
+        "correct": "✔ 正确",
+    },
 }
 IGNORE = "nbval-ignore-output"
 def _words(path: Path) -> dict[str, str]:
@@ -196,9 +204,10 @@ def test_exercises_hold_placeholders_for_students_and_answers_for_instructors(
         text = _output_text(cell)
         if _role(path) == "student":
             assert "..." in _source(cell), f"{path.name}: {_source(cell)[:80]}"
-            assert "not answered yet" in text and "Correct" not in text, path.name
+            words = _words(path)
+            assert words["not answered"] in text and words["correct"] not in text, path.name
         else:
-            assert "✔ Correct" in text, f"{path.name}: {_source(cell)[:80]} -> {text[:200]}"
+            assert _words(path)["correct"] in text, f"{path.name}: {_source(cell)[:80]} -> {text[:200]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
