@@ -45,6 +45,8 @@ WORDS = {
     },
 }
 IGNORE = "nbval-ignore-output"
+
+
 def _words(path: Path) -> dict[str, str]:
     """:data:`WORDS` of the edition's language (``notebooks/<language>/<role>/<lab>``)."""
     return WORDS[path.parts[-3]]
@@ -207,7 +209,9 @@ def test_exercises_hold_placeholders_for_students_and_answers_for_instructors(
             words = _words(path)
             assert words["not answered"] in text and words["correct"] not in text, path.name
         else:
-            assert _words(path)["correct"] in text, f"{path.name}: {_source(cell)[:80]} -> {text[:200]}"
+            assert _words(path)["correct"] in text, (
+                f"{path.name}: {_source(cell)[:80]} -> {text[:200]}"
+            )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: "/".join(p.parts[-3:]))
