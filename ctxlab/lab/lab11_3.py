@@ -115,8 +115,11 @@ def _group_name(group: LedgerGroup, *, figure: bool = False) -> str:
     figure text is drawn in)."""
     if not group.span:
         return group.label
+    # Both texts from the number and span: ``label`` is already in the text language
+    # (11.2's group_label), which a figure without a CJK font must not use.
+    en = f"group {group.number}: {group.span}"
     zh = f"第 {group.number} 组：{group.span}"
-    return tr_figure(group.label, zh) if figure else tr(group.label, zh)
+    return tr_figure(en, zh) if figure else tr(en, zh)
 
 
 def _in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
