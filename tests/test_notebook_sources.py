@@ -5,32 +5,21 @@ into the source with ``nbsource.py harvest``.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from nbsource_module import load_nbsource
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.teaching
 
 
-def _load_nbsource() -> ModuleType:
-    path = REPO / "notebooks" / "_build" / "nbsource.py"
-    spec = importlib.util.spec_from_file_location("nbsource", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["nbsource"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-nbsource = _load_nbsource()
+nbsource = load_nbsource()
 SOURCES = nbsource.load_sources()
 
 

@@ -6,31 +6,17 @@ the markdown cells. The counting is checked on small texts whose answer is known
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from nbsource_module import load_nbsource
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.teaching
 
 
-def _load_nbsource() -> ModuleType:
-    loaded = sys.modules.get("nbsource")
-    if loaded is not None:
-        return loaded
-    path = REPO / "notebooks" / "_build" / "nbsource.py"
-    spec = importlib.util.spec_from_file_location("nbsource", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["nbsource"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-nbsource = _load_nbsource()
+nbsource = load_nbsource()
 
 SOURCE = """:::notebook 99.9-example lab=99.9 languages=en,zh
 :::cell c-0 markdown slide=slide
