@@ -27,7 +27,7 @@ from ctxlab.entries import (
     not_an_entry,
     parse_session_entry,
 )
-from ctxlab.errors import CompactionError, shown
+from ctxlab.errors import CompactionError, malformed, shown
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.messages import SystemMessage
 
@@ -63,6 +63,11 @@ def render_summary(summary: CompactionSummary, language: SummaryLanguage = "zh")
     """
     if language not in _LABELS:
         raise CompactionError(f"summary language must be 'en' or 'zh', got {shown(language)}")
+    if not isinstance(summary, CompactionSummary):
+        raise CompactionError(
+            f"summary must be a CompactionSummary, got {type(summary).__name__}",
+            where="render_summary",
+        )
     heading, goal_prefix, list_headings, empty = _LABELS[language]
     lists = (
         summary.constraints,
@@ -73,9 +78,12 @@ def render_summary(summary: CompactionSummary, language: SummaryLanguage = "zh")
         summary.next,
     )
     lines = [heading, f"{goal_prefix}{summary.goal}"]
-    for title, items in zip(list_headings, lists, strict=True):
-        lines.append(title)
-        lines.extend([f"- {item}" for item in items] or [empty])
+    try:
+        for title, items in zip(list_headings, lists, strict=True):
+            lines.append(title)
+            lines.extend([f"- {item}" for item in items] or [empty])
+    except TypeError as exc:  # a summary built by hand with a list that is not one
+        raise malformed(summary, exc, where="render_summary") from exc
     return "\n".join(lines)
 
 

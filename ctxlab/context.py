@@ -39,8 +39,16 @@ from ctxlab.entries import (
     MetadataSessionEntry,
     SessionEntry,
     not_an_entry,
+    raise_malformed,
+    reading_entries,
 )
-from ctxlab.errors import ContextOptionError, EstimatorError, shown
+from ctxlab.errors import (
+    ContextOptionError,
+    CtxlabError,
+    EntryParseError,
+    EstimatorError,
+    shown,
+)
 from ctxlab.interactions import GroupBuilder
 from ctxlab.messages import (
     AgentMessage,
@@ -126,9 +134,11 @@ def summary_message(
 ) -> UserMessage:
     """The synthetic user message that stands in for everything a compaction summarised,
     rendered in ``language`` (default ``"zh"``, the course's rendering)."""
-    return UserMessage(
-        (TextContent(render_summary(compaction.summary, language)),), compaction.timestamp
-    )
+    try:
+        text = render_summary(compaction.summary, language)
+    except CtxlabError as error:  # a compaction built by hand: name it and its field
+        raise_malformed(error, (compaction,))
+    return UserMessage((TextContent(text),), compaction.timestamp)
 
 
 def _newest_compaction(path: Sequence[object]) -> CompactionSessionEntry | None:
@@ -198,7 +208,23 @@ def build_context(
             option="estimate_tokens",
         )
     _check_language(summary_language)
+    if not isinstance(active_path, Sequence):
+        raise ContextOptionError(
+            f"active_path must be a list of session entries, got {type(active_path).__name__}",
+            where="build_context",
+            option="active_path",
+        )
+    with reading_entries(active_path):  # an entry built by hand with a wrong field
+        return _build(active_path, budget, estimate_tokens, summary_language)
 
+
+def _build(
+    active_path: Sequence[SessionEntry],
+    budget: _Budget,
+    estimate_tokens: TokenEstimator,
+    summary_language: SummaryLanguage,
+) -> ContextResult:
+    """The steps of :func:`build_context` once its options are checked."""
     # The newest compaction, if any: the budget may keep only the interactions from its
     # first kept entry on, so only those are grouped and checked.
     compaction = _newest_compaction(active_path)
@@ -214,7 +240,10 @@ def build_context(
     for index, entry in groups.feed(active_path, start=first_kept):
         if isinstance(entry, MessageSessionEntry):
             if isinstance(entry.message, SystemMessage):
-                replay.add(entry.message)
+                try:
+                    replay.add(entry.message)
+                except EntryParseError as error:  # built by hand: name the entry and field
+                    raise_malformed(error, (entry,))
         elif entry is compaction:
             grouped_before_compaction = len(groups.groups)
         elif not isinstance(entry, (MetadataSessionEntry, CompactionSessionEntry)):

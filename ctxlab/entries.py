@@ -22,11 +22,12 @@ Each error names the entry id (when one could be read) and the field path, e.g.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn, TypeAlias
+from typing import Any, Literal, NoReturn, TypeAlias, cast
 
-from ctxlab.errors import entry_error, shown
+from ctxlab.errors import EntryParseError, at_entry, entry_error, malformed, shown
 from ctxlab.json_values import FrozenDict, JsonValue, freeze_json, thaw_json
 from ctxlab.messages import (
     ABSENT,
@@ -51,9 +52,12 @@ __all__ = [
     "MessageSessionEntry",
     "MetadataSessionEntry",
     "SessionEntry",
+    "first_malformed_entry",
     "not_an_entry",
     "parse_agent_message",
     "parse_session_entry",
+    "raise_malformed",
+    "reading_entries",
 ]
 
 #: The seven summary fields, in the chapter's fixed order (wire names).
@@ -153,6 +157,8 @@ class CompactionSessionEntry:
             "tokensBefore": self.tokens_before,
         }
 
+
+_MESSAGE_CLASSES = (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)
 
 SessionEntry: TypeAlias = MessageSessionEntry | MetadataSessionEntry | CompactionSessionEntry
 #: The entry classes, for ``isinstance`` checks.
@@ -455,25 +461,81 @@ def parse_session_entry(value: object) -> SessionEntry:
     )
 
 
-def _wire_of(value: SessionEntry | AgentMessage) -> Any:
+def _wire_of(value: SessionEntry | AgentMessage, entry_id: str | None = None) -> Any:
     """The wire form of an entry or message object, re-checked by the caller.
 
     An object built directly (not parsed) may hold anything; if it cannot even produce
-    its wire form, that is reported like any other malformed entry.
+    its wire form, that is reported like any other malformed entry, naming the part that
+    fails (``message`` of a message entry, ``summary`` of a compaction) when it is one.
     """
     try:
         return value.to_json()
     except Exception as exc:
-        entry_id = getattr(value, "id", None)
-        raise entry_error(
-            entry_id if isinstance(entry_id, str) else None,
-            "",
-            f"is a malformed {type(value).__name__} object ({type(exc).__name__})",
-        ) from exc
+        failure: Exception = exc
+    if entry_id is None:
+        own_id = getattr(value, "id", None)
+        entry_id = own_id if isinstance(own_id, str) else None
+    field, part = "", cast("Any", value)  # a part of an object built by hand: anything
+    if isinstance(value, MessageSessionEntry):
+        field, part = "message", value.message
+        if not isinstance(part, _MESSAGE_CLASSES):
+            raise entry_error(
+                entry_id, field, f"must be an agent message object, got {type(part).__name__}"
+            ) from failure
+    elif isinstance(value, CompactionSessionEntry):
+        field, part = "summary", value.summary
+    if part is not value:
+        try:
+            part.to_json()
+            field, part = "", value  # the part is fine: the entry's own fields are not
+        except Exception as exc:
+            failure = exc
+    raise malformed(
+        part, failure, where=at_entry(entry_id), field=field, entry_id=entry_id
+    ) from failure
 
 
 def parse_agent_message(value: object, *, entry_id: str | None = None) -> AgentMessage:
     """Strictly read one message in wire form (or re-check a message object)."""
-    if isinstance(value, (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
-        value = _wire_of(value)
+    if isinstance(value, _MESSAGE_CLASSES):
+        value = _wire_of(value, entry_id)
     return _read_message(_Reader(entry_id), value, "message")
+
+
+# --------------------------------------------------------------------------------------
+# Entry objects built directly. The functions after the parser read entries without
+# checking them again (that is what makes one pass over 100,000 entries cheap). An object
+# built by hand with a wrong field makes such a read fail with an AttributeError or a
+# TypeError; only then is the parser asked which entry and which field are wrong.
+
+
+def first_malformed_entry(entries: Iterable[object]) -> EntryParseError | None:
+    """The parser's error for the first entry object in ``entries`` that it refuses, or
+    None when it accepts them all (anything that is not an entry object is skipped)."""
+    for entry in entries:
+        if isinstance(entry, ENTRY_CLASSES):
+            try:
+                parse_session_entry(entry)
+            except EntryParseError as error:
+                return error
+    return None
+
+
+def raise_malformed(exc: BaseException, entries: Iterable[object]) -> NoReturn:
+    """Raise, instead of ``exc``, the parser's error for the first malformed entry of
+    ``entries`` (chained to ``exc``); re-raise ``exc`` itself when there is none."""
+    error = first_malformed_entry(entries)
+    if error is None:
+        raise exc
+    raise error from exc
+
+
+@contextmanager
+def reading_entries(entries: Iterable[object]) -> Iterator[None]:
+    """Run a block that reads ``entries`` (a list: it is read again on failure); an
+    ``AttributeError`` or ``TypeError`` there becomes the parser's error naming the
+    malformed entry and field (:func:`raise_malformed`)."""
+    try:
+        yield
+    except (AttributeError, TypeError) as exc:
+        raise_malformed(exc, entries)

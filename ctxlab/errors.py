@@ -28,6 +28,7 @@ __all__ = [
     "at_entry",
     "at_line",
     "entry_error",
+    "malformed",
     "shown",
 ]
 
@@ -132,3 +133,26 @@ def at_line(path: str, line: int) -> str:
     """The place of a problem on one line of a file: ``<file name> line <n>``."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     return f"{name} line {line}"
+
+
+def malformed(
+    value: object,
+    exc: BaseException,
+    *,
+    where: str,
+    field: str = "",
+    entry_id: str | None = None,
+) -> EntryParseError:
+    """The error for an object built directly (not parsed) that cannot be read: a message
+    whose ``content`` is not a tuple of blocks, say. ``exc`` is what reading it raised.
+
+    The parser checks what it reads; the functions after it trust their input and would
+    otherwise let a bare ``AttributeError`` or ``TypeError`` escape on such an object.
+    """
+    detail = str(exc)
+    if len(detail) > 120:
+        detail = detail[:117] + "..."
+    problem = f"is a malformed {type(value).__name__} object ({type(exc).__name__}: {detail})"
+    return EntryParseError(
+        f"{field} {problem}" if field else problem, where=where, entry_id=entry_id, field=field
+    )

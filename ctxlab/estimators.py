@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ctxlab.errors import ContextOptionError, EstimatorError
+from ctxlab.errors import ContextOptionError, EstimatorError, malformed
 from ctxlab.json_values import thaw_json
 from ctxlab.messages import (
     AssistantMessage,
@@ -57,23 +57,26 @@ def counted_characters(value: Any) -> int:
     See the module docstring for the table. Anything that is neither a ``str`` nor one of
     the four messages is an :class:`~ctxlab.errors.EstimatorError`.
     """
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, SystemMessage):
-        return len(text_of(value))
-    if isinstance(value, (UserMessage, ToolResultMessage)):
-        return sum(len(block.text) for block in value.content)
-    if isinstance(value, AssistantMessage):
-        total = 0
-        for block in value.content:
-            if isinstance(block, TextContent):
-                total += len(block.text)
-            else:  # a tool call: its name and its arguments as compact JSON
-                arguments = json.dumps(
-                    thaw_json(block.arguments), ensure_ascii=False, separators=(",", ":")
-                )
-                total += len(block.name) + len(arguments)
-        return total
+    try:
+        if isinstance(value, str):
+            return len(value)
+        if isinstance(value, SystemMessage):
+            return len(text_of(value))
+        if isinstance(value, (UserMessage, ToolResultMessage)):
+            return sum(len(block.text) for block in value.content)
+        if isinstance(value, AssistantMessage):
+            total = 0
+            for block in value.content:
+                if isinstance(block, TextContent):
+                    total += len(block.text)
+                else:  # a tool call: its name and its arguments as compact JSON
+                    arguments = json.dumps(
+                        thaw_json(block.arguments), ensure_ascii=False, separators=(",", ":")
+                    )
+                    total += len(block.name) + len(arguments)
+            return total
+    except (AttributeError, TypeError) as exc:  # a message built by hand with a wrong field
+        raise malformed(value, exc, where="chars_per_token") from exc
     kind = type(value).__name__
     raise EstimatorError(
         f"chars_per_token cannot price a {kind}; give it a message or a str", subject=kind

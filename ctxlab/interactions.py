@@ -25,7 +25,13 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ctxlab.entries import ENTRY_CLASSES, MessageSessionEntry, SessionEntry, not_an_entry
+from ctxlab.entries import (
+    ENTRY_CLASSES,
+    MessageSessionEntry,
+    SessionEntry,
+    not_an_entry,
+    raise_malformed,
+)
 from ctxlab.errors import InteractionError
 from ctxlab.messages import (
     AssistantMessage,
@@ -104,49 +110,53 @@ class GroupBuilder:
         groups, heads = self.groups, self.heads
         calls, results = self._calls, self._results
         current = groups[-1] if groups else None
-        numbered = enumerate(entries)
-        if start is not None and current is None:
+        entry: object = None  # the entry being read, named if it turns out malformed
+        try:
+            numbered = enumerate(entries)
+            if start is not None and current is None:
+                for index, entry in numbered:
+                    if (
+                        isinstance(entry, MessageSessionEntry)
+                        and entry.id == start
+                        and isinstance(entry.message, UserMessage)
+                    ):
+                        current = [entry]
+                        heads[entry.id] = 0
+                        groups.append(current)
+                        break
+                    yield index, entry
             for index, entry in numbered:
-                if (
-                    isinstance(entry, MessageSessionEntry)
-                    and entry.id == start
-                    and isinstance(entry.message, UserMessage)
-                ):
+                if not isinstance(entry, MessageSessionEntry):
+                    yield index, entry
+                    continue
+                message = entry.message
+                if isinstance(message, UserMessage):  # closes the open group, opens a new one
+                    if calls or results or self._problem is not None:
+                        self._close()
                     current = [entry]
-                    heads[entry.id] = 0
+                    heads.setdefault(entry.id, len(groups))
                     groups.append(current)
-                    break
-                yield index, entry
-        for index, entry in numbered:
-            if not isinstance(entry, MessageSessionEntry):
-                yield index, entry
-                continue
-            message = entry.message
-            if isinstance(message, UserMessage):  # closes the open group, opens a new one
-                if calls or results or self._problem is not None:
-                    self._close()
-                current = [entry]
-                heads.setdefault(entry.id, len(groups))
-                groups.append(current)
-            elif isinstance(message, SystemMessage):
-                yield index, entry
-            elif current is None:
-                self._before_first_user(entry)
-            elif isinstance(message, ToolResultMessage):
-                current.append(entry)
-                call_id = message.tool_call_id
-                if call_id in results:
-                    self._answered_twice(call_id, entry.id)
-                else:
-                    results[call_id] = entry.id
-            else:  # an assistant message: text blocks and tool calls
-                current.append(entry)
-                for block in message.content:
-                    if isinstance(block, ToolCall):
-                        if block.id in calls:
-                            self._declared_twice(block.id, entry.id)
-                        else:
-                            calls[block.id] = entry.id
+                elif isinstance(message, SystemMessage):
+                    yield index, entry
+                elif current is None:
+                    self._before_first_user(entry)
+                elif isinstance(message, ToolResultMessage):
+                    current.append(entry)
+                    call_id = message.tool_call_id
+                    if call_id in results:
+                        self._answered_twice(call_id, entry.id)
+                    else:
+                        results[call_id] = entry.id
+                else:  # an assistant message: text blocks and tool calls
+                    current.append(entry)
+                    for block in message.content:
+                        if isinstance(block, ToolCall):
+                            if block.id in calls:
+                                self._declared_twice(block.id, entry.id)
+                            else:
+                                calls[block.id] = entry.id
+        except (AttributeError, TypeError) as exc:  # an entry object built with a wrong field
+            raise_malformed(exc, (entry, *(current or ())))
 
     def problem(
         self, start: int = 0, *, preamble: bool = True, closing: bool = True
@@ -261,6 +271,10 @@ def group_interactions(entries: Iterable[SessionEntry]) -> list[InteractionGroup
     ``entries`` are the active path's message entries, in path order. Raises
     :class:`~ctxlab.errors.InteractionError` naming the entry and/or call id involved.
     """
+    if not isinstance(entries, Iterable):
+        raise InteractionError(
+            f"entries must be a list of message entries, got {type(entries).__name__}"
+        )
     builder = GroupBuilder()
     for index, entry in builder.feed(entries):
         if isinstance(entry, MessageSessionEntry):

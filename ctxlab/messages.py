@@ -11,11 +11,12 @@ message on the active path by :func:`current_system_message`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, Literal, TypeAlias
 
+from ctxlab.errors import EntryParseError, malformed
 from ctxlab.json_values import FrozenDict, JsonValue, thaw_json
 
 __all__ = [
@@ -223,13 +224,25 @@ class SystemReplay:
         self._sections: dict[str, str] = {}
         self._result: SystemMessage | None = None  # cached until the next add
 
-    def add(self, message: SystemMessage) -> None:
-        """Replay one more system message on top of the ones before."""
+    def add(self, message: SystemMessage, *, where: str = "system message") -> None:
+        """Replay one more system message on top of the ones before.
+
+        A message built by hand whose ``content`` is not a str, or whose ``sections`` are
+        not a mapping to str or None, is refused here (an
+        :class:`~ctxlab.errors.EntryParseError`, ``where`` naming the message), not when
+        the fold is rendered, when nobody knows any more which message it was.
+        """
+        content = message.content
+        sections: Mapping[str, str | None] = message.sections or {}
+        unreadable = _unreadable(content, sections)
+        if unreadable is not None:
+            field, problem = unreadable
+            raise EntryParseError(f"{field} {problem}", where=where, field=field)
         if self._first is None:
             self._first = message
-        if message.content:
-            self._contents.append(message.content)
-        for name, text in (message.sections or {}).items():
+        if content:
+            self._contents.append(content)
+        for name, text in sections.items():
             if text is None:
                 self._sections.pop(name, None)
             else:
@@ -248,13 +261,25 @@ class SystemReplay:
         return self._result
 
 
+def _unreadable(content: object, sections: object) -> tuple[str, str] | None:
+    """What makes a hand-built system message unreadable by the fold (field, problem)."""
+    if not isinstance(content, str):
+        return "content", f"must be a str, got {type(content).__name__}"
+    if not isinstance(sections, Mapping):
+        return "sections", f"must be a mapping, got {type(sections).__name__}"
+    for name, text in sections.items():
+        if text is not None and not isinstance(text, str):
+            return f"sections.{name}", f"must be a str or None, got {type(text).__name__}"
+    return None
+
+
 def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
     """Fold every system message, in order, into the one system message now in force
     (chapter 03's replay rule: see :class:`SystemReplay`)."""
     replay = SystemReplay()
-    for message in messages:
+    for index, message in enumerate(messages):
         if isinstance(message, SystemMessage):
-            replay.add(message)
+            replay.add(message, where=f"messages[{index}]")
     return replay.result()
 
 
@@ -271,6 +296,9 @@ def current_system_prompt(messages: Iterable[AgentMessage]) -> str:
 
 def text_of(message: AgentMessage) -> str:
     """A message's text blocks joined by ``\\n``; a system message gives its rendered prompt."""
-    if isinstance(message, SystemMessage):
-        return _render_system(message)
-    return "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+    try:
+        if isinstance(message, SystemMessage):
+            return _render_system(message)
+        return "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+    except (AttributeError, TypeError) as exc:  # a message built by hand with a wrong field
+        raise malformed(message, exc, where="text_of") from exc

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxlab.entries import ENTRY_CLASSES, SessionEntry, not_an_entry
+from ctxlab.entries import ENTRY_CLASSES, SessionEntry, not_an_entry, reading_entries
 from ctxlab.errors import SessionTreeError
 
 __all__ = ["path_to"]
@@ -23,6 +23,15 @@ def path_to(entries: Iterable[SessionEntry], leaf_id: str) -> list[SessionEntry]
     """
     if not isinstance(leaf_id, str):
         raise SessionTreeError(f"leaf id must be a string, got {type(leaf_id).__name__}")
+    if not isinstance(entries, Iterable):
+        raise SessionTreeError(f"entries must be a list of entries, got {type(entries).__name__}")
+    entries = list(entries)  # read again if one of them turns out malformed
+    with reading_entries(entries):  # an entry built by hand with a wrong id or parentId
+        return _path_to(entries, leaf_id)
+
+
+def _path_to(entries: list[SessionEntry], leaf_id: str) -> list[SessionEntry]:
+    """:func:`path_to` once its arguments are known to be a list and a string."""
     by_id: dict[str, SessionEntry] = {}
     for index, entry in enumerate(entries):
         if not isinstance(entry, ENTRY_CLASSES):
