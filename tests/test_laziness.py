@@ -9,14 +9,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ctxlab
 from ctxlab import (
     CompactionSessionEntry,
     ContextResult,
@@ -27,6 +30,8 @@ from ctxlab import (
     SessionEntry,
     SystemMessage,
     TextContent,
+    ToolCall,
+    ToolResultMessage,
     UserMessage,
     build_context,
     current_system_message,
@@ -36,6 +41,7 @@ from ctxlab import (
 )
 from ctxlab import fixtures as fx
 from ctxlab.compaction import SummaryLanguage
+from ctxlab.json_values import FrozenDict
 from strategies import budgets, estimators, sessions
 
 pytestmark = pytest.mark.reference
@@ -241,6 +247,75 @@ def test_every_message_priced_at_most_once_per_build() -> None:
     names = _ids_of(counting.priced, path)
     assert Counter(names).most_common(1)[0][1] == 1
     assert len(names) == 1 + 9 + 60  # everything fits: system + all 69 group messages
+
+
+# -- one pass, no function call per message -----------------------------------------------------
+#
+# The single pass over the path (issue 13: <= 1 µs per entry at 100,000 entries, measured by
+# `make bench`) stays cheap because a message costs a few bytecodes of one loop, never a
+# Python function call; only a group's closing check is a call. Time depends on the machine;
+# the number of Python calls does not, so that is what is asserted here.
+
+
+def _tool_path(groups: int, calls_per_turn: int) -> list[SessionEntry]:
+    """One system message, then ``groups`` interactions: a user message, an assistant turn
+    calling ``calls_per_turn`` tools, their results (in reverse order), a final answer;
+    then one short interaction without tools."""
+    path: list[SessionEntry] = []
+
+    def add(message: Any) -> None:
+        parent = path[-1].id if path else None
+        path.append(MessageSessionEntry(f"e{len(path)}", parent, len(path), message))
+
+    add(SystemMessage("BASE", 0))
+    for group in range(groups):
+        add(UserMessage((TextContent(f"question {group}"),), group))
+        calls = tuple(
+            ToolCall(f"call-{group}-{n}", "read", FrozenDict({"n": n}))
+            for n in range(calls_per_turn)
+        )
+        add(fx._assistant("reading", group, *calls))
+        for call in reversed(calls):
+            add(ToolResultMessage(call.id, "read", (TextContent("ok"),), False, group))
+        add(fx._assistant("done", group))
+    add(UserMessage((TextContent("thanks"),), groups))  # the newest group, priced: the same
+    add(fx._assistant("you are welcome", groups))  # whatever calls_per_turn is
+    return path
+
+
+def _python_calls(path: Sequence[SessionEntry]) -> int:
+    """Calls of ctxlab's Python functions (and generator resumptions) made by one build that
+    keeps nothing: the pass, plus pricing the system message and the newest group. (Only
+    ctxlab's own code is counted: a garbage-collector callback of another library may run
+    at any time.)"""
+    package = str(Path(ctxlab.__file__).parent)
+    calls = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            calls += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        build_context(
+            path, max_tokens=0, reserved_output=0, safety_margin=0, estimate_tokens=lambda _: 1
+        )
+    finally:
+        sys.setprofile(previous)
+    return calls
+
+
+def test_the_pass_makes_no_python_call_per_message() -> None:
+    few, many = _tool_path(200, calls_per_turn=1), _tool_path(200, calls_per_turn=6)
+    assert len(many) - len(few) == 200 * 5  # five more tool calls and results a group
+    assert _python_calls(many) == _python_calls(few)
+
+
+def test_the_pass_makes_at_most_two_python_calls_per_group() -> None:
+    small, large = _tool_path(200, calls_per_turn=2), _tool_path(400, calls_per_turn=2)
+    assert _python_calls(large) - _python_calls(small) <= 2 * 200  # closing check of a group
 
 
 # -- equivalence with the definition ----------------------------------------------------------
