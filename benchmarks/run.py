@@ -11,7 +11,8 @@ Measured side by side in one run, medians of several runs, reported as ratios:
 4. ``import ctxlab`` in a fresh interpreter;
 5. (issue 13) ``build_context`` at agent scale: a 100k-entry session whose 200k-token
    window keeps about 1.5% of the history -- the single pass over the path per entry,
-   and ``build_context`` vs ``trim_messages`` there.
+   and ``build_context`` vs ``trim_messages`` there; run in a fresh interpreter, then
+   once more in this one, after 1-4.
 
 Writes ``benchmarks/RESULTS.md`` and ``benchmarks/time_vs_history.png``.
 Usage: ``python -m benchmarks.run [--quick]`` (``--quick``: fewer repeats, no 100k).
@@ -23,6 +24,7 @@ import argparse
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import platform
 import statistics
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -507,6 +510,15 @@ class Row5:
     trim_cpu_s: float
 
 
+def in_fresh_process(function: Callable[..., Row5], *args: Any) -> Row5:
+    """Run one benchmark in a new interpreter (spawned, as on Windows and macOS), so the
+    heap that the earlier scenarios leave behind -- over a million live objects -- does not
+    weigh on it: the conditions of an agent that has just loaded its session."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(function, *args).result()
+
+
 def bench_agent_scale(size: int, repeats: int) -> Row5:
     """One pass over the path is timed as ``build_context`` with ``max_tokens=0``: the
     pass (system replay, grouping, every group's id check, the newest compaction) plus
@@ -626,7 +638,9 @@ def verdict(ok: bool) -> str:
     return "**met**" if ok else "**missed**"
 
 
-def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: Row5) -> str:
+def report(
+    rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: Row5, row5_here: Row5
+) -> str:
     lines = ["# ctxlab benchmarks (issue 7)", "", "Written by `make bench`; do not edit.", ""]
     lines += ["## Machine", "", *_machine(), ""]
     lines += [
@@ -762,20 +776,27 @@ def report(rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: R
         " none: the whole path) and the pass over the whole path (system replay, grouping,"
         " the four id relations of EVERY group on the path), plus pricing the system"
         " message and the newest group. Medians of interleaved runs, in"
-        " wall time and in CPU time of the process (the work done, whatever else runs).",
+        " wall time and in CPU time of the process (the work done, whatever else runs)."
+        " *Fresh process*: the scenario runs in a new interpreter, as an agent that has just"
+        " loaded its session (this is what the target is judged on). *After 1-4*: the same"
+        " run in this process, after scenarios 1-4 left over a million live objects behind"
+        " (the collector and a scattered heap slow every walk over memory, trim_messages'"
+        " too).",
         "",
-        "| clock | single pass | per entry | build_context | trim_messages | ctxlab / trim |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| process | clock | single pass | per entry | build_context | trim_messages"
+        " | ctxlab / trim |",
+        "|---|---|---:|---:|---:|---:|---:|",
         *(
-            f"| {clock} | {_ms(p)} | {p / row5.size * 1e6:.2f} µs | {_ms(b)} | {_ms(t)} |"
-            f" {b / t:.2f} |"
+            f"| {where} | {clock} | {_ms(p)} | {p / row.size * 1e6:.2f} µs | {_ms(b)} |"
+            f" {_ms(t)} | {b / t:.2f} |"
+            for where, row in (("fresh process", row5), ("after 1-4", row5_here))
             for clock, p, b, t in (
-                ("wall", row5.pass_s, row5.build_s, row5.trim_s),
-                ("CPU", row5.pass_cpu_s, row5.build_cpu_s, row5.trim_cpu_s),
+                ("wall", row.pass_s, row.build_s, row.trim_s),
+                ("CPU", row.pass_cpu_s, row.build_cpu_s, row.trim_cpu_s),
             )
         ),
         "",
-        f"Target: the single pass <= 1 µs per entry -> by CPU time"
+        f"Target (fresh process): the single pass <= 1 µs per entry -> by CPU time"
         f" {verdict(row5.pass_cpu_s / row5.size <= 1e-6)}, by wall time"
         f" {verdict(row5.pass_s / row5.size <= 1e-6)}; build_context no slower than"
         f" trim_messages -> {verdict(row5.build_s <= row5.trim_s)}. Before the redesign"
@@ -809,10 +830,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     row4 = bench_import(5 if args.quick else 11)
     print(f"  {row4}", flush=True)
     print("5. build_context at agent scale", flush=True)
-    row5 = bench_agent_scale(sizes[-1], 5 if args.quick else 11)
-    print(f"  {row5}", flush=True)
+    row5 = in_fresh_process(bench_agent_scale, sizes[-1], 5 if args.quick else 11)
+    print(f"  fresh process:  {row5}", flush=True)
+    row5_here = bench_agent_scale(sizes[-1], 5 if args.quick else 11)
+    print(f"  after 1-4 here: {row5_here}", flush=True)
     plot(rows1, rows2)
-    RESULTS.write_text(report(rows1, rows2, row3, row4, row5), encoding="utf-8")
+    RESULTS.write_text(report(rows1, rows2, row3, row4, row5, row5_here), encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(HERE.parent)} and {PLOT.relative_to(HERE.parent)}")
     return 0
 
