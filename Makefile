@@ -163,9 +163,10 @@ FUZZ_EXAMPLES ?= 100000
 KILL_TRIALS ?= 500
 
 .PHONY: fuzz
-fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examples, KILL_TRIALS (500) SIGKILLs
+fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examples (and 1/17 as many hand-built entries), KILL_TRIALS (500) SIGKILLs
 	CTXLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) CTXLAB_KILL_TRIALS=$(KILL_TRIALS) \
-	  $(BIN)/python -m pytest -s -q tests/test_fuzz.py tests/test_store_crash.py $(PYTEST_ARGS)
+	  $(BIN)/python -m pytest -s -q tests/test_fuzz.py tests/test_hand_built.py \
+	  tests/test_store_crash.py $(PYTEST_ARGS)
 
 # ---------------------------------------------------------------- browser tests and lecture mode (issue 5)
 # `make test` skips tests/browser (they are marked `browser`; see tests/browser/conftest.py).
