@@ -42,13 +42,7 @@ from ctxlab.entries import (
     raise_malformed,
     reading_entries,
 )
-from ctxlab.errors import (
-    ContextOptionError,
-    CtxlabError,
-    EntryParseError,
-    EstimatorError,
-    shown,
-)
+from ctxlab.errors import ContextOptionError, CtxlabError, EstimatorError, shown
 from ctxlab.interactions import GroupBuilder
 from ctxlab.messages import (
     AgentMessage,
@@ -240,10 +234,7 @@ def _build(
     for index, entry in groups.feed(active_path, start=first_kept):
         if isinstance(entry, MessageSessionEntry):
             if isinstance(entry.message, SystemMessage):
-                try:
-                    replay.add(entry.message)
-                except EntryParseError as error:  # built by hand: name the entry and field
-                    raise_malformed(error, (entry,))
+                replay.add(entry.message)
         elif entry is compaction:
             grouped_before_compaction = len(groups.groups)
         elif not isinstance(entry, (MetadataSessionEntry, CompactionSessionEntry)):

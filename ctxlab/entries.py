@@ -532,10 +532,15 @@ def raise_malformed(exc: BaseException, entries: Iterable[object]) -> NoReturn:
 
 @contextmanager
 def reading_entries(entries: Iterable[object]) -> Iterator[None]:
-    """Run a block that reads ``entries`` (a list: it is read again on failure); an
-    ``AttributeError`` or ``TypeError`` there becomes the parser's error naming the
-    malformed entry and field (:func:`raise_malformed`)."""
+    """Run a block that reads ``entries`` (a list: it is read again on failure). An
+    ``AttributeError`` or ``TypeError`` there, or an ``EntryParseError`` about an object
+    that does not know its entry (a message or summary refused on its own), becomes the
+    parser's error naming the malformed entry and field (:func:`raise_malformed`)."""
     try:
         yield
     except (AttributeError, TypeError) as exc:
         raise_malformed(exc, entries)
+    except EntryParseError as error:
+        if error.entry_id is not None:
+            raise
+        raise_malformed(error, entries)
