@@ -372,8 +372,28 @@ _ALL_CELLS_RAN = r"""
 def open_notebook(page: Any, server: LabServer, relative: str, workspace: str) -> None:
     """Open a notebook in JupyterLab and wait until its kernel has started and is idle."""
     page.goto(server.notebook_url(relative, workspace), wait_until="domcontentloaded")
-    page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible", timeout=90_000)
-    wait_kernel_idle(page, timeout_ms=90_000)
+    try:
+        page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(
+            state="visible", timeout=90_000
+        )
+        wait_kernel_idle(page, timeout_ms=90_000)
+    except Exception as exc:  # say what the page and the server showed, not just "timeout"
+        shown = page.evaluate(_PAGE_STATE)
+        raise AssertionError(
+            f"{relative} did not open with an idle kernel: {exc}\npage: {shown}\n"
+            f"server log:\n{server.log_tail()}"
+        ) from exc
+
+
+_PAGE_STATE = r"""
+() => ({
+  statusBar: document.querySelector('.jp-StatusBar-Widget')?.innerText ?? null,
+  dialog: document.querySelector('.jp-Dialog')?.innerText ?? null,
+  kernelIndicator: document.querySelector(
+      '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator'
+  )?.dataset.status ?? null,
+})
+"""
 
 
 def wait_kernel_idle(page: Any, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
