@@ -255,12 +255,6 @@ def start_lab_server(
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         *extra_args,
     ]
-    if sys.platform.startswith("linux"):
-        # Kernels talk to the server over Unix sockets, not TCP ports: with several servers,
-        # their kernels and Chromium's own connections on one machine, a port picked for a
-        # kernel can be taken before the kernel binds it, and that kernel then never
-        # answers (seen as a notebook stuck at "Unknown" or cells stuck at [*]).
-        command.append("--KernelManager.transport=ipc")
     if getattr(os, "geteuid", lambda: 1)() == 0:
         command.append("--allow-root")
     log_path = scratch / "jupyter-server.log"
