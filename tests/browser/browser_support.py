@@ -372,6 +372,7 @@ _ALL_CELLS_RAN = r"""
 def open_notebook(page: Any, server: LabServer, relative: str, workspace: str) -> None:
     """Open a notebook in JupyterLab and wait until its kernel has started and is idle."""
     page.goto(server.notebook_url(relative, workspace), wait_until="domcontentloaded")
+    page.bring_to_front()  # several pages stay open: the one being driven is the visible one
     try:
         page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(
             state="visible", timeout=90_000
@@ -442,6 +443,7 @@ def run_all_cells(page: Any, language: str = "en") -> None:
     means this run executed every code cell. ``language="zh"`` clicks the menus of
     JupyterLab's Chinese interface (编辑 → 清除所有单元格的输出, 运行 → 运行所有单元格).
     """
+    page.bring_to_front()
     _menu(page, "Edit", "Clear Outputs of All Cells", language)
     page.wait_for_function(
         "() => ![...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
@@ -455,6 +457,7 @@ def run_all_cells(page: Any, language: str = "en") -> None:
 
 def run_selected_and_below(page: Any) -> None:
     """Run → Run Selected Cell and All Below, then wait until the kernel is idle again."""
+    page.bring_to_front()
     _menu(page, "Run", "Run Selected Cell and All Below")
     page.wait_for_function(_ALL_CELLS_RAN, timeout=RUN_TIMEOUT_MS, polling=500)
     wait_kernel_idle(page)
