@@ -559,7 +559,7 @@ def _stall_report(page: Any, state: Mapping[str, Any], quiet_s: float) -> str:
     deadline = clock() + WAKE_WATCH_S
     while clock() < deadline:
         after = run_state(page)
-        if after["ran"] == after["total"] or after["queued"] != state["queued"]:
+        if after["queued"] != state["queued"]:  # also when every cell ran: none queued
             break
         page.wait_for_timeout(500)
     if after["queued"] != state["queued"]:
