@@ -96,8 +96,10 @@ class Mutant:
     id: str  # stable: scope/operator/changed text[#n]; no line numbers
     operator: str
     scope: str  # enclosing function ("build_context.price"), or "<module>"
-    lineno: int  # first and last line of the mutated node in the cell
+    lineno: int  # where the mutated node is in the cell: first and last line, columns
     end_lineno: int
+    col: int
+    end_col: int
     original: str  # the node's text before and after (ast.unparse)
     mutated: str
     source: str  # the whole mutated cell
@@ -278,7 +280,9 @@ def generate(code: str, lab: str = "") -> list[Mutant]:
                     operator=operator,
                     scope=scope,
                     lineno=getattr(node, "lineno", 0),
-                    end_lineno=getattr(node, "end_lineno", 0) or getattr(node, "lineno", 0),
+                    end_lineno=getattr(node, "end_lineno", None) or getattr(node, "lineno", 0),
+                    col=getattr(node, "col_offset", 0),
+                    end_col=getattr(node, "end_col_offset", None) or 0,
                     original=before,
                     mutated=after,
                     source=ast.unparse(_replace(tree, path, new)),
@@ -409,8 +413,21 @@ def _context(code: str, mutant: Mutant, around: int = 2) -> str:
         mark = "-" if first <= number <= last else " "
         out.append(f"{mark}{number:4} {lines[number - 1]}")
         if number == last:
-            out += [f"+     {line}" for line in mutant.mutated.split("\n")]
+            out += [f"+     {line}" for line in _mutated_lines(lines, mutant)]
     return "\n".join(out)
+
+
+def _mutated_lines(lines: Sequence[str], mutant: Mutant) -> list[str]:
+    """The mutated node's lines as they would read in the cell."""
+    first, last = lines[mutant.lineno - 1], lines[mutant.end_lineno - 1]
+    new = mutant.mutated.split("\n")
+    if mutant.lineno == mutant.end_lineno and len(new) == 1:
+        return [first[: mutant.col] + new[0] + first[mutant.end_col :]]
+    indent = first[: len(first) - len(first.lstrip())]
+    new[0] = first[: mutant.col] + new[0]
+    new[1:] = [indent + line for line in new[1:]]
+    new[-1] += last[mutant.end_col :]
+    return new
 
 
 def main(argv: Sequence[str] | None = None) -> int:
