@@ -168,6 +168,18 @@ fuzz: $(TEST_STAMP) ## long fuzz run: FUZZ_EXAMPLES (100000) parser/reader examp
 	  $(BIN)/python -m pytest -s -q tests/test_fuzz.py tests/test_hand_built.py \
 	  tests/test_store_crash.py $(PYTEST_ARGS)
 
+# ---------------------------------------------------------------- mutation audit (issue 17)
+# Mutates each lab's instructor solution (the build-it cell of notebooks/_src/11.N-*.md) and
+# judges every mutant with check_implementation, each in its own process (tests/mutation_audit.py).
+# Prints mutants/killed/equivalent/survived/score per lab, writes artifacts/mutants/survivors.md,
+# fails on a survivor or a stale tests/mutants_equivalent.json. The whole run takes ~20 s on
+# 2 cores. MUTANTS_ARGS: --lab 11.3, --sample N --seed S, --workers N, --list.
+MUTANTS_ARGS ?=
+
+.PHONY: mutants
+mutants: $(TEST_STAMP) ## mutation audit of the lab checks (~20 s): per lab mutants, killed, equivalent, survived, score
+	$(BIN)/python tests/mutation_audit.py $(MUTANTS_ARGS)
+
 # ---------------------------------------------------------------- browser tests and lecture mode (issue 5)
 # `make test` skips tests/browser (they are marked `browser`; see tests/browser/conftest.py).
 # `make test-browser` runs them: JupyterLab in headless Chromium via playwright, using an

@@ -100,6 +100,7 @@ class Mutant:
     end_lineno: int
     col: int
     end_col: int
+    in_place: bool  # False: the node has no position (a comprehension), these are its parent's
     original: str  # the node's text before and after (ast.unparse)
     mutated: str
     source: str  # the whole mutated cell
@@ -130,7 +131,10 @@ def _delta(before: str, after: str, context: int = 20, limit: int = 40) -> str:
     head = ("…" if prefix > context else "") + head
     tail = a[len(a) - suffix :]
     tail = tail[:context] + ("…" if len(tail) > context else "")
-    old, new = _oneline(a[prefix : len(a) - suffix], limit), _oneline(b[prefix : len(b) - suffix], limit)
+    old, new = (
+        _oneline(a[prefix : len(a) - suffix], limit),
+        _oneline(b[prefix : len(b) - suffix], limit),
+    )
     return f"{head}[{old}->{new}]{tail}"
 
 
@@ -145,13 +149,21 @@ def _is_docstring(node: ast.AST, parent: ast.AST | None, index: int | None) -> b
 
 
 def _walk(
-    node: ast.AST, path: Path_, scope: str, parent: ast.AST | None, index: int | None
-) -> Iterator[tuple[ast.AST, Path_, str, ast.AST | None, int | None]]:
-    """Every node worth mutating, with its place and enclosing function; skips docstrings
-    and the inside of f-strings (only an f-string as a whole is changed)."""
+    node: ast.AST,
+    path: Path_,
+    scope: str,
+    parent: ast.AST | None,
+    index: int | None,
+    located: ast.AST,
+) -> Iterator[tuple[ast.AST, Path_, str, ast.AST | None, ast.AST]]:
+    """Every node worth mutating, with its place, enclosing function, parent and where it
+    stands in the source (itself, or the nearest enclosing node that has a line number);
+    skips docstrings and the inside of f-strings (only an f-string as a whole is changed)."""
     if _is_docstring(node, parent, index):
         return
-    yield node, path, scope, parent, index
+    if hasattr(node, "lineno"):
+        located = node
+    yield node, path, scope, parent, located
     if isinstance(node, ast.JoinedStr):
         return
     inner = scope
@@ -161,9 +173,9 @@ def _walk(
         if isinstance(value, list):
             for i, item in enumerate(value):
                 if isinstance(item, ast.AST):
-                    yield from _walk(item, (*path, (name, i)), inner, node, i)
+                    yield from _walk(item, (*path, (name, i)), inner, node, i, located)
         elif isinstance(value, ast.AST):
-            yield from _walk(value, (*path, (name, None)), inner, node, None)
+            yield from _walk(value, (*path, (name, None)), inner, node, None, located)
 
 
 def _negated(test: ast.expr) -> ast.expr:
@@ -172,7 +184,7 @@ def _negated(test: ast.expr) -> ast.expr:
     return ast.UnaryOp(op=ast.Not(), operand=copy.deepcopy(test))
 
 
-def _constants(value: object) -> list[object]:
+def _constants(value: Any) -> list[Any]:
     if isinstance(value, bool):
         return [not value]
     if isinstance(value, (int, float)):
@@ -184,6 +196,7 @@ def _constants(value: object) -> list[object]:
 
 def _replacements(node: ast.AST, parent: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
     """(operator, replacement node) for every mutation of ``node`` itself."""
+    new: Any  # a deep copy of ``node``, changed in one place
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             flip = COMPARE_FLIPS.get(type(op))
@@ -238,11 +251,14 @@ def _replacements(node: ast.AST, parent: ast.AST | None) -> Iterator[tuple[str, 
                 new = copy.deepcopy(node)
                 setattr(new, bound, None)
                 yield "slice", new
-    if isinstance(node, ast.Return) and node.value is not None:
-        if not (isinstance(node.value, ast.Constant) and node.value.value is None):
-            yield "return-none", ast.Return(value=ast.Constant(value=None))
+    returns_none = isinstance(node, ast.Return) and (
+        node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+    )
+    if isinstance(node, ast.Return) and not returns_none:
+        yield "return-none", ast.Return(value=ast.Constant(value=None))
     if isinstance(node, ast.stmt) and not isinstance(
-        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass)
+        node,
+        (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass),
     ):
         yield "delete", ast.Pass()
 
@@ -265,7 +281,7 @@ def generate(code: str, lab: str = "") -> list[Mutant]:
     tree = ast.parse(code)
     seen: Counter[str] = Counter()
     mutants = []
-    for node, path, scope, parent, _ in _walk(tree, (), "<module>", None, None):
+    for node, path, scope, parent, where in _walk(tree, (), "<module>", None, None, tree):
         for operator, new in _replacements(node, parent):
             before, after = ast.unparse(node), ast.unparse(new)
             if before == after:
@@ -279,10 +295,11 @@ def generate(code: str, lab: str = "") -> list[Mutant]:
                     id=mutant_id,
                     operator=operator,
                     scope=scope,
-                    lineno=getattr(node, "lineno", 0),
-                    end_lineno=getattr(node, "end_lineno", None) or getattr(node, "lineno", 0),
-                    col=getattr(node, "col_offset", 0),
-                    end_col=getattr(node, "end_col_offset", None) or 0,
+                    lineno=getattr(where, "lineno", 1),
+                    end_lineno=getattr(where, "end_lineno", None) or 1,
+                    col=getattr(where, "col_offset", 0),
+                    end_col=getattr(where, "end_col_offset", None) or 0,
+                    in_place=where is node,
                     original=before,
                     mutated=after,
                     source=ast.unparse(_replace(tree, path, new)),
@@ -313,17 +330,20 @@ def judge(lab: str, code: str, time_limit: float) -> tuple[bool, str]:
     from ctxlab.lab import check_implementation
     from ctxlab.lab.grading import lab_keyword, set_time_limit
 
-    set_time_limit(time_limit)
     keyword = lab_keyword(lab)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     try:
         exec(compile(code, f"<lab {lab} build-it cell>", "exec"), namespace)
-    except BaseException as error:  # noqa: BLE001 - any failure of the cell kills it
+    except BaseException as error:  # any failure of the cell kills it
         return True, f"the cell raises {type(error).__name__}"
     function = namespace.get(keyword)
     if not callable(function):
         return True, f"the cell defines no {keyword}"
-    report = check_implementation(lab, **{keyword: function})
+    previous = set_time_limit(time_limit)
+    try:
+        report = check_implementation(lab, **{keyword: function})
+    finally:
+        set_time_limit(previous)
     if report.passed:
         return False, "every check passes"
     return True, "fails " + ", ".join(r.key for r in report.results if not r.passed)
@@ -421,6 +441,8 @@ def _mutated_lines(lines: Sequence[str], mutant: Mutant) -> list[str]:
     """The mutated node's lines as they would read in the cell."""
     first, last = lines[mutant.lineno - 1], lines[mutant.end_lineno - 1]
     new = mutant.mutated.split("\n")
+    if not mutant.in_place:
+        return [f"{first[: len(first) - len(first.lstrip())]}… {line} …" for line in new]
     if mutant.lineno == mutant.end_lineno and len(new) == 1:
         return [first[: mutant.col] + new[0] + first[mutant.end_col :]]
     indent = first[: len(first) - len(first.lstrip())]
@@ -433,11 +455,15 @@ def _mutated_lines(lines: Sequence[str], mutant: Mutant) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lab", action="append", choices=LABS, help="only this lab (repeatable)")
-    parser.add_argument("--sample", type=int, help="judge a fixed random sample of N mutants per lab")
+    parser.add_argument(
+        "--sample", type=int, help="judge a fixed random sample of N mutants per lab"
+    )
     parser.add_argument("--seed", type=int, default=17, help="the sample's seed (17)")
     parser.add_argument("--workers", type=int, default=2, help="processes at once (2)")
     parser.add_argument("--time-limit", type=float, default=1.5, help="per check, s (1.5)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="per mutant, wall clock, s (60)")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="per mutant, wall clock, s (60)"
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants' ids, judge nothing")
     args = parser.parse_args(argv)
     labs = args.lab or list(LABS)
