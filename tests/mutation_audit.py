@@ -408,8 +408,9 @@ def run_jobs(
 # ---------------------------------------------------------------------------- equivalents
 
 
-def load_equivalents(path: Path = EQUIVALENTS) -> dict[tuple[str, str], str]:
+def load_equivalents(path: Path | None = None) -> dict[tuple[str, str], str]:
     """(lab, id) -> reason, from the committed equivalents file."""
+    path = path or EQUIVALENTS
     entries = json.loads(path.read_text(encoding="utf-8"))
     found: dict[tuple[str, str], str] = {}
     for entry in entries:
