@@ -82,7 +82,7 @@ def test_editions_pick_the_most_specific_variant() -> None:
         (":::notebook d lab=1 languages=en,zh\n:::cell a markdown\n:::en\nx", "no text for the zh"),
         (":::notebook d lab=1 languages=en\n:::cell a code\nx\n:::cell a code\ny", "duplicate"),
         (":::notebook d lab=1 languages=en\n:::cell a code\n:::bogus thing", "unknown directive"),
-        (":::notebook d lab=1 languages=en\n:::cell a markdown slide=notes\nx", ":2: speaker notes"),
+        (":::notebook d lab=1 languages=en\n:::cell a markdown slide=notes\nx", ":2: speaker"),
         (
             ":::notebook d lab=1 languages=en\n:::cell a markdown slide=notes only=student\nx",
             "needs only=instructor",
