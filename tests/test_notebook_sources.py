@@ -82,6 +82,11 @@ def test_editions_pick_the_most_specific_variant() -> None:
         (":::notebook d lab=1 languages=en,zh\n:::cell a markdown\n:::en\nx", "no text for the zh"),
         (":::notebook d lab=1 languages=en\n:::cell a code\nx\n:::cell a code\ny", "duplicate"),
         (":::notebook d lab=1 languages=en\n:::cell a code\n:::bogus thing", "unknown directive"),
+        (":::notebook d lab=1 languages=en\n:::cell a markdown slide=notes\nx", ":2: speaker"),
+        (
+            ":::notebook d lab=1 languages=en\n:::cell a markdown slide=notes only=student\nx",
+            "needs only=instructor",
+        ),
     ],
 )
 def test_malformed_sources_are_refused_with_a_line(text: str, message: str) -> None:
@@ -217,7 +222,7 @@ def test_slides_without_notes_finds_a_slide_that_lacks_one() -> None:
             ":::notebook demo lab=11.9 languages=en",
             ":::cell d-00 markdown slide=slide",
             "# One",
-            ":::cell d-01 markdown slide=notes",
+            ":::cell d-01 markdown slide=notes only=instructor",
             "A note.",
             ":::cell d-02 markdown slide=subslide",
             "## Two",
@@ -225,7 +230,7 @@ def test_slides_without_notes_finds_a_slide_that_lacks_one() -> None:
             "1 + 1",
             ":::cell d-04 markdown slide=slide",
             "# Three",
-            ":::cell d-05 markdown slide=notes",
+            ":::cell d-05 markdown slide=notes only=instructor",
             "Another note.",
         ]
     )

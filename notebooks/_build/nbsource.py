@@ -32,6 +32,14 @@ by every edition, or split into variants by ``:::KEY`` lines, KEY one of ``en``,
 specific variant: ``role-lang``, then ``role``, then ``lang``, then the shared body (text
 before the first variant line). A body is stripped of leading and trailing blank lines.
 
+Speaker notes are lecturer material (issue 17): they state exercise answers and talk to the
+lecturer ("Ask the room…"), so every ``slide=notes`` cell must say ``only=instructor``, and
+``parse_source`` refuses one that does not (a ``SourceError`` naming the file and line). The
+student edition therefore holds no notes cell at all; ``harvest`` marks a cell that becomes a
+notes cell in JupyterLab ``only=instructor`` by itself. Text a student may see says nothing
+in the lecturer's voice either: give such a cell a ``:::student`` variant
+(``tests/test_student_edition.py`` checks both rules and that no answer leaks).
+
 Commands (run from the repository root)::
 
     python notebooks/_build/nbsource.py build              # write every edition (no outputs)
@@ -205,6 +213,11 @@ def parse_source(text: str, path: Path | None = None) -> Source:
             only = attributes.get("only")
             if only is not None and only not in ROLES:
                 raise SourceError(f"{where}: only= must be one of {ROLES}")
+            if slide == "notes" and only != "instructor":
+                raise SourceError(
+                    f"{where}: speaker notes are lecturer material (they hold answers): "
+                    "a slide=notes cell needs only=instructor"
+                )
             if any(cell.id == words[1] for cell in cells):
                 raise SourceError(f"{where}: duplicate cell id {words[1]!r}")
             current = {
@@ -423,7 +436,7 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
                 note = f"copied into {', '.join(source.languages)}: translate it"
             else:
                 variants, note = (("", text),), "shared by every edition"
-            made = SourceCell(cell_id, cell_type, slide, tags, None, variants)
+            made = SourceCell(cell_id, cell_type, slide, tags, _only_for(slide), variants)
             new_by_id[cell_id] = made
             changes.append(f"cell {cell_id}: new {cell_type} cell ({note})")
             continue
@@ -437,6 +450,8 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
             changes.append(f"cell {cell_id}: {what} updated")
         if (old.slide, old.tags) != (slide, tags):
             updated = replace(updated, slide=slide, tags=tags)
+            if slide == "notes":
+                updated = replace(updated, only="instructor")  # notes are lecturer material
             changes.append(f"cell {cell_id}: slide type / tags updated")
         by_id[cell_id] = updated
     # The edition's cells take the notebook's order (a cell moved in JupyterLab moves in the
@@ -462,6 +477,11 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
         result = replace(source, cells=tuple(new_cells))
         source_path.write_text(write_source(result), encoding="utf-8")
     return changes
+
+
+def _only_for(slide: str) -> str | None:
+    """The ``only=`` of a cell harvested with this slide type: notes are instructor-only."""
+    return "instructor" if slide == "notes" else None
 
 
 # ----------------------------------------------------------------------------- stats

@@ -1,0 +1,436 @@
+"""No answers in the student edition (issue 17, item 4).
+
+Every edition is built in memory from its source (``notebooks/_src/*.md``) by the
+notebook-source tool, so these tests judge what ``make notebooks`` will write, not what happens
+to be committed. An *exercise answer* is, mechanically:
+
+1. **answer lines**: for every cell with a ``student`` and an ``instructor`` variant, each line
+   of the instructor's text that the student's text lacks (whitespace collapsed; blank lines,
+   comments, lone brackets and bare keywords such as ``else:`` or ``pass`` are not answers, nor
+   is a line that a code cell shared by both roles already has, e.g. ``max_tokens=max_tokens,``).
+   None may stand in any cell of the student edition of that notebook and language (as a line
+   of a code cell, anywhere in a markdown cell).
+2. **answer statements**: for a simple answer assignment in the instructor's variant of an
+   *exercise* (a role-varied code cell that calls a ``.check_…`` function;
+   ``NAME = <literal or arithmetic>``, e.g. ``available_at_40 = 40 - 3 - 4 - 2``), its value
+   written the way an answer is written: ``… = 31`` after an arithmetic chain, the chain itself
+   (``40 − 3 − 4 − 2``, any minus sign), ``NAME = 31``, a string as a quoted literal, or a list
+   or set of ids as one whole comma/and-separated run (``u1, a1, u2 …``, ``a1|u2 和 a2|u3``) —
+   never a bare number or a single id, which the chapter's worked example uses everywhere.
+   A run of ids joined by arrows is a path (``sys → u1 → …``), not an answer statement. None may
+   stand in a markdown cell of the student edition.
+3. **speaker notes**: no ``slide=notes`` cell is part of a student edition (nbsource.py refuses
+   a notes cell without ``only=instructor``).
+4. **the lecturer's voice**: none of :data:`INSTRUCTOR_VOICE` stands in a student edition.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+import pytest
+
+from nbsource_module import load_nbsource
+
+pytestmark = pytest.mark.teaching
+
+nbsource = load_nbsource()
+SOURCES = nbsource.load_sources()
+
+#: Phrases only a lecturer is addressed with (en and zh), matched case-insensitively.
+INSTRUCTOR_VOICE = (
+    "in class",
+    "the room",
+    "ask the class",
+    "let the class",
+    "let a student",
+    "students write",
+    "aloud",
+    "before you do",
+    "instructor edition",
+    "answer key",
+    "before class",
+    "ask:",
+    "ask which",
+    "ask before",
+    "keep repeating",
+    "move on",
+    "课堂上",
+    "给课堂",
+    "全班",
+    "教师版",
+    "问问大家",
+    "问问学生",
+    "请大家",
+    "先让一位同学",
+    "大声读",
+    "学生自己写",
+    "学生照着",
+    "课前",
+    "指着",
+    "反复强调",
+    "往下讲",
+    "揭晓之前",
+)
+
+#: Lines that are no answer even when only the instructor's variant has them.
+TRIVIAL = re.compile(
+    r"^(?:[\s()\[\]{},:;]*|pass|\.\.\.|else:|try:|break|continue|return|\"\"\"|''')$"
+)
+MINUS = str.maketrans({"−": "-", "–": "-", "×": "*", "（": "(", "）": ")"})
+_WORD = r"[A-Za-z](?:[\w-]|\.(?=\w))*"  # an id may hold a dot, but does not end a sentence
+ID = rf"{_WORD}(?:\|{_WORD})?"
+#: One id, maybe in backticks or quotes, in a run of ids.
+RUN_ITEM = re.compile(rf"[`\"']?({ID})[`\"']?")
+RUN_SEPARATOR = re.compile(r"\s*(?:,|，|、|\band\b|和|及)\s*")
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.translate(MINUS).split())
+
+
+def _answer_lines(student: str, instructor: str, shared: frozenset[str] = frozenset()) -> list[str]:
+    """Lines of ``instructor`` that ``student`` lacks, normalised, without trivial ones and
+    without the ``shared`` lines (those of code cells both roles have)."""
+    have = {_normalise(line) for line in student.split("\n")} | shared
+    lines = []
+    for line in instructor.split("\n"):
+        norm = _normalise(line)
+        if norm in have or norm.startswith("#") or TRIVIAL.match(norm):
+            continue
+        lines.append(norm)
+    return lines
+
+
+def _shared_code_lines(source: Any, language: str) -> frozenset[str]:
+    """Normalised lines of the code cells that read the same in both roles' editions."""
+    student = nbsource.Edition(language, "student")
+    instructor = nbsource.Edition(language, "instructor")
+    lines = set()
+    for cell in source.cells:
+        both = cell.in_edition(student) and cell.in_edition(instructor)
+        if cell.cell_type != "code" or not both:
+            continue
+        if cell.text_for(student) == cell.text_for(instructor):
+            lines |= {_normalise(line) for line in cell.text_for(student).split("\n")}
+    return frozenset(lines)
+
+
+def _stands_in(line: str, cell_type: str, text: str) -> bool:
+    """Whether an answer line stands in a cell: as one of its lines in code, anywhere in prose."""
+    if cell_type == "markdown":
+        return line in _normalise(text)
+    return line in {_normalise(own) for own in text.split("\n")}
+
+
+def _is_exercise(text: str) -> bool:
+    """An exercise cell calls a ``.check_…`` function (the build-it check is not one)."""
+    return ".check_" in text and "check_implementation" not in text
+
+
+def _student_instructor_texts(cell: Any, language: str) -> tuple[str, str] | None:
+    """The student's and the instructor's text of ``cell`` when they differ by role."""
+    keys = {key for key, _ in cell.variants}
+    if not keys & {"student", "instructor", f"student-{language}", f"instructor-{language}"}:
+        return None
+    student = nbsource.Edition(language, "student")
+    instructor = nbsource.Edition(language, "instructor")
+    if not (cell.in_edition(student) or cell.in_edition(instructor)):
+        return None
+    return cell.text_for(student), cell.text_for(instructor)
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+def _value(node: ast.expr) -> Any:
+    """The value of a literal or a little arithmetic (numbers, + - * and brackets)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = _value(node.left), _value(node.right)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        return left - right if isinstance(node.op, ast.Sub) else left * right
+    if isinstance(node, ast.Set):
+        return {_value(element) for element in node.elts}
+    return ast.literal_eval(node)
+
+
+def answer_assignments(code: str) -> list[tuple[str, Any, str]]:
+    """``(name, value, expression)`` of each simple top-level ``NAME = <answer>`` of ``code``;
+    an assignment whose right side is no literal or arithmetic is not one."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found = []
+    for statement in tree.body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            continue
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        try:
+            value = _value(statement.value)
+        except (ValueError, TypeError, SyntaxError):
+            continue
+        if value is Ellipsis:
+            continue
+        found.append((target.id, value, ast.unparse(statement.value)))
+    return found
+
+
+def _id_runs(text: str) -> list[list[str]]:
+    """Every maximal run of ids joined by commas or "and" (en/zh); arrows end a run."""
+    runs: list[list[str]] = []
+    for line in text.split("\n"):
+        position, run = 0, []
+        while position < len(line):
+            item = RUN_ITEM.match(line, position)
+            if item is None:
+                position += 1
+                if run:
+                    runs.append(run)
+                run = []
+                continue
+            run.append(item.group(1))
+            position = item.end()
+            separator = RUN_SEPARATOR.match(line, position)
+            if separator is None or separator.end() == position:
+                runs.append(run)
+                run = []
+                continue
+            position = separator.end()
+        if run:
+            runs.append(run)
+    return [run for run in runs if len(run) >= 2]
+
+
+def statements_of(name: str, value: Any, expression: str, text: str) -> list[str]:
+    """The places where ``text`` states the answer ``name = value`` (see the module docstring)."""
+    norm = _normalise(text)
+    found = []
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = re.escape(repr(value))
+        chain = rf"\d[\d\s.()]*[-+*][\d\s.()+\-*]*=\s*{number}(?!\.?\d)"
+        for pattern in (chain, rf"\b{re.escape(name)}\s*=\s*{number}(?!\.?\d)"):
+            found += [m.group(0) for m in re.finditer(pattern, norm)]
+        if re.search(r"[-+*]", expression):
+            loose = r"\s*".join(re.escape(part) for part in _normalise(expression).split())
+            found += [m.group(0) for m in re.finditer(rf"(?<![\d.]){loose}(?!\.?\d)", norm)]
+    elif isinstance(value, str):
+        for quote in ('"', "'"):
+            literal = quote + value.encode("unicode_escape").decode("ascii") + quote
+            if literal in text or quote + value + quote in text:
+                found.append(literal)
+    elif isinstance(value, (list, tuple, set, frozenset)) and len(value) >= 2:
+        items = [str(item) for item in value]
+        for run in _id_runs(text):
+            same = set(run) == set(items) if isinstance(value, (set, frozenset)) else run == items
+            if same and len(run) == len(items):
+                found.append(", ".join(run))
+    return found
+
+
+# ----------------------------------------------------------------------------- the checks
+
+
+def answer_leaks(source: Any) -> list[str]:
+    """Every exercise answer of the instructor edition that a student edition shows (1, 2)."""
+    leaks = []
+    for language in source.languages:
+        student = nbsource.Edition(language, "student")
+        shown = [cell for cell in source.cells if cell.in_edition(student)]
+        shared = _shared_code_lines(source, language)
+        for cell in source.cells:
+            texts = _student_instructor_texts(cell, language)
+            if texts is None:
+                continue
+            student_text, instructor_text = texts
+            for line in _answer_lines(student_text, instructor_text, shared):
+                for other in shown:
+                    if _stands_in(line, other.cell_type, other.text_for(student)):
+                        leaks.append(
+                            f"{source.name} {language}/student: cell {other.id} shows the "
+                            f"answer line {line!r} of cell {cell.id}"
+                        )
+            if cell.cell_type != "code" or not _is_exercise(instructor_text):
+                continue
+            for name, value, expression in answer_assignments(instructor_text):
+                if name in {n for n, _, _ in answer_assignments(student_text)}:
+                    continue  # the student's variant gives it too: not an answer
+                for other in shown:
+                    if other.cell_type != "markdown":
+                        continue
+                    prose = other.text_for(student)
+                    for statement in statements_of(name, value, expression, prose):
+                        leaks.append(
+                            f"{source.name} {language}/student: cell {other.id} states "
+                            f"{name} of cell {cell.id}: {statement!r}"
+                        )
+    return leaks
+
+
+def notes_in_student_editions(source: Any) -> list[str]:
+    """Ids of speaker-notes cells that a built student edition holds (3)."""
+    found = []
+    for edition in source.editions():
+        if edition.role != "student":
+            continue
+        notebook = nbsource.build_notebook(source, edition)
+        for cell in notebook.cells:
+            if cell.metadata["slideshow"]["slide_type"] == "notes":
+                found.append(f"{source.name} {edition.language}/student: {cell.id}")
+    return found
+
+
+def instructor_voice(source: Any) -> list[str]:
+    """Lecturer-voice phrases in the built student editions (4)."""
+    found = []
+    for edition in source.editions():
+        if edition.role != "student":
+            continue
+        for cell in nbsource.build_notebook(source, edition).cells:
+            lowered = cell.source.lower()
+            for phrase in INSTRUCTOR_VOICE:
+                if phrase in lowered:
+                    found.append(f"{source.name} {edition.language}/student: {cell.id}: {phrase!r}")
+    return found
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_no_exercise_answer_of_the_instructor_edition_is_in_the_student_edition(
+    source: Any,
+) -> None:
+    leaks = answer_leaks(source)
+    assert not leaks, "\n".join(leaks)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_the_student_edition_has_no_speaker_notes(source: Any) -> None:
+    found = notes_in_student_editions(source)
+    assert not found, "speaker notes in a student edition:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.name)
+def test_the_student_edition_does_not_speak_to_the_lecturer(source: Any) -> None:
+    found = instructor_voice(source)
+    assert not found, "lecturer's voice in a student edition:\n" + "\n".join(found)
+
+
+def test_every_source_has_exercises_the_leak_check_reads() -> None:
+    """The leak check is not vacuous: every lab has answer assignments it judges."""
+    for source in SOURCES:
+        answers = [
+            answer
+            for cell in source.cells
+            if (texts := _student_instructor_texts(cell, "en"))
+            and cell.cell_type == "code"
+            and _is_exercise(texts[1])
+            for answer in answer_assignments(texts[1])
+        ]
+        lines = [
+            line
+            for cell in source.cells
+            if (texts := _student_instructor_texts(cell, "en"))
+            for line in _answer_lines(*texts)
+        ]
+        assert lines, source.name
+        if source.lab != "11.x":  # 11.x's exercises are functions: answer lines only
+            assert answers, source.name
+
+
+# ----------------------------------------------------------------------------- the checks catch
+
+
+DEMO = "\n".join(
+    [
+        ":::notebook demo lab=11.9 languages=en,zh",
+        ":::cell d-00 markdown slide=slide",
+        ":::en",
+        "## Exercise: with max_tokens=40, what is available? (31 − 3 − 4 − 2 = 22 was the example)",
+        ":::zh",
+        "## 练习：max_tokens=40 时额度是多少？",
+        ":::cell d-01 code",
+        ":::student",
+        "available_at_40 = ...",
+        "kept = ...",
+        "first = ...",
+        "lab.check_demo(available_at_40, kept, first)",
+        ":::instructor",
+        "available_at_40 = 40 - 3 - 4 - 2",
+        'kept = ["u1", "a1", "u2"]',
+        'first = "compact-2"',
+        "lab.check_demo(available_at_40, kept, first)",
+        ":::cell d-02 markdown",
+        ":::en",
+        "{leak_en}",
+        ":::zh",
+        "{leak_zh}",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("leak_en", "found"),
+    [
+        ("That is 40 − 3 − 4 − 2.", "40 - 3 - 4 - 2"),
+        ("So 40 - 9 = 31 tokens.", "= 31"),
+        ("available_at_40 = 31", "available_at_40 = 31"),
+        ("Kept: `u1`, `a1` and `u2`.", "u1, a1, u2"),
+        ('The answer is "compact-2".', '"compact-2"'),
+        ('Copy this: kept = ["u1", "a1", "u2"]', "answer line"),
+    ],
+)
+def test_the_leak_check_finds_an_answer_statement(leak_en: str, found: str) -> None:
+    text = DEMO.replace("{leak_en}", leak_en).replace("{leak_zh}", "没有答案。")
+    leaks = answer_leaks(nbsource.parse_source(text))
+    assert any(found in leak for leak in leaks), leaks
+
+
+@pytest.mark.parametrize(
+    "harmless",
+    [
+        "The chapter's budget: 31 tokens, 31 − 3 − 4 − 2 = 22.",
+        "The path: `sys → u1 → a1 → u2 → a2`.",
+        "`u1` opens a group; `compact-2` is the newest compaction.",
+        "Ids such as u1, a1 or u3.",
+    ],
+)
+def test_the_leak_check_lets_the_worked_example_be(harmless: str) -> None:
+    text = DEMO.replace("{leak_en}", harmless).replace("{leak_zh}", "没有答案。")
+    assert answer_leaks(nbsource.parse_source(text)) == []
+
+
+def test_the_voice_check_finds_the_lecturer_addressed() -> None:
+    text = DEMO.replace("{leak_en}", "Ask the room to add them up.").replace(
+        "{leak_zh}", "先请大家把它们加起来。"
+    )
+    found = instructor_voice(nbsource.parse_source(text))
+    assert any("'the room'" in f for f in found) and any("'请大家'" in f for f in found), found
+
+
+def test_a_harvested_notes_cell_becomes_instructor_only(tmp_path: Any) -> None:
+    import json
+
+    text = ":::notebook demo lab=11.9 languages=en\n:::cell d-00 markdown slide=slide\n# One\n"
+    (tmp_path / "notebooks" / "_src").mkdir(parents=True)
+    source_path = tmp_path / "notebooks" / "_src" / "demo.md"
+    source_path.write_text(text, encoding="utf-8")
+    source = nbsource.parse_source(text, source_path)
+    notebook = nbsource.build_notebook(source, nbsource.Edition("en", "instructor"))
+    notebook.metadata["ctxlab"]["source"] = "notebooks/_src/demo.md"
+    notebook.cells[0].metadata["slideshow"]["slide_type"] = "notes"
+    added = dict(notebook.cells[0], id="d-01", source="A new note.")
+    notebook.cells.append(added)
+    edited = tmp_path / "demo.ipynb"
+    edited.write_text(json.dumps(notebook), encoding="utf-8")
+
+    nbsource.harvest(edited, repo=tmp_path)
+
+    harvested = nbsource.parse_source(source_path.read_text(encoding="utf-8"), source_path)
+    assert [(c.id, c.slide, c.only) for c in harvested.cells] == [
+        ("d-00", "notes", "instructor"),
+        ("d-01", "notes", "instructor"),
+    ]
