@@ -18,12 +18,13 @@ never an exception of the checker:
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from ctxlab.errors import CtxlabError
+from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.text import Text, exception_text, kind, raised, same
 
 __all__ = ["NOT_RUN", "Failed", "Outcome", "Trial", "fail", "run_check"]
@@ -93,6 +94,11 @@ class Trial:
         self.function = function
         self.arg_names = arg_names
         self.current: Text | None = None
+        #: What the student's function printed during this check's calls (bounded), how
+        #: many characters of it were cut, and whether a call ran ctxlab's reference.
+        self.output = ""
+        self.output_cut = 0
+        self.used_reference = False
 
     def _invoke(
         self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]
@@ -130,10 +136,19 @@ class Trial:
         return value
 
     def rejects(
-        self, label: Text, names: Sequence[Sequence[str]], *args: Any, **kwargs: Any
+        self,
+        label: Text,
+        names: Sequence[Sequence[str]],
+        *args: Any,
+        error_type: type[CtxlabError] = CtxlabError,
+        attrs: Mapping[str, str | tuple[str, ...]] | None = None,
+        **kwargs: Any,
     ) -> None:
-        """The call must raise a CtxlabError whose message names each group of ``names``
-        (one of the alternatives of each group)."""
+        """The call must raise ``error_type`` (a CtxlabError) whose message names each group
+        of ``names`` (one of the alternatives of each group, as a whole word: ``tokensBefore``
+        is not named by ``mutanttokensBefore``), and whose attributes ``attrs`` hold the given
+        values (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
+        expected = error_type.__name__
         wanted_en = " and ".join(" or ".join(group) for group in names)
         wanted_zh = "、".join(" 或 ".join(group) for group in names)
         naming = Text(f" naming {wanted_en}", f"，并指出 {wanted_zh}") if names else same("")
@@ -141,27 +156,49 @@ class Trial:
         if ok:
             fail(
                 label,
-                f": expected a CtxlabError{naming.en}, but it returned {kind(value)}",
-                f"：期望抛出 CtxlabError{naming.zh}，实际返回了 {kind(value)}",
+                f": expected {_article(expected)}{naming.en}, but it returned {kind(value)}",
+                f"：期望抛出 {expected}{naming.zh}，实际返回了 {kind(value)}",
             )
         if isinstance(value, NotImplementedError):
             raise Failed(label + same(": ") + raised(value))
-        if not isinstance(value, CtxlabError):
+        if not issubclass(type(value), error_type):
             text = exception_text(value)
             fail(
                 label,
-                f": raised {text}; expected a CtxlabError{naming.en}"
-                " (from ctxlab import CtxlabError)",
-                f"：抛出了 {text}；期望 CtxlabError{naming.zh}（from ctxlab import CtxlabError）",
+                f": raised {text}; expected {_article(expected)}{naming.en}"
+                f" (from ctxlab import {expected})",
+                f"：抛出了 {text}；期望 {expected}{naming.zh}（from ctxlab import {expected}）",
             )
         message = exception_text(value)
         for group in names:
-            if not any(name in message for name in group):
+            if not any(_names(message, name) for name in group):
                 fail(
                     label,
                     f": the error should name {' or '.join(group)}; got {message}",
                     f"：错误信息应当指出 {' 或 '.join(group)}；实际是 {message}",
                 )
+        for attribute, want in (attrs or {}).items():
+            accepted = want if isinstance(want, tuple) else (want,)
+            got = getattr(value, attribute, None)
+            if type(got) is not str or got not in accepted:
+                wanted = " or ".join(repr(a) for a in accepted)
+                fail(
+                    label,
+                    f": the error's .{attribute} should be {wanted}; got {shown(got)}"
+                    f" (raise {expected}(message, {attribute}=...))",
+                    f"：错误的 .{attribute} 应当是 {wanted}，实际是 {shown(got)}"
+                    f"（raise {expected}(message, {attribute}=...)）",
+                )
+
+
+def _article(name: str) -> str:
+    return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
+
+
+def _names(message: str, name: str) -> bool:
+    """Does ``message`` name ``name`` as a whole word (ids and field paths)?"""
+    pattern = rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])"
+    return re.search(pattern, message) is not None
 
 
 #: How one check ended: passed, failed (with a detail), or did not return in time.
