@@ -17,7 +17,6 @@ never an exception of the checker:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sys
 import threading
@@ -25,6 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading.perform import (
+    OUTPUT_LIMIT,
+    CallRecord,
+    StopStudent,
+    perform,
+    reference_code,
+)
+from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import Text, exception_text, kind, raised, same
 
 __all__ = ["NOT_RUN", "Failed", "Outcome", "Trial", "fail", "run_check"]
@@ -38,8 +45,12 @@ class Failed(Exception):
         self.text = text
 
 
-class _StopStudent(BaseException):
-    """Sent into a check thread that overran its time limit (CPython only)."""
+_StopStudent = StopStudent  # the runner's stop signal (raised into an overrunning check)
+
+#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data). In a
+#: notebook it is :func:`~ctxlab.lab.grading.perform.perform` in this process; on the
+#: terminal route it asks the child process that imported the student's file.
+Caller: TypeAlias = Callable[[tuple[Any, ...], Mapping[str, Any]], CallRecord]
 
 
 def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
@@ -52,37 +63,6 @@ def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
     raise Failed(text if label is None else label + text)
 
 
-def _fingerprint(value: object, depth: int = 0) -> object:
-    """A comparable snapshot of ``value`` (to see whether a call changed its input)."""
-    if depth > 60:
-        return ("deep", id(value))
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, float):
-        return ("float", repr(value))
-    if value is None or isinstance(value, (int, str)):
-        return value
-    if isinstance(value, Mapping):
-        return (
-            "map",
-            id(value),
-            tuple(
-                (_fingerprint(k, depth + 1), _fingerprint(v, depth + 1)) for k, v in value.items()
-            ),
-        )
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, id(value), tuple(_fingerprint(v, depth + 1) for v in value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (
-            type(value).__name__,
-            tuple(
-                _fingerprint(getattr(value, field.name, None), depth + 1)
-                for field in dataclasses.fields(value)
-            ),
-        )
-    return ("object", id(value))
-
-
 class Trial:
     """The student's function, called under watch: input snapshots and the case label.
 
@@ -90,7 +70,14 @@ class Trial:
     is reported against).
     """
 
-    def __init__(self, function: Callable[..., Any], arg_names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        arg_names: tuple[str, ...],
+        *,
+        lab: str | None = None,
+        caller: Caller | None = None,
+    ) -> None:
         self.function = function
         self.arg_names = arg_names
         self.current: Text | None = None
@@ -99,34 +86,48 @@ class Trial:
         self.output = ""
         self.output_cut = 0
         self.used_reference = False
+        if caller is None:
+            references = reference_code(lab) if lab is not None else frozenset()
+
+            def caller(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> CallRecord:
+                return perform(function, args, kwargs, arg_names=arg_names, references=references)
+
+        self._caller = caller
 
     def _invoke(
         self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]
     ) -> tuple[bool, Any]:
+        """One call; (returned?, the decoded value or exception): never the student's
+        own objects, only what :mod:`.plain` rebuilt from exact builtin values."""
         self.current = label
-        before = [_fingerprint(a) for a in args], {k: _fingerprint(v) for k, v in kwargs.items()}
-        try:
-            value = self.function(*args, **kwargs)
-            outcome: tuple[bool, Any] = (True, value)
-        except _StopStudent:
-            raise
-        except BaseException as error:  # student code may raise anything, SystemExit too
-            outcome = (False, error)
-        after = [_fingerprint(a) for a in args], {k: _fingerprint(v) for k, v in kwargs.items()}
-        if before != after:
-            changed = [
-                self.arg_names[i] if i < len(self.arg_names) else f"argument {i + 1}"
-                for i, (b, a) in enumerate(zip(before[0], after[0], strict=True))
-                if b != a
-            ] + [name for name in kwargs if before[1][name] != after[1][name]]
-            names = ", ".join(changed)
+        record = self._caller(args, kwargs)
+        self._keep_output(str(record.get("output", "")), int(record.get("output_cut", 0)))
+        if record.get("reference"):
+            self.used_reference = True
+        changed = record.get("changed") or []
+        if changed:
+            names = ", ".join(str(name) for name in changed)
             fail(
                 label,
                 f": changed its input {names} during the call; a lab function must leave"
                 " what it is given untouched",
                 f"：调用期间改动了输入 {names}；实验函数不能修改传入的数据",
             )
-        return outcome
+        if "too_large" in record:
+            why = str(record["too_large"])
+            fail(
+                label,
+                f": returned a result too large to check ({why})",
+                f"：返回的结果太大，无法检查（{why}）",
+            )
+        if "raised" in record:
+            return False, decode_error(record["raised"])
+        return True, decode(record.get("returned"))
+
+    def _keep_output(self, text: str, cut: int) -> None:
+        room = OUTPUT_LIMIT - len(self.output)
+        self.output += text[: max(room, 0)]
+        self.output_cut += cut + max(0, len(text) - max(room, 0))
 
     def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
         """Call the function; it must return (what it returned is for the check to judge)."""
@@ -223,9 +224,10 @@ def run_check(
     *,
     name: str,
     limit: float,
+    lab: str | None = None,
 ) -> Outcome:
     """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s."""
-    trial = Trial(function, arg_names)
+    trial = Trial(function, arg_names, lab=lab)
     box: list[Outcome] = []
 
     def target() -> None:

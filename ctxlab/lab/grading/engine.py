@@ -196,6 +196,7 @@ def _run(spec: LabChecks, check: _Check, function: Callable[..., Any]) -> tuple[
         spec.arg_names,
         name=f"ctxlab-check-{check.key}",
         limit=get_time_limit(),
+        lab=spec.lab,
     )
     return status == "hung", _result(check, status == "pass", detail)
 

@@ -1,0 +1,293 @@
+"""One call of a student's function, watched, and told as plain data (issue 17).
+
+:func:`perform` is the only place where the grader calls a student's function. Around the
+call it
+
+* snapshots the arguments, to name an argument the call changed;
+* captures what the function prints (``sys.stdout`` and ``sys.stderr`` of the calling
+  thread only, bounded), so the student's output stands beside the check it belongs to and
+  never buries the report;
+* watches whether ctxlab's *reference* of the lab runs during the call (a student who calls
+  ``ctxlab.build_context`` from their own ``build_context`` has written nothing);
+
+and returns a :data:`CallRecord`: plain JSON data (:mod:`.plain`), the same whether the call
+ran in this process (the notebook's ``check_implementation``) or in a child process that
+imported the student's file (``pytest --ctxlab-impl``), where only this JSON comes back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from types import CodeType
+from typing import Any, Final, TypeAlias
+
+from ctxlab.lab.grading.plain import TooLarge, encode, encode_error, type_name
+
+__all__ = [
+    "OUTPUT_LIMIT",
+    "CallRecord",
+    "StopStudent",
+    "fingerprint",
+    "perform",
+    "reference_code",
+    "safe_message",
+]
+
+#: How many characters of a check's printed output are kept (the rest is counted).
+OUTPUT_LIMIT: Final = 2000
+
+#: ``{"returned": data} | {"raised": error} | {"too_large": why}``, plus ``changed`` (the
+#: names of arguments the call changed), ``output``, ``output_cut``, ``reference``.
+CallRecord: TypeAlias = dict[str, Any]
+
+
+class StopStudent(BaseException):
+    """Sent into a check thread that overran its time limit (CPython only)."""
+
+
+# ----------------------------------------------------------------------------------------
+# Which code is "the reference" of each lab
+
+
+def reference_code(lab: str) -> frozenset[CodeType]:
+    """The code objects of ctxlab's reference of ``lab``: if one of them runs during the
+    student's call, the student's function is, wraps or calls it. The references of
+    earlier labs that the notebooks allow (``group_interactions`` in 11.3, ...) are not
+    listed."""
+    from ctxlab import compaction as compaction_module
+    from ctxlab import context, entries, interactions, window
+
+    functions: tuple[Any, ...]
+    if lab == "11.1":
+        from ctxlab.lab.grading import lab11_1
+
+        functions = (entries.parse_session_entry, lab11_1.parse_compaction_entry)
+    elif lab == "11.2":
+        functions = (interactions.group_interactions,)
+    elif lab in ("11.3", "11.5"):
+        functions = (context.build_context, window.ContextWindow.build)
+    elif lab == "11.4":
+        functions = (compaction_module.create_compaction_entry,)
+    else:
+        functions = ()
+    return frozenset(function.__code__ for function in functions)
+
+
+class _Watch:
+    """Is any of ``codes`` entered by the calling thread while the watch is on?
+
+    Python 3.12+: ``sys.monitoring`` local events on those code objects only (no cost for
+    any other code); before 3.12 a profile function of the calling thread.
+    """
+
+    _TOOL: Final = 4  # sys.monitoring tool id (0-5 are free for tools)
+
+    def __init__(self, codes: frozenset[CodeType]) -> None:
+        self.codes = codes
+        self.hit = False
+        self._thread = threading.get_ident()
+        self._monitoring = getattr(sys, "monitoring", None)
+        self._previous: Any = None
+
+    def __enter__(self) -> _Watch:
+        if not self.codes:
+            return self
+        monitoring = self._monitoring
+        if monitoring is not None and _claim_tool(monitoring, self._TOOL):
+            monitoring.register_callback(self._TOOL, monitoring.events.PY_START, self._started)
+            for code in self.codes:
+                monitoring.set_local_events(self._TOOL, code, monitoring.events.PY_START)
+        else:
+            self._monitoring = None
+            self._previous = sys.getprofile()
+            sys.setprofile(self._profile)
+        return self
+
+    def _started(self, code: CodeType, offset: int) -> Any:
+        if threading.get_ident() == self._thread:
+            self.hit = True
+        return None
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in self.codes:
+            self.hit = True
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.codes:
+            return
+        monitoring = self._monitoring
+        if monitoring is not None:
+            for code in self.codes:
+                monitoring.set_local_events(self._TOOL, code, 0)
+            monitoring.register_callback(self._TOOL, monitoring.events.PY_START, None)
+            monitoring.free_tool_id(self._TOOL)
+        else:
+            sys.setprofile(self._previous)
+
+
+def _claim_tool(monitoring: Any, tool: int) -> bool:
+    try:
+        monitoring.use_tool_id(tool, "ctxlab-grading")
+    except ValueError:  # in use (a debugger, or a watch left by a stuck check thread)
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------------------
+# What the student's function prints
+
+
+class _Capture(io.TextIOBase):
+    """Stands in for ``sys.stdout``/``sys.stderr``: the watched thread's writes are kept
+    (the first :data:`OUTPUT_LIMIT` characters, the rest counted); other threads' writes
+    go where they went before."""
+
+    def __init__(self, previous: Any, thread: int, shared: list[str], cut: list[int]) -> None:
+        self.previous = previous
+        self.thread = thread
+        self.shared = shared
+        self.cut = cut
+
+    def write(self, text: str) -> int:
+        if threading.get_ident() != self.thread:
+            return int(self.previous.write(text)) if self.previous is not None else len(text)
+        text = str.__str__(text) if isinstance(text, str) else "<not a str>"
+        room = OUTPUT_LIMIT - sum(len(part) for part in self.shared)
+        if room > 0:
+            self.shared.append(text[:room])
+        self.cut[0] += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def writable(self) -> bool:
+        return True
+
+
+class _Captured:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.cut = [0]
+        self._streams: tuple[Any, Any] = (None, None)
+
+    def __enter__(self) -> _Captured:
+        thread = threading.get_ident()
+        self._streams = (sys.stdout, sys.stderr)
+        sys.stdout = _Capture(sys.stdout, thread, self.parts, self.cut)
+        sys.stderr = _Capture(sys.stderr, thread, self.parts, self.cut)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # Put back only what we put there: a student who replaced sys.stdout themselves
+        # gets it reset as well, since their replacement stands on top of ours.
+        sys.stdout, sys.stderr = self._streams
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+# ----------------------------------------------------------------------------------------
+# Snapshots of the arguments
+
+
+def fingerprint(value: object, depth: int = 0) -> object:
+    """A comparable snapshot of ``value`` (to see whether a call changed its input)."""
+    if depth > 60:
+        return ("deep", id(value))
+    cls = type(value)
+    if cls is bool:
+        return ("bool", value)
+    if cls is float:
+        return ("float", repr(value))
+    if value is None or cls in (int, str):
+        return value
+    if isinstance(value, Mapping):
+        items = dict.items(value) if isinstance(value, dict) else value.items()
+        return (
+            "map",
+            id(value),
+            tuple((fingerprint(k, depth + 1), fingerprint(v, depth + 1)) for k, v in items),
+        )
+    if isinstance(value, (list, tuple)):
+        return (cls.__name__, id(value), tuple(fingerprint(v, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            cls.__name__,
+            tuple(
+                fingerprint(getattr(value, field.name, None), depth + 1)
+                for field in dataclasses.fields(value)
+            ),
+        )
+    return ("object", id(value))
+
+
+def _changed(
+    arg_names: Sequence[str],
+    before: tuple[list[object], dict[str, object]],
+    after: tuple[list[object], dict[str, object]],
+) -> list[str]:
+    if before == after:
+        return []
+    return [
+        arg_names[i] if i < len(arg_names) else f"argument {i + 1}"
+        for i, (b, a) in enumerate(zip(before[0], after[0], strict=True))
+        if b != a
+    ] + [name for name in before[1] if before[1][name] != after[1].get(name)]
+
+
+def _snapshot(
+    args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[list[object], dict[str, object]]:
+    return [fingerprint(a) for a in args], {k: fingerprint(v) for k, v in kwargs.items()}
+
+
+# ----------------------------------------------------------------------------------------
+# The call
+
+
+def safe_message(error: BaseException) -> str:
+    """``str(error)``, or a placeholder when the student's ``__str__`` fails or lies
+    (a ``BaseException`` from it is caught too; the runner's stop signal is not)."""
+    try:
+        message = str(error)
+    except StopStudent:
+        raise
+    except BaseException:
+        return "<the message could not be shown: its __str__ failed>"
+    return str.__str__(message)[:2000]
+
+
+def perform(
+    function: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    *,
+    arg_names: Sequence[str] = (),
+    references: frozenset[CodeType] = frozenset(),
+) -> CallRecord:
+    """Call ``function(*args, **kwargs)`` once, watched; what happened, as plain data."""
+    before = _snapshot(args, kwargs)
+    record: CallRecord = {}
+    with _Captured() as captured, _Watch(references) as watch:
+        try:
+            value = function(*args, **kwargs)
+        except StopStudent:
+            raise
+        except BaseException as error:  # student code may raise anything, SystemExit too
+            record["raised"] = encode_error(error, safe_message(error))
+        else:
+            try:
+                record["returned"] = encode(value)
+            except TooLarge as too_large:
+                record["too_large"] = f"{type_name(value)} with {too_large}"
+    record["changed"] = _changed(arg_names, before, _snapshot(args, kwargs))
+    record["output"] = captured.text
+    record["output_cut"] = captured.cut[0]
+    record["reference"] = watch.hit
+    return record
