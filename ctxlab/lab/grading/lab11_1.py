@@ -329,11 +329,11 @@ def rejects_wrong_types(t: Trial) -> None:
         ),
     )
     _refuses_values(t, (("summary", None), ("summary", 5), ("summary", ["goal"])))
-    for value in (5, None):
+    for bad_id in (5, None):
         t.rejects(
-            _wire_label(f"id = {shown(value)}"),
+            _wire_label(f"id = {shown(bad_id)}"),
             [["id"]],
-            _changed("id", value),
+            _changed("id", bad_id),
             error_type=EntryParseError,
             attrs={"field": "id"},
         )
