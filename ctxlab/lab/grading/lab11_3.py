@@ -494,6 +494,8 @@ class _BadEstimator:
 #: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
 SUBJECTS: dict[str, tuple[str, ...]] = {
     "system": ("the system message", "the replayed system message"),
+    # Lab 11.5: the summary message of the resumed path
+    "compact-1": ("the summary of compact-1", "the summary of compaction compact-1"),
 }
 
 
