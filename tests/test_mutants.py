@@ -104,10 +104,10 @@ def parse_11_1(value: Any, variant: str = "") -> Any:
                 g.parse_compaction_entry(value),
                 summary=dataclasses.replace(g.parse_compaction_entry(value).summary, goal="\n"),
             )
-    if variant == "finite_tokens_only" and isinstance(value, Mapping):  # timestamp inf passes
-        if value.get("timestamp") == math.inf:
-            entry = g.parse_compaction_entry({**value, "timestamp": 0})
-            return dataclasses.replace(entry, timestamp=math.inf)
+    timestamp = value.get("timestamp") if isinstance(value, Mapping) else None
+    if variant == "finite_tokens_only" and timestamp == math.inf:  # timestamp inf passes
+        entry = g.parse_compaction_entry({**value, "timestamp": 0})
+        return dataclasses.replace(entry, timestamp=math.inf)
     entry = g.parse_compaction_entry(value)
     if variant == "shares_lists" and isinstance(value, Mapping):
         s = value["summary"]
@@ -269,7 +269,8 @@ def build_11_5(
         try:
             cost = estimate_tokens(message)
         except Exception as error:
-            raise EstimatorError(f"estimate_tokens failed on {who}: {error}", subject=who) from error
+            problem = f"estimate_tokens failed on {who}: {error}"
+            raise EstimatorError(problem, subject=who) from error
         if not _finite(cost) or (variant == "zero_is_bad" and cost == 0):
             raise EstimatorError(f"estimate_tokens returned {cost!r} for {who}", subject=who)
         return cost

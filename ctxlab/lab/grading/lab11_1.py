@@ -266,8 +266,8 @@ _BLANKS = ("", " ", "   ", "\t", "\n", " \t\r\n ")
 @LAB.check(
     "id, goal, parentId and firstKeptEntryId must not be blank (empty, spaces, tabs, "
     "newlines), and parentId is not null",
-    "id、goal、parentId 和 firstKeptEntryId 不能为空（空串、空格、制表符、换行都算空）；"
-    "compaction 的 parentId 不能是 null",
+    "id、goal、parentId 和 firstKeptEntryId 都不能是空白字符串（空串、只有空格、制表符或换行"
+    "都算空白）；compaction 的 parentId 不能是 null",
 )
 def rejects_blank_ids(t: Trial) -> None:
     _refuses_values(t, (("parentId", None),))

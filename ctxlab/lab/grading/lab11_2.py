@@ -343,7 +343,7 @@ def _pairs_text(pairs: Sequence[Sequence[object]]) -> str:
 @LAB.check(
     "each group's tool_pairs pairs every call id with the entry holding its result, in the "
     "order the calls are declared (group 3: read-1->r-read, test-1->r-test)",
-    "每组的 tool_pairs 按 call 声明的顺序，把每个 call id 配上装着它结果的 entry"
+    "每组的 tool_pairs 按 call 的声明顺序列出配对：call id 和它的 result 所在的 entry"
     "（第三组：read-1->r-read、test-1->r-test）",
 )
 def tool_pairs(t: Trial) -> None:
