@@ -29,9 +29,12 @@ from ctxlab import (
     CompactionError,
     CompactionSessionEntry,
     CompactionSummary,
+    ContextOptionError,
     ContextResult,
     ContextTokens,
     CtxlabError,
+    EntryParseError,
+    EstimatorError,
     InteractionError,
     InteractionGroup,
     MessageSessionEntry,
@@ -82,6 +85,29 @@ def parse_11_1(value: Any, variant: str = "") -> Any:
             return g.parse_compaction_entry(value)
         except CtxlabError:
             raise CtxlabError("this is not a valid compaction entry") from None
+    if variant == "no_error_fields":  # the message is right, the attributes are missing
+        try:
+            return g.parse_compaction_entry(value)
+        except CtxlabError as error:
+            raise EntryParseError(str(error)) from None
+    if variant == "list_field_for_item":  # summary.next instead of summary.next[1]
+        try:
+            return g.parse_compaction_entry(value)
+        except EntryParseError as error:
+            field = re.sub(r"\[\d+\]$", "", error.field or "")
+            raise EntryParseError(str(error), entry_id=error.entry_id, field=field) from None
+    if variant == "blank_is_empty_only" and isinstance(value, Mapping):  # "\n" passes as a goal
+        summary = value.get("summary")
+        if isinstance(summary, Mapping) and summary.get("goal") == "\n":
+            value = {**value, "summary": {**summary, "goal": "x"}}
+            return dataclasses.replace(
+                g.parse_compaction_entry(value),
+                summary=dataclasses.replace(g.parse_compaction_entry(value).summary, goal="\n"),
+            )
+    timestamp = value.get("timestamp") if isinstance(value, Mapping) else None
+    if variant == "finite_tokens_only" and timestamp == math.inf:  # timestamp inf passes
+        entry = g.parse_compaction_entry({**value, "timestamp": 0})
+        return dataclasses.replace(entry, timestamp=math.inf)
     entry = g.parse_compaction_entry(value)
     if variant == "shares_lists" and isinstance(value, Mapping):
         s = value["summary"]
@@ -97,6 +123,8 @@ def parse_11_1(value: Any, variant: str = "") -> Any:
         return dataclasses.replace(entry, summary=summary)
     if variant == "truncates_tokens":
         return dataclasses.replace(entry, tokens_before=int(entry.tokens_before))
+    if variant == "float_tokens":
+        return dataclasses.replace(entry, tokens_before=float(entry.tokens_before))
     return entry
 
 
@@ -140,6 +168,15 @@ def group_11_2(entries: Iterable[SessionEntry], variant: str = "") -> list[Inter
 def _close(group: list[MessageSessionEntry], variant: str) -> InteractionGroup:
     if variant == "whole_path_pairing":
         return InteractionGroup(tuple(group))
+    try:
+        return _pair(group, variant)
+    except InteractionError as error:
+        if variant == "call_id_only":  # names the call id, not the entry
+            raise InteractionError(f"tool call {error.call_id} is broken") from None
+        raise
+
+
+def _pair(group: list[MessageSessionEntry], variant: str) -> InteractionGroup:
     calls: dict[str, str] = {}
     names: dict[str, str] = {}
     results: dict[str, str] = {}
@@ -149,13 +186,17 @@ def _close(group: list[MessageSessionEntry], variant: str) -> InteractionGroup:
         if message.role == "assistant":
             for call in message.tool_calls:
                 if call.id in calls:
-                    raise InteractionError(f"tool call {call.id} is declared twice ({entry.id})")
+                    raise InteractionError(
+                        f"tool call {call.id} is declared twice ({entry.id})", call_id=call.id
+                    )
                 calls[call.id] = entry.id
                 names[call.id] = call.name
         elif message.role == "toolResult":
             call_id = message.tool_call_id
             if call_id in results:
-                raise InteractionError(f"tool call {call_id} has a second result {entry.id}")
+                raise InteractionError(
+                    f"tool call {call_id} has a second result {entry.id}", call_id=call_id
+                )
             results[call_id] = entry.id
             order.append((call_id, entry.id))
             if variant == "pairs_by_tool_name" and names.get(call_id, message.tool_name) != (
@@ -165,15 +206,26 @@ def _close(group: list[MessageSessionEntry], variant: str) -> InteractionGroup:
     if variant == "pairs_by_position":
         for (call_id, result_id), declared in zip(order, calls, strict=False):
             if call_id != declared:
-                raise InteractionError(f"result {result_id} should answer {declared}")
+                raise InteractionError(
+                    f"result {result_id} should answer {declared}", call_id=declared
+                )
     for call_id, result_id in results.items():
         if call_id not in calls:
-            raise InteractionError(f"result {result_id} answers unknown call {call_id}")
+            raise InteractionError(
+                f"result {result_id} answers unknown call {call_id}", call_id=call_id
+            )
     if variant != "no_missing_check":
         for call_id, declared_in in calls.items():
             if call_id not in results:
-                raise InteractionError(f"call {call_id} ({declared_in}) has no result")
-    return InteractionGroup(tuple(group))
+                raise InteractionError(
+                    f"call {call_id} ({declared_in}) has no result", call_id=call_id
+                )
+    if variant == "no_tool_pairs":
+        return InteractionGroup(tuple(group))
+    pairs = [(call_id, results[call_id]) for call_id in calls if call_id in results]
+    if variant == "pairs_in_result_order":
+        pairs = [(call_id, result_id) for call_id, result_id in order]
+    return InteractionGroup(tuple(group), tuple(pairs))
 
 
 # ----------------------------------------------------------------------------------------
@@ -206,17 +258,21 @@ def build_11_5(
     }
     for name, value in options.items():
         if variant != "no_option_check" and not _finite(value):
-            raise CtxlabError(f"{name} must be a finite number >= 0, got {value!r}")
-    if not callable(estimate_tokens):
-        raise CtxlabError("estimate_tokens must be callable")
+            raise ContextOptionError(
+                f"{name} must be a finite number >= 0, got {value!r}",
+                option="" if variant == "no_option_attribute" else name,
+            )
+    if variant != "calls_any_estimator" and not callable(estimate_tokens):
+        raise ContextOptionError("estimate_tokens must be callable", option="estimate_tokens")
 
     def price(message: AgentMessage, who: str) -> float:
         try:
             cost = estimate_tokens(message)
         except Exception as error:
-            raise CtxlabError(f"estimate_tokens failed on {who}: {error}") from error
-        if not _finite(cost):
-            raise CtxlabError(f"estimate_tokens returned {cost!r} for {who}")
+            problem = f"estimate_tokens failed on {who}: {error}"
+            raise EstimatorError(problem, subject=who) from error
+        if not _finite(cost) or (variant == "zero_is_bad" and cost == 0):
+            raise EstimatorError(f"estimate_tokens returned {cost!r} for {who}", subject=who)
         return cost
 
     entries = [e for e in active_path if isinstance(e, MessageSessionEntry)]
@@ -269,8 +325,13 @@ def build_11_5(
     summaries = [
         UserMessage((TextContent(render_summary(c.summary)),), c.timestamp) for c in chosen
     ]
-    summary_cost = sum(price(m, "the summary") for m in summaries)
+    summary_cost = sum(
+        price(m, "the summary" if variant == "summary_subject_vague" else f"the summary of {c.id}")
+        for m, c in zip(summaries, chosen, strict=True)
+    )
     budget = budget_base if variant == "summary_priced_last" else max(0, budget_base - summary_cost)
+    if variant == "negative_group_budget":
+        budget = budget_base - summary_cost
 
     groups = group_interactions(candidates)
     costs = [sum(price(e.message, f"entry {e.id}") for e in group.entries) for group in groups]
@@ -349,7 +410,8 @@ def create_11_4(
     if variant == "no_empty_check":
         assert active_path[-1].id  # IndexError on an empty path, not a CtxlabError
     elif not active_path:
-        raise CompactionError(f"compaction {id}: the active path is empty")
+        where = "compaction" if variant == "empty_error_unnamed" else f"compaction {id}"
+        raise CompactionError(f"{where}: the active path is empty")
     if variant != "no_duplicate_check" and any(e.id == id for e in active_path):
         raise CompactionError(f"compaction {id}: id {id} is already on the path")
     messages = [e for e in active_path if isinstance(e, MessageSessionEntry)]
@@ -387,6 +449,8 @@ def create_11_4(
             first_kept_entry_id,
             tokens_before,
         )
+    if variant == "rounds_tokens":
+        tokens_before = round(tokens_before)
     entry = parse_session_entry(
         {
             "type": "compaction",
@@ -433,6 +497,11 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.1", "truncates_tokens", ("tokens_before_not_recomputed",)),
     ("11.1", "any_type", ("other_types_refused",)),
     ("11.1", "vague_errors", ("rejects_missing_fields", "rejects_draft_names")),
+    ("11.1", "no_error_fields", ("rejects_missing_fields", "rejects_blank_ids")),
+    ("11.1", "list_field_for_item", ("rejects_non_string_items",)),
+    ("11.1", "blank_is_empty_only", ("rejects_blank_ids",)),
+    ("11.1", "finite_tokens_only", ("rejects_bad_timestamp",)),
+    ("11.1", "float_tokens", ("tokens_before_not_recomputed",)),
     ("11.2", "cuts_at_assistant", ("three_groups",)),
     ("11.2", "pairs_by_position", ("three_groups", "results_any_order")),
     ("11.2", "system_joins_group", ("system_skipped",)),
@@ -440,6 +509,19 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.2", "whole_path_pairing", ("pairs_within_group",)),
     ("11.2", "pairs_by_tool_name", ("pairing_by_id_only",)),
     ("11.2", "drops_leading", ("message_before_first_user",)),
+    (
+        "11.2",
+        "call_id_only",
+        (
+            "unknown_call_rejected",
+            "missing_result_rejected",
+            "duplicate_result_rejected",
+            "duplicate_call_rejected",
+            "pairs_within_group",
+        ),
+    ),
+    ("11.2", "no_tool_pairs", ("tool_pairs",)),
+    ("11.2", "pairs_in_result_order", ("tool_pairs",)),
     ("11.3", "forgets_system_cost", ("fixed_costs_first",)),
     ("11.3", "non_contiguous", ("contiguous_newest_suffix",)),
     ("11.3", "oldest_first", ("worked_example_31",)),
@@ -450,6 +532,9 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.3", "negative_allowance", ("fixed_costs_first",)),
     ("11.3", "always_trimmed", ("within_budget",)),
     ("11.3", "no_option_check", ("options_checked",)),
+    ("11.3", "no_option_attribute", ("options_checked",)),
+    ("11.3", "calls_any_estimator", ("options_checked",)),
+    ("11.3", "zero_is_bad", ("estimator_checked",)),
     ("11.4", "parent_is_first_kept", ("compact_1", "parent_is_last_entry")),
     ("11.4", "accepts_any_message", ("first_kept_starts_group",)),
     ("11.4", "accepts_system", ("first_kept_not_system",)),
@@ -458,6 +543,8 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.4", "no_final_parse", ("parsed_result",)),
     ("11.4", "mapping_only", ("summary_forms",)),
     ("11.4", "no_empty_check", ("empty_path",)),
+    ("11.4", "empty_error_unnamed", ("empty_path",)),
+    ("11.4", "rounds_tokens", ("kept_as_given",)),
     ("11.5", "oldest_compaction", ("newest_compaction_only",)),
     ("11.5", "all_summaries", ("newest_compaction_only",)),
     ("11.5", "replay_from_suffix", ("system_replay_across_boundary",)),
@@ -467,6 +554,11 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.5", "candidates_after_compaction", ("candidates_from_first_kept",)),
     ("11.5", "summary_after_suffix", ("summary_after_system",)),
     ("11.5", "metadata_not_skipped", ("metadata_skipped",)),
+    ("11.5", "no_option_check", ("options_checked",)),
+    ("11.5", "calls_any_estimator", ("options_checked",)),
+    ("11.5", "zero_is_bad", ("estimator_checked",)),
+    ("11.5", "summary_subject_vague", ("estimator_checked",)),
+    ("11.5", "negative_group_budget", ("ledger_on_resumed_paths",)),
 ]
 
 
@@ -504,6 +596,19 @@ def test_each_mutant_is_caught_with_its_behaviour_named(
         if not result.passed:
             assert result.detail_en and result.detail_zh, result.key
             assert "Traceback" not in result.detail_en
+
+
+def test_a_caller_passed_parent_id_is_caught() -> None:
+    def create_compaction_entry(
+        active_path: list[SessionEntry], *, parent_id: str | None = None, **options: Any
+    ) -> CompactionSessionEntry:
+        entry = create_11_4(active_path, **options)
+        return entry if parent_id is None else dataclasses.replace(entry, parent_id=parent_id)
+
+    report = check_implementation("11.4", create_compaction_entry=create_compaction_entry)
+    assert _failed(report) == {"parent_is_last_entry"}, str(report)
+    detail = next(r.detail_en for r in report.results if r.key == "parent_is_last_entry")
+    assert "the caller cannot pass parentId" in detail
 
 
 # ----------------------------------------------------------------------------------------
@@ -685,7 +790,7 @@ def test_report_text_and_html_are_deterministic_escaped_and_bilingual() -> None:
     text, page = str(first), first._repr_html_()
     assert " at 0x" not in text and " at 0x" not in page
     assert "&lt;b&gt;bad&lt;/b&gt;" in page and "<b>bad</b>" not in page
-    assert text.splitlines()[0] == "Lab 11.2 · group_interactions: 0/11 checks pass ✘"
+    assert text.splitlines()[0] == "Lab 11.2 · group_interactions: 0/12 checks pass ✘"
     assert "<table" in page and page.count("<tr>") == 1 + len(first.results)
     assert repr(first) == text
     printed: list[str] = []
@@ -701,7 +806,7 @@ def test_report_text_and_html_are_deterministic_escaped_and_bilingual() -> None:
     set_language("zh")
     try:
         zh = str(first)
-        assert zh.splitlines()[0] == "Lab 11.2 · group_interactions：通过 0/11 项检查 ✘"
+        assert zh.splitlines()[0] == "Lab 11.2 · group_interactions：通过 0/12 项检查 ✘"
         assert "groupInteractions() 跳过 sys" in zh
         assert "行为" in first._repr_html_()
         assert first.results[0].behaviour == first.results[0].behaviour_zh
@@ -714,7 +819,7 @@ def test_report_text_and_html_are_deterministic_escaped_and_bilingual() -> None:
 
 def test_a_passing_report_says_so() -> None:
     report = check_implementation("11.4", **g.reference_functions("11.4"))
-    assert str(report).splitlines()[0] == "Lab 11.4 · create_compaction_entry: 10/10 checks pass ✔"
+    assert str(report).splitlines()[0] == "Lab 11.4 · create_compaction_entry: 11/11 checks pass ✔"
     assert all(r.detail == "" and r.mark == "✔" for r in report.results)
     assert html.escape(report.results[0].behaviour) in report._repr_html_()
 

@@ -30,7 +30,7 @@ from ctxlab.entries import (
     MetadataSessionEntry,
     parse_session_entry,
 )
-from ctxlab.errors import entry_error, shown
+from ctxlab.errors import EntryParseError, entry_error, shown
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
@@ -134,8 +134,15 @@ def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict
 
 
 def _refuses(t: Trial, name: str, wire: object, field: str) -> None:
-    """The changed compact-1 is refused, naming compact-1 and ``field``."""
-    t.rejects(_wire_label(name), [["compact-1"], [field]], wire)
+    """The changed compact-1 is refused: an EntryParseError naming compact-1 and ``field``
+    in its message, with ``.entry_id`` compact-1 and ``.field`` the field path."""
+    t.rejects(
+        _wire_label(name),
+        [["compact-1"], [field]],
+        wire,
+        error_type=EntryParseError,
+        attrs={"entry_id": "compact-1", "field": field},
+    )
 
 
 def _refuses_values(t: Trial, cases: tuple[tuple[str, object], ...]) -> None:
@@ -216,6 +223,11 @@ def rejects_draft_names(t: Trial) -> None:
             _edit(wire, remove, delete=True)
         _edit(wire, add, ["context.ts"])
         _refuses(t, name, wire, add)
+    # A draft name is named as such, also when a current field is missing as well.
+    wire = compact_1_wire()
+    wire["compactedEntryIds"] = ["u1"]
+    del wire["firstKeptEntryId"]
+    _refuses(t, "compactedEntryIds instead of firstKeptEntryId", wire, "compactedEntryIds")
 
 
 @LAB.check(
@@ -247,21 +259,29 @@ def rejects_missing_fields(t: Trial) -> None:
         _refuses(t, f"{dotted} missing", _changed(dotted, delete=True), dotted)
 
 
+#: Every blank form: empty, spaces, a tab, a newline, and a mix of them.
+_BLANKS = ("", " ", "   ", "\t", "\n", " \t\r\n ")
+
+
 @LAB.check(
-    "goal, parentId and firstKeptEntryId must not be blank, and parentId is not null",
-    "goal、parentId 和 firstKeptEntryId 不能为空；compaction 的 parentId 不能是 null",
+    "id, goal, parentId and firstKeptEntryId must not be blank (empty, spaces, tabs, "
+    "newlines), and parentId is not null",
+    "id、goal、parentId 和 firstKeptEntryId 都不能是空白字符串（空串、只有空格、制表符或换行"
+    "都算空白）；compaction 的 parentId 不能是 null",
 )
 def rejects_blank_ids(t: Trial) -> None:
-    _refuses_values(
-        t,
-        (
-            ("parentId", None),
-            ("parentId", "  "),
-            ("firstKeptEntryId", ""),
-            ("firstKeptEntryId", " \t"),
-            ("summary.goal", "   "),
-        ),
-    )
+    _refuses_values(t, (("parentId", None),))
+    for dotted in ("parentId", "firstKeptEntryId", "summary.goal"):
+        _refuses_values(t, tuple((dotted, blank) for blank in _BLANKS))
+    # A blank id gives no entry to name: the error names the field id.
+    for blank in _BLANKS:
+        t.rejects(
+            _wire_label(f"id = {shown(blank)}"),
+            [["id"]],
+            _changed("id", blank),
+            error_type=EntryParseError,
+            attrs={"field": "id"},
+        )
 
 
 @LAB.check(
@@ -269,16 +289,17 @@ def rejects_blank_ids(t: Trial) -> None:
     "六个数组字段都是数组，数组中的每一项都是字符串",
 )
 def rejects_non_string_items(t: Trial) -> None:
-    _refuses_values(
-        t,
-        (
-            ("summary.decisions", [42]),
-            ("summary.changedFiles", ["context.ts", None]),
-            ("summary.next", "Read context.ts."),
-            ("summary.completed", [["nested"]]),
-            ("summary.constraints", {"0": "append-only"}),
-        ),
+    cases: tuple[tuple[str, object, str], ...] = (
+        # field, value, the field path the error names (an item by its index)
+        ("summary.decisions", [42], "summary.decisions[0]"),
+        ("summary.changedFiles", ["context.ts", None], "summary.changedFiles[1]"),
+        ("summary.next", "Read context.ts.", "summary.next"),
+        ("summary.completed", [["nested"]], "summary.completed[0]"),
+        ("summary.constraints", {"0": "append-only"}, "summary.constraints"),
+        ("summary.unresolved", ["ok", "ok", 3.5], "summary.unresolved[2]"),
     )
+    for dotted, value, field in cases:
+        _refuses(t, f"{dotted} = {shown(value)}", _changed(dotted, value), field)
 
 
 @LAB.check(
@@ -287,7 +308,7 @@ def rejects_non_string_items(t: Trial) -> None:
     "tokensBefore 是非负有限数：NaN、无穷大、负数、布尔值或字符串都被拒绝",
 )
 def rejects_bad_tokens_before(t: Trial) -> None:
-    bad = (-1, float("nan"), float("inf"), -0.5, True, False, "29", None)
+    bad = (-1, float("nan"), float("inf"), float("-inf"), -0.5, True, False, "29", None)
     _refuses_values(t, tuple(("tokensBefore", value) for value in bad))
 
 
@@ -307,9 +328,31 @@ def rejects_wrong_types(t: Trial) -> None:
             ("parentId", 3),
         ),
     )
-    t.rejects(_wire_label("id = 5"), [["id"]], _changed("id", 5))
+    _refuses_values(t, (("summary", None), ("summary", 5), ("summary", ["goal"])))
+    for bad_id in (5, None):
+        t.rejects(
+            _wire_label(f"id = {shown(bad_id)}"),
+            [["id"]],
+            _changed("id", bad_id),
+            error_type=EntryParseError,
+            attrs={"field": "id"},
+        )
     for value in (["compact-1"], "compact-1", None, 42):
-        t.rejects(Text(f"the value {shown(value)}", f"值 {shown(value)}"), [], value)
+        t.rejects(
+            Text(f"the value {shown(value)}", f"值 {shown(value)}"),
+            [],
+            value,
+            error_type=EntryParseError,
+        )
+
+
+@LAB.check(
+    "timestamp is a finite number: NaN, infinity, -infinity, a bool or a string is refused",
+    "timestamp 必须是有限数：NaN、正负无穷大、布尔值或字符串都被拒绝",
+)
+def rejects_bad_timestamp(t: Trial) -> None:
+    bad = (float("nan"), float("inf"), float("-inf"), True, "100", None)
+    _refuses_values(t, tuple(("timestamp", value) for value in bad))
 
 
 def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
@@ -321,8 +364,19 @@ def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
     "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
 )
 def tokens_before_not_recomputed(t: Trial) -> None:
-    for value in (0, 1, 2.5, 29, 1_000_000):
-        _accepts(t, f"tokensBefore = {shown(value)}", _setting("tokensBefore", value))
+    for value in (0, 1, 2.5, 29, 29.6, 29.0, 1_000_000):
+        name = f"tokensBefore = {shown(value)}"
+        _accepts(t, name, _setting("tokensBefore", value))
+        got = t.returns(_wire_label(name), _changed("tokensBefore", value))
+        kept = getattr(got, "tokens_before", None)
+        if type(kept) is not type(value) or kept != value:
+            fail(
+                _wire_label(name),
+                f": tokens_before must be kept exactly as given ({shown(value)},"
+                f" {type(value).__name__}), got {shown(kept)} ({type(kept).__name__})",
+                f"：tokens_before 必须原样保存（{shown(value)}，{type(value).__name__}），"
+                f"实际是 {shown(kept)}（{type(kept).__name__}）",
+            )
 
 
 @LAB.check(

@@ -9,6 +9,17 @@ pair a result with its call: result order, toolName and the final assistant take
 
 Cases: the chapter's opening path and its broken variants (:mod:`ctxlab.fixtures`), and
 crafted paths whose expected groups are written out or are the reference's groups.
+
+Decision on the errors (spec §5: "Errors name the entry id and/or the call id involved"):
+the lab's checklist promises more, "each an ``InteractionError`` naming the entry and call
+id", and so does the stub's docstring. So each refusal of a broken id relation must be an
+``InteractionError`` whose message names **both** the entry involved (the result, or the
+assistant message that declares the call) and the call id; an error naming only the call
+id fails. A message before the first user message has no call: it names that entry.
+
+``tool_pairs``: the checklist's result is ``InteractionGroup(entries=..., tool_pairs=...)``,
+so each group's pairs are checked too: (call id, id of the entry holding its result), in
+the order the calls are declared -- the reference's pairs.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from collections.abc import Sequence
 
 from ctxlab import fixtures as fx
 from ctxlab.entries import SessionEntry
+from ctxlab.errors import InteractionError, shown
 from ctxlab.interactions import group_interactions
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import (
@@ -102,8 +114,8 @@ def _expect(t: Trial, path: list[SessionEntry], expected: list[list[str]] | None
 
 
 def _refused(t: Trial, path: list[SessionEntry], names: list[list[str]]) -> None:
-    """The path's message entries are refused with an error naming ``names``."""
-    t.rejects(_label(path), names, messages(path))
+    """The path's message entries are refused with an InteractionError naming ``names``."""
+    t.rejects(_label(path), names, messages(path), error_type=InteractionError)
 
 
 _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
@@ -193,8 +205,9 @@ def pairing_by_id_only(t: Trial) -> None:
 def unknown_call_rejected(t: Trial) -> None:
     t.rejects(
         Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
-        [["unknown-1", "r-test"]],
+        [["r-test"], ["unknown-1"]],
         messages(fx.unknown_call_path()),
+        error_type=InteractionError,
     )
     path = crafted(
         user("u1", 1),
@@ -203,7 +216,7 @@ def unknown_call_rejected(t: Trial) -> None:
         tool_result("r-extra", "ghost-1", 1),
         assistant("a1", 1),
     )
-    _refused(t, path, [["ghost-1", "r-extra"]])
+    _refused(t, path, [["r-extra"], ["ghost-1"]])
 
 
 @LAB.check(
@@ -211,7 +224,7 @@ def unknown_call_rejected(t: Trial) -> None:
     "group 结束时，所有 call 都已经配齐 result；缺少 result 的 call 被拒绝并指出",
 )
 def missing_result_rejected(t: Trial) -> None:
-    _refused(t, fx.missing_result_path(), [["read-1", "calls"]])
+    _refused(t, fx.missing_result_path(), [["calls"], ["read-1"]])
     path = crafted(
         user("u1", 1),
         assistant("calls", 1, "read-1", "test-1"),
@@ -220,7 +233,7 @@ def missing_result_rejected(t: Trial) -> None:
         user("u2", 1),
         assistant("a2", 1),
     )
-    _refused(t, path, [["read-1", "calls"]])
+    _refused(t, path, [["calls"], ["read-1"]])
 
 
 @LAB.check(
@@ -236,7 +249,7 @@ def duplicate_result_rejected(t: Trial) -> None:
         tool_result("r-again", "test-1", 1),
         assistant("a3", 1),
     )
-    _refused(t, path, [["test-1", "r-again"]])
+    _refused(t, path, [["r-again"], ["test-1"]])
 
 
 @LAB.check(
@@ -251,15 +264,15 @@ def duplicate_call_rejected(t: Trial) -> None:
         tool_result("r-read", "read-1", 1),
         assistant("a3", 1),
     )
-    _refused(t, in_one, [["read-1"]])
+    _refused(t, in_one, [["calls"], ["read-1"]])
     in_two = crafted(
         user("u3", 1),
         assistant("calls", 1, "read-1"),
         tool_result("r-read", "read-1", 1),
-        assistant("again", 1, "read-1"),
+        assistant("calls-2", 1, "read-1"),
         assistant("a3", 1),
     )
-    _refused(t, in_two, [["read-1"]])
+    _refused(t, in_two, [["calls-2", "calls"], ["read-1"]])
 
 
 @LAB.check(
@@ -274,7 +287,7 @@ def pairs_within_group(t: Trial) -> None:
         tool_result("r-read", "read-1", 1),
         assistant("a2", 1),
     )
-    _refused(t, late, [["read-1", "r-read", "calls"]])
+    _refused(t, late, [["calls", "r-read"], ["read-1"]])
     early = crafted(
         user("u1", 1),
         tool_result("r-read", "read-1", 1),
@@ -283,7 +296,7 @@ def pairs_within_group(t: Trial) -> None:
         assistant("calls", 1, "read-1"),
         assistant("a2", 1),
     )
-    _refused(t, early, [["read-1", "r-read", "calls"]])
+    _refused(t, early, [["r-read", "calls"], ["read-1"]])
 
 
 @LAB.check(
@@ -312,3 +325,66 @@ def input_untouched(t: Trial) -> None:
             f": two calls gave {_groups_text(first)} and then {_groups_text(second)}",
             f"：两次调用先得到 {_groups_text(first)}，再得到 {_groups_text(second)}",
         )
+
+
+def _pairs(value: object) -> list[tuple[object, ...]] | None:
+    """``tool_pairs`` as a list of tuples (None when it is not a sequence of pairs)."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    if not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in value):
+        return None
+    return [tuple(pair) for pair in value]
+
+
+def _pairs_text(pairs: Sequence[Sequence[object]]) -> str:
+    return ", ".join(f"{call}->{result}" for call, result in pairs) if pairs else "(none)"
+
+
+@LAB.check(
+    "each group's tool_pairs pairs every call id with the entry holding its result, in the "
+    "order the calls are declared (group 3: read-1->r-read, test-1->r-test)",
+    "每组的 tool_pairs 按 call 的声明顺序列出配对：call id 和它的 result 所在的 entry"
+    "（第三组：read-1->r-read、test-1->r-test）",
+)
+def tool_pairs(t: Trial) -> None:
+    results_first = crafted(
+        user("u1", 1),
+        tool_result("r-b", "call-b", 1),
+        assistant("calls", 1, "call-a", "call-b", "call-c"),
+        tool_result("r-c", "call-c", 1),
+        tool_result("r-a", "call-a", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        assistant("calls-2", 1, "x-2"),
+        assistant("calls-3", 1, "x-1"),
+        tool_result("r-x1", "x-1", 1),
+        tool_result("r-x2", "x-2", 1),
+    )
+    for entries in (
+        messages(fx.opening_path()),
+        messages(fx.results_before_call_path()),
+        results_first,
+    ):
+        label = _label(entries)
+        got = t.returns(label, entries)
+        _student_groups(label, got)
+        reference = group_interactions(list(entries))
+        if len(got) != len(reference):
+            fail(label, f": expected {len(reference)} groups, got {len(got)}")
+        for group, want in zip(got, reference, strict=True):
+            pairs = _pairs(getattr(group, "tool_pairs", None))
+            expected = [tuple(pair) for pair in want.tool_pairs]
+            if pairs != expected:
+                head = want.head.id
+                shown_got = (
+                    _pairs_text(pairs)
+                    if pairs is not None
+                    else shown(getattr(group, "tool_pairs", None))
+                )
+                fail(
+                    label,
+                    f": the group of {head}: expected tool_pairs {_pairs_text(expected)},"
+                    f" got {shown_got}",
+                    f"：{head} 这一组：期望 tool_pairs 为 {_pairs_text(expected)}，"
+                    f"实际 {shown_got}",
+                )

@@ -23,7 +23,7 @@ from typing import Any
 from ctxlab import fixtures as fx
 from ctxlab.context import ContextResult, build_context
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
-from ctxlab.errors import shown
+from ctxlab.errors import ContextOptionError, EstimatorError, shown
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import (
     assistant,
@@ -37,17 +37,21 @@ from ctxlab.lab.grading.cases import (
 )
 from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
 from ctxlab.lab.grading.engine import register_lab
-from ctxlab.lab.grading.text import Text, kind, same
+from ctxlab.lab.grading.text import Text, kind
 from ctxlab.messages import SystemMessage, UserMessage
 
 __all__ = [
     "GROUP_3",
     "LAB",
+    "SUBJECTS",
     "budget",
     "budget_label",
     "compare_context",
     "expect_context",
     "expect_deterministic",
+    "rejects_bad_estimates",
+    "rejects_bad_options",
+    "subject_of",
     "worked_example_31",
 ]
 
@@ -406,14 +410,21 @@ def no_system(t: Trial) -> None:
     expect_context(t, "u1..a3 (no sys)", path, budget(31), kept=_KEPT_31)
 
 
-_BAD_NUMBERS: tuple[object, ...] = (float("nan"), float("inf"), -1, True, "31", None)
-
-
-@LAB.check(
-    "the three budget numbers must be finite and >= 0: anything else is an error naming the option",
-    "三个预算数值都要是非负有限数，否则报错并指出是哪个选项",
+_BAD_NUMBERS: tuple[object, ...] = (
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    -1,
+    -0.5,
+    True,
+    "31",
+    None,
 )
-def options_checked(t: Trial) -> None:
+
+
+def rejects_bad_options(t: Trial, name: str, make_path: Callable[[], list[SessionEntry]]) -> None:
+    """Every bad budget number, and an estimator that is not a function, is a
+    ContextOptionError naming the option (message and ``.option``), on ``make_path()``."""
     for option, camel in (
         ("max_tokens", "maxTokens"),
         ("reserved_output", "reservedOutput"),
@@ -422,15 +433,36 @@ def options_checked(t: Trial) -> None:
         for bad in _BAD_NUMBERS:
             options = {**budget(31), option: bad}
             t.rejects(
-                same(f"{option}={shown(bad)}"), [[option, camel]], fx.opening_path(), **options
+                Text(f"path {name}, {option}={shown(bad)}", f"路径 {name}，{option}={shown(bad)}"),
+                [[option, camel]],
+                make_path(),
+                error_type=ContextOptionError,
+                attrs={"option": option},
+                **options,
             )
-    options = {**budget(31), "estimate_tokens": None}
-    t.rejects(
-        same("estimate_tokens=None"),
-        [["estimate_tokens", "estimateTokens"]],
-        fx.opening_path(),
-        **options,
-    )
+    for bad in (None, 5, "estimate"):
+        t.rejects(
+            Text(
+                f"path {name}, estimate_tokens={shown(bad)}",
+                f"路径 {name}，estimate_tokens={shown(bad)}",
+            ),
+            [["estimate_tokens", "estimateTokens"]],
+            make_path(),
+            error_type=ContextOptionError,
+            attrs={"option": "estimate_tokens"},
+            **{**budget(31), "estimate_tokens": bad},
+        )
+
+
+@LAB.check(
+    "the three budget numbers must be finite and >= 0, and estimate_tokens a function: "
+    "anything else is a ContextOptionError naming the option",
+    "三个预算数值都要是非负有限数，estimate_tokens 必须是函数；"
+    "否则抛出 ContextOptionError 并指出是哪个选项",
+)
+def options_checked(t: Trial) -> None:
+    rejects_bad_options(t, "sys..a3", fx.opening_path)
+    rejects_bad_options(t, "[]", list)
 
 
 class _BadEstimator:
@@ -459,10 +491,61 @@ class _BadEstimator:
         return self.bad
 
 
+#: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
+SUBJECTS: dict[str, tuple[str, ...]] = {
+    "system": ("the system message", "the replayed system message"),
+    # Lab 11.5: the summary message of the resumed path
+    "compact-1": ("the summary of compact-1", "the summary of compaction compact-1"),
+}
+
+
+def subject_of(target: str) -> tuple[str, ...]:
+    return SUBJECTS.get(target, (f"entry {target}",))
+
+
+def rejects_bad_estimates(
+    t: Trial,
+    name: str,
+    make_path: Callable[[], list[SessionEntry]],
+    cases: Sequence[tuple[str, object]],
+    estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
+) -> None:
+    """Each estimator that prices one message (``target``) badly or raises is an
+    EstimatorError naming the message (message and ``.subject``)."""
+    for target, bad in cases:
+        path = make_path()
+        shown_bad = (
+            f"raises {type(bad).__name__}"
+            if isinstance(bad, BaseException)
+            else f"returns {shown(bad)}"
+        )
+        label = Text(
+            f"path {name}, budget 500/4/2, the estimator {shown_bad} for {target}",
+            f"路径 {name}，预算 500/4/2，估算器对 {target} {shown_bad}",
+        )
+        t.rejects(
+            label,
+            [[target]],
+            path,
+            error_type=EstimatorError,
+            attrs={"subject": subject_of(target)},
+            **budget(500, estimate_tokens=estimator(path, target, bad)),
+        )
+
+
+def _zero_for(message: object) -> int:
+    """An estimator that prices every message at 0 (a valid estimate)."""
+    return 0
+
+
+def _zero_for_user(message: object) -> int:
+    return 0 if isinstance(message, UserMessage) else int(fx.opening_estimator(message))
+
+
 @LAB.check(
-    "every estimate must be a finite number >= 0; a bad or failing estimate is a "
-    "CtxlabError naming the message",
-    "估算器的每次返回值都要是非负有限数；出错时报 CtxlabError 并指出是哪条消息",
+    "every estimate must be a finite number >= 0 (0 is valid); a bad or failing estimate "
+    "is an EstimatorError naming the message",
+    "估算器的每次返回值都要是非负有限数（0 也合法）；出错时抛出 EstimatorError，并指出是哪条消息",
 )
 def estimator_checked(t: Trial) -> None:
     cases: tuple[tuple[str, object], ...] = (
@@ -472,20 +555,12 @@ def estimator_checked(t: Trial) -> None:
         ("calls", "3"),
         ("u3", RuntimeError("tokenizer offline")),
         ("a3", float("inf")),
+        ("system", RuntimeError("tokenizer offline")),
+        ("u1", -0.5),
     )
-    for target, bad in cases:
-        path = fx.opening_path()
-        estimator = _BadEstimator(path, target, bad)
-        shown_bad = (
-            f"raises {type(bad).__name__}"
-            if isinstance(bad, BaseException)
-            else f"returns {shown(bad)}"
-        )
-        label = Text(
-            f"path sys..a3, budget 500/4/2, the estimator {shown_bad} for {target}",
-            f"路径 sys..a3，预算 500/4/2，估算器对 {target} {shown_bad}",
-        )
-        t.rejects(label, [[target]], path, **budget(500, estimate_tokens=estimator))
+    rejects_bad_estimates(t, "sys..a3", fx.opening_path, cases, _BadEstimator)
+    _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
+    _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
 
 
 @LAB.check(

@@ -25,8 +25,8 @@ from ctxlab.entries import (
     SessionEntry,
     parse_session_entry,
 )
-from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
+from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
 from ctxlab.lab.grading.text import Text
@@ -91,9 +91,11 @@ def _refused(
     path: list[SessionEntry],
     options: Mapping[str, Any],
     names: Sequence[Sequence[str]],
+    error_type: type[CtxlabError] = CompactionError,
 ) -> None:
-    """Creating on ``path`` with ``options`` is refused, naming ``names``."""
-    t.rejects(_label(name, options), names, path, **options)
+    """Creating on ``path`` with ``options`` is refused: a CompactionError (the checklist:
+    "Errors are CompactionError(message)") naming ``names``."""
+    t.rejects(_label(name, options), names, path, error_type=error_type, **options)
 
 
 @LAB.check(
@@ -162,6 +164,24 @@ def parent_is_last_entry(t: Trial) -> None:
         _options("compact-3", "u4", tokens_before=11, timestamp=300),
         parent="compact-2",
     )
+    # The caller cannot pass parentId: a call that tries is not accepted.
+    for keyword in ("parent_id", "parentId"):
+        options = {**_options(), keyword: "u1"}
+        label = Text(
+            f"path sys..a3, compact-1 with {keyword}=u1 passed by the caller",
+            f"路径 sys..a3，调用者为 compact-1 传入 {keyword}=u1",
+        )
+        try:
+            got = t.returns(label, fx.opening_path(), **options)
+        except Failed:
+            continue  # refused (TypeError: no such keyword): right
+        fail(
+            label,
+            f": the call was accepted (parentId {shown(getattr(got, 'parent_id', None))});"
+            " the caller cannot pass parentId, it is always the path's last entry",
+            f"：这次调用被接受了（parentId {shown(getattr(got, 'parent_id', None))}）；"
+            "调用者不能传入 parentId，它总是路径最后一条 entry 的 id",
+        )
 
 
 @LAB.check(
@@ -213,32 +233,49 @@ def first_kept_unknown(t: Trial) -> None:
 
 
 @LAB.check(
-    "an empty path is an error: there is no leaf to append after",
-    "空路径报错：没有可以追加在后面的 leaf",
+    "an empty path is an error naming the compaction's id: there is no leaf to append after",
+    "空路径报错并指出 compaction 的 id：没有可以追加在后面的 leaf",
 )
 def empty_path(t: Trial) -> None:
-    _refused(t, "[] (empty)", [], _options(), [])
+    for entry_id in ("compact-1", "compact-7"):
+        _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]])
 
 
 @LAB.check(
-    "the candidate goes through parseSessionEntry() as its final check and copy",
-    "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制",
+    "the candidate goes through parseSessionEntry() as its final check and copy: a bad "
+    "summary, id, timestamp or tokensBefore is the parser's EntryParseError naming the field",
+    "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制：summary、id、timestamp "
+    "或 tokensBefore 不合法时，由解析器抛出 EntryParseError 并指出字段",
 )
 def parsed_result(t: Trial) -> None:
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
-    cases: tuple[tuple[dict[str, Any], list[list[str]]], ...] = (
-        (_options(summary=bad_summary), [["summary.files", "summary.changedFiles"]]),
-        (_options(tokens_before=-1), [["tokensBefore", "tokens_before"]]),
-        (_options(tokens_before=float("nan")), [["tokensBefore", "tokens_before"]]),
-        (_options(tokens_before=True), [["tokensBefore", "tokens_before"]]),
-        (_options(timestamp="100"), [["timestamp"]]),
-        (_options(summary={**fx.compact1_summary().to_json(), "goal": "  "}), [["goal"]]),
-        (_options("  "), [["id"]]),
-    )
-    for options, names in cases:
-        _refused(t, "sys..a3", fx.opening_path(), options, names)
+    blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
+    cases: list[tuple[dict[str, Any], list[list[str]], tuple[str, ...]]] = [
+        # options, what the message names, the parser's field path (.field)
+        (_options(summary=bad_summary), [["summary.files"]], ("summary.files",)),
+        (_options(tokens_before=-1), [["tokensBefore", "tokens_before"]], ("tokensBefore",)),
+        (_options(tokens_before=True), [["tokensBefore", "tokens_before"]], ("tokensBefore",)),
+        (_options(timestamp="100"), [["timestamp"]], ("timestamp",)),
+        (_options(summary=blank_goal), [["summary.goal"]], ("summary.goal",)),
+    ]
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        cases.append((_options(tokens_before=bad), [["tokensBefore"]], ("tokensBefore",)))
+        cases.append((_options(timestamp=bad), [["timestamp"]], ("timestamp",)))
+    for blank in ("", "  ", "\t", "\n", " \t\n"):
+        cases.append((_options(blank), [["id"]], ("id",)))
+    for options, names, field in cases:
+        t.rejects(
+            _label("sys..a3", options),
+            names,
+            fx.opening_path(),
+            error_type=EntryParseError,
+            attrs={"field": field},
+            **options,
+        )
+    for blank in ("", "\t", " \n"):
+        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=blank), [["compact-1"]])
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -259,3 +296,27 @@ def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
     _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
     _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+
+
+@LAB.check(
+    "tokensBefore and timestamp are kept exactly as the caller gave them (29.6 stays 29.6, "
+    "29 stays an int): never rounded or recomputed",
+    "tokensBefore 与 timestamp 由调用者写入，原样保存（29.6 仍是 29.6，29 仍是整数），"
+    "不会取整，也不会重新估算",
+)
+def kept_as_given(t: Trial) -> None:
+    for tokens_before, timestamp in ((29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7)):
+        options = _options(tokens_before=tokens_before, timestamp=timestamp)
+        got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")
+        for name, given, kept in (
+            ("tokens_before", tokens_before, got.tokens_before),
+            ("timestamp", timestamp, got.timestamp),
+        ):
+            if type(kept) is not type(given) or kept != given:
+                fail(
+                    _label("sys..a3", options),
+                    f": {name} must be kept exactly as given ({shown(given)},"
+                    f" {type(given).__name__}), got {shown(kept)} ({type(kept).__name__})",
+                    f"：{name} 必须原样保存（{shown(given)}，{type(given).__name__}），"
+                    f"实际是 {shown(kept)}（{type(kept).__name__}）",
+                )

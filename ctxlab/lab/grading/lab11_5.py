@@ -6,8 +6,9 @@ after the system message (priced first, from the message allowance), collects th
 messages from firstKeptEntryId on -- also those after the compaction (u4, a4) -- skips
 metadata and compaction entries, and groups and budgets that suffix as in Lab 11.3. Only the
 newest compaction is read (compact-2). "system 状态跨过 compaction 边界": the system message
-is replayed from the whole path, also from before the compaction, giving
-``"BASE\\n\\nPrefer small diffs."`` with rules ``RULE v2`` and the timestamp of sys.
+is replayed from the whole path, also from before the compaction (what sys and patch-1 set
+is kept). Lab 11.3's option and estimator rules, and its ledger, still hold on resumed paths;
+the summary message is priced too, and a bad estimate for it names the compaction.
 
 Cases: the chapter's resumed, recompacted and system-patch paths (:mod:`ctxlab.fixtures`)
 and crafted variants; the comparison with the reference is Lab 11.3's.
@@ -16,7 +17,7 @@ and crafted variants; the comparison with the reference is Lab 11.3's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxlab import fixtures as fx
@@ -25,6 +26,7 @@ from ctxlab.context import build_context
 from ctxlab.entries import (
     CompactionSessionEntry,
     CompactionSummary,
+    MessageSessionEntry,
     MetadataSessionEntry,
     SessionEntry,
 )
@@ -39,9 +41,12 @@ from ctxlab.lab.grading.lab11_3 import (
     budget_label,
     expect_context,
     expect_deterministic,
+    rejects_bad_estimates,
+    rejects_bad_options,
     worked_example_31,
 )
 from ctxlab.lab.grading.text import Text
+from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = ["LAB"]
 
@@ -164,9 +169,10 @@ _REPLAYED = {
 
 
 @LAB.check(
-    "the system message is replayed from the whole path, also before the compaction: "
-    '"BASE\\n\\nPrefer small diffs.", rules RULE v2, timestamp of sys',
-    "replayedSystemMessage() 读取整条 active path，包括 compaction 之前的部分",
+    "system state crosses the compaction boundary: the system message is replayed from the "
+    "whole path, also the part before the compaction (what sys and patch-1 set is kept)",
+    "system 状态跨过 compaction 边界：replayedSystemMessage() 读取整条 active path，"
+    "包括 compaction 之前的部分，sys 和 patch-1 设下的内容都保留",
 )
 def system_replay_across_boundary(t: Trial) -> None:
     name = "sys..a3 (system patches, compact-1 keeps u2)"
@@ -275,3 +281,112 @@ def recompaction(t: Trial) -> None:
 )
 def deterministic_and_isolated(t: Trial) -> None:
     expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=False)
+
+
+_RESUMED = "sys..a4 (compact-1 keeps u2)"
+
+
+@LAB.check(
+    "Lab 11.3's option rules still hold on a resumed path: a bad budget number or an "
+    "estimate_tokens that is not a function is a ContextOptionError naming the option",
+    "恢复路径上 Lab 11.3 的选项规则照样成立：预算数值不合法、estimate_tokens 不是函数时，"
+    "抛出 ContextOptionError 并指出是哪个选项",
+)
+def options_checked(t: Trial) -> None:
+    rejects_bad_options(t, _RESUMED, fx.resumed_path)
+
+
+def _path_messages(path: list[SessionEntry]) -> list[AgentMessage]:
+    return [entry.message for entry in path if isinstance(entry, MessageSessionEntry)]
+
+
+def _is_summary(message: object, originals: list[AgentMessage]) -> bool:
+    """The synthetic summary message: a user message that is no entry of the path."""
+    return isinstance(message, UserMessage) and message not in originals
+
+
+class _ResumeBadEstimator:
+    """The chapter's estimator, except for one message priced badly: an entry (by id), the
+    system message or the summary message."""
+
+    def __init__(self, path: Sequence[SessionEntry], target: str, bad: object) -> None:
+        self.originals = _path_messages(list(path))
+        self.target = target
+        self.bad = bad
+        self.message = next(
+            (e.message for e in path if isinstance(e, MessageSessionEntry) and e.id == target),
+            None,
+        )
+
+    def __call__(self, message: object) -> object:
+        if self.target == "system":
+            hit = isinstance(message, SystemMessage)
+        elif self.target == "compact-1":
+            hit = _is_summary(message, self.originals)
+        else:
+            hit = message == self.message
+        if not hit:
+            return fx.opening_estimator(message)
+        if isinstance(self.bad, BaseException):
+            raise self.bad
+        return self.bad
+
+
+@LAB.check(
+    "Lab 11.3's estimator rules still hold, also for the summary message: a bad or failing "
+    "estimate is an EstimatorError naming the message (the summary of compact-1); 0 is valid",
+    "估算器规则照样成立，摘要消息也一样：估算出错或返回值不合法时抛出 EstimatorError，"
+    "并指出是哪条消息（compact-1 的摘要）；返回 0 是合法的",
+)
+def estimator_checked(t: Trial) -> None:
+    cases: tuple[tuple[str, object], ...] = (
+        ("compact-1", RuntimeError("tokenizer offline")),
+        ("compact-1", -1),
+        ("compact-1", float("nan")),
+        ("compact-1", True),
+        ("compact-1", "4"),
+        ("system", RuntimeError("tokenizer offline")),
+        ("system", float("inf")),
+        ("a4", RuntimeError("tokenizer offline")),
+        ("a4", -0.5),
+    )
+    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, cases, _ResumeBadEstimator)
+    _expect_resumed(t, budget(31, estimate_tokens=lambda message: 0), kept=_RESUMED_ALL)
+
+
+class _SummaryAt:
+    """Prices the summary message at ``summary`` and every other message at ``other``."""
+
+    def __init__(self, summary: float, other: float) -> None:
+        self.originals = _path_messages(fx.resumed_path())
+        self.summary = summary
+        self.other = other
+
+    def __call__(self, message: object) -> float:
+        return self.summary if _is_summary(message, self.originals) else self.other
+
+
+def _without_system() -> list[SessionEntry]:
+    return rechain([entry for entry in fx.resumed_path() if entry.id != "sys"])
+
+
+@LAB.check(
+    "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
+    "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
+    "恢复路径上的 token 账目与 Lab 11.3 一致：没有 system message 时 tokens.system 为 0；"
+    "固定成本超过窗口时消息额度为 0；摘要比消息额度还贵时，留给 groups 的预算是 0，不是负数",
+)
+def ledger_on_resumed_paths(t: Trial) -> None:
+    expect_context(t, "u1..a4 (no sys, compact-1 keeps u2)", _without_system, budget(31))
+    _expect_resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
+    # The summary costs 100, more than the 24.5 left: the groups get 0, and [u4, a4] at
+    # 0.5 each overflows; at 0 each, every group still fits in a budget of 0.
+    _expect_resumed(
+        t,
+        budget(31, estimate_tokens=_SummaryAt(100, 0.5)),
+        kept=("u4", "a4"),
+        reason="single_group_overflow",
+    )
+    _expect_resumed(
+        t, budget(31, estimate_tokens=_SummaryAt(100, 0)), kept=_RESUMED_ALL, reason="within_budget"
+    )
