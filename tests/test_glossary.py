@@ -108,9 +108,7 @@ def test_no_chinese_cell_uses_a_ruled_out_variant(source: Any) -> None:
                 found = offending(_prose(cell.source), variants, markdown=True)
             else:
                 found = offending(_code_text(cell.source), variants, markdown=False)
-            problems += [
-                f"{source.name} cell {cell.id}: {v!r} (use {variants[v]})" for v in found
-            ]
+            problems += [f"{source.name} cell {cell.id}: {v!r} (use {variants[v]})" for v in found]
     assert not problems, "\n".join(sorted(set(problems)))
 
 
