@@ -9,8 +9,10 @@ seven-field :class:`CompactionSummary`, the id of the first kept message and the
 :func:`parse_session_entry` is the single boundary through which every entry enters a
 store. It reads an external object field by field and returns a new, frozen entry:
 
-* unknown keys are refused -- including the early-draft names ``files``, ``nextSteps``,
-  ``invariants`` and ``compactedEntryIds`` (migrate old records *outside* this boundary);
+* unknown keys are refused -- including the chapter's early-draft name ``files`` and the
+  old names of ctxlab's migration exercise (a ctxlab extension, not in the chapter):
+  ``nextSteps``, ``invariants`` and ``compactedEntryIds`` (migrate old records *outside* this
+  boundary);
 * missing keys, wrong types, blank ids, non-finite or negative numbers and ``bool`` where
   a number belongs are refused;
 * JSON values must be real JSON (str keys, finite numbers, no cycles).
@@ -71,7 +73,10 @@ SUMMARY_FIELDS: tuple[str, ...] = (
     "next",
 )
 
-#: Early-draft field names and what replaced them; refused with a pointer to migration.
+#: Old field names and what replaced them; refused with a pointer to migration. Only
+#: ``files`` is the chapter's early-draft name; the others are the old shapes of ctxlab's own
+#: migration exercise (a ctxlab extension).
+_CHAPTER_DRAFT_NAMES = frozenset({"files"})
 _DRAFT_NAMES = {
     "files": "changedFiles",
     "nextSteps": "next",
@@ -210,8 +215,13 @@ class _Reader:
                 where = f"{path}.{key}" if path else key
                 hint = ""
                 if key in _DRAFT_NAMES:
+                    kind = (
+                        "the chapter's early-draft name"
+                        if key in _CHAPTER_DRAFT_NAMES
+                        else "an old name of ctxlab's migration exercise"
+                    )
                     hint = (
-                        f" (early-draft name; the current field is {_DRAFT_NAMES[key]}:"
+                        f" ({kind}; the current field is {_DRAFT_NAMES[key]}:"
                         " migrate old records before parsing)"
                     )
                 self.fail(where, f"is not a known field{hint}")

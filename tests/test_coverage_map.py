@@ -5,6 +5,10 @@ The map lists every section and worked example of chapter 11 with the notebook c
 it. This test fails when a listed cell is no longer in its source, when a listed test
 function no longer exists (read with ``ast``, so nothing is imported or run), or when a
 section of the chapter has no row.
+
+Issue 18: the map's last table, ``## ctxlab extensions``, lists what ctxlab teaches beyond
+the chapter. Every cell it names must exist and carry the label "ctxlab extension" in its
+English text and 「ctxlab 扩展」 in its Chinese text.
 """
 
 from __future__ import annotations
@@ -39,12 +43,15 @@ CHAPTER_SECTIONS = (
 )
 
 CELL = re.compile(r"([\w.-]+\.md)#([\w-]+)")
+EXTENSIONS_HEADING = "## ctxlab extensions"
+LABELS = {"en": "ctxlab extension", "zh": "ctxlab 扩展"}
 TEST = re.compile(r"(tests/[\w/]+\.py)::(\w+)")
 
 
 def _rows(text: str) -> list[list[str]]:
     """The body rows of every markdown table in ``text``, each as its cells."""
     rows = []
+    text = text.split(EXTENSIONS_HEADING, 1)[0]
     for line in text.splitlines():
         if not line.startswith("|") or set(line) <= set("|-: "):
             continue
@@ -139,3 +146,83 @@ def test_a_missing_cell_or_test_is_reported() -> None:
     assert any("no_such_file.py::test_x" in p for p in problems)
     assert any("'小结': no notebook cell" in p for p in problems)
     assert not any("#11-3-03" in p or "test_every_listed" in p for p in problems)
+
+
+def _extension_rows(text: str) -> list[list[str]]:
+    """The rows of the ``## ctxlab extensions`` table."""
+    section = text.split(EXTENSIONS_HEADING, 1)[1] if EXTENSIONS_HEADING in text else ""
+    rows = []
+    for line in section.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0] == "ctxlab extension":
+            continue
+        rows.append(cells)
+    return rows
+
+
+def _cell_texts(source: str, cell_id: str) -> dict[str, str]:
+    """Language -> the cell's text in that language (every role's variant, joined)."""
+    from nbsource_module import load_nbsource
+
+    nbsource = load_nbsource()
+    parsed = nbsource.parse_source((SOURCES / source).read_text(encoding="utf-8"))
+    cell = next(c for c in parsed.cells if c.id == cell_id)
+    return {
+        language: "\n".join(
+            cell.text_for(nbsource.Edition(language, role)) for role in nbsource.ROLES
+        )
+        for language in parsed.languages
+    }
+
+
+def extension_problems(text: str) -> list[str]:
+    """Every extension row without a cell or a reason, every listed cell that is gone, and
+    every listed cell whose text in some language lacks the label."""
+    problems = []
+    rows = _extension_rows(text)
+    if not rows:
+        problems.append("no ctxlab extensions table")
+    for row in rows:
+        if len(row) != 3 or not row[2]:
+            problems.append(f"extension {row[0]!r}: expected a cell column and a reason")
+            continue
+        found = CELL.findall(row[1])
+        if not found:
+            problems.append(f"extension {row[0]!r}: no notebook cell")
+        for source, cell_id in found:
+            if cell_id not in _cell_ids(source):
+                problems.append(f"extension {row[0]!r}: cell {source}#{cell_id} does not exist")
+                continue
+            for language, cell_text in _cell_texts(source, cell_id).items():
+                if LABELS[language] not in cell_text:
+                    problems.append(
+                        f"extension {row[0]!r}: cell {source}#{cell_id} ({language}) lacks"
+                        f" the label {LABELS[language]!r}"
+                    )
+    return problems
+
+
+def test_every_extension_cell_exists_and_carries_the_label() -> None:
+    problems = extension_problems(MAP.read_text(encoding="utf-8"))
+    assert not problems, "\n".join(problems)
+
+
+def test_an_unlabelled_or_missing_extension_cell_is_reported() -> None:
+    text = "\n".join(
+        [
+            EXTENSIONS_HEADING,
+            "",
+            "| ctxlab extension | Notebook cells | Why it is there |",
+            "|---|---|---|",
+            "| torn line | 11.1-summary-is-a-fact.md#11-1-20 | a reason |",
+            "| unlabelled | 11.1-summary-is-a-fact.md#11-1-03 | a reason |",
+            "| gone | 11.1-summary-is-a-fact.md#no-such | a reason |",
+        ]
+    )
+    problems = extension_problems(text)
+    assert not any("#11-1-20" in p for p in problems)
+    assert any("#11-1-03 (en) lacks" in p for p in problems)
+    assert any("#11-1-03 (zh) lacks" in p for p in problems)
+    assert any("#no-such does not exist" in p for p in problems)

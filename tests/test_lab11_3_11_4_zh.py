@@ -159,8 +159,8 @@ def test_budget_checks_answer_in_chinese(chinese: None) -> None:
 
 def test_first_kept_tables_are_chinese(chinese: None) -> None:
     table = lab11_4.first_kept_table(fixtures.opening_path(), extra_ids=["u9"])
-    assert list(table.columns) == ["id", "类型", "组", "可作首条保留？", "错误"]
-    valid = dict(zip(table["id"], table["可作首条保留？"], strict=True))
+    assert list(table.columns) == ["id", "类型", "组", "可作保留起点？", "错误"]
+    valid = dict(zip(table["id"], table["可作保留起点？"], strict=True))
     assert [i for i, mark in valid.items() if mark == "✔"] == ["u1", "u2", "u3"]
     assert table["类型"].tolist()[-1] == "（不在路径上）"
     fields = lab11_4.compaction_fields(fixtures.compact1())
@@ -183,7 +183,7 @@ def test_first_kept_figure_is_drawn_in_chinese(chinese: None) -> None:
 
 def test_first_kept_widget_and_checks_are_chinese(chinese: None) -> None:
     box = lab11_4.build_first_kept_widget()
-    assert box.dropdown.description == "首条保留"
+    assert box.dropdown.description == "保留起点"
     assert "✔ u2 是一个 interaction 的首条消息" in box.verdict.value
     box.dropdown.value = "u3"
     assert "恢复时摘要替代：u1, a1, u2, a2" in box.verdict.value
@@ -192,3 +192,10 @@ def test_first_kept_widget_and_checks_are_chinese(chinese: None) -> None:
     assert not wrong.ok and _chinese(wrong.title) and "不合法：a2" in wrong.detail
     assert _chinese(lab11_4.check_store_count(10, 11).title)
     assert lab11_4.check_compact1(fixtures.compact1()).title == "这正是本章的 compact-1"
+
+
+def test_compact_2_is_ctxlabs_not_the_chapters(chinese: None) -> None:
+    """The chapter gives only compact-2's first kept entry (u3): the verdict says so."""
+    title = lab11_4.check_compact2(fixtures.compact2()).title
+    assert "本章只给出它的保留起点 u3" in title
+    assert "这正是本章" not in title

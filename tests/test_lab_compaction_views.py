@@ -298,7 +298,7 @@ def test_check_resume_kept_accepts_another_budget() -> None:
 @pytest.mark.parametrize(
     ("answer", "ok", "words"),
     [("BASE\n\nPrefer small diffs.", True, "As in the chapter"),
-     ("BASE\n\nPrefer small diffs.\n\nRULE v2", True, "rendered prompt"),
+     ("BASE\n\nPrefer small diffs.\n\nRULE v2", False, "rendered prompt"),
      ("BASE\n\nPrefer small diffs.\n", False, "not the replayed content"),
      ("BASE\n\nPrefer small diffs.\n\nRULE v1", False, "patch-1"),
      ("Prefer small diffs.\n\nRULE v2", False, "WHOLE path"),
@@ -316,3 +316,23 @@ def test_check_replayed_prompt(answer: object, ok: bool, words: str) -> None:
 )
 def test_check_newest_summary(answer: object, ok: bool) -> None:
     assert rv.check_newest_summary(answer).ok is ok
+
+
+def test_the_instructor_key_of_exercise_3_is_the_chapters_content() -> None:
+    """11-5-26's answer key is the replayed ``content`` of the chapter, without the sections
+    (the old key, ``"BASE\\n\\nPrefer small diffs.\\n\\nRULE v2"``, is refused)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    source = (
+        Path(__file__).resolve().parent.parent / "notebooks/_src/11.5-resume-from-summary.md"
+    ).read_text(encoding="utf-8")
+    cell = source.split(":::cell 11-5-26 code\n", 1)[1].split("\n:::cell ", 1)[0]
+    instructor = cell.split(":::instructor\n", 1)[1]
+    found = re.search(r"^answer = (.+)$", instructor, flags=re.MULTILINE)
+    assert found is not None
+    key = ast.literal_eval(found.group(1))
+    assert key == "BASE\n\nPrefer small diffs."
+    assert rv.check_replayed_prompt(key).ok
+    assert not rv.check_replayed_prompt(key + "\n\nRULE v2").ok

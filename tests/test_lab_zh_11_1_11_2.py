@@ -54,7 +54,7 @@ def test_11_1_path_table_has_chinese_headers_but_the_frame_keeps_english_names(z
         "id", "parent", "role", "text", "tool call ids", "cost"
     ]  # fmt: skip
     shown = lab11_1.path_styler().data
-    assert list(shown.columns) == ["id", "父条目", "角色", "文本", "tool call id", "成本"]
+    assert list(shown.columns) == ["id", "parent", "角色", "文本", "tool call id", "成本"]
     assert shown["成本"].tolist() == list(fixtures.OPENING_COSTS.values())
     resumed = lab11_1.path_table(fixtures.resumed_path()).set_index("id")
     assert resumed.loc["compact-1", "text"].startswith("摘要：")
@@ -62,10 +62,10 @@ def test_11_1_path_table_has_chinese_headers_but_the_frame_keeps_english_names(z
 
 def test_11_1_corruption_table_names_every_case_in_chinese(zh: None) -> None:
     shown = lab11_1.corruption_styler().data
-    assert list(shown.columns) == ["情形", "解析器的错误信息"]
+    assert list(shown.columns) == ["情形", "parser 的错误信息"]
     assert all(HAN.search(case) for case in shown["情形"])
     assert shown["情形"].iloc[0] == "用 files 代替 changedFiles"
-    assert "summary.files" in shown["解析器的错误信息"].iloc[0]
+    assert "summary.files" in shown["parser 的错误信息"].iloc[0]
     assert set(lab11_1.CASE_LABELS_ZH) == {lab11_1.VALID_CASE, *fixtures.compaction_corruptions()}
 
 
@@ -137,7 +137,7 @@ def test_11_2_widget_and_checks_are_chinese(zh: None) -> None:
     assert "没有配对" in box.outputs["pairing"].value
     verdict = lab11_2.check_legal_cuts(["a1|u2", "a2|u3", "r-test|r-read"])
     assert not verdict.ok and verdict.title == "这些切点落在组内：r-test|r-read"
-    assert lab11_2.check_error_entry("r-test").title.startswith("错误信息点名了 r-test")
+    assert lab11_2.check_error_entry("r-test").title.startswith("错误信息指出了 r-test")
     assert lab11_2.check_group_of_u3(["u3", "calls", "r-read", "r-test", "a3"]).title == (
         "成员对了，顺序不对"
     )

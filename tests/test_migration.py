@@ -86,7 +86,7 @@ def test_a_migratable_draft_becomes_compact_1(name: str) -> None:
 
 @pytest.mark.parametrize("name", [n for n in MIGRATABLE if n != "already current"])
 def test_the_parser_still_refuses_every_draft(name: str) -> None:
-    with pytest.raises(EntryParseError, match="early-draft name"):
+    with pytest.raises(EntryParseError, match="migrate old records before parsing"):
         parse_session_entry(draft_records()[name])
 
 

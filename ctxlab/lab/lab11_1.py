@@ -102,13 +102,13 @@ CASE_LABELS_ZH: Mapping[str, str] = {
 #: Chinese column headers of this lab's tables (English names are the frames' own).
 HEADERS_ZH: Mapping[str, str] = {
     "id": "id",
-    "parent": "父条目",
+    "parent": "parent",
     "role": "角色",
     "text": "文本",
     "tool call ids": "tool call id",
     "cost": "成本",
     "case": "情形",
-    "error": "解析器的错误信息",
+    "error": "parser 的错误信息",
 }
 
 
@@ -370,11 +370,11 @@ def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") ->
             True,
             tr(
                 f"the parser accepts it, and it is exactly {entry_id} again",
-                f"解析器接受了它，而且它又恰好是 {entry_id}",
+                f"parser 接受了它，而且它又恰好是 {entry_id}",
             ),
             tr(
                 "The old names were migrated outside the parser; the parser stayed strict.",
-                "旧名字在解析器之外完成了迁移；解析器本身仍然严格。",
+                "旧字段名在 parser 之外完成了迁移；parser 本身仍然严格。",
             ),
         )
     differences = [
@@ -384,7 +384,7 @@ def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") ->
         False,
         tr(
             f"the parser accepts it, but it is not the original {entry_id}",
-            f"解析器接受了它，但它已不是原来的 {entry_id}",
+            f"parser 接受了它，但它已不是原来的 {entry_id}",
         ),
         tr(
             f"These fields differ from {entry_id}: {', '.join(differences)}",
@@ -417,7 +417,7 @@ def check_my_summary(answer: object) -> Verdict:
     items = sum(len(v) for v in summary.values() if isinstance(v, list))
     return Verdict(
         True,
-        tr("the parser accepts your seven-field summary", "解析器接受了你的七字段摘要"),
+        tr("the parser accepts your seven-field summary", "parser 接受了你的七字段摘要"),
         tr(
             f"goal: {entry.summary.goal!r}; {items} list items in six lists",
             f"goal：{entry.summary.goal!r}；六个列表共 {items} 项",

@@ -603,13 +603,13 @@ def check_error_entry(answer: object) -> Verdict:
         if answer in named:
             others = [entry_id for entry_id in named if entry_id != answer]
             if get_language() == "zh":
-                also = f"（它也点名了 {', '.join(others)}）" if others else ""
-                return Verdict(True, f"错误信息点名了 {answer}{also}", str(error))
+                also = f"（它也指出了 {', '.join(others)}）" if others else ""
+                return Verdict(True, f"错误信息指出了 {answer}{also}", str(error))
             also = f" (it also names {', '.join(others)})" if others else ""
             return Verdict(True, f"the error names {answer}{also}", str(error))
         return Verdict(
             False,
-            tr(f"the error does not name {answer!r}", f"错误信息没有点名 {answer!r}"),
+            tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),
             hint=tr(
                 "Which entry carries toolCallId unknown-1, and which interaction is it in?",
                 "哪条 entry 带着 toolCallId unknown-1？它又在哪一次 interaction 里？",

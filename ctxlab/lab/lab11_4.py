@@ -129,7 +129,7 @@ def first_kept_table(
     frame = _first_kept_frame(path, compaction_id=compaction_id, extra_ids=extra_ids)
     return _in_language(
         frame,
-        {"kind": "类型", "group": "组", "valid first kept?": "可作首条保留？", "error": "错误"},
+        {"kind": "类型", "group": "组", "valid first kept?": "可作保留起点？", "error": "错误"},
     )
 
 
@@ -166,7 +166,7 @@ def first_kept_costs(
     return _in_language(
         _first_kept_costs(path, estimate),
         {
-            "first kept": "首条保留",
+            "first kept": "保留起点",
             "kept tokens": "保留的 token",
             "summarised tokens": "摘要替代的 token",
         },
@@ -203,7 +203,7 @@ FIRST_KEPT_FIGURE_TEXT = {
 }
 #: :data:`FIRST_KEPT_FIGURE_TEXT` in Chinese (drawn when figures are Chinese).
 FIRST_KEPT_FIGURE_TEXT_ZH = {
-    "title": "每个合法的首条保留 id：保留的 token 与摘要替代的 token",
+    "title": "每个合法的保留起点：保留的 token 与摘要替代的 token",
     "ylabel": "firstKeptEntryId",
     "xlabel": "对话的 token（system 另行重放）",
     "kept": "保留：原消息",
@@ -284,7 +284,7 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
     entries = default_path(path)
     ids = [entry.id for entry in entries]
     dropdown = widgets.Dropdown(options=ids, value="u2" if "u2" in ids else ids[0])
-    dropdown.description = tr("first kept", "首条保留")
+    dropdown.description = tr("first kept", "保留起点")
     verdict = widgets.HTML()
     verdict.add_class("ctxlab-first-kept-verdict")
 
@@ -320,7 +320,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
             True,
             tr(
                 f"exactly {listed} can be the first kept entry",
-                f"恰好只有 {listed} 可以作为首条保留的 entry",
+                f"恰好只有 {listed} 可以作为保留起点",
             ),
             tr(
                 "Each starts a whole interaction, so keeping from it never separates a tool call"
@@ -356,7 +356,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
         "\n".join(details),
         tr(
             "A first kept entry must be the user message that opens an interaction group.",
-            "首条保留的 entry 必须是开启一个 interaction 组的 user message。",
+            "保留起点必须是开启一个 interaction 组的 user message。",
         ),
     )
 
@@ -418,7 +418,11 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
 def _check_chapter_compaction(
     entry: object, expected: CompactionSessionEntry, summary_name: str
 ) -> Verdict:
-    """Compare a student's entry with one of the chapter's compactions, field by field."""
+    """Compare a student's entry with compact-1 (the chapter's) or compact-2 (ctxlab's: the
+    chapter gives only its first kept entry, u3), field by field."""
+    whose_en, whose_zh = (
+        ("the chapter's", "本章的") if expected.id == "compact-1" else ("ctxlab's", "ctxlab 的")
+    )
     if not isinstance(entry, CompactionSessionEntry):
         kind = type(entry).__name__
         return Verdict(
@@ -444,8 +448,8 @@ def _check_chapter_compaction(
             return Verdict(
                 False,
                 tr(
-                    f"{label} is {got!r}; the chapter's {expected.id} has {want!r}",
-                    f"{label} 是 {got!r}；本章的 {expected.id} 是 {want!r}",
+                    f"{label} is {got!r}; {whose_en} {expected.id} has {want!r}",
+                    f"{label} 是 {got!r}；{whose_zh} {expected.id} 是 {want!r}",
                 ),
                 "",
                 tr(
@@ -469,9 +473,18 @@ def _check_chapter_compaction(
                 f"传入 summary=fixtures.{summary_name}()。",
             ),
         )
+    if expected.id == "compact-1":
+        title = tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}")
+    else:  # the chapter gives compact-2's first kept entry (u3) only; the rest is ctxlab's
+        title = tr(
+            f"this is ctxlab's {expected.id}: the chapter gives only its first kept entry,"
+            f" {expected.first_kept_entry_id}",
+            f"这就是 ctxlab 的 {expected.id}：本章只给出它的保留起点"
+            f" {expected.first_kept_entry_id}",
+        )
     return Verdict(
         True,
-        tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}"),
+        title,
         tr(
             f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
             f"parentId {expected.parent_id} 来自路径的最后一条 entry；你从没有传入它。",

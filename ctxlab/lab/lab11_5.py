@@ -775,9 +775,10 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
 def check_replayed_prompt(answer: object) -> Verdict:
     """Exercise: the replayed system message of the system-patch path (after patch-2).
 
-    The chapter's answer is the replayed ``content``, ``"BASE\n\nPrefer small diffs."``
-    (its sections, ``{rules: "RULE v2"}``, are a separate field). The rendered prompt, the
-    content followed by each section's text (``current_system_prompt``), is accepted too.
+    The chapter's answer is the replayed ``content``, ``"BASE\n\nPrefer small diffs."``;
+    its sections, ``{rules: "RULE v2"}``, are a separate field. The rendered prompt (the
+    content followed by each section's text, ``current_system_prompt``) is NOT the content:
+    it is refused, with a hint that the sections stay apart.
     """
     if not isinstance(answer, str):
         raise TypeError(
@@ -797,20 +798,23 @@ def check_replayed_prompt(answer: object) -> Verdict:
             tr(f"the replayed content is {content}", f"重放出的 content 是 {content}"),
             tr(
                 f"As in the chapter; the sections stay a separate field: {sections}.",
-                f"与章节一致；sections 是单独的字段：{sections}。",
+                f"与本章一致；sections 是单独的字段：{sections}。",
             ),
         )
     prompt = text_of(state)
     if answer == prompt:
         return Verdict(
-            True,
+            False,
             tr(
-                f"that is the rendered prompt {_json_text(prompt)}",
-                f"这是渲染后的 prompt {_json_text(prompt)}",
+                f"that is the rendered prompt {_json_text(prompt)}, not the content",
+                f"这是渲染后的 prompt {_json_text(prompt)}，不是 content",
             ),
+            "",
             tr(
-                f"The content {content} followed by each section's text (current_system_prompt).",
-                f"content {content} 后面接上每个 section 的文本（current_system_prompt）。",
+                f"The sections are a separate field ({sections}); the content holds only the"
+                " non-empty contents, joined by a blank line.",
+                f"sections 是单独的字段（{sections}）；content 只由非空的 content 用一个空行"
+                "连接而成。",
             ),
         )
     if "RULE v1" in answer:

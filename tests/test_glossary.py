@@ -1,0 +1,122 @@
+"""One glossary for the Chinese edition (issue 18): ``notebooks/GLOSSARY.zh.md``.
+
+The glossary's table "不用的写法 — ruled-out variants" lists renderings the Chinese edition
+does not use (线上形式, 控件, 首条保留, 章节 for "the chapter", 价格 for cost, 点名, …). This
+test builds every Chinese edition (student and instructor) in memory from the sources and
+fails when a ruled-out variant stands in a markdown cell (outside inline code and code
+blocks) or in a comment or string literal of a code cell. A variant written in ASCII (such as
+``store``) is a word, matched whole and case-sensitively, in markdown prose only: in code it
+is an identifier.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nbsource_module import load_nbsource
+
+pytestmark = pytest.mark.teaching
+
+REPO = Path(__file__).resolve().parent.parent
+GLOSSARY = REPO / "notebooks" / "GLOSSARY.zh.md"
+RULED_OUT_HEADING = "## 不用的写法 — ruled-out variants"
+
+nbsource = load_nbsource()
+ZH_SOURCES = [s for s in nbsource.load_sources() if "zh" in s.languages]
+
+
+def ruled_out(text: str) -> dict[str, str]:
+    """variant -> what to use instead, from the glossary's ruled-out table."""
+    section = text.split(RULED_OUT_HEADING, 1)[1].split("\n## ", 1)[0]
+    found: dict[str, str] = {}
+    for line in section.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells[0] == "ruled out":
+            continue
+        found[cells[0]] = cells[1]
+    return found
+
+
+@cache
+def _variants() -> dict[str, str]:
+    return ruled_out(GLOSSARY.read_text(encoding="utf-8"))
+
+
+def _prose(markdown: str) -> str:
+    """Markdown without fenced code blocks and inline code spans."""
+    without_blocks = re.sub(r"^```.*?^```", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    return re.sub(r"`[^`\n]*`", "", without_blocks)
+
+
+def _code_text(code: str) -> str:
+    """The comments and string literals of a code cell (magics dropped)."""
+    lines = [line for line in code.split("\n") if not line.lstrip().startswith("%")]
+    parts: list[str] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):  # pragma: no cover - a cell that is not Python
+        return code
+    for token in tokens:
+        if token.type in (tokenize.COMMENT, tokenize.STRING) or tokenize.tok_name.get(
+            token.type, ""
+        ).startswith("FSTRING_MIDDLE"):
+            parts.append(token.string)
+    return "\n".join(parts)
+
+
+def offending(text: str, variants: dict[str, str], *, markdown: bool) -> list[str]:
+    """The ruled-out variants ``text`` uses (ASCII variants only when ``markdown``)."""
+    found = []
+    for variant in variants:
+        if variant.isascii():
+            if markdown and re.search(rf"(?<![\w`./-]){re.escape(variant)}(?![\w`./(-])", text):
+                found.append(variant)
+        elif variant in text:
+            found.append(variant)
+    return found
+
+
+def _editions(source: Any) -> list[Any]:
+    return [nbsource.build_notebook(source, nbsource.Edition("zh", r)) for r in nbsource.ROLES]
+
+
+def test_the_glossary_rules_out_the_known_variants() -> None:
+    variants = _variants()
+    for variant in ("线上形式", "控件", "首条保留", "章节", "价格", "点名", "点出", "条目"):
+        assert variant in variants, variant
+    text = GLOSSARY.read_text(encoding="utf-8")
+    for term in ("本章", "保留起点", "成本", "小部件", "ctxlab 扩展", "wire 形式"):
+        assert term in text, term
+
+
+@pytest.mark.parametrize("source", ZH_SOURCES, ids=lambda s: s.name)
+def test_no_chinese_cell_uses_a_ruled_out_variant(source: Any) -> None:
+    variants = _variants()
+    problems = []
+    for notebook in _editions(source):
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                found = offending(_prose(cell.source), variants, markdown=True)
+            else:
+                found = offending(_code_text(cell.source), variants, markdown=False)
+            problems += [f"{source.name} cell {cell.id}: {v!r} (use {variants[v]})" for v in found]
+    assert not problems, "\n".join(sorted(set(problems)))
+
+
+def test_a_ruled_out_variant_is_found_where_it_matters() -> None:
+    variants = {"控件": "小部件", "store": "Store"}
+    assert offending(_prose("用这个控件试试"), variants, markdown=True) == ["控件"]
+    assert offending(_prose("写进 store 里"), variants, markdown=True) == ["store"]
+    assert offending(_prose("调用 `store.append` 写入 Store"), variants, markdown=True) == []
+    assert offending(_code_text('store.append(e)  # 控件\nprint("x")'), variants,
+                     markdown=False) == ["控件"]  # fmt: skip
+    assert offending(_code_text("store.append(e)"), variants, markdown=False) == []
