@@ -27,22 +27,9 @@ LAB_SOURCES = [
 ITEM = re.compile(r"^- \[ \] ")
 MARKER = re.compile(r"<!--\s*checks:\s*([^>]*?)\s*-->")
 
-#: Behaviour keys no checklist item states (yet): the checklist gives the rule's other side or
-#: none. Listed so the gap stays visible; a new key, or an item that comes to name one of these,
-#: fails the test until this table is brought up to date.
-UNLISTED: dict[str, set[str]] = {
-    "11.1": {
-        "accepts_compact_1",
-        "accepts_entry_object",
-        "accepts_valid_variants",
-        # new checks (branch h/gaps) whose <!-- checks: --> markers are still to be added
-        # to the notebook sources; remove each name here when its marker lands
-        "rejects_bad_timestamp",
-    },
-    "11.2": {"tool_pairs"},
-    "11.4": {"kept_as_given"},
-    "11.5": {"options_checked", "estimator_checked", "ledger_on_resumed_paths"},
-}
+#: Behaviour keys no checklist item states: none. A new check without an item (or a marker)
+#: fails the test until a checklist item names it.
+UNLISTED: dict[str, set[str]] = {}
 
 
 def checklist_items(text: str) -> list[str]:
