@@ -271,6 +271,9 @@ def _run_checks(
 ) -> tuple[list[CheckResult], bool]:
     """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
 
+    The limit is read once: a ``set_time_limit`` by the code under check changes nothing
+    for this run, and is undone when it ends.
+
     Before each check ctxlab's modules are put back as grading found them; after the run
     the student's own bindings are put back.
     """
@@ -295,6 +298,7 @@ def _run_checks(
     finally:
         _PRISTINE.restore()
         _PRISTINE.put_back(students)
+        _time_limit[0] = limit  # a set_time_limit by the code under check does not last
     return results, used
 
 
