@@ -164,10 +164,12 @@ def _lab(lab: object) -> LabChecks:
     if lab not in _REGISTRY:  # its module registers it when first imported
         replaced = _PRISTINE.restore()  # it binds ctxlab's functions as they were
         try:
-            module = importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
+            importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
         finally:
             _PRISTINE.put_back(replaced)
-        _PRISTINE.keep(module)
+        for name, module in sorted(sys.modules.items()):  # with the labs it builds on
+            if name.startswith(f"{__package__}.lab"):
+                _PRISTINE.keep(module)
     return _REGISTRY[lab]
 
 

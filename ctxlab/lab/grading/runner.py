@@ -219,7 +219,10 @@ class Pristine:
         self._kept: list[tuple[ModuleType, dict[str, object]]] = []
 
     def keep(self, module: ModuleType) -> None:
-        """Remember ``module``'s public and private names (not its dunders) as they are now."""
+        """Remember ``module``'s public and private names (not its dunders) as they are now;
+        a module already kept stays as it was first kept."""
+        if any(kept is module for kept, _ in self._kept):
+            return
         names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
         self._kept.append((module, names))
 
