@@ -363,6 +363,12 @@ def test_the_reference_itself_is_named_first_and_not_passed(
     _right_answer_passes("11.3")
 
 
+def test_the_core_parser_counts_as_lab_11_1s_reference() -> None:
+    report = check_implementation("11.1", parse_compaction_entry=ctxlab.parse_session_entry)
+    assert report.used_reference and not report.passed
+    assert str(report).startswith("⚠ Your parse_compaction_entry is, or calls, ctxlab's")
+
+
 def test_an_earlier_labs_reference_stays_allowed() -> None:
     report = check_implementation("11.2", **g.reference_functions("11.2"))
     assert report.passed
