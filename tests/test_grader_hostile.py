@@ -301,6 +301,22 @@ def test_rebinding_ctxlab_during_a_check_changes_nothing_later() -> None:
     _right_answer_passes("11.3", "11.5")
 
 
+def test_changing_ctxlabs_private_tables_during_a_check_changes_nothing_later() -> None:
+    import ctxlab.compaction
+    import ctxlab.entries
+
+    labels = dict(ctxlab.compaction._LABELS)
+
+    def build_context(active_path: object, **options: Any) -> object:
+        ctxlab.compaction._LABELS.clear()
+        ctxlab.entries._ENTRY_KEYS["compaction"] = ()
+        raise RuntimeError("emptied")
+
+    check_implementation("11.5", build_context=build_context)
+    assert labels == ctxlab.compaction._LABELS
+    _right_answer_passes("11.1", "11.4", "11.5")
+
+
 def test_a_notebook_binding_is_kept_but_the_checks_see_ctxlab_as_it_was() -> None:
     original = ctxlab.context.build_context
     mine = lambda *args, **kwargs: None  # noqa: E731

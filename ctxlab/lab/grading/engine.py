@@ -144,7 +144,7 @@ _REGISTRY: dict[str, LabChecks] = {}
 _PRISTINE = Pristine()
 for _name, _module in sorted(sys.modules.items()):
     if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
-        _PRISTINE.keep(_module)
+        _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
 
 
 def register_lab(

@@ -212,19 +212,26 @@ class Pristine:
 
     :meth:`restore` puts back every kept name that was rebound or deleted since and returns
     what it replaced; :meth:`put_back` undoes that (the student's notebook keeps what it
-    set, only the checks see ctxlab as it was).
+    set, only the checks see ctxlab as it was). For a module kept with ``tables=True`` the
+    contents of its module-level dicts, lists and sets (ctxlab's private tables) are put
+    back too, each time.
     """
 
     def __init__(self) -> None:
         self._kept: list[tuple[ModuleType, dict[str, object]]] = []
+        self._tables: list[tuple[dict[Any, Any] | list[Any] | set[Any], object]] = []
 
-    def keep(self, module: ModuleType) -> None:
+    def keep(self, module: ModuleType, *, tables: bool = False) -> None:
         """Remember ``module``'s public and private names (not its dunders) as they are now;
         a module already kept stays as it was first kept."""
         if any(kept is module for kept, _ in self._kept):
             return
         names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
         self._kept.append((module, names))
+        if tables:
+            for value in names.values():
+                if type(value) in (dict, list, set):
+                    self._tables.append((value, type(value)(value)))
 
     def restore(self) -> list[tuple[ModuleType, str, object]]:
         """Put every kept name back; (module, name, what was there) for each one changed."""
@@ -236,6 +243,8 @@ class Pristine:
                 if current is not value:
                     replaced.append((module, name, current))
                     now[name] = value
+        for table, contents in self._tables:
+            _refill(table, contents)
         return replaced
 
     def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
@@ -245,3 +254,22 @@ class Pristine:
                 vars(module).pop(name, None)
             else:
                 vars(module)[name] = value
+
+
+def _refill(table: dict[Any, Any] | list[Any] | set[Any], contents: Any) -> None:
+    """Give ``table`` back ``contents``, comparing nothing (a student's ``__eq__`` may raise)."""
+    if isinstance(table, dict):
+        if len(table) == len(contents) and all(
+            k in table and table[k] is v for k, v in contents.items()
+        ):
+            return
+        table.clear()
+        table.update(contents)
+    elif isinstance(table, list):
+        same_length = len(table) == len(contents)
+        if same_length and all(a is b for a, b in zip(table, contents, strict=True)):
+            return
+        table[:] = contents
+    else:
+        table.clear()
+        table.update(contents)
