@@ -33,6 +33,7 @@ The early-draft records of the optional migration exercise (:func:`draft_records
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ctxlab.compaction import SummaryLanguage, create_compaction_entry, render_summary
@@ -454,13 +455,34 @@ class TableEstimator:
     """Prices messages from a fixed table keyed by role and text (``text_of``).
 
     A message that is not in the table is an error, so a lesson can never silently price
-    something it did not mean to.
+    something it did not mean to. The estimator is read-only: its table is a read-only
+    mapping and its attributes cannot be set, so code under check cannot change the
+    chapter's prices for the checks (and the reference) that follow (issue 17).
     """
 
+    __slots__ = ("_costs", "costs", "name")
+
+    name: str
+    costs: Mapping[str, int]
+    _costs: Mapping[tuple[str, str], int]
+
     def __init__(self, name: str, costs: Mapping[tuple[str, str], int]) -> None:
-        self.name = name
-        self.costs = FrozenDict({f"{role}: {text}": cost for (role, text), cost in costs.items()})
-        self._costs = dict(costs)
+        table = FrozenDict({f"{role}: {text}": cost for (role, text), cost in costs.items()})
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "costs", table)
+        object.__setattr__(self, "_costs", MappingProxyType(dict(costs)))
+
+    def __setattr__(self, attribute: str, value: object) -> None:
+        raise AttributeError(f"{self.name} is read-only: its prices are the chapter's")
+
+    def __delattr__(self, attribute: str) -> None:
+        raise AttributeError(f"{self.name} is read-only: its prices are the chapter's")
+
+    def __copy__(self) -> TableEstimator:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> TableEstimator:
+        return self
 
     def __call__(self, message: Any) -> int:
         if isinstance(message, str):

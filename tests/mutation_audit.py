@@ -53,6 +53,9 @@ REPO = Path(__file__).resolve().parent.parent
 EQUIVALENTS = REPO / "tests" / "mutants_equivalent.json"
 ARTIFACTS = REPO / "artifacts" / "mutants"
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
+if __name__ == "__main__" and str(REPO) not in sys.path:
+    # Run as a script: judge this checkout's ctxlab, whatever the venv has installed.
+    sys.path.insert(0, str(REPO))
 
 # ---------------------------------------------------------------------------- mutants
 

@@ -36,8 +36,8 @@ def test_import_ctxlab_lab_loads_no_grading_code() -> None:
 def test_checking_a_lab_loads_only_the_labs_it_needs() -> None:
     loaded = _loaded_after(
         "from ctxlab.lab import check_implementation\n"
-        "from ctxlab import group_interactions\n"
-        "assert check_implementation('11.2', group_interactions=group_interactions).passed"
+        "from ctxlab.lab.grading import reference_functions\n"
+        "assert check_implementation('11.2', **reference_functions('11.2')).passed"
     )
     assert "ctxlab.lab.grading.lab11_2" in loaded
     assert not {"ctxlab.lab.grading.lab11_3", "ctxlab.lab.grading.lab11_5"} & loaded

@@ -65,8 +65,22 @@ _SUMMARY_KEYS = ("goal", "constraints", "completed", "decisions", "changedFiles"
 _ENTRY_KEYS = ("type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId")
 
 
+def _instructor_parse() -> Callable[[Any], Any]:
+    """The instructor solution of Lab 11.1 (the notebook's build-it cell): the mutants below
+    wrap it, since wrapping ctxlab's own parser would be reported as using the reference."""
+    from mutation_audit import solution
+
+    namespace: dict[str, Any] = {}
+    exec(solution("11.1")[1], namespace)
+    function: Callable[[Any], Any] = namespace["parse_compaction_entry"]
+    return function
+
+
+_parse = _instructor_parse()
+
+
 def parse_11_1(value: Any, variant: str = "") -> Any:
-    """The compaction branch of the parser (wrapping the strict parser, as the lab allows)."""
+    """The compaction branch of the parser, written as in the notebook; ``variant`` breaks it."""
     if variant == "ignores_unknown_keys" and isinstance(value, Mapping):
         value = {k: v for k, v in value.items() if k in (*_ENTRY_KEYS, "tokensBefore")}
         if isinstance(value.get("summary"), Mapping):
@@ -76,23 +90,23 @@ def parse_11_1(value: Any, variant: str = "") -> Any:
     if variant == "bool_tokens" and isinstance(value, Mapping) and isinstance(tokens, bool):
         value = {**value, "tokensBefore": int(tokens)}
     if variant == "null_parent" and isinstance(value, Mapping) and value.get("parentId") is None:
-        entry = g.parse_compaction_entry({**value, "parentId": "placeholder"})
+        entry = _parse({**value, "parentId": "placeholder"})
         return dataclasses.replace(entry, parent_id=None)  # type: ignore[arg-type]
     if variant == "any_type":
         return parse_session_entry(value)
     if variant == "vague_errors":
         try:
-            return g.parse_compaction_entry(value)
+            return _parse(value)
         except CtxlabError:
             raise CtxlabError("this is not a valid compaction entry") from None
     if variant == "no_error_fields":  # the message is right, the attributes are missing
         try:
-            return g.parse_compaction_entry(value)
+            return _parse(value)
         except CtxlabError as error:
             raise EntryParseError(str(error)) from None
     if variant == "list_field_for_item":  # summary.next instead of summary.next[1]
         try:
-            return g.parse_compaction_entry(value)
+            return _parse(value)
         except EntryParseError as error:
             field = re.sub(r"\[\d+\]$", "", error.field or "")
             raise EntryParseError(str(error), entry_id=error.entry_id, field=field) from None
@@ -101,14 +115,14 @@ def parse_11_1(value: Any, variant: str = "") -> Any:
         if isinstance(summary, Mapping) and summary.get("goal") == "\n":
             value = {**value, "summary": {**summary, "goal": "x"}}
             return dataclasses.replace(
-                g.parse_compaction_entry(value),
-                summary=dataclasses.replace(g.parse_compaction_entry(value).summary, goal="\n"),
+                _parse(value),
+                summary=dataclasses.replace(_parse(value).summary, goal="\n"),
             )
     timestamp = value.get("timestamp") if isinstance(value, Mapping) else None
     if variant == "finite_tokens_only" and timestamp == math.inf:  # timestamp inf passes
-        entry = g.parse_compaction_entry({**value, "timestamp": 0})
+        entry = _parse({**value, "timestamp": 0})
         return dataclasses.replace(entry, timestamp=math.inf)
-    entry = g.parse_compaction_entry(value)
+    entry = _parse(value)
     if variant == "shares_lists" and isinstance(value, Mapping):
         s = value["summary"]
         summary = CompactionSummary(

@@ -27,10 +27,15 @@ written in the checks literally, they are the chapter's facts -- and on small cr
 whose expected result is the reference implementation's result for the same input, called
 with the same arguments the student's function got.
 
-A student's function may raise anything, return the wrong type, change its input or never
-return. Each of these is a failed row with a plain message, never an exception of the
-checker: every check runs in a daemon thread with a time limit (:func:`set_time_limit`,
-10 s by default).
+A student's function may raise anything, return the wrong type, change its input, never
+return, print, or rebind ctxlab's own functions. Each of these is a failed row with a plain
+message, never an exception of the checker, and the next check in the same kernel judges
+a right answer right: every check runs in a daemon thread with a time limit
+(:func:`set_time_limit`, 10 s by default, read once per run) and sees ctxlab's modules as
+grading found them. The report says first, in plain words, when the function is, wraps or
+calls ctxlab's own solution of the lab (it is then not passed), and when earlier check
+threads could not be stopped (restart the kernel); what the function printed is shown under
+the row of the check that printed it.
 
 One module per lab, the machinery beside them:
 
@@ -38,7 +43,9 @@ One module per lab, the machinery beside them:
 :mod:`.lab11_1` ... ``lab11_5``  each lab's behaviours (EN/ZH) and one check per behaviour;
                                  11.1 also holds the reference :func:`parse_compaction_entry`
 :mod:`.engine`                   the registry, :func:`check_implementation`, the time limit
-:mod:`.calls`                    calling the student's function safely, in a thread
+:mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
+:mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
+                                 ctxlab's modules kept as grading found them
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values

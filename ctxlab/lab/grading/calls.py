@@ -9,19 +9,16 @@ never an exception of the checker:
   :meth:`Trial.rejects` wants a ``CtxlabError`` naming given ids or fields. Both compare a
   snapshot of the arguments before and after the call, so a changed input is named.
 * A check says how it failed with :func:`fail` (expected vs got, after the case's label).
-* :func:`run_check` runs one check in a daemon thread with a time limit, which works the
-  same on Windows (no processes: a function defined in a notebook cannot be pickled there).
-  On CPython a check that overran is also asked to stop (``PyThreadState_SetAsyncExc``), so
-  that a spinning loop dies.
+* :func:`~ctxlab.lab.grading.runner.run_check` runs one check in a daemon thread with a
+  time limit (:mod:`.runner`); a check that overran is stopped by raising
+  :class:`_StopStudent` in it, which :class:`Trial` never catches.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, NoReturn, TypeAlias
+from typing import Any, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.perform import (
@@ -34,7 +31,7 @@ from ctxlab.lab.grading.perform import (
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import Text, exception_text, kind, raised, same
 
-__all__ = ["NOT_RUN", "Failed", "Outcome", "Trial", "fail", "run_check"]
+__all__ = ["Failed", "Trial", "fail"]
 
 
 class Failed(Exception):
@@ -200,80 +197,3 @@ def _names(message: str, name: str) -> bool:
     """Does ``message`` name ``name`` as a whole word (ids and field paths)?"""
     pattern = rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])"
     return re.search(pattern, message) is not None
-
-
-#: How one check ended: passed, failed (with a detail), or did not return in time.
-Outcome: TypeAlias = tuple[Literal["pass", "fail", "hung"], Text | None]
-
-#: The detail of every check after one that did not return in time.
-NOT_RUN = Text(
-    "not run: an earlier call of this lab did not return in time",
-    "未运行：本实验前面的一次调用没有按时返回",
-)
-
-
-def _at(trial: Trial) -> Text:
-    """The label of the latest call, as a prefix of a detail (empty before any call)."""
-    return trial.current + same(": ") if trial.current is not None else same("")
-
-
-def run_check(
-    check: Callable[[Trial], None],
-    function: Callable[..., Any],
-    arg_names: tuple[str, ...],
-    *,
-    name: str,
-    limit: float,
-    lab: str | None = None,
-) -> Outcome:
-    """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s."""
-    trial = Trial(function, arg_names, lab=lab)
-    box: list[Outcome] = []
-
-    def target() -> None:
-        try:
-            check(trial)
-            box.append(("pass", None))
-        except Failed as failure:
-            box.append(("fail", failure.text))
-        except _StopStudent:
-            box.append(("hung", None))
-        except BaseException as error:  # the result could not even be read
-            text = exception_text(error)
-            detail = Text(
-                f"the result could not be checked ({text}); is it the type the reference returns?",
-                f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
-            )
-            box.append(("fail", _at(trial) + detail))
-
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    thread.join(limit)
-    if thread.is_alive() or not box:
-        _stop_thread(thread)
-        seconds = f"{limit:g} s"
-        return "hung", _at(trial) + Text(
-            f"did not return within {seconds} (an endless loop? a blocking call?)",
-            f"{seconds} 内没有返回（死循环？阻塞调用？）",
-        )
-    return box[0]
-
-
-def _stop_thread(thread: threading.Thread) -> None:
-    """Ask a thread that overran to stop, by raising an exception in it (CPython only)."""
-    ident = thread.ident
-    if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
-        return
-    try:
-        import ctypes
-
-        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-        for _ in range(3):
-            changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
-            if changed > 1:  # pragma: no cover - never more than one thread has this id
-                set_async_exc(ctypes.c_ulong(ident), None)
-            thread.join(0.2)
-            if not thread.is_alive():
-                return
-    except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
-        return

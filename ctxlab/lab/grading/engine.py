@@ -8,24 +8,38 @@ A lab module is imported the first time its lab is asked for, so checking Lab 11
 builds Lab 11.5's cases.
 
 :func:`check_implementation` runs every check of a lab in order, each in its own thread with
-the time limit of :func:`set_time_limit` (10 s by default). After a check that did not
-return in time, the remaining checks of that run are reported as not run rather than waited
-for. A wrong lab name or a missing, extra or non-callable keyword is a
+the time limit of :func:`set_time_limit` (10 s by default), read once when the run starts:
+a student's function that raises the limit changes nothing for the run it is in. After a
+check that did not return in time, the remaining checks of that run are reported as not run
+rather than waited for. A wrong lab name or a missing, extra or non-callable keyword is a
 :class:`GradingUsageError`, never a failed row.
+
+Each check sees ctxlab as grading found it (:class:`~.runner.Pristine`): a name of a ctxlab
+module that the student's code rebound -- ``ctxlab.context.build_context``,
+``ctxlab.fixtures.opening_path`` -- is put back before each check and when a lab's module
+loads, and the student's own binding is put back after the run. The report says first, in
+plain words, when the student's function is, wraps or called the lab's reference (it is
+then not passed), and when earlier check threads could not be stopped.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import ctxlab.entries
+import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
 from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.calls import NOT_RUN, Trial, run_check
+from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.text import Text, clean, kind
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, Pristine, run_check, stuck_threads
+from ctxlab.lab.grading.text import bounded_output, clean, kind
 
 __all__ = [
     "LABS",
@@ -125,6 +139,13 @@ class LabChecks:
 
 _REGISTRY: dict[str, LabChecks] = {}
 
+#: ctxlab's modules (not the teaching layer) as they were when grading loaded, and then
+#: each lab's module as it was when it loaded.
+_PRISTINE = Pristine()
+for _name, _module in sorted(sys.modules.items()):
+    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
+        _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
+
 
 def register_lab(
     lab: str, keyword: str, arg_names: tuple[str, ...], reference: Callable[..., Any]
@@ -142,7 +163,14 @@ def _lab(lab: object) -> LabChecks:
             f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}", option="lab"
         )
     if lab not in _REGISTRY:  # its module registers it when first imported
-        importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
+        replaced = _PRISTINE.restore()  # it binds ctxlab's functions as they were
+        try:
+            importlib.import_module(f"{__package__}.lab{lab.replace('.', '_')}")
+        finally:
+            _PRISTINE.put_back(replaced)
+        for name, module in sorted(sys.modules.items()):  # with the labs it builds on
+            if name.startswith(f"{__package__}.lab"):
+                _PRISTINE.keep(module)
     return _REGISTRY[lab]
 
 
@@ -179,37 +207,115 @@ def behaviour_keys(lab: str) -> tuple[str, ...]:
 
 
 def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
-    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes."""
+    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes.
+
+    It is handed out as a right answer to check (the tests and the mutation audit run it):
+    its report is passed. A student's function that is ``ctxlab.build_context`` itself, or
+    calls it, is not (the report says so first).
+    """
     spec = _lab(lab)
-    return {spec.keyword: spec.reference}
+    if lab not in _HANDED_OUT:
+        reference = spec.reference
+
+        @functools.wraps(reference)
+        def handed_out(*args: Any, **kwargs: Any) -> Any:
+            return reference(*args, **kwargs)
+
+        del handed_out.__wrapped__
+        _HANDED_OUT[lab] = handed_out
+    return {spec.keyword: _HANDED_OUT[lab]}
+
+
+#: Each lab's reference as :func:`reference_functions` hands it out (checked as a right
+#: answer, not as "the student used the reference").
+_HANDED_OUT: dict[str, Callable[..., Any]] = {}
 
 
 # ----------------------------------------------------------------------------------------
 # Running the checks
 
 
-def _run(spec: LabChecks, check: _Check, function: Callable[..., Any]) -> tuple[bool, CheckResult]:
-    """Run one check; (did it hang, its row)."""
-    status, detail = run_check(
-        check.run,
-        function,
-        spec.arg_names,
-        name=f"ctxlab-check-{check.key}",
-        limit=get_time_limit(),
-        lab=spec.lab,
-    )
-    return status == "hung", _result(check, status == "pass", detail)
-
-
-def _result(check: _Check, passed: bool, detail: Text | None) -> CheckResult:
+def _result(check: _Check, outcome: Outcome) -> CheckResult:
+    detail = outcome.detail
+    output, cut = bounded_output(outcome.output, outcome.output_cut)
     return CheckResult(
         check.key,
-        passed,
+        outcome.status == "pass",
         check.en,
         check.zh,
         clean(detail.en) if detail else "",
         clean(detail.zh) if detail else "",
+        output,
+        cut,
     )
+
+
+#: ctxlab's functions that also count as a lab's own solution when passed as the student's
+#: (bound now, as grading found them): 11.1's reference wraps the core parser.
+_ALSO_REFERENCE: Final[dict[str, tuple[object, ...]]] = {
+    "11.1": (ctxlab.entries.parse_session_entry,),
+}
+
+
+def _is_reference(lab: str, function: object, reference: object) -> bool:
+    """Is ``function`` the reference, or does it unwrap to it (``functools.wraps``,
+    ``functools.partial``)? Read without running any of the student's code."""
+    references = (reference, *_ALSO_REFERENCE.get(lab, ()))
+    for _ in range(100):
+        if any(function is known for known in references):
+            return True
+        if issubclass(type(function), functools.partial):
+            function = functools.partial.func.__get__(function)
+            continue
+        try:
+            wrapped = inspect.getattr_static(function, "__wrapped__", None)
+        except Exception:  # pragma: no cover - getattr_static runs no student code
+            return False
+        if wrapped is None:
+            return False
+        function = wrapped
+    return False
+
+
+def _run_checks(
+    spec: LabChecks, checks: list[_Check], function: Callable[..., Any]
+) -> tuple[list[CheckResult], bool]:
+    """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
+
+    The limit is read once: a ``set_time_limit`` by the code under check changes nothing
+    for this run, and is undone when it ends.
+
+    Before each check ctxlab's modules are put back as grading found them; after the run
+    the student's own bindings are put back.
+    """
+    limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
+    handed_out = function is _HANDED_OUT.get(spec.lab)
+    used = not handed_out and _is_reference(spec.lab, function, spec.reference)
+    results: list[CheckResult] = []
+    hung = False
+    students = _PRISTINE.restore()
+    try:
+        for check in checks:
+            if hung:
+                results.append(_result(check, Outcome("fail", NOT_RUN)))
+                continue
+            _PRISTINE.restore()  # what an earlier check's call rebound, put back
+            outcome = run_check(
+                check.run,
+                function,
+                spec.arg_names,
+                name=f"ctxlab-check-{check.key}",
+                limit=limit,
+                lab=spec.lab,
+            )
+            hung = outcome.status == "hung"
+            used = used or (outcome.used_reference and not handed_out)
+            results.append(_result(check, outcome))
+    finally:
+        _PRISTINE.restore()
+        _PRISTINE.put_back(students)
+        _time_limit[0] = limit  # a set_time_limit by the code under check does not last
+    return results, used
 
 
 def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport:
@@ -218,18 +324,12 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     ``check_implementation("11.2", group_interactions=group_interactions)``. Never raises
     for a wrong, crashing, hanging or unwritten function: each is a ✘ row. A wrong lab
     name or a missing, extra or non-callable keyword is a :class:`GradingUsageError`.
+    A kernel interrupt while a check runs stops that check's thread and is raised again.
     """
     spec = _lab(lab)
     function = _function(spec, functions)
-    results: list[CheckResult] = []
-    hung = False
-    for check in spec.checks:
-        if hung:
-            results.append(_result(check, False, NOT_RUN))
-            continue
-        hung, result = _run(spec, check, function)
-        results.append(result)
-    return LabReport(spec.lab, spec.keyword, tuple(results))
+    results, used = _run_checks(spec, spec.checks, function)
+    return LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads())
 
 
 def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:
@@ -238,7 +338,7 @@ def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> Chec
     function = _function(spec, functions)
     for check in spec.checks:
         if check.key == key:
-            return _run(spec, check, function)[1]
+            return _run_checks(spec, [check], function)[0][0]
     raise GradingUsageError(
         f"lab {lab} has no behaviour {key!r}; it has {', '.join(behaviour_keys(lab))}", option="key"
     )

@@ -325,6 +325,12 @@ def input_untouched(t: Trial) -> None:
             f": two calls gave {_groups_text(first)} and then {_groups_text(second)}",
             f"：两次调用先得到 {_groups_text(first)}，再得到 {_groups_text(second)}",
         )
+    if first != _THREE_GROUPS:  # equal to each other, and the chapter's groups too
+        fail(
+            label,
+            f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(first)}",
+            f"：期望 {_groups_text(_THREE_GROUPS)}，实际 {_groups_text(first)}",
+        )
 
 
 def _pairs(value: object) -> list[tuple[object, ...]] | None:

@@ -259,7 +259,7 @@ def safe_message(error: BaseException) -> str:
     except StopStudent:
         raise
     except BaseException:
-        return "<the message could not be shown: its __str__ failed>"
+        return "<the message could not be shown>"
     return str.__str__(message)[:2000]
 
 

@@ -9,11 +9,12 @@ addresses, bounded length, so a stored notebook output never changes from run to
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxlab.lab.language import get_language
 
-__all__ = ["Text", "clean", "exception_text", "kind", "raised", "same"]
+__all__ = ["Text", "bounded_output", "clean", "exception_text", "kind", "raised", "same"]
 
 
 @dataclass(frozen=True)
@@ -45,25 +46,75 @@ def clean(text: str) -> str:
     return text if len(text) <= 600 else text[:597] + "..."
 
 
+#: At most this many characters and lines of what a function printed are shown per row.
+OUTPUT_CHARS = 2000
+OUTPUT_LINES = 40
+
+
+def bounded_output(output: str, cut: int = 0) -> tuple[str, int]:
+    """What a function printed, cut to :data:`OUTPUT_CHARS` characters and
+    :data:`OUTPUT_LINES` lines; returns the kept text and the count of characters cut
+    (``cut`` already cut before, plus what this cuts)."""
+    text = output.replace("\r\n", "\n")
+    kept = "\n".join(text[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES]).rstrip("\n")
+    rest = text[len(kept) :]
+    dropped = len(rest) if rest.strip("\n") else 0  # trailing newlines are not "cut"
+    return kept, max(cut, 0) + dropped
+
+
 def kind(value: object) -> str:
-    """A short, deterministic description of a returned value's type."""
+    """A short, deterministic description of a returned value's type (never raises)."""
     if value is None:
         return "None"
-    return type(value).__name__
+    return _type_name(value)
+
+
+def _type_name(value: object) -> str:
+    """``type(value).__name__``, even when a student's metaclass makes that fail."""
+    return _guarded(lambda: type(value).__name__, "object")
+
+
+def _guarded(get: Callable[[], object], fallback: str) -> str:
+    """``get()`` as a plain str, or ``fallback`` when it raises anything or is not a str.
+
+    A student's ``__str__`` may raise ``SystemExit`` or ``KeyboardInterrupt``; that is a
+    fact about the student's exception, never an exception of the checker. Only the
+    runner's own stop request (raised into an overrunning check thread) goes through.
+    """
+    try:
+        value = get()
+    except BaseException as error:
+        _pass_stop(error)
+        return fallback
+    if type(value) is not str:
+        if not isinstance(value, str):
+            return fallback
+        value = str.__str__(value)  # a str subclass: its own methods are the student's
+    return value
+
+
+def _pass_stop(error: BaseException) -> None:
+    """Raise ``error`` again when it is the runner's request to stop the check thread."""
+    from ctxlab.lab.grading.calls import _StopStudent
+
+    if issubclass(type(error), _StopStudent):
+        raise error
 
 
 def exception_text(error: BaseException) -> str:
-    """``TypeName: message`` of an exception a student's code raised (never raises itself)."""
-    try:
-        message = str(error)
-    except Exception:
-        message = "<the message could not be shown>"
-    return clean(f"{type(error).__name__}: {message}" if message else type(error).__name__)
+    """``TypeName: message`` of an exception a student's code raised (never raises itself).
+
+    Neither the type's name nor the message may come out: a ``__str__`` that raises
+    anything, ``SystemExit`` included, shows as a placeholder.
+    """
+    name = _type_name(error)
+    message = _guarded(lambda: str(error), "<the message could not be shown>")
+    return clean(f"{name}: {message}" if message else name)
 
 
 def raised(error: BaseException) -> Text:
     """How a student's function failed by raising (the stub's NotImplementedError by name)."""
-    if isinstance(error, NotImplementedError):
+    if issubclass(type(error), NotImplementedError):
         return Text(
             "not written yet: the stub still raises NotImplementedError",
             "还没有写：stub 仍然抛出 NotImplementedError",

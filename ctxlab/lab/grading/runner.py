@@ -1,0 +1,276 @@
+"""Running one check: a daemon thread with a time limit, stopped when it overruns.
+
+:func:`run_check` runs one check in a daemon thread, which works the same on Windows (no
+processes: a function defined in a notebook cannot be pickled there). The main thread waits
+in short slices, so a kernel interrupt (KeyboardInterrupt) reaches it at once.
+
+A check thread that overran its time limit, or whose wait was interrupted by any
+``BaseException``, is asked to stop: on CPython an exception (``_StopStudent``) is raised in
+it with ``PyThreadState_SetAsyncExc``, again and again for up to :data:`STOP_SECONDS`, so
+that a loop that catches ``BaseException`` still dies if it ever lets one through. A
+thread that outlives that (blocked in C, say ``threading.Event().wait()``, or catching every
+exception forever) is kept in a list: :func:`stuck_threads` counts those still running, and
+every later report says so at its top until they end (issue 17, item 7).
+
+:class:`Pristine` keeps ctxlab's own modules as they were when grading loaded: a student's
+function that rebinds ``ctxlab.context.build_context`` or ``ctxlab.fixtures.opening_path``
+changes nothing for the checks that follow, nor for the lab modules loaded later.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Final, Literal
+
+from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
+from ctxlab.lab.grading.text import Text, exception_text, same
+
+__all__ = ["NOT_RUN", "STOP_SECONDS", "Outcome", "Pristine", "run_check", "stuck_threads"]
+
+#: How long a thread that must stop is asked to, again and again, before it counts as stuck.
+STOP_SECONDS: Final = 0.5
+#: How often the main thread wakes while it waits for a check (a kernel interrupt lands).
+_WAIT_SLICE: Final = 0.1
+#: The pause between two stop requests.
+_STOP_SLICE: Final = 0.005
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one check ended, and what the student's function did meanwhile.
+
+    ``status`` is ``"pass"``, ``"fail"`` (``detail`` says how) or ``"hung"`` (did not
+    return in time); ``output`` is what the function printed (``output_cut`` characters of
+    it were cut); ``used_reference`` is true when a call ran ctxlab's reference of the lab.
+    """
+
+    status: Literal["pass", "fail", "hung"]
+    detail: Text | None
+    output: str = ""
+    output_cut: int = 0
+    used_reference: bool = False
+
+
+#: The detail of every check after one that did not return in time.
+NOT_RUN = Text(
+    "not run: an earlier call of this lab did not return in time",
+    "未运行：本实验前面的一次调用没有按时返回",
+)
+
+_UNREADABLE = Text(
+    "the result could not be checked; is it the type the reference returns?",
+    "无法检查返回结果；返回值的类型和参考实现一致吗？",
+)
+
+
+def _at(trial: Trial) -> Text:
+    """The label of the latest call, as a prefix of a detail (empty before any call)."""
+    return trial.current + same(": ") if trial.current is not None else same("")
+
+
+def run_check(
+    check: Callable[[Trial], None],
+    function: Callable[..., Any],
+    arg_names: tuple[str, ...],
+    *,
+    name: str,
+    limit: float,
+    lab: str | None = None,
+) -> Outcome:
+    """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s.
+
+    A ``BaseException`` in the main thread while it waits (a kernel interrupt) stops the
+    check thread and is raised again.
+    """
+    trial = Trial(function, arg_names, lab=lab)
+    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
+
+    def target() -> None:
+        try:
+            check(trial)
+            box.append(("pass", None))
+        except Failed as failure:
+            box.append(("fail", failure.text))
+        except _StopStudent:
+            box.append(("hung", None))
+        except BaseException as error:  # the result could not even be read
+            box.append(("fail", _at(trial) + _unreadable(error)))
+
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    try:
+        _wait(thread, limit)
+    except BaseException:  # a kernel interrupt: the check must not outlive it
+        _stop_thread(thread)
+        raise
+    if thread.is_alive() or not box:
+        _stop_thread(thread)
+        seconds = f"{limit:g} s"
+        detail = _at(trial) + Text(
+            f"did not return within {seconds} (an endless loop? a blocking call?)",
+            f"{seconds} 内没有返回（死循环？阻塞调用？）",
+        )
+        return _outcome(trial, "hung", detail)
+    status, ended = box[0]
+    return _outcome(trial, status, ended)
+
+
+def _unreadable(error: BaseException) -> Text:
+    """The detail of a check that raised something other than ``Failed``."""
+    try:
+        text = exception_text(error)
+    except _StopStudent:
+        raise
+    except BaseException:  # pragma: no cover - exception_text never raises
+        return _UNREADABLE
+    return Text(
+        f"the result could not be checked ({text}); is it the type the reference returns?",
+        f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
+    )
+
+
+def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text | None) -> Outcome:
+    output = trial.output if isinstance(trial.output, str) else ""
+    cut = trial.output_cut if isinstance(trial.output_cut, int) else 0
+    return Outcome(status, detail, output, cut, trial.used_reference is True)
+
+
+def _wait(thread: threading.Thread, limit: float) -> None:
+    """Wait for ``thread`` at most ``limit`` s, in slices (an interrupt is not held up)."""
+    deadline = time.monotonic() + limit
+    while thread.is_alive():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        thread.join(min(left, _WAIT_SLICE))
+
+
+# ----------------------------------------------------------------------------------------
+# Stopping a thread, and the threads that could not be stopped
+
+_STUCK: list[threading.Thread] = []
+
+
+def stuck_threads() -> int:
+    """How many check threads that could not be stopped are still running."""
+    _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
+    return len(_STUCK)
+
+
+def _stop_thread(thread: threading.Thread, seconds: float = STOP_SECONDS) -> bool:
+    """Stop a check thread: raise ``_StopStudent`` in it until it ends, for ``seconds``.
+
+    True when it ended; otherwise it is kept in the list of stuck threads.
+    """
+    try:
+        if _raise_until_dead(thread, seconds):
+            return True
+    except BaseException:  # interrupted again while stopping: keep track of it, go on
+        if thread.is_alive() and thread not in _STUCK:
+            _STUCK.append(thread)
+        raise
+    if thread.is_alive() and thread not in _STUCK:
+        _STUCK.append(thread)
+    return not thread.is_alive()
+
+
+def _raise_until_dead(thread: threading.Thread, seconds: float) -> bool:
+    ident = thread.ident
+    if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
+        thread.join(seconds)
+        return not thread.is_alive()
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
+        thread.join(seconds)
+        return not thread.is_alive()
+    deadline = time.monotonic() + seconds
+    while thread.is_alive():
+        changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
+        if changed > 1:  # pragma: no cover - never more than one thread has this id
+            set_async_exc(ctypes.c_ulong(ident), None)
+        thread.join(_STOP_SLICE)
+        if time.monotonic() >= deadline:
+            break
+    return not thread.is_alive()
+
+
+# ----------------------------------------------------------------------------------------
+# ctxlab's modules as grading found them
+
+_MISSING: Final[Any] = object()
+
+
+class Pristine:
+    """The module-level names of ctxlab's modules, as they were when first kept.
+
+    :meth:`restore` puts back every kept name that was rebound or deleted since and returns
+    what it replaced; :meth:`put_back` undoes that (the student's notebook keeps what it
+    set, only the checks see ctxlab as it was). For a module kept with ``tables=True`` the
+    contents of its module-level dicts, lists and sets (ctxlab's private tables) are put
+    back too, each time.
+    """
+
+    def __init__(self) -> None:
+        self._kept: list[tuple[ModuleType, dict[str, object]]] = []
+        self._tables: list[tuple[dict[Any, Any] | list[Any] | set[Any], object]] = []
+
+    def keep(self, module: ModuleType, *, tables: bool = False) -> None:
+        """Remember ``module``'s public and private names (not its dunders) as they are now;
+        a module already kept stays as it was first kept."""
+        if any(kept is module for kept, _ in self._kept):
+            return
+        names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
+        self._kept.append((module, names))
+        if tables:
+            for value in names.values():
+                if type(value) in (dict, list, set):
+                    self._tables.append((value, type(value)(value)))
+
+    def restore(self) -> list[tuple[ModuleType, str, object]]:
+        """Put every kept name back; (module, name, what was there) for each one changed."""
+        replaced: list[tuple[ModuleType, str, object]] = []
+        for module, names in self._kept:
+            now = vars(module)
+            for name, value in names.items():
+                current = now.get(name, _MISSING)
+                if current is not value:
+                    replaced.append((module, name, current))
+                    now[name] = value
+        for table, contents in self._tables:
+            _refill(table, contents)
+        return replaced
+
+    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
+        """Undo :meth:`restore`: set the names it replaced to what they were."""
+        for module, name, value in replaced:
+            if value is _MISSING:
+                vars(module).pop(name, None)
+            else:
+                vars(module)[name] = value
+
+
+def _refill(table: dict[Any, Any] | list[Any] | set[Any], contents: Any) -> None:
+    """Give ``table`` back ``contents``, comparing nothing (a student's ``__eq__`` may raise)."""
+    if isinstance(table, dict):
+        if len(table) == len(contents) and all(
+            k in table and table[k] is v for k, v in contents.items()
+        ):
+            return
+        table.clear()
+        table.update(contents)
+    elif isinstance(table, list):
+        same_length = len(table) == len(contents)
+        if same_length and all(a is b for a, b in zip(table, contents, strict=True)):
+            return
+        table[:] = contents
+    else:
+        table.clear()
+        table.update(contents)
