@@ -242,6 +242,26 @@ def test_every_core_error_in_a_zh_table_has_a_chinese_rendering(zh: None) -> Non
                 assert name in text or name in str(error).split(": ", 1)[0], (name, text)
 
 
+def test_the_option_errors_of_11_3_have_chinese_renderings() -> None:
+    """lab11_3's option-error table (not wired yet: lab11_3.py is edited elsewhere) can use
+    :func:`error_text`; every problem it shows already has a Chinese rendering."""
+    from ctxlab import build_context
+    from ctxlab.lab import lab11_3
+
+    for changes in lab11_3.option_errors().values():
+        options: dict[str, Any] = {
+            "max_tokens": 31,
+            "reserved_output": 4,
+            "safety_margin": 2,
+            "estimate_tokens": fixtures.opening_estimator,
+            **changes,
+        }
+        with pytest.raises(CtxlabError) as caught:
+            build_context(fixtures.opening_path(), **options)
+        rendered = problem_zh(caught.value.problem)
+        assert rendered is not None and HAN.search(rendered), caught.value.problem
+
+
 def test_the_zh_tables_show_chinese_errors(zh: None) -> None:
     table = lab11_1.corruption_table()
     assert all(HAN.search(text) for text in table["error"])

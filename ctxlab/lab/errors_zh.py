@@ -44,6 +44,14 @@ def _kind_zh(got: str) -> str:
     return f" {got}"
 
 
+#: What the estimator was pricing (``EstimatorError.subject``), in Chinese.
+_SUBJECTS = {"the replayed system message": "重放出的 system message "}
+
+
+def _subject_zh(subject: str) -> str:
+    return _SUBJECTS.get(subject, f" {subject} ")
+
+
 _Table: TypeAlias = list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]
 
 
@@ -98,6 +106,18 @@ _PROBLEMS: _Table = [
     (
         re.compile(rf"{_F} must be >= (?P<min>\S+), got (?P<got>.+)"),
         _sub("{f} 必须 >= {min}，这里是 {got}"),
+    ),
+    (
+        re.compile(rf"{_F} must be a finite number >= 0, got (?P<got>.+)"),
+        _sub("{f} 必须是 >= 0 的有限数，这里是 {got}"),
+    ),
+    (
+        re.compile(
+            r"estimate_tokens returned (?P<got>.+) for (?P<what>.+); expected a finite number >= 0"
+        ),
+        lambda m: (
+            f"estimate_tokens 给{_subject_zh(m['what'])}估出了 {m['got']}；应当是 >= 0 的有限数"
+        ),
     ),
     (
         re.compile(
