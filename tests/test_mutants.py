@@ -855,7 +855,7 @@ def test_the_chapters_chinese_words_are_used() -> None:
         )
         for lab in g.LABS
     }
-    assert "解析器返回新对象" in texts["11.1"]
+    assert "parser 返回新对象" in texts["11.1"]
     assert "toolName 与终态 assistant 不参与配对" in texts["11.2"]
     assert "single_group_overflow" in texts["11.3"]
     assert "u2 合法；a2、calls、r-test 都位于组内，不能成为切点" in texts["11.4"]

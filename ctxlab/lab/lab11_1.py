@@ -58,6 +58,7 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import text_of
 
@@ -205,7 +206,7 @@ def parse_verdict(case: str) -> str:
     try:
         entry = parse_session_entry(wire)
     except CtxlabError as error:
-        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error}")
+        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error_text(error)}")
     return tr(
         f"accepted ✔ {entry.type} entry {entry.id} (parent {entry.parent_id})",
         f"接受 ✔ {entry.type} entry {entry.id}（parent 为 {entry.parent_id}）",
@@ -219,7 +220,7 @@ def corruption_table() -> pd.DataFrame:
         try:
             parse_session_entry(wire)
         except CtxlabError as error:
-            message = str(error)
+            message = error_text(error)
         else:  # pragma: no cover - would mean the parser lets a corruption through
             message = tr("(accepted!)", "（竟然被接受了！）")
         rows.append({"case": case, "error": message})

@@ -58,6 +58,7 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import figure_language, get_language, tr, tr_figure
 from ctxlab.messages import ToolResultMessage
 
@@ -236,7 +237,7 @@ def grouping_verdict(path: Sequence[SessionEntry]) -> str:
     try:
         groups = group_interactions(message_entries(path))
     except CtxlabError as error:
-        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error}")
+        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error_text(error)}")
     shown = "; ".join(f"[{', '.join(g.entry_ids)}]" for g in groups)
     return tr(f"accepted ✔ {len(groups)} groups: {shown}", f"接受 ✔ {len(groups)} 组：{shown}")
 

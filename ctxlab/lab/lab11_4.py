@@ -50,6 +50,7 @@ from ctxlab.lab.display import (
     styled,
     widget_box,
 )
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import figure_language, get_language, tr
 from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
@@ -123,8 +124,8 @@ def first_kept_table(
     """Try every entry of ``path`` (then ``extra_ids``) as ``first_kept_entry_id``.
 
     Each row is what :func:`~ctxlab.create_compaction_entry` itself answered: ✔ when it
-    returned an entry, ✘ and its error message when it refused (ctxlab's own words, in
-    English in every edition; the headers follow the notebook's language).
+    returned an entry, ✘ and its error message when it refused (ctxlab's own words;
+    in the Chinese edition rendered in Chinese by :func:`ctxlab.lab.errors_zh.error_text`).
     """
     frame = _first_kept_frame(path, compaction_id=compaction_id, extra_ids=extra_ids)
     return _in_language(
@@ -149,7 +150,7 @@ def _first_kept_frame(
                 "kind": kinds.get(entry_id, tr("(not on the path)", "（不在路径上）")),
                 "group": str(groups[entry_id]) if entry_id in groups else "—",
                 "valid first kept?": "✔" if valid else "✘",
-                "error": "" if valid else str(outcome),
+                "error": "" if isinstance(outcome, CompactionSessionEntry) else error_text(outcome),
             }
         )
     return pd.DataFrame(rows, columns=["id", "kind", "group", "valid first kept?", "error"])

@@ -146,8 +146,10 @@ def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     return status
 
 
-#: Chinese titles for the diagram titles the notebook passes (its code cells are the same in
-#: both editions, so the title is translated here; any other title is drawn as given).
+#: The diagram titles the notebook passes, in English and Chinese. The Chinese edition passes
+#: the Chinese title; where figures must stay English (no CJK font, see ctxlab.lab.fonts) it is
+#: drawn in English, and an English title is drawn in Chinese in a Chinese figure. Any other
+#: title is drawn as given.
 DIAGRAM_TITLES_ZH: dict[str, str] = {
     "compact-1 points back to u2": "compact-1 指回 u2",
     "compact-2 keeps from u3; compact-1 is no longer read": (
@@ -236,7 +238,8 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     ax.set_ylim(-n + 0.4, 0.6)
     ax.axis("off")
     if title:
-        drawn = tr_figure(title, DIAGRAM_TITLES_ZH.get(title, title))
+        english = {zh: en for en, zh in DIAGRAM_TITLES_ZH.items()}.get(title, title)
+        drawn = tr_figure(english, DIAGRAM_TITLES_ZH.get(english, title))
         ax.set_title(drawn, loc="left", fontsize=17, fontweight="bold")
     return fig
 

@@ -41,6 +41,7 @@ from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, friendly, not_answered
+from ctxlab.lab.errors_zh import change_text, error_text
 from ctxlab.lab.language import tr
 from ctxlab.migration import MigrationError, MigrationResult, migrate_draft_entry
 
@@ -55,13 +56,13 @@ def draft_table() -> pd.DataFrame:
             parse_session_entry(wire)
             parser = tr("accepted", "接受")
         except CtxlabError as error:
-            parser = tr(f"refused: {error}", f"拒绝：{error}")
+            parser = tr(f"refused: {error}", f"拒绝：{error_text(error)}")
         try:
             result = migrate_draft_entry(wire, earlier=fixtures.opening_path())
-            changes = "; ".join(str(c) for c in result.changes)
+            changes = tr("; ", "；").join(change_text(c) for c in result.changes)
             migration = "✔ " + (changes or tr("nothing to change", "无需改动"))
         except MigrationError as error:
-            migration = f"✘ {error}"
+            migration = f"✘ {error_text(error)}"
         rows.append({"draft record": name, "strict parser": parser, "migration": migration})
     frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
     headers = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}

@@ -163,7 +163,7 @@ def _accepts(t: Trial, name: str, change: Callable[[dict[str, Any]], None]) -> N
 
 @LAB.check(
     "compact-1's wire form is read into an equal, canonical CompactionSessionEntry",
-    "compact-1 的线上形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
+    "compact-1 的 wire 形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
     "firstKeptEntryId u2，tokensBefore 29）",
 )
 def accepts_compact_1(t: Trial) -> None:
@@ -185,7 +185,7 @@ def accepts_compact_1(t: Trial) -> None:
 
 @LAB.check(
     "the parser returns a new object: changing the input afterwards changes nothing",
-    "解析器返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录",
+    "parser 返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录",
 )
 def no_shared_state(t: Trial) -> None:
     label = Text("compact-1, input changed after the call", "compact-1，调用后修改输入")

@@ -245,7 +245,7 @@ def empty_path(t: Trial) -> None:
     "the candidate goes through parseSessionEntry() as its final check and copy: a bad "
     "summary, id, timestamp or tokensBefore is the parser's EntryParseError naming the field",
     "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制：summary、id、timestamp "
-    "或 tokensBefore 不合法时，由解析器抛出 EntryParseError 并指出字段",
+    "或 tokensBefore 不合法时，由 parser 抛出 EntryParseError 并指出字段",
 )
 def parsed_result(t: Trial) -> None:
     bad_summary = fx.compact1_summary().to_json()
@@ -290,7 +290,7 @@ def parsed_result(t: Trial) -> None:
 
 @LAB.check(
     "the summary may be a CompactionSummary or its wire-form mapping",
-    "summary 可以是 CompactionSummary，也可以是它的线上形式（mapping）",
+    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping）",
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
