@@ -281,3 +281,22 @@ def test_a_right_solution_passes_and_a_file_that_fails_to_import_is_a_usage_erro
     run, _ = _pytest("-m", "lab11_3", f"--ctxlab-impl={broken}")
     assert run.returncode == 4, run.stdout + run.stderr
     assert f"importing {broken} failed: ModuleNotFoundError" in run.stderr
+
+
+def test_a_reply_that_is_not_a_calls_record_is_refused() -> None:
+    from ctxlab.lab.grading.remote import WorkerGone, _record
+
+    good = {"returned": 1, "changed": [], "output": "", "output_cut": 0, "reference": False}
+    assert _record(dict(good)) == good
+    for bad in (
+        {**good, "extra": 1},
+        {**good, "raised": {"type": "E", "base": "Exception", "message": "m"}},  # two outcomes
+        {"changed": [], "output": ""},  # no outcome
+        {**good, "output": 3},
+        {**good, "reference": "yes"},
+        {**good, "changed": [1]},
+        {"raised": {"type": "E"}},
+        {"worker_error": "boom"},
+    ):
+        with pytest.raises(WorkerGone):
+            _record(bad)

@@ -165,22 +165,29 @@ class Worker:
         """Parse the child's reply lines (JSON, at most :data:`MAX_REPLY` bytes each)."""
         stream = process.stdout
         assert stream is not None
-        while True:
-            line = stream.readline(MAX_REPLY + 1)
-            if not line:
-                replies.put(WorkerGone(_exit_text(process)))
-                return
-            if len(line) > MAX_REPLY or not line.endswith(b"\n"):
-                replies.put(WorkerGone(f"it sent a reply larger than {MAX_REPLY:,} bytes"))
-                return
-            try:
-                message = json.loads(line.decode("ascii"))
-            except (ValueError, RecursionError):
-                message = None
-            if not isinstance(message, dict):
-                replies.put(WorkerGone("it sent a reply that is not a JSON object"))
-                return
-            replies.put(message)
+        try:
+            while True:
+                try:
+                    line = stream.readline(MAX_REPLY + 1)
+                except (OSError, ValueError):
+                    line = b""
+                if not line:
+                    replies.put(WorkerGone(_exit_text(process)))
+                    return
+                if len(line) > MAX_REPLY or not line.endswith(b"\n"):
+                    replies.put(WorkerGone(f"it sent a reply larger than {MAX_REPLY:,} bytes"))
+                    return
+                try:
+                    message = json.loads(line.decode("ascii"))
+                except (ValueError, RecursionError):
+                    message = None
+                if not isinstance(message, dict):
+                    replies.put(WorkerGone("it sent a reply that is not a JSON object"))
+                    return
+                replies.put(message)
+        finally:
+            with contextlib.suppress(OSError):
+                stream.close()
 
     def _reply(self, limit: float) -> dict[str, Any]:
         try:
@@ -207,10 +214,9 @@ class Worker:
                 pass
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(5)
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        if process.stdin is not None:  # (its stdout is closed by the thread reading it)
+            with contextlib.suppress(OSError):
+                process.stdin.close()
 
     def close(self) -> None:
         """End the child (if any) and forget it."""

@@ -52,8 +52,14 @@ def pack(payload: object) -> bytes:
 
 def _private_channel() -> tuple[BinaryIO, BinaryIO]:
     """(requests, replies): the original fds 0 and 1, moved out of the student's way."""
-    requests = os.fdopen(os.dup(0), "rb", buffering=0)
-    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    private = os.dup(0), os.dup(1)  # not inherited by processes the student's code starts
+    if sys.platform == "win32":  # no newline translation on the channel
+        import msvcrt
+
+        for fd in private:
+            msvcrt.setmode(fd, os.O_BINARY)
+    requests = os.fdopen(private[0], "rb", buffering=0)
+    replies = os.fdopen(private[1], "wb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
