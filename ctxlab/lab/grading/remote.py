@@ -40,19 +40,35 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal
 
 import ctxlab
-from ctxlab.lab.grading.calls import NOT_RUN, Failed, Trial
+from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
 from ctxlab.lab.grading.perform import CallRecord
 from ctxlab.lab.grading.text import Text, clean, exception_text, same
 from ctxlab.lab.grading.worker import pack
 
-__all__ = ["MAX_REPLY", "START_LIMIT", "Verdict", "Worker", "WorkerGone", "run_behaviour"]
+__all__ = [
+    "MAX_REPLY",
+    "NOT_RUN",
+    "START_LIMIT",
+    "Verdict",
+    "Worker",
+    "WorkerGone",
+    "run_behaviour",
+]
 
 #: The longest reply line accepted from a child, in bytes (a result within
 #: :mod:`.plain`'s limits is far smaller).
 MAX_REPLY: Final = 64 * 1024 * 1024
 #: How long a child may take to import ctxlab and the student's file, in seconds.
 START_LIMIT: Final = 60.0
+
+#: The detail of every check of a lab after one that did not return in time (the words of
+#: the notebook's table; kept here so this module does not depend on where the notebook's
+#: runner keeps its own).
+NOT_RUN: Final = Text(
+    "not run: an earlier call of this lab did not return in time",
+    "未运行：本实验前面的一次调用没有按时返回",
+)
 
 _RECORD_KEYS: Final = {
     "returned",
