@@ -6,19 +6,19 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
   (tests/test_lab_checks_chapter.py), the twin of the course's
   ``node --test --test-name-pattern="Lab 11.N"``. ``pytest -m lab11_3`` runs them against
   ctxlab's reference; ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against the
-  functions defined in ``my_lab.py`` (a student's own code).
+  functions defined in ``my_lab.py`` (a student's own code). That file is imported and
+  called only in a child process, one per lab (:mod:`ctxlab.lab.grading.remote`): only
+  plain JSON comes back, and every verdict is made in this process, where the student's
+  code never ran.
 * ``reference``, ``window``, ``store``, ``fuzz``, ``cli``, ``teaching``, ``interop``,
   ``packaging`` -- ctxlab's other tests.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -32,8 +32,10 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-_IMPL_KEY = pytest.StashKey[ModuleType]()
+_IMPL_KEY = pytest.StashKey[Path]()
+_WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> remote.Worker
 _LAB_MARKERS = {f"lab11_{n}": f"11.{n}" for n in range(1, 6)}
+_CHAPTER_CHECKS = Path(__file__).resolve().parent / "test_lab_checks_chapter.py"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,67 +44,96 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH.py",
         default=None,
         help="run the chapter checks (-m lab11_N) against the functions defined in this "
-        "Python file instead of ctxlab's reference",
+        "Python file instead of ctxlab's reference; the file is imported and run only in a "
+        "separate process (only the chapter's checks are collected)",
     )
-
-
-def _load_module(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")
-    spec = importlib.util.spec_from_file_location("ctxlab_student_impl", path)
-    if spec is None or spec.loader is None:
-        raise pytest.UsageError(f"--ctxlab-impl: {path} is not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:
-        raise pytest.UsageError(
-            f"--ctxlab-impl: importing {path} failed: {type(error).__name__}: {error}"
-        ) from error
-    return module
+    parser.addoption(
+        "--ctxlab-time-limit",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="with --ctxlab-impl: the time limit of one check (default 10)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     option = config.getoption("--ctxlab-impl")
     if option:
-        config.stash[_IMPL_KEY] = _load_module(Path(option).expanduser().resolve())
+        # Only checked here: the file is imported in a child process (ctxlab.lab.grading
+        # .worker), never in this one, so nothing in it can touch the checks or verdicts.
+        path = Path(option).expanduser().resolve()
+        if not path.is_file():
+            raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")
+        config.stash[_IMPL_KEY] = path
+        config.stash[_WORKERS_KEY] = {}
+        if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+            # No path given (the README's command): collect only the chapter's checks, not
+            # the rest of tests/ and notebooks/ (the hook below cannot see notebooks/).
+            config.args[:] = [str(_CHAPTER_CHECKS)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for worker in config.stash.get(_WORKERS_KEY, {}).values():
+        worker.close()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``--ctxlab-impl`` only the chapter's checks are collected (fast, and nothing
+    else of the repository needs to import)."""
+    if config.stash.get(_IMPL_KEY, None) is None:
+        return None
+    path = collection_path.resolve()
+    if path == _CHAPTER_CHECKS or path in _CHAPTER_CHECKS.parents:
+        return None
+    return True
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """After ``-m`` deselection: every lab left to check needs its function in the file."""
-    module = config.stash.get(_IMPL_KEY, None)
-    if module is None:
+    """After ``-m`` deselection: start one child per lab left to check; each imports the
+    file and says whether it defines the lab's function (a usage error if not)."""
+    path = config.stash.get(_IMPL_KEY, None)
+    if path is None:
         return
-    from ctxlab.lab.grading import lab_keyword
+    from ctxlab.lab.grading import GradingUsageError
+    from ctxlab.lab.grading.remote import Worker
 
-    needed: dict[str, str] = {}
-    for item in items:
-        for marker, lab in _LAB_MARKERS.items():
-            if item.get_closest_marker(marker) is not None:
-                needed[lab_keyword(lab)] = lab
-    for keyword, lab in sorted(needed.items()):
-        function = getattr(module, keyword, None)
-        if not callable(function):
-            raise pytest.UsageError(
-                f"--ctxlab-impl {config.getoption('--ctxlab-impl')}: defines no function"
-                f" {keyword}(), which Lab {lab} checks. Define it, or choose the lab with"
-                f" -m lab{lab.replace('.', '_')}."
-            )
+    workers = config.stash[_WORKERS_KEY]
+    for lab in sorted(
+        {
+            lab
+            for item in items
+            for marker, lab in _LAB_MARKERS.items()
+            if item.get_closest_marker(marker) is not None
+        }
+    ):
+        worker = workers[lab] = Worker(path, lab)
+        try:
+            worker.start()
+        except GradingUsageError as error:
+            raise pytest.UsageError(str(error)) from None
 
 
 @pytest.fixture
-def lab_functions(request: pytest.FixtureRequest) -> Callable[[str], dict[str, Any]]:
-    """``lab_functions("11.3")`` -> ``{"build_context": <the function under test>}``."""
-    from ctxlab.lab.grading import lab_keyword, reference_functions
+def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tuple[bool, str]]:
+    """``judge_behaviour("11.3", "worked_example_31")`` -> (passed, what to show).
 
-    module = request.config.stash.get(_IMPL_KEY, None)
+    Without ``--ctxlab-impl``: ctxlab's reference, checked in this process. With it: the
+    file's function, called only in that lab's child process; the verdict is made here.
+    """
+    from ctxlab.lab.grading import check_behaviour, reference_functions
+    from ctxlab.lab.grading.remote import run_behaviour
 
-    def functions(lab: str) -> dict[str, Any]:
-        if module is None:
-            return reference_functions(lab)
-        keyword = lab_keyword(lab)
-        return {keyword: getattr(module, keyword)}
+    workers = request.config.stash.get(_WORKERS_KEY, None)
+    limit = request.config.getoption("--ctxlab-time-limit")
 
-    return functions
+    def judge(lab: str, key: str) -> tuple[bool, str]:
+        if workers is None:
+            result = check_behaviour(lab, key, **reference_functions(lab))
+            return result.passed, f"{result.behaviour_en}\n{result.detail_en}"
+        verdict = run_behaviour(workers[lab], key, limit=limit)
+        if verdict.output:  # what the student's function printed (pytest shows it)
+            print(verdict.output, end="" if verdict.output.endswith("\n") else "\n")
+        return verdict.passed, verdict.message
+
+    return judge

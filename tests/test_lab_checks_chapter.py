@@ -2,18 +2,18 @@
 
 ``pytest -m lab11_3`` runs exactly Lab 11.3's behaviours against ctxlab's reference;
 ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against ``build_context`` as defined
-in ``my_lab.py``. The checks themselves live in :mod:`ctxlab.lab.grading` (the notebook's
-``check_implementation`` runs the same ones).
+in ``my_lab.py``, which is imported and called only in a child process (the conftest's
+``judge_behaviour``; :mod:`ctxlab.lab.grading.remote`). The checks themselves live in
+:mod:`ctxlab.lab.grading` (the notebook's ``check_implementation`` runs the same ones).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from ctxlab.lab.grading import LABS, behaviour_keys, check_behaviour
+from ctxlab.lab.grading import LABS, behaviour_keys
 
 CASES = [
     pytest.param(
@@ -29,7 +29,7 @@ CASES = [
 
 @pytest.mark.parametrize(("lab", "key"), CASES)
 def test_chapter_behaviour(
-    lab: str, key: str, lab_functions: Callable[[str], dict[str, Any]]
+    lab: str, key: str, judge_behaviour: Callable[[str, str], tuple[bool, str]]
 ) -> None:
-    result = check_behaviour(lab, key, **lab_functions(lab))
-    assert result.passed, f"{result.behaviour_en}\n{result.detail_en}"
+    passed, message = judge_behaviour(lab, key)
+    assert passed, message

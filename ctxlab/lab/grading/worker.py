@@ -1,0 +1,161 @@
+"""The child process of the terminal route: imports a student's file, calls its function.
+
+``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is started by
+:mod:`~ctxlab.lab.grading.remote` (``pytest -m lab11_N --ctxlab-impl=PATH.py``), one per lab.
+It is the only process in which the student's code runs. It
+
+1. keeps the standard input and output it was started with as a *private channel* and
+   points file descriptors 0 and 1 (and ``sys.stdin``/``sys.stdout``) elsewhere: the
+   student's ``print`` goes to standard error, ``input()`` reads nothing, so what the
+   student's code prints or reads never mixes with a request or a reply;
+2. imports ``PATH.py`` as a module (its folder first on ``sys.path``) and answers one line:
+   ``{"ready": true}``, or ``{"import_error": ...}`` or ``{"missing": ...}`` (the file does
+   not define a function ``KEYWORD``);
+3. then, for each request (a length-prefixed pickle of ``(args, kwargs, arg_names)`` from
+   the grader, the trusted side), calls the function once with
+   :func:`~ctxlab.lab.grading.perform.perform` and answers ONLY the call's plain-JSON
+   :data:`~ctxlab.lab.grading.perform.CallRecord`, one line of ASCII JSON.
+
+Nothing the student's code made crosses to the grader other than that JSON: the grader
+never unpickles what this process sends. The process exits when its requests end (the
+grader closed the channel, or died), even while a call is still running.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import pickle
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, BinaryIO, Final
+
+__all__ = ["HEADER", "MODULE_NAME", "main", "pack"]
+
+#: A request's header: the length of the pickle that follows (8 bytes, big-endian).
+HEADER: Final = struct.Struct(">Q")
+#: The name the student's file is imported as (in the child only).
+MODULE_NAME: Final = "ctxlab_student_impl"
+
+
+def pack(payload: object) -> bytes:
+    """One request, as the grader writes it: header + pickle."""
+    blob = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(blob)) + blob
+
+
+def _private_channel() -> tuple[BinaryIO, BinaryIO]:
+    """(requests, replies): the original fds 0 and 1, moved out of the student's way."""
+    private = os.dup(0), os.dup(1)  # not inherited by processes the student's code starts
+    if sys.platform == "win32":  # no newline translation on the channel
+        import msvcrt
+
+        for fd in private:
+            msvcrt.setmode(fd, os.O_BINARY)
+    requests = os.fdopen(private[0], "rb", buffering=0)
+    replies = os.fdopen(private[1], "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # C-level writes and subprocesses' stdout go to standard error
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as we do
+    sys.stdout = sys.stderr
+    return requests, replies
+
+
+def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
+    try:
+        line = json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as error:
+        line = json.dumps({"worker_error": f"the reply could not be written as JSON: {error}"})
+    replies.write(line.encode("ascii") + b"\n")
+
+
+def _read_exactly(stream: BinaryIO, count: int) -> bytes | None:
+    chunks: list[bytes] = []
+    while count > 0:
+        chunk = stream.read(count)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+def _requests(stream: BinaryIO, inbox: list[Any], ready: threading.Semaphore) -> None:
+    """Read requests into ``inbox``; when the grader closes the channel, exit at once."""
+    while True:
+        header = _read_exactly(stream, HEADER.size)
+        if header is None:
+            break
+        blob = _read_exactly(stream, HEADER.unpack(header)[0])
+        if blob is None:
+            break
+        inbox.append(pickle.loads(blob))
+        ready.release()
+    os._exit(0)  # even if the student's function is still running
+
+
+def _import(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[MODULE_NAME] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _kind(value: object) -> str:
+    from ctxlab.lab.grading.plain import type_name
+
+    return "None" if value is None else f"a {type_name(value)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve one lab's calls for the grader (see the module's docstring)."""
+    path_text, keyword, lab = (sys.argv[1:] if argv is None else argv)[:3]
+    requests, replies = _private_channel()
+    from ctxlab.lab.grading.perform import perform, reference_code, safe_message
+
+    path = Path(path_text)
+    sys.path.insert(0, str(path.parent))
+    try:
+        module = _import(path)
+    except BaseException as error:  # whatever the file raises at import, SystemExit too
+        _reply(replies, {"import_error": f"{type(error).__name__}: {safe_message(error)}"})
+        return 0
+    function: Callable[..., Any] | None = getattr(module, keyword, None)
+    if not callable(function):
+        _reply(replies, {"missing": keyword, "got": _kind(function)})
+        return 0
+    references = reference_code(lab)
+    _reply(replies, {"ready": True})
+    inbox: list[Any] = []
+    ready = threading.Semaphore(0)
+    reader = threading.Thread(
+        target=_requests, args=(requests, inbox, ready), name="ctxlab-requests", daemon=True
+    )
+    reader.start()
+    while True:
+        ready.acquire()
+        args, kwargs, arg_names = inbox.pop(0)
+        try:
+            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
+        except BaseException as error:  # pragma: no cover - perform catches the student's
+            record = {"worker_error": f"{type(error).__name__}: {error}"}
+        _reply(replies, record)
+
+
+if __name__ == "__main__":
+    # The worker's own stderr is line-buffered text: a student's print at import shows in
+    # order with any traceback of this process.
+    if isinstance(sys.stderr, io.TextIOWrapper):
+        sys.stderr.reconfigure(line_buffering=True)
+    raise SystemExit(main())
