@@ -484,6 +484,11 @@ class TableEstimator:
     def __deepcopy__(self, memo: dict[int, object]) -> TableEstimator:
         return self
 
+    def __reduce__(self) -> tuple[type[TableEstimator], tuple[str, dict[tuple[str, str], int]]]:
+        # Rebuilt from a plain table (a read-only mapping does not pickle): the terminal
+        # route sends an estimator to the process that runs the student's file.
+        return (TableEstimator, (self.name, dict(self._costs)))
+
     def __call__(self, message: Any) -> int:
         if isinstance(message, str):
             key = ("text", message)

@@ -43,6 +43,8 @@ import ctxlab
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
 from ctxlab.lab.grading.perform import CallRecord
+from ctxlab.lab.grading.report import reference_notice
+from ctxlab.lab.grading.runner import NOT_RUN, _at
 from ctxlab.lab.grading.text import Text, clean, exception_text, same
 from ctxlab.lab.grading.worker import pack
 
@@ -62,13 +64,6 @@ MAX_REPLY: Final = 64 * 1024 * 1024
 #: How long a child may take to import ctxlab and the student's file, in seconds.
 START_LIMIT: Final = 60.0
 
-#: The detail of every check of a lab after one that did not return in time (the words of
-#: the notebook's table; kept here so this module does not depend on where the notebook's
-#: runner keeps its own).
-NOT_RUN: Final = Text(
-    "not run: an earlier call of this lab did not return in time",
-    "未运行：本实验前面的一次调用没有按时返回",
-)
 
 _RECORD_KEYS: Final = {
     "returned",
@@ -389,7 +384,7 @@ def run_behaviour(worker: Worker, key: str, *, limit: float | None = None) -> Ve
     else:
         detail = box[0] if box else same("the check ended without a result")
     if trial.used_reference:
-        notice = _reference_notice(worker.lab, worker.keyword)
+        notice = reference_notice(worker.lab, worker.keyword, rows=False)
         detail = notice if detail is None else notice + same("\n") + detail
     return _verdict(worker, check.key, check.en, detail, trial.output)
 
@@ -402,33 +397,9 @@ def _verdict(
     return Verdict(worker.lab, key, False, f"{behaviour}\n{clean(detail.en)}", output)
 
 
-def _at(trial: Trial) -> Text:
-    return trial.current + same(": ") if trial.current is not None else same("")
-
-
 def _gone(why: str, stderr: str) -> Text:
     tail = f"\n{clean(stderr)}" if stderr else ""
     return Text(
         f"the call did not come back: {why} (os._exit? a crash?){tail}",
         f"这次调用没有返回结果：{why}（os._exit？程序崩溃？）{tail}",
-    )
-
-
-_REFERENCE_NAMES: Final = {
-    "11.1": "ctxlab's parse_compaction_entry (or ctxlab.parse_session_entry)",
-    "11.2": "ctxlab's group_interactions",
-    "11.3": "ctxlab's build_context",
-    "11.4": "ctxlab's create_compaction_entry",
-    "11.5": "ctxlab's build_context",
-}
-
-
-def _reference_notice(lab: str, keyword: str) -> Text:
-    name = _REFERENCE_NAMES.get(lab, f"ctxlab's {keyword}")
-    return Text(
-        f"Your {keyword} is, or calls, {name} (this lab's reference), so this check judged"
-        f" ctxlab's code, not yours: it is not passed. Write {keyword} yourself; the"
-        " functions of earlier labs stay allowed.",
-        f"你的 {keyword} 就是（或调用了）{name}（本实验的参考实现），所以这项检查判定的是"
-        f" ctxlab 的代码，不是你的：不算通过。请自己实现 {keyword}；前面实验的函数仍然可以调用。",
     )

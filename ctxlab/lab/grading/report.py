@@ -85,14 +85,18 @@ def _cut(count: int) -> str:
     return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
 
 
-def _reference_notice(lab: str, keyword: str) -> Text:
+def reference_notice(lab: str, keyword: str, *, rows: bool = True) -> Text:
+    """The notice of a student's function that is, or calls, this lab's reference (``rows``:
+    the report's wording; without it, one test's on the terminal route)."""
     name = _REFERENCE_NAMES.get(lab, f"ctxlab's {keyword}")
+    judged = "these rows" if rows else "this check"
+    judged_zh = "下面各行" if rows else "这项检查"
     return Text(
         f"Your {keyword} is, or calls, {name} — ctxlab's own solution of this lab — so"
-        f" these rows judged ctxlab's code, not yours, and the lab is not passed. Write"
+        f" {judged} judged ctxlab's code, not yours, and the lab is not passed. Write"
         f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
         " allowed.",
-        f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以下面各行"
+        f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以{judged_zh}"
         f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
         " 导入的前面实验的函数仍然可以调用。",
     )
@@ -149,7 +153,7 @@ class LabReport:
         """What the report says first, in plain words (empty when there is nothing to say)."""
         notices: list[str] = []
         if self.used_reference:
-            notices.append(_reference_notice(self.lab, self.function).pick())
+            notices.append(reference_notice(self.lab, self.function).pick())
         if self.stuck_threads:
             notices.append(_stuck_notice(self.stuck_threads).pick())
         return tuple(notices)
