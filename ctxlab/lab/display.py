@@ -73,6 +73,7 @@ __all__ = [
     "MAX_FIGURE_HEIGHT",
     "MIN_FONT_SIZE",
     "PALETTE",
+    "CourseFigure",
     "CourseTable",
     "SafeCall",
     "TokenEstimator",
@@ -181,6 +182,31 @@ def use_course_style() -> None:
     matplotlib.rcParams.update(course_rc())
 
 
+class CourseFigure(Figure):
+    """A lab figure: a matplotlib ``Figure`` whose PNG output carries alt text.
+
+    The notebook shows it through the inline backend's PNG formatter as any figure; this
+    class only adds ``_repr_mimebundle_``, which IPython asks first, returning no data and
+    the metadata ``{"image/png": {"alt": ...}}``. IPython merges that into the PNG output,
+    so the stored output carries the alt text, and ``make slides`` writes it into the
+    ``<img alt="...">`` of the deck (lecture/nbconvert/ctxlab-reveal/index.html.j2).
+    """
+
+    def alt_text(self) -> str:
+        """What the figure shows, in words: its ``alt`` label if set, else its titles."""
+        label = str(self.get_label() or "").strip()
+        if label:
+            return label
+        titles = [self.get_suptitle()] if self.get_suptitle() else []
+        titles += [ax.get_title() for ax in self.axes if ax.get_title()]
+        return " / ".join(titles) or "figure"
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        return {}, {"image/png": {"alt": self.alt_text()}}
+
+
 def new_figure(
     size: tuple[float, float] = FIGSIZE, *, constrained: bool = True
 ) -> tuple[Figure, Axes]:
@@ -193,7 +219,7 @@ def new_figure(
     faster to draw than the constrained-layout solver.
     """
     with matplotlib.rc_context(course_rc()):
-        fig = Figure(figsize=size, layout="constrained" if constrained else None)
+        fig = CourseFigure(figsize=size, layout="constrained" if constrained else None)
         ax = fig.add_subplot()
     return fig, ax
 

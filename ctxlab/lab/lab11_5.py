@@ -673,9 +673,7 @@ def compare_builds(
     return lab11_3.compare_builds(
         fixtures.resumed_path() if path is None else path,
         student,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
+        lab11_3.Budget(max_tokens, reserved_output, safety_margin),
         seconds=seconds,
     )
 
