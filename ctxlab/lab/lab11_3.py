@@ -517,7 +517,8 @@ def budget_figure(
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
     fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
-    fig.subplots_adjust(left=0.19, right=0.98, top=0.84, bottom=0.17)
+    # The legend sits under the x axis label (bottom right), so the title is the top line.
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.9, bottom=0.27)
     start = 0.0
     for index, (_, cost, style) in enumerate(rows):
         ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]
@@ -551,7 +552,8 @@ def budget_figure(
             Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label=kept_label),  # type: ignore[arg-type]
             Patch(**DROPPED, label=dropped_label),  # type: ignore[arg-type]
         ],
-        loc="upper right",
+        loc="lower right",
+        bbox_to_anchor=(0.98, 0.0),
         ncols=2,
         frameon=False,
     )
