@@ -89,7 +89,7 @@ def simplified_chinese_faces() -> list[str]:
         target = cache / f"{Path(source).stem}-SC.otf"
         try:
             if not target.is_file():
-                from fontTools.ttLib import TTCollection
+                from fontTools.ttLib import TTCollection  # type: ignore[import-untyped]
 
                 faces = TTCollection(source, lazy=True).fonts
                 face = next((f for f in faces if f["name"].getDebugName(1) == SC_FAMILY), None)
