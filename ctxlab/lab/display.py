@@ -186,9 +186,9 @@ class CourseFigure(Figure):
     """A lab figure: a matplotlib ``Figure`` whose PNG output carries alt text.
 
     The notebook shows it through the inline backend's PNG formatter as any figure; this
-    class only adds ``_repr_mimebundle_``, which IPython asks first, returning no data and
-    the metadata ``{"image/png": {"alt": ...}}``. IPython merges that into the PNG output,
-    so the stored output carries the alt text, and ``make slides`` writes it into the
+    class adds a PNG printer for itself (registered by ``_repr_mimebundle_``, which IPython
+    asks first) that calls the inline backend's and adds ``{"alt": ...}`` to the PNG's
+    metadata, so the stored output carries the alt text, and ``make slides`` writes it into the
     ``<img alt="...">`` of the deck (lecture/nbconvert/ctxlab-reveal/index.html.j2).
     """
 
@@ -198,13 +198,49 @@ class CourseFigure(Figure):
         if label:
             return label
         titles = [self.get_suptitle()] if self.get_suptitle() else []
-        titles += [ax.get_title() for ax in self.axes if ax.get_title()]
+        titles += [
+            ax.get_title(loc) for ax in self.axes for loc in ("left", "center", "right")
+            if ax.get_title(loc)
+        ]  # fmt: skip
         return " / ".join(titles) or "figure"
 
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        return {}, {"image/png": {"alt": self.alt_text()}}
+        # IPython asks this before its PNG formatter, whose metadata (width, height) would
+        # replace ours: register, once, a PNG printer for this class that calls the
+        # Figure printer of the moment (the inline backend's) and adds the alt text.
+        _register_png_alt()
+        return {}, {}
+
+
+def _png_with_alt(fig: CourseFigure) -> Any:
+    from IPython.core.getipython import get_ipython
+
+    shell = get_ipython()  # type: ignore[no-untyped-call]
+    png = shell.display_formatter.formatters["image/png"]
+    data = png.lookup_by_type(Figure)(fig)
+    metadata: dict[str, Any] = {}
+    if isinstance(data, tuple):
+        data, metadata = data[0], dict(data[1] or {})
+    return data, {**metadata, "alt": fig.alt_text()}
+
+
+def _register_png_alt() -> None:
+    try:
+        from IPython.core.getipython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return
+    shell = get_ipython()  # type: ignore[no-untyped-call]
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        png.lookup_by_type(Figure)
+    except KeyError:  # no figure formatter (no inline backend): nothing to add alt text to
+        return
+    if png.type_printers.get(CourseFigure) is not _png_with_alt:
+        png.for_type(CourseFigure, _png_with_alt)
 
 
 def new_figure(
