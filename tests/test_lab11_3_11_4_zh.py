@@ -49,13 +49,15 @@ def _chinese(text: object) -> bool:
 
 
 def test_ledger_is_chinese_and_still_colours_kept_and_dropped_rows(chinese: None) -> None:
-    frame = lab11_3.ledger_table(max_tokens=31, reserved_output=4, safety_margin=2)
+    frame = lab11_3.ledger_table(
+        None, lab11_3.Budget(max_tokens=31, reserved_output=4, safety_margin=2)
+    )
     assert list(frame.columns) == ["项目", "token", "累计", "决定"]
     decisions = frame["决定"].tolist()
     assert decisions.count("保留") == 2
     assert "丢弃：加上它会变成 29 > 22" in decisions
     assert frame["项目"].tolist()[5] == "第 3 组：u3…a3 (15)"
-    html = lab11_3.ledger_styler(max_tokens=31).to_html()
+    html = lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=31)).to_html()
     kept_rule = re.search(r"([^{}]*)\{\s*background-color: #009E7333", html)
     assert kept_rule is not None
     kept_rows = set(re.findall(r"_row(\d+)_col0", kept_rule.group(1)))
@@ -66,7 +68,7 @@ def test_ledger_is_chinese_and_still_colours_kept_and_dropped_rows(chinese: None
 
 
 def test_sweep_keeps_the_names_the_notebook_groups_by(chinese: None) -> None:
-    sweep = lab11_3.sweep_table(reserved_output=4, safety_margin=2)
+    sweep = lab11_3.sweep_table(None, lab11_3.Budget(reserved_output=4, safety_margin=2))
     assert {"max_tokens", "reason", "保留的组数"} <= set(sweep.columns)
     bands = sweep.groupby("reason", sort=False)["max_tokens"].agg(["min", "max"])
     assert bands.loc["within_budget", "min"] == 38
@@ -76,7 +78,9 @@ def test_sweep_keeps_the_names_the_notebook_groups_by(chinese: None) -> None:
 
 
 def test_budget_figure_is_drawn_in_chinese(chinese: None) -> None:
-    fig = lab11_3.budget_figure(max_tokens=31, reserved_output=4, safety_margin=2)
+    fig = lab11_3.budget_figure(
+        None, lab11_3.Budget(max_tokens=31, reserved_output=4, safety_margin=2)
+    )
     ax = fig.axes[0]
     assert ax.get_title(loc="left") == "max_tokens 31：trimmed，total 31"
     assert ax.get_xlabel() == "token（累计）"
@@ -87,7 +91,7 @@ def test_budget_figure_is_drawn_in_chinese(chinese: None) -> None:
 
 def test_figures_stay_english_without_a_cjk_font(chinese: None) -> None:
     set_figure_language("en")
-    fig = lab11_3.budget_figure(max_tokens=31)
+    fig = lab11_3.budget_figure(None, lab11_3.Budget(max_tokens=31))
     assert fig.axes[0].get_xlabel() == "tokens (running total)"
     assert not any(_chinese(t.get_text()) for t in fig.axes[0].get_yticklabels())
     # ...while the tables still speak Chinese

@@ -123,7 +123,7 @@ def test_the_final_messages_list_sends_sys_but_does_not_keep_it() -> None:
 
 
 def test_the_ledger_follows_the_default_chinese_summary() -> None:
-    frame = lab11_3.ledger_table(fixtures.resumed_path(), max_tokens=31)
+    frame = lab11_3.ledger_table(fixtures.resumed_path(), lab11_3.Budget(max_tokens=31))
     result = _build(fixtures.resumed_path())
     assert frame.iloc[-1]["tokens"] == result.tokens.total
     assert ctxlab.text_of(result.messages[1]).startswith("【会话压缩摘要】")

@@ -88,3 +88,27 @@ def test_setup_notebook_sets_the_language_of_text_and_figures(
     finally:
         language.set_language("en")
         language.set_figure_language(None)
+
+
+def test_the_chinese_figure_font_is_the_simplified_chinese_face() -> None:
+    """Debian's Noto CJK collection is read by matplotlib as its first face, "Noto Sans CJK
+    JP" (Japanese glyph forms); the font chosen must be the SC face, whose 直 is another
+    glyph than the JP face's."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    collections = [p for p in font_manager.findSystemFonts(fontext="ttc") if "NotoSansCJK" in p]
+    if not collections:
+        pytest.skip("no Noto Sans CJK collection on this machine (fonts-noto-cjk)")
+    fonts.cjk_font.cache_clear()
+    assert fonts.cjk_font() == fonts.SC_FAMILY
+    sc_file = font_manager.findfont(
+        font_manager.FontProperties(family=fonts.SC_FAMILY), fallback_to_default=False
+    )
+    sc = FT2Font(sc_file)
+    assert sc.family_name == "Noto Sans CJK SC"
+    jp = FT2Font(collections[0])  # face 0 of the collection
+    assert jp.family_name.endswith("JP")
+
+    # One collection, one set of outlines: each face maps 直 to its own region's glyph.
+    assert sc.get_charmap()[ord("直")] != jp.get_charmap()[ord("直")]

@@ -39,7 +39,9 @@ def test_timeline_figure_is_fixed_size_and_readable() -> None:
 
 
 def test_budget_figure_hatches_dropped_groups_only() -> None:
-    fig = lab11_3.budget_figure(max_tokens=31, reserved_output=4, safety_margin=2)
+    fig = lab11_3.budget_figure(
+        None, lab11_3.Budget(max_tokens=31, reserved_output=4, safety_margin=2)
+    )
     _check(fig, display.FIGSIZE_TALL)
     ax = fig.axes[0]
     bars = [p for p in ax.patches if isinstance(p, Rectangle)]
@@ -50,7 +52,7 @@ def test_budget_figure_hatches_dropped_groups_only() -> None:
 
 
 def test_budget_figure_marks_overflow_in_its_title() -> None:
-    fig = lab11_3.budget_figure(max_tokens=19)
+    fig = lab11_3.budget_figure(None, lab11_3.Budget(max_tokens=19))
     assert "single_group_overflow" in fig.axes[0].get_title(loc="left")
     bars = [p for p in fig.axes[0].patches if isinstance(p, Rectangle)]
     assert [bool(b.get_hatch()) for b in bars][3:] == [False, True, True]
@@ -75,6 +77,6 @@ def test_course_style_sets_large_text_and_palette() -> None:
 
 
 def test_budget_figure_of_a_resumed_path_has_a_summary_bar() -> None:
-    fig = lab11_3.budget_figure(fixtures.resumed_path(), max_tokens=31)
+    fig = lab11_3.budget_figure(fixtures.resumed_path(), lab11_3.Budget(max_tokens=31))
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels[3] == "summary"

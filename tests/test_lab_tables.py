@@ -91,7 +91,9 @@ def test_grouping_errors_name_the_entry_or_call() -> None:
 
 
 def test_ledger_reproduces_the_chapters_31_token_example() -> None:
-    frame = lab11_3.ledger_table(max_tokens=31, reserved_output=4, safety_margin=2)
+    frame = lab11_3.ledger_table(
+        None, lab11_3.Budget(max_tokens=31, reserved_output=4, safety_margin=2)
+    )
     rows = frame.set_index("item")
     assert rows.loc["max_tokens", "tokens"] == 31
     assert rows.loc["− system (replayed)", "tokens"] == 3
@@ -106,7 +108,7 @@ def test_ledger_reproduces_the_chapters_31_token_example() -> None:
 
 
 def test_ledger_shows_single_group_overflow_at_ten_tokens_for_messages() -> None:
-    frame = lab11_3.ledger_table(max_tokens=19)
+    frame = lab11_3.ledger_table(None, lab11_3.Budget(max_tokens=19))
     rows = frame.set_index("item")
     assert rows.loc["= available for messages", "tokens"] == 10
     assert frame.iloc[5]["decision"] == "kept whole: overflow, 15 > 10"
@@ -118,7 +120,7 @@ def test_ledger_follows_build_context_not_its_own_selection() -> None:
     def doubled(message: object) -> int:
         return 2 * fixtures.opening_estimator(message)
 
-    view = lab11_3.budget_ledger(max_tokens=60, estimate=doubled)
+    view = lab11_3.budget_ledger(None, lab11_3.Budget(max_tokens=60, estimate=doubled))
     assert view.result.tokens.system == 6
     kept = [g.number for g in view.groups if g.kept]
     assert kept == [3, 2]  # 30 + 14 = 44 <= 60 - 12 = 48; group 1 (14) would make 58
@@ -126,7 +128,7 @@ def test_ledger_follows_build_context_not_its_own_selection() -> None:
 
 
 def test_ledger_of_a_resumed_path_has_a_summary_row() -> None:
-    frame = lab11_3.ledger_table(fixtures.resumed_path(), max_tokens=31)
+    frame = lab11_3.ledger_table(fixtures.resumed_path(), lab11_3.Budget(max_tokens=31))
     summary = frame.set_index("item").loc["summary (newest compaction)"]
     assert summary["tokens"] == 4 and summary["decision"] == "kept first"
 
@@ -143,11 +145,11 @@ def test_sweep_table_matches_the_chapter_thresholds() -> None:
 def test_two_ledgers_on_one_page_never_share_cell_ids() -> None:
     # A slider redraws the ledger below a static one: the same uuid would let the static
     # table's CSS (#T_<uuid>_row7_col0 ...) hatch a row the redrawn table keeps.
-    at_31 = lab11_3.ledger_styler(max_tokens=31).to_html()
-    at_40 = lab11_3.ledger_styler(max_tokens=40).to_html()
-    uuid_31 = lab11_3.ledger_styler(max_tokens=31).uuid
-    uuid_40 = lab11_3.ledger_styler(max_tokens=40).uuid
+    at_31 = lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=31)).to_html()
+    at_40 = lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=40)).to_html()
+    uuid_31 = lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=31)).uuid
+    uuid_40 = lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=40)).uuid
     assert uuid_31 != uuid_40
     assert f"T_{uuid_31}_row7" in at_31 and f"T_{uuid_31}" not in at_40
     # ...and the id is the same on every run, so nbval can compare the stored HTML.
-    assert lab11_3.ledger_styler(max_tokens=31).to_html() == at_31
+    assert lab11_3.ledger_styler(None, lab11_3.Budget(max_tokens=31)).to_html() == at_31

@@ -93,7 +93,9 @@ def test_budget_view_is_the_pure_function_behind_the_sliders() -> None:
     box.controls["safety_margin"].value = 5
     assert calls == [(31, 4, 2), (31, 4, 5)]
     view = lab11_3.budget_view(31, 4, 5)
-    expected = lab11_3.ledger_styler(max_tokens=31, reserved_output=4, safety_margin=5)
+    expected = lab11_3.ledger_styler(
+        None, lab11_3.Budget(max_tokens=31, reserved_output=4, safety_margin=5)
+    )
     assert view.ledger_html == expected.to_html()
 
 
@@ -151,7 +153,7 @@ def test_compare_table_agrees_with_a_correct_build_context() -> None:
     [(_always_within_budget, "reason"), (_forgets_the_system_cost, "tokens.system")],
 )
 def test_compare_table_marks_the_first_difference(student: Any, first: str) -> None:
-    frame = lab11_3.compare_table(None, student, max_tokens=31)
+    frame = lab11_3.compare_table(None, student, lab11_3.Budget(max_tokens=31))
     marks = _marks(frame)
     assert marks.count("✘ first difference") == 1
     assert frame[""][marks.index("✘ first difference")] == first

@@ -73,6 +73,7 @@ __all__ = [
     "MAX_FIGURE_HEIGHT",
     "MIN_FONT_SIZE",
     "PALETTE",
+    "CourseFigure",
     "CourseTable",
     "SafeCall",
     "TokenEstimator",
@@ -181,6 +182,67 @@ def use_course_style() -> None:
     matplotlib.rcParams.update(course_rc())
 
 
+class CourseFigure(Figure):
+    """A lab figure: a matplotlib ``Figure`` whose PNG output carries alt text.
+
+    The notebook shows it through the inline backend's PNG formatter as any figure; this
+    class adds a PNG printer for itself (registered by ``_repr_mimebundle_``, which IPython
+    asks first) that calls the inline backend's and adds ``{"alt": ...}`` to the PNG's
+    metadata, so the stored output carries the alt text, and ``make slides`` writes it into the
+    ``<img alt="...">`` of the deck (lecture/nbconvert/ctxlab-reveal/index.html.j2).
+    """
+
+    def alt_text(self) -> str:
+        """What the figure shows, in words: its ``alt`` label if set, else its titles."""
+        label = str(self.get_label() or "").strip()
+        if label:
+            return label
+        titles = [self.get_suptitle()] if self.get_suptitle() else []
+        titles += [
+            ax.get_title(loc) for ax in self.axes for loc in ("left", "center", "right")
+            if ax.get_title(loc)
+        ]  # fmt: skip
+        return " / ".join(titles) or "figure"
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        # IPython asks this before its PNG formatter, whose metadata (width, height) would
+        # replace ours: register, once, a PNG printer for this class that calls the
+        # Figure printer of the moment (the inline backend's) and adds the alt text.
+        _register_png_alt()
+        return {}, {}
+
+
+def _png_with_alt(fig: CourseFigure) -> Any:
+    from IPython.core.getipython import get_ipython
+
+    shell = get_ipython()  # type: ignore[no-untyped-call]
+    png = shell.display_formatter.formatters["image/png"]
+    data = png.lookup_by_type(Figure)(fig)
+    metadata: dict[str, Any] = {}
+    if isinstance(data, tuple):
+        data, metadata = data[0], dict(data[1] or {})
+    return data, {**metadata, "alt": fig.alt_text()}
+
+
+def _register_png_alt() -> None:
+    try:
+        from IPython.core.getipython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return
+    shell = get_ipython()  # type: ignore[no-untyped-call]
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        png.lookup_by_type(Figure)
+    except KeyError:  # no figure formatter (no inline backend): nothing to add alt text to
+        return
+    if png.type_printers.get(CourseFigure) is not _png_with_alt:
+        png.for_type(CourseFigure, _png_with_alt)
+
+
 def new_figure(
     size: tuple[float, float] = FIGSIZE, *, constrained: bool = True
 ) -> tuple[Figure, Axes]:
@@ -193,7 +255,7 @@ def new_figure(
     faster to draw than the constrained-layout solver.
     """
     with matplotlib.rc_context(course_rc()):
-        fig = Figure(figsize=size, layout="constrained" if constrained else None)
+        fig = CourseFigure(figsize=size, layout="constrained" if constrained else None)
         ax = fig.add_subplot()
     return fig, ax
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import functools
 import sys
+from pathlib import Path
 from typing import Literal, TextIO
 
-__all__ = ["CJK_FONTS", "cjk_font", "use_figure_language"]
+__all__ = ["CJK_FONTS", "SC_FAMILY", "cjk_font", "simplified_chinese_faces", "use_figure_language"]
 
 #: Tried in order. Noto/Source Han: Linux (Debian's fonts-noto-cjk installs the collection,
-#: whose first face matplotlib names "Noto Sans CJK JP"; it has every simplified-Chinese
-#: glyph); Microsoft YaHei / SimHei: Windows; PingFang SC / Hiragino Sans GB: macOS.
+#: whose first face matplotlib names "Noto Sans CJK JP": :func:`simplified_chinese_faces`
+#: adds its SC face, so "Noto Sans CJK SC" is found first); Microsoft YaHei / SimHei:
+#: Windows; PingFang SC / Hiragino Sans GB: macOS.
 CJK_FONTS: tuple[str, ...] = (
     "Noto Sans CJK SC",
     "Noto Sans SC",
@@ -45,6 +47,10 @@ def cjk_font() -> str | None:
         return next((name for name in CJK_FONTS if name in installed), None)
 
     found = first_installed()
+    # The Noto CJK collection's first face is Japanese: matplotlib (3.10 reads only face 0
+    # of a .ttc) then draws 直, 骨, 角 … in Japanese forms. Add the SC face instead.
+    if found in (None, "Noto Sans CJK JP") and simplified_chinese_faces():
+        found = first_installed()
     if found is None:
         # matplotlib caches its font list: a font installed after the cache was written is
         # not in it. Add the system's CJK font files by name, then look again.
@@ -56,6 +62,48 @@ def cjk_font() -> str | None:
                     continue
         found = first_installed()
     return found
+
+
+#: The face a Chinese reader expects, inside Debian's Noto CJK collections (fonts-noto-cjk).
+SC_FAMILY = "Noto Sans CJK SC"
+
+
+def simplified_chinese_faces() -> list[str]:
+    """Make the Simplified Chinese face of the system's Noto Sans CJK collections known to
+    matplotlib; returns the files added (empty when there is no such collection).
+
+    matplotlib 3.10 cannot pick a face index inside a .ttc: it reads face 0, which for
+    NotoSansCJK-*.ttc is "Noto Sans CJK JP". The SC face is copied once, with fontTools
+    (a matplotlib dependency), into matplotlib's cache folder as a plain .otf (≈16 MB per
+    weight, ≈2 s), and added to the font manager from there on every later run.
+    """
+    import matplotlib
+    from matplotlib import font_manager
+
+    added: list[str] = []
+    cache = Path(matplotlib.get_cachedir()) / "ctxlab-fonts"
+    for source in sorted(font_manager.findSystemFonts(fontext="ttc")):
+        name = Path(source).name
+        if not name.lower().startswith("notosanscjk") or not name.lower().endswith(".ttc"):
+            continue
+        target = cache / f"{Path(source).stem}-SC.otf"
+        try:
+            if not target.is_file():
+                from fontTools.ttLib import TTCollection  # type: ignore[import-untyped]
+
+                faces = TTCollection(source, lazy=True).fonts
+                face = next((f for f in faces if f["name"].getDebugName(1) == SC_FAMILY), None)
+                if face is None:
+                    continue
+                cache.mkdir(parents=True, exist_ok=True)
+                partial = target.with_suffix(".part")
+                face.save(str(partial))
+                partial.replace(target)
+            font_manager.fontManager.addfont(str(target))
+        except (OSError, RuntimeError, ValueError, KeyError, ImportError):
+            continue  # an unreadable collection or cache: keep the fonts matplotlib has
+        added.append(str(target))
+    return added
 
 
 #: File-name fragments of the fonts in CJK_FONTS (Noto, Source Han, YaHei, PingFang, …).

@@ -70,6 +70,8 @@ from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = [
+    "CHAPTER_BUDGET",
+    "Budget",
     "BudgetLedger",
     "BudgetView",
     "LedgerGroup",
@@ -96,6 +98,46 @@ __all__ = [
 
 
 # -- tables ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One budget for ``build_context``: the values the ledger, its styler, the figures, the
+    comparison and the widget of this lab all take, as one value.
+
+    ``Budget()`` is the chapter's 31/4/2 with the test estimator; change one field with
+    ``Budget(max_tokens=40)`` or ``dataclasses.replace(budget, max_tokens=40)``.
+    ``estimate=None`` means the chapter's test estimator (``fixtures.opening_estimator``).
+    """
+
+    max_tokens: int | float = 31
+    reserved_output: int | float = 4
+    safety_margin: int | float = 2
+    estimate: TokenEstimator | None = None
+    summary_language: SummaryLanguage = "zh"
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of ``build_context`` for this budget."""
+        return {
+            "max_tokens": self.max_tokens,
+            "reserved_output": self.reserved_output,
+            "safety_margin": self.safety_margin,
+            "estimate_tokens": default_estimator(self.estimate),
+            "summary_language": self.summary_language,
+        }
+
+    def build(self, path: Sequence[SessionEntry]) -> ContextResult:
+        """``build_context(path, **self.options())``."""
+        return build_context(path, **self.options())
+
+    def label(self) -> str:
+        """``31/4/2``: max_tokens/reserved_output/safety_margin."""
+        parts = (self.max_tokens, self.reserved_output, self.safety_margin)
+        return "/".join(str(tidy_number(v)) for v in parts)
+
+
+#: The chapter's budget: 31/4/2, the test estimator, a Chinese summary.
+CHAPTER_BUDGET = Budget()
 
 
 @dataclass(frozen=True)
@@ -146,13 +188,7 @@ def _candidate_groups(path: Sequence[SessionEntry]) -> list[InteractionGroup]:
 
 
 def budget_ledger(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
-    summary_language: SummaryLanguage = "zh",
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> BudgetLedger:
     """Run ``build_context`` and explain its result group by group.
 
@@ -161,15 +197,8 @@ def budget_ledger(
     running total of a dropped group is what keeping it too would have made.
     """
     entries = default_path(path)
-    price = default_estimator(estimate)
-    result = build_context(
-        entries,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate_tokens=price,
-        summary_language=summary_language,
-    )
+    price = default_estimator(budget.estimate)
+    result = budget.build(entries)
     kept_ids = set(result.kept_entry_ids)
     groups = _candidate_groups(entries)
     kept_cost: int | float = 0
@@ -199,25 +228,10 @@ _LEDGER_COLUMNS = ["item", "tokens", "running total", "decision"]
 _LEDGER_ZH = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
 
 
-def _ledger(
-    path: Sequence[SessionEntry] | None,
-    *,
-    max_tokens: int | float,
-    reserved_output: int | float,
-    safety_margin: int | float,
-    estimate: TokenEstimator | None,
-    summary_language: SummaryLanguage,
-) -> tuple[pd.DataFrame, list[str]]:
+def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.DataFrame, list[str]]:
     """The ledger's rows in the current language and each row's kind (``fixed``,
     ``budget``, ``kept``, ``dropped`` or ``""``), which the styler colours by."""
-    view = budget_ledger(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-        summary_language=summary_language,
-    )
+    view = budget_ledger(path, budget)
     n = tidy_number
     t = view.result.tokens
     available = n(t.available_for_messages)
@@ -287,24 +301,11 @@ def _ledger(
 
 
 def ledger_table(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
-    summary_language: SummaryLanguage = "zh",
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> pd.DataFrame:
     """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision
     (headers and words in the notebook's language)."""
-    frame, _ = _ledger(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-        summary_language=summary_language,
-    )
+    frame, _ = _ledger(path, budget)
     return frame
 
 
@@ -320,23 +321,10 @@ _LEDGER_ROW_STYLE = {
 
 
 def ledger_styler(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
-    summary_language: SummaryLanguage = "zh",
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> CourseTable:
     """:func:`ledger_table` with kept rows green and dropped rows hatched grey."""
-    frame, kinds = _ledger(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-        summary_language=summary_language,
-    )
+    frame, kinds = _ledger(path, budget)
 
     def row_style(row: pd.Series) -> list[str]:
         return [_LEDGER_ROW_STYLE.get(kinds[int(row.name)], "")] * len(row)
@@ -348,52 +336,32 @@ def ledger_styler(
 
 def sweep_table(
     path: Sequence[SessionEntry] | None = None,
+    budget: Budget = CHAPTER_BUDGET,
     *,
     max_tokens: Iterable[int] = range(61),
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
 ) -> pd.DataFrame:
     """``build_context`` at every ``max_tokens``: groups kept, kept ids, reason, total.
 
     ``max_tokens`` and ``reason`` keep their names in every language (the notebook groups
     by them); the other headers follow the notebook's language."""
-    frame = _sweep_frame(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-    )
+    frame = _sweep_frame(path, budget, max_tokens)
     return _in_language(
         frame, {"groups kept": "保留的组数", "total": "总计 total", "kept ids": "保留的 entry id"}
     )
 
 
 def _sweep_frame(
-    path: Sequence[SessionEntry] | None,
-    *,
-    max_tokens: Iterable[int],
-    reserved_output: int | float,
-    safety_margin: int | float,
-    estimate: TokenEstimator | None,
+    path: Sequence[SessionEntry] | None, budget: Budget, max_tokens: Iterable[int]
 ) -> pd.DataFrame:
     """:func:`sweep_table` with its English headers, whatever the language."""
     entries = default_path(path)
-    price = default_estimator(estimate)
     heads = {g.head.id for g in _candidate_groups(entries)}
     rows = []
-    for budget in max_tokens:
-        result = build_context(
-            entries,
-            max_tokens=budget,
-            reserved_output=reserved_output,
-            safety_margin=safety_margin,
-            estimate_tokens=price,
-        )
+    for value in max_tokens:
+        result = dataclasses.replace(budget, max_tokens=value).build(entries)
         rows.append(
             {
-                "max_tokens": budget,
+                "max_tokens": value,
                 "groups kept": sum(1 for i in result.kept_entry_ids if i in heads),
                 "reason": result.reason,
                 "total": tidy_number(result.tokens.total),
@@ -520,24 +488,13 @@ def sent_messages_table(result: ContextResult) -> pd.DataFrame:
 
 @styled
 def budget_figure(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> Figure:
     """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall.
 
     The dashed line is where the budget ends: fixed costs + ``available_for_messages``.
     """
-    view = budget_ledger(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-    )
+    view = budget_ledger(path, budget)
     t = view.result.tokens
     fixed_style = {"edgecolor": PALETTE["black"], "linewidth": 1.5}
     rows: list[tuple[str, float, dict[str, object]]] = [
@@ -560,7 +517,8 @@ def budget_figure(
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
     fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
-    fig.subplots_adjust(left=0.19, right=0.98, top=0.84, bottom=0.17)
+    # The legend sits under the x axis label (bottom right), so the title is the top line.
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.9, bottom=0.27)
     start = 0.0
     for index, (_, cost, style) in enumerate(rows):
         ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]
@@ -594,7 +552,8 @@ def budget_figure(
             Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label=kept_label),  # type: ignore[arg-type]
             Patch(**DROPPED, label=dropped_label),  # type: ignore[arg-type]
         ],
-        loc="upper right",
+        loc="lower right",
+        bbox_to_anchor=(0.98, 0.0),
         ncols=2,
         frameon=False,
     )
@@ -611,21 +570,13 @@ _REASON_STYLE: dict[str, dict[str, object]] = {
 @styled
 def sweep_figure(
     path: Sequence[SessionEntry] | None = None,
+    budget: Budget = CHAPTER_BUDGET,
     *,
     max_tokens: Iterable[int] = range(61),
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
     mark: int | None = 31,
 ) -> Figure:
     """Groups kept (a step line) and ``reason`` (hatched bands) against ``max_tokens``."""
-    frame = _sweep_frame(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-    )
+    frame = _sweep_frame(path, budget, max_tokens)
     budgets = [int(v) for v in frame["max_tokens"]]
     kept = [int(v) for v in frame["groups kept"]]
     reasons = [str(v) for v in frame["reason"]]
@@ -657,9 +608,10 @@ def sweep_figure(
     ax.set_ylabel(tr_figure("groups kept", "保留的组数"))
     ax.set_title(
         tr_figure(
-            f"Sweep (reserved_output {reserved_output:g}, safety_margin {safety_margin:g})",
-            f"逐个试 max_tokens（reserved_output {reserved_output:g}，"
-            f"safety_margin {safety_margin:g}）",
+            f"Sweep (reserved_output {budget.reserved_output:g}, "
+            f"safety_margin {budget.safety_margin:g})",
+            f"逐个试 max_tokens（reserved_output {budget.reserved_output:g}，"
+            f"safety_margin {budget.safety_margin:g}）",
         ),
         loc="left",
     )
@@ -736,11 +688,8 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
 def compare_table(
     path: Sequence[SessionEntry] | None,
     student: Callable[..., Any],
+    budget: Budget = CHAPTER_BUDGET,
     *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
     seconds: float = 5.0,
 ) -> pd.DataFrame:
     """The student's ``build_context`` beside the reference's, for the same arguments.
@@ -752,14 +701,9 @@ def compare_table(
     notebook's language; the messages of ``call_safely`` stay as it words them.
     """
     entries = default_path(path)
-    price = default_estimator(estimate)
-    options = {
-        "max_tokens": max_tokens,
-        "reserved_output": reserved_output,
-        "safety_margin": safety_margin,
-        "estimate_tokens": price,
-    }
-    reference = build_context(entries, **options)  # type: ignore[arg-type]
+    options = budget.options()
+    del options["summary_language"]  # a student's build_context may not take it
+    reference = build_context(entries, **options)
     expected = _result_rows(entries, reference)
     call = call_safely(student, list(entries), seconds=seconds, **options)
     problem = call.error
@@ -824,29 +768,15 @@ def _compare_kind(mark: str) -> str:
 def compare_builds(
     path: Sequence[SessionEntry] | None,
     student: Callable[..., Any],
+    budget: Budget = CHAPTER_BUDGET,
     *,
-    max_tokens: int | float = 31,
-    reserved_output: int | float = 4,
-    safety_margin: int | float = 2,
-    estimate: TokenEstimator | None = None,
     seconds: float = 5.0,
 ) -> CourseTable:
     """:func:`compare_table` as the course shows it: the first difference outlined in red."""
-    frame = compare_table(
-        path,
-        student,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate=estimate,
-        seconds=seconds,
-    )
-    budget = (
-        f"{tidy_number(max_tokens)}/{tidy_number(reserved_output)}/{tidy_number(safety_margin)}"
-    )
+    frame = compare_table(path, student, budget, seconds=seconds)
     caption = tr(
-        f"your build_context vs the reference, budget {budget}",
-        f"你的 build_context 与参考实现对照，预算 {budget}",
+        f"your build_context vs the reference, budget {budget.label()}",
+        f"你的 build_context 与参考实现对照，预算 {budget.label()}",
     )
     kinds = [_compare_kind(str(mark)) for mark in frame.iloc[:, 3]]
 
@@ -873,15 +803,10 @@ class BudgetView:
 
 def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> BudgetView:
     """Build the context for the opening path and render its ledger and budget plot (pure)."""
-    view = budget_ledger(
-        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
-    )
-    styler = ledger_styler(
-        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
-    )
-    figure = budget_figure(
-        max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
-    )
+    budget = Budget(max_tokens, reserved_output, safety_margin)
+    view = budget_ledger(None, budget)
+    styler = ledger_styler(None, budget)
+    figure = budget_figure(None, budget)
     kept = ", ".join(view.result.kept_entry_ids) or tr("(nothing)", "（无）")
     return BudgetView(
         reason=tr(f"reason: {view.result.reason}", f"结果原因 reason：{view.result.reason}"),
@@ -921,23 +846,18 @@ def build_budget_widget(
     compare.add_class("ctxlab-compare")
 
     def update(_: object = None) -> None:
-        view = render(
+        values = (
             controls["max_tokens"].value,
             controls["reserved_output"].value,
             controls["safety_margin"].value,
         )
+        view = render(*values)
         reason.value = view.reason
         kept.value = view.kept
         ledger.value = view.ledger_html
         image.value = figure_png(view.figure)
         if student is not None:
-            compare.value = compare_builds(
-                None,
-                student,
-                max_tokens=controls["max_tokens"].value,
-                reserved_output=controls["reserved_output"].value,
-                safety_margin=controls["safety_margin"].value,
-            ).to_html()
+            compare.value = compare_builds(None, student, Budget(*values)).to_html()
 
     update()
     for control in controls.values():
@@ -969,13 +889,7 @@ def build_budget_widget(
 def _context(
     max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
 ) -> ContextResult:
-    return build_context(
-        fixtures.opening_path(),
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate_tokens=fixtures.opening_estimator,
-    )
+    return Budget(max_tokens, reserved_output, safety_margin).build(fixtures.opening_path())
 
 
 @friendly

@@ -198,8 +198,8 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
                 **style,
             )
         )
-        ax.text(box_x + box_w / 2, y, entry.id, ha="center", va="center", fontsize=15,
-                fontweight="bold")  # fmt: skip
+        ax.text(box_x + box_w / 2, y, entry.id, ha="center", va="center", fontsize=16,
+                fontweight="bold", bbox=_LABEL_BOX)  # fmt: skip
         ax.text(box_x + box_w + 0.25, y, entry_kind(entry), ha="left", va="center", fontsize=14)
         ax.text(5.85, y, label, ha="left", va="center", fontsize=14,
                 color=PALETTE["black"] if state in ("kept", "newest") else "#444444")  # fmt: skip
@@ -543,8 +543,9 @@ COMPARISON_FIGURE_TEXT = {
     "with_any": "with compaction",
     "without": "without",
     "fixed_bar": "fixed",
-    "summary_bar": "sum.",
+    "summary_bar": "summary",
     "max_tokens": " max_tokens = {n}",
+    "title": "What is sent at max_tokens {n}: with the summary vs without compaction",
     "xlabel": "tokens",
     "fixed": "system + reserve + safety",
     "summary": "summary",
@@ -559,11 +560,21 @@ COMPARISON_FIGURE_TEXT_ZH = {
     "fixed_bar": "固定",
     "summary_bar": "摘要",
     "max_tokens": " max_tokens = {n}",
+    "title": "max_tokens {n} 时发送什么：有摘要 vs 没有 compaction",
     "xlabel": "token 数",
     "fixed": "system + 预留 + 安全余量",
     "summary": "摘要",
     "kept": "保留的组",
     "dropped": "丢弃的组",
+}
+
+
+#: A white, borderless box behind a label drawn on a hatched (or coloured) patch.
+_LABEL_BOX: dict[str, Any] = {
+    "boxstyle": "round,pad=0.15",
+    "facecolor": "#FFFFFF",
+    "edgecolor": "none",
+    "alpha": 0.9,
 }
 
 
@@ -622,7 +633,8 @@ def resume_comparison_figure(
             x += width
         for width, name in reversed(dropped):  # in the order the budget gave up on them
             ax.barh(y, width, left=x, height=0.55, **_DROPPED)
-            ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14)
+            ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14,
+                    bbox=_LABEL_BOX)  # fmt: skip
             x += width
         right = max(right, x)
     ax.axvline(max_tokens, color=PALETTE["vermillion"], linewidth=2.5)
@@ -632,6 +644,7 @@ def resume_comparison_figure(
     ax.set_xlim(0, max(60.0, right + 1))
     ax.set_ylim(-0.6, len(variants) - 0.1)
     ax.set_xlabel(text["xlabel"])
+    ax.set_title(text["title"].format(n=max_tokens), loc="left", fontsize=17, fontweight="bold")
     ax.legend(
         handles=[
             Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label=text["fixed"]),
@@ -676,9 +689,7 @@ def compare_builds(
     return lab11_3.compare_builds(
         fixtures.resumed_path() if path is None else path,
         student,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
+        lab11_3.Budget(max_tokens, reserved_output, safety_margin),
         seconds=seconds,
     )
 
