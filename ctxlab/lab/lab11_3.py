@@ -64,6 +64,7 @@ from ctxlab.lab.display import (
     tidy_number,
     widget_box,
 )
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.lab11_1 import path_table
 from ctxlab.lab.lab11_2 import group_label
 from ctxlab.lab.language import get_language, tr, tr_figure
@@ -396,7 +397,8 @@ def option_errors() -> dict[str, dict[str, Any]]:
 def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
     """Each case of :func:`option_errors` and what ``build_context`` says (whole, wrapped).
 
-    The errors are ctxlab's own messages, in English in every edition."""
+    The errors are ctxlab's own, in the edition's language (the core's English message in
+    the English edition, its Chinese rendering by :mod:`ctxlab.lab.errors_zh` in the zh one)."""
     entries = default_path(path)
     rows = []
     for case, changes in option_errors().items():
@@ -410,9 +412,9 @@ def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTa
         try:
             build_context(entries, **options)
         except CtxlabError as error:
-            said = f"{type(error).__name__}: {error}"
+            said = f"{type(error).__name__}: {error_text(error)}"
         else:  # pragma: no cover - would mean a broken option was accepted
-            said = "(accepted!)"
+            said = tr("(accepted!)", "（竟然被接受了！）")
         shown_case = case.replace(
             "the estimator returns", tr("the estimator returns", "估算器返回")
         )
