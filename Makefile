@@ -253,3 +253,25 @@ slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## offline reveal.js slides of the i
 	  echo "error: the slides above still load something from the network" >&2; exit 1; \
 	fi
 	@echo ">> slides in $(SLIDES_OUT)/ (open $(SLIDES_OUT)/<notebook>.slides.html; no network needed)"
+
+# ---------------------------------------------------------------- current releases (issue 19)
+# pandas 3.0.x, the newest numpy and matplotlib 3.10.x (what Pyodide 314 ships), and the
+# newest of everything else, pinned by constraints-current.txt in its own venv (.venv-current;
+# python3.13 when it runs, else python3; PYTHON=... picks another: 3.12 or 3.13, see the note).
+# Runs pytest on tests/ (no nbval: stored outputs are made with constraints.txt) and then
+# executes every notebook edition, failing on an error or anything printed to stderr (a
+# warning). How the outputs differ from the pinned set's: notebooks/CURRENT_RELEASES.md.
+CURRENT_VENV ?= .venv-current
+CURRENT_CONSTRAINTS ?= constraints-current.txt
+CURRENT_PYTHON := $(if $(filter command line environment,$(origin PYTHON)),$(PYTHON),$(shell python3.13 -c pass >/dev/null 2>&1 && echo python3.13 || echo python3))
+EXECUTE_ARGS ?=
+
+.PHONY: test-current current-run
+test-current: ## tests + every notebook executed with pandas 3 and current numpy/matplotlib (constraints-current.txt, .venv-current)
+	$(MAKE) current-run VENV=$(CURRENT_VENV) CONSTRAINTS=$(CURRENT_CONSTRAINTS) PYTHON=$(CURRENT_PYTHON)
+
+current-run: $(TEST_STAMP)
+	@echo ">> $$($(BIN)/python --version), $$($(BIN)/python -c 'import pandas, numpy, matplotlib; print("pandas", pandas.__version__, "numpy", numpy.__version__, "matplotlib", matplotlib.__version__)')"
+	CTXLAB_CONSTRAINTS=$(CONSTRAINTS) $(BIN)/python -m pytest -p no:nbval \
+	  -o addopts="-ra --strict-markers --strict-config -p no:cacheprovider" tests $(PYTEST_ARGS)
+	$(BIN)/python tests/execute_notebooks.py --timeout $(NOTEBOOK_TIMEOUT) $(EXECUTE_ARGS)

@@ -22,7 +22,6 @@ the only part that needs pandas, matplotlib or ipywidgets.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from ctxlab.compaction import create_compaction_entry, render_summary
@@ -61,25 +60,47 @@ from ctxlab.messages import (
     current_system_prompt,
     text_of,
 )
-from ctxlab.store import (
-    InMemorySessionStore,
-    JsonlSessionStore,
-    SessionReadResult,
-    StoreWarning,
-)
 from ctxlab.tree import path_to
 from ctxlab.window import ContextWindow
 
 if TYPE_CHECKING:
     from ctxlab import fixtures
+    from ctxlab.store import (
+        InMemorySessionStore,
+        JsonlSessionStore,
+        SessionReadResult,
+        StoreWarning,
+    )
+
+#: Public names loaded on first use, and the module each comes from. ``import ctxlab``
+#: does not need them: :mod:`ctxlab.fixtures` builds the chapter's worked examples, and
+#: :mod:`ctxlab.store` (six dataclasses, :mod:`pathlib`, :mod:`threading`) is needed only
+#: once a store is made. ``from ctxlab import JsonlSessionStore`` and
+#: ``ctxlab.JsonlSessionStore`` work as before (issue 19: ``import ctxlab`` <= 50 ms).
+_LAZY = {
+    "fixtures": "ctxlab.fixtures",
+    "InMemorySessionStore": "ctxlab.store",
+    "JsonlSessionStore": "ctxlab.store",
+    "SessionReadResult": "ctxlab.store",
+    "StoreWarning": "ctxlab.store",
+}
 
 
 def __getattr__(name: str) -> object:
-    """Load :mod:`ctxlab.fixtures` on first use (``ctxlab.fixtures.opening_path()``): it
-    builds the chapter's worked examples, which ``import ctxlab`` itself does not need."""
-    if name == "fixtures":
-        return importlib.import_module("ctxlab.fixtures")
-    raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
+    """Load a name of :data:`_LAZY` on first use (PEP 562), then keep it in the module."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"ctxlab.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __version__ = "0.1.0"

@@ -283,13 +283,18 @@ def _build(
 # same checks in the same order and the same arithmetic (equal results, equal floats).
 
 
-@dataclass(frozen=True)
 class _Budget:
-    """The three checked budget options of one build."""
+    """The three checked budget options of one build. (A plain class, not a dataclass:
+    nothing compares or prints it, and each dataclass costs ``import ctxlab`` ~0.5 ms.)"""
 
-    max_tokens: int | float
-    reserved_output: int | float
-    safety_margin: int | float
+    __slots__ = ("max_tokens", "reserved_output", "safety_margin")
+
+    def __init__(
+        self, max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
+    ) -> None:
+        self.max_tokens = max_tokens
+        self.reserved_output = reserved_output
+        self.safety_margin = safety_margin
 
 
 def _option(name: str, value: object) -> int | float:

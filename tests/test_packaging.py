@@ -7,6 +7,7 @@ constraints.txt, or conda with environment.yml.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from importlib import metadata
@@ -23,6 +24,10 @@ else:  # pragma: no cover - Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "constraints.txt"
+# The set this environment was installed from: `make test-current` sets it to
+# constraints-current.txt (pandas 3 and the current releases, issue 19).
+INSTALLED_FROM = ROOT / os.environ.get("CTXLAB_CONSTRAINTS", "constraints.txt")
+CURRENT = ROOT / "constraints-current.txt"
 ENVIRONMENT = ROOT / "environment.yml"
 PYPROJECT = ROOT / "pyproject.toml"
 
@@ -212,13 +217,38 @@ def test_core_runtime_dependency_is_filelock_only(pyproject: dict[str, object]) 
 
 
 @pytest.mark.parametrize("name", OUTPUT_SHAPING)
-def test_installed_versions_match_the_pins(name: str, constraints: dict[str, str]) -> None:
-    """Stored notebook outputs are only comparable under the pinned versions."""
+def test_installed_versions_match_the_pins(name: str) -> None:
+    """Stored notebook outputs are only comparable under the pinned versions (and
+    `make test-current` really runs the current set)."""
+    pins = parse_constraints(INSTALLED_FROM.read_text(encoding="utf-8"))
     try:
         installed = metadata.version(name)
     except metadata.PackageNotFoundError:
         pytest.skip(f"{name} is not installed here")
-    assert installed == constraints[normalize(name)], (
-        f"{name} {installed} is installed but constraints.txt pins {constraints[normalize(name)]}:"
-        " reinstall with `pip install -e '.[lab,test,dev]' -c constraints.txt` (or `make test`)"
+    assert installed == pins[normalize(name)], (
+        f"{name} {installed} is installed but {INSTALLED_FROM.name} pins {pins[normalize(name)]}:"
+        f" reinstall with `pip install -e '.[lab,test,dev]' -c {INSTALLED_FROM.name}`"
+        " (or `make test`)"
     )
+
+
+def test_the_current_set_has_pandas_3_and_pins_every_declared_dependency(
+    pyproject: dict[str, object],
+) -> None:
+    """constraints-current.txt (issue 19): pandas 3.0.x and matplotlib 3.10.x (what Pyodide
+    314 ships), a numpy 2, and an exact pin for every dependency of the lab, test and dev
+    extras."""
+    current = parse_constraints(CURRENT.read_text(encoding="utf-8"))
+    assert current["pandas"].startswith("3.0.")
+    assert current["matplotlib"].startswith("3.10.")
+    assert current["numpy"].startswith("2.")
+    project = pyproject["project"]
+    assert isinstance(project, dict)
+    extras = project["optional-dependencies"]
+    requirements = [*project["dependencies"], *extras["lab"], *extras["test"], *extras["dev"]]
+    names = set()
+    for requirement in requirements:
+        match = _REQ_NAME.match(requirement)
+        assert match, requirement
+        names.add(normalize(match.group(1)))
+    assert sorted(names - set(current)) == []
