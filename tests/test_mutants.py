@@ -13,10 +13,8 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -49,6 +47,7 @@ from ctxlab import (
 )
 from ctxlab.lab import check_implementation, get_language, set_language
 from ctxlab.lab import grading as g
+from pytest_runs import pytest_command, pytest_env
 
 pytestmark = pytest.mark.teaching
 
@@ -889,24 +888,8 @@ def group_interactions(entries):
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:nbval",  # (slow to import, and no notebook is run here)
-        "-p",
-        "no:langsmith_plugin",
-        "-o",
-        "addopts=",
-        "--strict-markers",
-        str(ROOT / "tests" / "test_lab_checks_chapter.py"),
-        *args,
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = pytest_command(str(ROOT / "tests" / "test_lab_checks_chapter.py"), *args)
+    env = pytest_env()
     return subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, encoding="utf-8", env=env, check=False
     )

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pytest
 
 from ctxlab.lab.grading import behaviour_keys
 from mutation_audit import solution
+from pytest_runs import pytest_command, pytest_env
 
 pytestmark = pytest.mark.teaching
 
@@ -35,25 +35,8 @@ LAB_11_2 = len(behaviour_keys("11.2"))
 
 def _pytest(*args: str) -> tuple[subprocess.CompletedProcess[str], int]:
     """Run pytest as the README does (no path: testpaths); (the run, pytest's pid)."""
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:nbval",  # (slow to import, and no notebook is run here)
-        "-p",
-        "no:langsmith_plugin",
-        "-o",
-        "addopts=",
-        "--strict-markers",
-        "-rf",
-        f"--ctxlab-time-limit={LIMIT:g}",
-        *args,
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = pytest_command("-rf", f"--ctxlab-time-limit={LIMIT:g}", *args)
+    env = pytest_env()
     with subprocess.Popen(
         command,
         cwd=ROOT,
