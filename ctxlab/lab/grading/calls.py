@@ -29,7 +29,7 @@ from ctxlab.lab.grading.perform import (
     reference_code,
 )
 from ctxlab.lab.grading.plain import decode, decode_error
-from ctxlab.lab.grading.text import Text, exception_text, kind, raised, same
+from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
 __all__ = ["Failed", "Trial", "fail"]
 
@@ -130,7 +130,7 @@ class Trial:
         """Call the function; it must return (what it returned is for the check to judge)."""
         ok, value = self._invoke(label, args, kwargs)
         if not ok:
-            raise Failed(label + same(": ") + raised(value))
+            raise Failed(label + COLON + raised(value))
         return value
 
     def rejects(
@@ -158,7 +158,7 @@ class Trial:
                 f"：期望抛出 {expected}{naming.zh}，实际返回了 {kind(value)}",
             )
         if isinstance(value, NotImplementedError):
-            raise Failed(label + same(": ") + raised(value))
+            raise Failed(label + COLON + raised(value))
         if not issubclass(type(value), error_type):
             text = exception_text(value)
             fail(

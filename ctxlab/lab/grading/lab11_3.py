@@ -514,14 +514,12 @@ def rejects_bad_estimates(
     EstimatorError naming the message (message and ``.subject``)."""
     for target, bad in cases:
         path = make_path()
-        shown_bad = (
-            f"raises {type(bad).__name__}"
-            if isinstance(bad, BaseException)
-            else f"returns {shown(bad)}"
-        )
+        raising = isinstance(bad, BaseException)
+        shown_bad = f"raises {type(bad).__name__}" if raising else f"returns {shown(bad)}"
+        shown_bad_zh = f"抛出 {type(bad).__name__}" if raising else f"返回 {shown(bad)}"
         label = Text(
             f"path {name}, budget 500/4/2, the estimator {shown_bad} for {target}",
-            f"路径 {name}，预算 500/4/2，估算器对 {target} {shown_bad}",
+            f"路径 {name}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
         )
         t.rejects(
             label,

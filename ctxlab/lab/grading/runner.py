@@ -28,7 +28,7 @@ from types import ModuleType
 from typing import Any, Final, Literal
 
 from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
-from ctxlab.lab.grading.text import Text, exception_text, same
+from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
 __all__ = ["NOT_RUN", "STOP_SECONDS", "Outcome", "Pristine", "run_check", "stuck_threads"]
 
@@ -70,7 +70,7 @@ _UNREADABLE = Text(
 
 def _at(trial: Trial) -> Text:
     """The label of the latest call, as a prefix of a detail (empty before any call)."""
-    return trial.current + same(": ") if trial.current is not None else same("")
+    return trial.current + COLON if trial.current is not None else same("")
 
 
 def run_check(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ctxlab.lab.language import get_language
 
-__all__ = ["Text", "bounded_output", "clean", "exception_text", "kind", "raised", "same"]
+__all__ = ["COLON", "Text", "bounded_output", "clean", "exception_text", "kind", "raised", "same"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,10 @@ class Text:
     def pick(self) -> str:
         """The text in the language of :func:`ctxlab.lab.set_language`."""
         return self.zh if get_language() == "zh" else self.en
+
+
+#: What joins a case's label and what happened in it (the language's own colon).
+COLON = Text(": ", "：")
 
 
 def same(text: str) -> Text:
