@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading import steps
 from ctxlab.lab.grading.perform import (
     OUTPUT_LIMIT,
     CallRecord,
@@ -246,17 +247,28 @@ def run_check(
             )
             box.append(("fail", _at(trial) + detail))
 
+    # --- issue 19: no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace: see .steps ---
+    if steps.use_trace():
+        if not steps.run_traced(target, limit) or not box or box[0][0] == "hung":
+            return _hung(trial, limit)
+        return box[0]
+    # --------------------------------------------------------------------------------------
     thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
     thread.join(limit)
     if thread.is_alive() or not box:
         _stop_thread(thread)
-        seconds = f"{limit:g} s"
-        return "hung", _at(trial) + Text(
-            f"did not return within {seconds} (an endless loop? a blocking call?)",
-            f"{seconds} 内没有返回（死循环？阻塞调用？）",
-        )
+        return _hung(trial, limit)
     return box[0]
+
+
+def _hung(trial: Trial, limit: float) -> Outcome:
+    """The row of a check that did not return within ``limit`` seconds."""
+    seconds = f"{limit:g} s"
+    return "hung", _at(trial) + Text(
+        f"did not return within {seconds} (an endless loop? a blocking call?)",
+        f"{seconds} 内没有返回（死循环？阻塞调用？）",
+    )
 
 
 def _stop_thread(thread: threading.Thread) -> None:
