@@ -293,6 +293,10 @@ def write_config(pyodide: str) -> None:
         },
     }
     (SRC / "jupyter-lite.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    # Every cell of a notebook stays in the page (no windowing): a long lab notebook
+    # scrolls without re-rendering its outputs, and a test can read every output.
+    overrides = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+    (SRC / "overrides.json").write_text(json.dumps(overrides, indent=2), encoding="utf-8")
 
 
 def verify(output: Path, wheels: list[Path], pyodide: str) -> None:

@@ -64,6 +64,7 @@ def _assert_hung_then_not_run(report: g.LabReport, started: float) -> None:
 
 
 def _no_hook_left() -> None:
+    assert type(sys.stdout).__name__ != "_Capture" and type(sys.stderr).__name__ != "_Capture"
     assert sys.gettrace() is None
     monitoring = getattr(sys, "monitoring", None)
     if monitoring is not None:
