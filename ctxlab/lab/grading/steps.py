@@ -10,8 +10,9 @@ calls as the code runs:
   function entered, so a recursion is seen) and ``JUMP`` (every loop's back edge, so a
   ``while True: pass`` is seen). Each event reads the clock; once the limit has passed,
   every later event outside the grader's own code raises
-  :class:`~ctxlab.lab.grading.perform.StopStudent` in the running code, so a student's ``except BaseException:`` inside a loop cannot swallow it for good:
-  the next turn of the loop raises again.
+  :class:`~ctxlab.lab.grading.perform.StopStudent` in the running code, so a student's
+  ``except BaseException:`` inside a loop cannot swallow it for good: the next turn of the
+  loop raises again.
 * Python 3.10 and 3.11: ``sys.settrace`` (``call`` and ``line`` events). A trace function
   that raises is switched off by CPython, so a profile function (``sys.setprofile``: every
   call, of Python or C code) puts it back. There a loop that catches ``BaseException`` and
