@@ -119,21 +119,17 @@ def fetch_wheels(pinned: list[str], into: Path) -> list[Path]:
     into.mkdir(parents=True, exist_ok=True)
     missing = [p for p in pinned if not any(into.glob(wheel_name(p) + "*.whl"))]
     if missing:
-        run(
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--only-binary",
-            ":all:",
-            "--python-version",
-            "3.14",
-            "--dest",
-            into,
-            *missing,
-        )
+        command = ["pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
+        command += ["--python-version", "3.14", "--dest", str(into), *missing]
+        try:
+            run(sys.executable, "-m", *command)
+        except subprocess.CalledProcessError:
+            raise BuildError(
+                "make lite: could not download the wheels of "
+                + ", ".join(missing)
+                + " (lite/kernel-wheels.txt) from the package index: is the pin right,"
+                " is the index reachable? The site is not built without them."
+            ) from None
     wheels = []
     for pin in pinned:
         found = sorted(into.glob(wheel_name(pin) + "*.whl"))
