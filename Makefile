@@ -139,11 +139,11 @@ notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src, then execut
 	done
 
 clean: ## remove caches and build output (keeps the venv)
-	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts $(SLIDES_DIR)
+	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts $(SLIDES_DIR) lite/_build lite/_output
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 | xargs -0 rm -rf
 
 distclean: clean ## clean, and remove the venv too
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(LITE_VENV) lite/node_modules
 
 # ---------------------------------------------------------------- benchmarks (issue 7)
 # Not tests: build_context vs LangChain's trim_messages, ContextWindow per new turn, the
@@ -275,3 +275,51 @@ current-run: $(TEST_STAMP)
 	CTXLAB_CONSTRAINTS=$(CONSTRAINTS) $(BIN)/python -m pytest -p no:nbval \
 	  -o addopts="-ra --strict-markers --strict-config -p no:cacheprovider" tests $(PYTEST_ARGS)
 	$(BIN)/python tests/execute_notebooks.py --timeout $(NOTEBOOK_TIMEOUT) $(EXECUTE_ARGS)
+
+# ---------------------------------------------------------------- JupyterLite (issue 19)
+# `make lite` builds a static site of the labs under $(LITE_OUTPUT): JupyterLab and a Python
+# kernel (Pyodide, Python 3.14 in WebAssembly) that run in the student's browser; put the
+# folder on any static web host. ctxlab is served as a wheel built from this checkout (a
+# checkout with uncommitted changes to ctxlab/, notebooks/ or pyproject.toml is refused:
+# LITE_ALLOW_DIRTY=1 to try a change locally), with the pinned wheels of
+# lite/kernel-wheels.txt; the kernel never falls back to the package index.
+#   PYODIDE=cdn   (default) the kernel loads Pyodide from its CDN (the students need internet)
+#   PYODIDE=PATH  a full Pyodide 314.0.6 distribution, its release archive (.tar.bz2) or the
+#                 unpacked folder, is copied into the site: nothing from the internet at all
+#   PYODIDE=core  the npm `pyodide` core package + the kernel's own pure-Python packages:
+#                 the build-it cells and their checks work, pandas/matplotlib do not (tests)
+#   LITE_INSTRUCTOR=1  also the instructor editions, under files/instructor/
+# The build tools live in their own venv, $(LITE_VENV) (pinned by lite/constraints.txt).
+LITE_VENV ?= lite/.venv
+LITE_OUTPUT ?= lite/_output
+PYODIDE ?= cdn
+LITE_INSTRUCTOR ?=
+LITE_ALLOW_DIRTY ?=
+LITE_HASH := $(shell cat lite/requirements.txt lite/constraints.txt 2>/dev/null | $(PYTHON) -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:16])' 2>/dev/null || echo nohash)
+LITE_STAMP := $(LITE_VENV)/.ctxlab-lite-$(LITE_HASH)
+LITE_NPM_STAMP := lite/node_modules/.ctxlab-npm-$(shell cat lite/package-lock.json 2>/dev/null | $(PYTHON) -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:12])' 2>/dev/null || echo nohash)
+
+$(LITE_STAMP):
+	@echo ">> installing the JupyterLite build tools into $(LITE_VENV) (pins: lite/constraints.txt)"
+	rm -rf $(LITE_VENV)
+	$(PYTHON) -m venv $(LITE_VENV)
+	$(LITE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LITE_VENV)/bin/python -m pip install --quiet -r lite/requirements.txt -c lite/constraints.txt
+	touch $@
+
+$(LITE_NPM_STAMP):
+	@command -v npm >/dev/null || { echo "error: the npm pyodide package needs npm (Node.js)" >&2; exit 1; }
+	rm -rf lite/node_modules
+	cd lite && npm ci --no-audit --no-fund --silent
+	touch $@
+
+.PHONY: lite test-lite
+lite: $(LITE_STAMP) $(if $(filter core,$(PYODIDE)),$(LITE_NPM_STAMP)) ## JupyterLite site in lite/_output (PYODIDE=cdn|core|PATH, LITE_INSTRUCTOR=1)
+	$(LITE_VENV)/bin/python lite/build.py --output $(LITE_OUTPUT) --pyodide $(PYODIDE) \
+	  $(if $(LITE_INSTRUCTOR),--instructor) $(if $(LITE_ALLOW_DIRTY),--allow-dirty)
+
+# ctxlab under Pyodide in Node (tests/test_pyodide.py) and the site in headless Chromium
+# (tests/test_lite_browser.py, with the local Pyodide core; artifacts/lite/). Builds the site
+# first (`make lite`), so it needs a clean checkout too (LITE_ALLOW_DIRTY=1 otherwise).
+test-lite: $(BROWSER_STAMP) $(LITE_NPM_STAMP) lite ## ctxlab under Pyodide (Node) + the JupyterLite site in headless Chromium
+	CTXLAB_LITE_TESTS=1 $(BIN)/python -m pytest -m lite tests/test_pyodide.py tests/test_lite_browser.py $(PYTEST_ARGS)

@@ -46,6 +46,7 @@ One module per lab, the machinery beside them:
 :mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
 :mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
                                  ctxlab's modules kept as grading found them
+:mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
@@ -69,6 +70,7 @@ from ctxlab.lab.grading.engine import (
 )
 from ctxlab.lab.grading.lab11_1 import parse_compaction_entry
 from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
 
 __all__ = [
     "LABS",
@@ -79,8 +81,10 @@ __all__ = [
     "check_behaviour",
     "check_implementation",
     "get_time_limit",
+    "get_time_limit_mode",
     "lab_keyword",
     "parse_compaction_entry",
     "reference_functions",
     "set_time_limit",
+    "set_time_limit_mode",
 ]

@@ -115,6 +115,8 @@ class _Watch:
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code in self.codes:
             self.hit = True
+        if self._previous is not None:  # the thread-free time limit's hook (.steps)
+            self._previous(frame, event, arg)
 
     def __exit__(self, *exc: object) -> None:
         if not self.codes:

@@ -44,7 +44,7 @@ from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
 from ctxlab.lab.grading.perform import CallRecord
 from ctxlab.lab.grading.report import reference_notice
-from ctxlab.lab.grading.runner import NOT_RUN, _at
+from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, clean, exception_text, same
 from ctxlab.lab.grading.worker import pack
 
@@ -369,15 +369,10 @@ def run_behaviour(worker: Worker, key: str, *, limit: float | None = None) -> Ve
     if thread.is_alive():
         worker.kill("hung")  # the call it waits for then ends with WorkerGone
         thread.join(5)
-        shown_limit = f"{seconds:g} s"
-        detail: Text | None = _at(trial) + Text(
-            f"did not return within {shown_limit} (an endless loop? a blocking call?)",
-            f"{shown_limit} 内没有返回（死循环？阻塞调用？）",
-        )
-        return _verdict(worker, check.key, check.en, detail, trial.output)
+        return _verdict(worker, check.key, check.en, _hung(trial, seconds), trial.output)
     if lost:  # the child died or sent nonsense: this check fails, the next starts afresh
         worker.kill("gone")
-        detail = _at(trial) + _gone(lost[0].why, worker.stderr_tail())
+        detail: Text | None = _at(trial) + _gone(lost[0].why, worker.stderr_tail())
     elif not worker.alive():  # pragma: no cover - it died after its last reply
         worker.kill("gone")
         detail = box[0] if box else None

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final, Literal
 
+from ctxlab.lab.grading import steps
 from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
 from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
@@ -90,6 +91,9 @@ def run_check(
     trial = Trial(function, arg_names, lab=lab)
     box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
 
+    traced = steps.use_trace()
+    guard = _Guard()
+
     def target() -> None:
         try:
             check(trial)
@@ -100,24 +104,40 @@ def run_check(
             box.append(("hung", None))
         except BaseException as error:  # the result could not even be read
             box.append(("fail", _at(trial) + _unreadable(error)))
+        finally:
+            while not traced:  # a stop may land on the call itself: then mark done again
+                try:
+                    guard.finish()
+                    break
+                except _StopStudent:
+                    continue
 
+    if traced:  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace: see .steps
+        if not steps.run_traced(target, limit) or not box or box[0][0] == "hung":
+            return _outcome(trial, "hung", _hung(trial, limit))
+        status, ended = box[0]
+        return _outcome(trial, status, ended)
     thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
     try:
         _wait(thread, limit)
     except BaseException:  # a kernel interrupt: the check must not outlive it
-        _stop_thread(thread)
+        _stop_thread(thread, guard)
         raise
     if thread.is_alive() or not box:
-        _stop_thread(thread)
-        seconds = f"{limit:g} s"
-        detail = _at(trial) + Text(
-            f"did not return within {seconds} (an endless loop? a blocking call?)",
-            f"{seconds} 内没有返回（死循环？阻塞调用？）",
-        )
-        return _outcome(trial, "hung", detail)
+        _stop_thread(thread, guard)
+        return _outcome(trial, "hung", _hung(trial, limit))
     status, ended = box[0]
     return _outcome(trial, status, ended)
+
+
+def _hung(trial: Trial, limit: float) -> Text:
+    """The detail of a check that did not return within ``limit`` seconds."""
+    seconds = f"{limit:g} s"
+    return _at(trial) + Text(
+        f"did not return within {seconds} (an endless loop? a blocking call?)",
+        f"{seconds} 内没有返回（死循环？阻塞调用？）",
+    )
 
 
 def _unreadable(error: BaseException) -> Text:
@@ -162,13 +182,35 @@ def stuck_threads() -> int:
     return len(_STUCK)
 
 
-def _stop_thread(thread: threading.Thread, seconds: float = STOP_SECONDS) -> bool:
+class _Guard:
+    """Whether a check thread is past its check: from then on no stop is sent into it, so
+    a stop can never land in ``threading``'s own clean-up (which would leave the ended
+    thread listed by ``threading.enumerate()`` for ever)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.done = False
+
+    def finish(self) -> None:
+        """Called by the check thread last (again if a stop interrupts it): mark it done,
+        and let a stop that was sent but has not landed yet land here, inside the caller's
+        retry (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back: on CPython 3.11
+        it leaves the interpreter's eval breaker set for good)."""
+        with self.lock:
+            self.done = True
+        _land()  # a stop sent before ``done`` is raised on this call's entry
+        _land()
+
+
+def _stop_thread(
+    thread: threading.Thread, guard: _Guard | None = None, seconds: float = STOP_SECONDS
+) -> bool:
     """Stop a check thread: raise ``_StopStudent`` in it until it ends, for ``seconds``.
 
     True when it ended; otherwise it is kept in the list of stuck threads.
     """
     try:
-        if _raise_until_dead(thread, seconds):
+        if _raise_until_dead(thread, guard, seconds):
             return True
     except BaseException:  # interrupted again while stopping: keep track of it, go on
         if thread.is_alive() and thread not in _STUCK:
@@ -179,7 +221,7 @@ def _stop_thread(thread: threading.Thread, seconds: float = STOP_SECONDS) -> boo
     return not thread.is_alive()
 
 
-def _raise_until_dead(thread: threading.Thread, seconds: float) -> bool:
+def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: float) -> bool:
     ident = thread.ident
     if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
         thread.join(seconds)
@@ -193,13 +235,28 @@ def _raise_until_dead(thread: threading.Thread, seconds: float) -> bool:
         return not thread.is_alive()
     deadline = time.monotonic() + seconds
     while thread.is_alive():
-        changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
-        if changed > 1:  # pragma: no cover - never more than one thread has this id
-            set_async_exc(ctypes.c_ulong(ident), None)
+        if guard is not None:
+            with guard.lock:
+                if not guard.done:
+                    _send_stop(set_async_exc, ident)
+        else:
+            _send_stop(set_async_exc, ident)
         thread.join(_STOP_SLICE)
         if time.monotonic() >= deadline:
             break
     return not thread.is_alive()
+
+
+def _land() -> None:
+    """Nothing: entering a Python function is where a pending stop is raised."""
+
+
+def _send_stop(set_async_exc: Any, ident: int) -> None:
+    import ctypes
+
+    changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
+    if changed > 1:  # pragma: no cover - never more than one thread has this id
+        set_async_exc(ctypes.c_ulong(ident), None)
 
 
 # ----------------------------------------------------------------------------------------

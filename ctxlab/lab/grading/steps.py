@@ -1,0 +1,217 @@
+"""A time limit without threads: the clock is read from a trace hook (issue 19, item 2).
+
+:func:`~ctxlab.lab.grading.calls.run_check` normally runs a check in a daemon thread and
+stops it from outside when it overruns. Where a thread cannot be started -- Pyodide, the
+Python of JupyterLite, runs in WebAssembly without threads (``RuntimeError: can't start
+new thread``) -- the check runs in the calling thread instead, under a hook that Python
+calls as the code runs:
+
+* Python 3.12+ (Pyodide 314 is Python 3.14): ``sys.monitoring`` events ``PY_START`` (every
+  function entered, so a recursion is seen) and ``JUMP`` (every loop's back edge, so a
+  ``while True: pass`` is seen). Each event reads the clock; once the limit has passed,
+  every later event outside the grader's own code raises
+  :class:`~ctxlab.lab.grading.perform.StopStudent` in the running code, so a student's
+  ``except BaseException:`` inside a loop cannot swallow it for good: the next turn of the
+  loop raises again.
+* Python 3.10 and 3.11: ``sys.settrace`` (``call`` and ``line`` events). A trace function
+  that raises is switched off by CPython, so a profile function (``sys.setprofile``: every
+  call, of Python or C code) puts it back. There a loop that catches ``BaseException`` and
+  calls nothing at all (``except BaseException: pass``) escapes the limit; on 3.12+ and in
+  Pyodide it does not.
+
+What the hook cannot stop: one long call into C (``sum(range(10**12))``, ``time.sleep(1e9)``)
+runs no Python event until it returns. Deep recursion needs no hook: Python raises
+``RecursionError``, which the grader reports as a failed row. A huge print is bounded by
+the grader's capture of the output (:data:`~ctxlab.lab.grading.perform.OUTPUT_LIMIT`).
+
+Which limiter is used is the *mode*:
+
+``"auto"`` (default)
+    threads where a thread can be started, the hook otherwise (checked once, by starting
+    a thread that does nothing);
+``"thread"`` / ``"trace"``
+    always that one (``"thread"`` where threads do not exist falls back to the hook).
+
+Set it with :func:`set_time_limit_mode` or the environment variable
+``CTXLAB_TIME_LIMIT_MODE`` (read when no mode was set by the function), so the CPython
+tests run the hook too (``tests/test_threadless_limit.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any, Final, Literal, TypeAlias
+
+from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading.perform import StopStudent
+
+__all__ = [
+    "MODES",
+    "TimeLimitMode",
+    "get_time_limit_mode",
+    "run_traced",
+    "set_time_limit_mode",
+    "threads_available",
+    "use_trace",
+]
+
+TimeLimitMode: TypeAlias = Literal["auto", "thread", "trace"]
+MODES: Final[tuple[TimeLimitMode, ...]] = ("auto", "thread", "trace")
+ENV_VAR: Final = "CTXLAB_TIME_LIMIT_MODE"
+
+#: The stop is raised only in code outside this folder (the grader's own code, the clean-up
+#: of its output capture and reference watch included, always runs to its end): the
+#: student's function, and whatever it calls.
+_GRADER: Final = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+_mode: list[TimeLimitMode | None] = [None]  # None: the environment variable, else "auto"
+_threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
+
+
+def set_time_limit_mode(mode: str) -> str:
+    """Choose how a check's time limit is kept: ``"auto"``, ``"thread"`` or ``"trace"``.
+
+    Returns the previous mode. ``"trace"`` runs the checks in the calling thread under a
+    trace hook, as they run in JupyterLite (Pyodide has no threads).
+    """
+    if mode not in MODES:
+        from ctxlab.lab.grading.engine import GradingUsageError
+
+        raise GradingUsageError(
+            f"set_time_limit_mode: mode must be one of {', '.join(MODES)}; got {shown(mode)}",
+            option="mode",
+        )
+    previous = get_time_limit_mode()
+    _mode[0] = mode  # checked against MODES above
+    return previous
+
+
+def get_time_limit_mode() -> TimeLimitMode:
+    """The mode in force: the one set by :func:`set_time_limit_mode`, else
+    ``CTXLAB_TIME_LIMIT_MODE``, else ``"auto"``."""
+    if _mode[0] is not None:
+        return _mode[0]
+    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    if value not in MODES:
+        raise CtxlabError(
+            f"{ENV_VAR} must be one of {', '.join(MODES)}; got {shown(value)}", option="mode"
+        )
+    return value  # checked against MODES above
+
+
+def threads_available() -> bool:
+    """Can this Python start a thread? (Pyodide: no.) Checked once, then remembered."""
+    if _threads[0] is None:
+        if sys.platform in ("emscripten", "wasi"):
+            _threads[0] = False
+        else:
+            try:
+                probe = threading.Thread(target=lambda: None, name="ctxlab-thread-probe")
+                probe.start()
+                probe.join()
+                _threads[0] = True
+            except RuntimeError:  # "can't start new thread"
+                _threads[0] = False
+    return bool(_threads[0])
+
+
+def use_trace() -> bool:
+    """Should the checks run under the trace hook rather than in a thread?"""
+    mode = get_time_limit_mode()
+    return mode == "trace" or not threads_available()
+
+
+# ----------------------------------------------------------------------------------------
+# The hook
+
+
+class _Deadline:
+    """Raises :class:`StopStudent` in the running code once ``limit`` seconds have passed."""
+
+    _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
+
+    def __init__(self, limit: float) -> None:
+        self.deadline = time.monotonic() + limit
+        self.expired = False
+        self.thread = threading.get_ident()
+        self._monitoring: Any = getattr(sys, "monitoring", None)
+        self._previous_trace: Any = None
+
+    # -- the clock
+
+    def _overdue(self, code: CodeType) -> bool:
+        if code.co_filename.startswith(_GRADER):  # the grader's own code runs to its end
+            return False
+        if self.expired or time.monotonic() > self.deadline:
+            self.expired = True
+            return True
+        return False
+
+    # -- Python 3.12+: sys.monitoring
+
+    def _event(self, code: CodeType, *offsets: int) -> Any:
+        if self._overdue(code) and threading.get_ident() == self.thread:
+            raise StopStudent
+        return None  # never DISABLE: every later event must still be seen
+
+    # -- Python 3.10, 3.11 (and 3.12+ when the tool id is taken): sys.settrace
+
+    def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if self._overdue(frame.f_code):
+            raise StopStudent  # CPython then unsets the trace function: _profile re-arms it
+        return self._trace
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        """On every call (Python or C): put the trace function back where a stop took it."""
+        if self.expired and sys.gettrace() is None:
+            sys.settrace(self._trace)
+            frame.f_trace = self._trace
+
+    def start(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None:
+            try:
+                monitoring.use_tool_id(self._TOOL, "ctxlab-time-limit")
+            except ValueError:  # taken (a debugger?): the trace function instead
+                self._monitoring = None
+            else:
+                events = monitoring.events
+                monitoring.register_callback(self._TOOL, events.PY_START, self._event)
+                monitoring.register_callback(self._TOOL, events.PY_RESUME, self._event)
+                monitoring.register_callback(self._TOOL, events.JUMP, self._event)
+                monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
+                return
+        self._previous_trace = sys.gettrace(), sys.getprofile()
+        sys.settrace(self._trace)
+        sys.setprofile(self._profile)
+
+    def stop(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None:
+            events = monitoring.events
+            monitoring.set_events(self._TOOL, 0)
+            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                monitoring.register_callback(self._TOOL, event, None)
+            monitoring.free_tool_id(self._TOOL)
+        else:
+            sys.setprofile(self._previous_trace[1])
+            sys.settrace(self._previous_trace[0])
+
+
+def run_traced(target: Callable[[], None], limit: float) -> bool:
+    """Run ``target()`` in this thread for at most ``limit`` seconds (as far as Python
+    events show); True when it finished in time, False when it was stopped."""
+    deadline = _Deadline(limit)
+    deadline.start()
+    try:
+        target()
+    except StopStudent:
+        deadline.expired = True
+    finally:
+        deadline.stop()
+    return not deadline.expired
