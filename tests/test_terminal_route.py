@@ -156,7 +156,9 @@ def test_a_hang_costs_one_time_limit_and_the_rest_of_the_lab_is_not_run(
     monkeypatch.setenv("CTXLAB_TEST_MARKER", str(marker))
     mine = _student(tmp_path, HANG)
     started = time.monotonic()
-    run, _ = _pytest("-m", "lab11_2", f"--ctxlab-impl={mine}", "--durations=0")
+    run, _ = _pytest(
+        "-m", "lab11_2", f"--ctxlab-impl={mine}", "--durations=0", "-rN"
+    )  # no short summary: each detail counted once
     wall = time.monotonic() - started
     out = run.stdout + run.stderr
     assert run.returncode == 1, out
