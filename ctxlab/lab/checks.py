@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ctxlab.errors import CtxlabError
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import tr
 
 __all__ = [
@@ -155,10 +156,12 @@ F = TypeVar("F", bound=Callable[..., Verdict])
 
 
 def _what(check: Callable[..., Any]) -> str:
+    """The exercise a checker judges: its name in words (``check_my_summary`` → ``my
+    summary``); the Chinese edition shows the checker's name itself, as code."""
     name = getattr(check, "__name__", None)
     if not isinstance(name, str):
         return tr("this exercise", "这道练习")
-    return name.removeprefix("check_").replace("_", " ")
+    return tr(name.removeprefix("check_").replace("_", " "), name)
 
 
 def friendly(check: F) -> F:
@@ -179,7 +182,7 @@ def friendly(check: F) -> F:
             return Verdict(
                 ok=False,
                 title=tr("ctxlab rejected the answer", "ctxlab 拒绝了这个答案"),
-                detail=f"{type(error).__name__}: {error}",
+                detail=f"{type(error).__name__}: {error_text(error)}",
                 hint=tr(
                     "Read the message: it names the entry id, field or option at fault.",
                     "读一读这条错误信息：它指出了出错的 entry id、字段或选项。",
