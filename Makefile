@@ -128,6 +128,9 @@ typecheck: $(TEST_STAMP) ## mypy --strict on the ctxlab package
 pytest: $(TEST_STAMP) ## pytest only: tests/ and every notebook's stored outputs (nbval)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Each executed edition is then settled (notebooks/_build/settle.py): consecutive stream
+# outputs joined, widget model ids renamed from a fixed walk, so the stored bytes do not
+# depend on timing or on ipywidgets' random ids.
 notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src, then execute each in place
 	$(NBSOURCE) build
 	@for nb in $$(ls $(NOTEBOOK_DIR)/*/*/*.ipynb | sort); do \
@@ -136,6 +139,7 @@ notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src, then execut
 	    --ExecutePreprocessor.kernel_name=$(KERNEL) \
 	    --ExecutePreprocessor.record_timing=False \
 	    --ExecutePreprocessor.timeout=$(NOTEBOOK_TIMEOUT) "$$nb"; \
+	  $(BIN)/python notebooks/_build/settle.py "$$nb"; \
 	done
 
 clean: ## remove caches and build output (keeps the venv)
