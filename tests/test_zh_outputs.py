@@ -135,8 +135,7 @@ def english_prose(cell: dict[str, Any]) -> list[str]:
     for text in _output_texts(cell):
         for line in text.splitlines():
             if any(
-                cell.get("id") == cell_id and piece in line
-                for cell_id, piece in ENGLISH_ON_PURPOSE
+                cell.get("id") == cell_id and piece in line for cell_id, piece in ENGLISH_ON_PURPOSE
             ):
                 continue
             for segment in SEGMENT.findall(line):
@@ -164,7 +163,10 @@ def test_the_check_sees_english_prose() -> None:
         "id": "x",
         "cell_type": "code",
         "outputs": [
-            {"output_type": "stream", "text": ["session entry compact-1: summary.goal is missing\n"]},
+            {
+                "output_type": "stream",
+                "text": ["session entry compact-1: summary.goal is missing\n"],
+            },
             {
                 "output_type": "execute_result",
                 "data": {"text/html": ["<td>History is append-only: never edit or delete</td>"]},
