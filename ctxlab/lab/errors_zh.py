@@ -191,6 +191,29 @@ _PROBLEMS: _Table = [
         ),
         _sub("按 {f} 推出的保留起点是 {x}，但 firstKeptEntryId 是 {v}；无法迁移"),
     ),
+    # lab 11.1: the torn last line of a JSONL session file (a ctxlab extension)
+    (
+        re.compile(
+            r"(?P<file>\S+) line (?P<n>\d+) has no newline: it is an unterminated tail "
+            r"\((?P<b>\d+) bytes, probably a torn write\); it is not read as an entry\. "
+            r"Appends are refused until JsonlSessionStore\.repair\(\) moves it aside\."
+        ),
+        _sub(
+            "{file} 第 {n} 行没有换行符：这是被截断的最后一行（{b} 字节，多半是写到一半时中断了），"
+            + "不会被读成 entry。在 JsonlSessionStore.repair() 把它挪到旁路文件之前，"
+            + "Store 拒绝一切追加。"
+        ),
+    ),
+    (
+        re.compile(
+            r"(?P<file>\S+) line (?P<n>\d+) is an unterminated tail; entry (?P<id>\S+) was "
+            r"not appended\. Run JsonlSessionStore\.repair\(path\) first\."
+        ),
+        _sub(
+            "{file} 第 {n} 行是被截断的最后一行，entry {id} 没有追加进去。"
+            + "请先运行 JsonlSessionStore.repair(path)。"
+        ),
+    ),
     (
         re.compile(r"after migration the parser still refuses it: (?P<inner>.+); not migratable"),
         lambda m: f"迁移之后 parser 仍然拒绝它：{message_zh(m['inner'])}；无法迁移",

@@ -13,7 +13,9 @@ never re-implemented here.
 * widget -- :func:`build_parse_widget`: pick ``compact-1`` or one of its corruptions, see
   the parser's verdict (:func:`parse_cases`, :func:`parse_view` are its pure parts);
 * self-checks -- :func:`check_repaired_compaction` (exercise 11.1-A) and
-  :func:`check_my_summary` (11.1-B).
+  :func:`check_my_summary` (11.1-B);
+* store messages -- :func:`store_text`: a JSONL store's warning or refusal (the torn last
+  line, a ctxlab extension) as the notebook's language shows it.
 
 Every text shown to a student exists in English and Chinese and is picked at render time
 (:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text);
@@ -58,9 +60,10 @@ from ctxlab.lab.display import (
     verdict_html,
     widget_box,
 )
-from ctxlab.lab.errors_zh import error_text
+from ctxlab.lab.errors_zh import error_text, message_zh
 from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import text_of
+from ctxlab.store import StoreWarning
 
 __all__ = [
     "VALID_CASE",
@@ -77,6 +80,7 @@ __all__ = [
     "path_styler",
     "path_table",
     "preview",
+    "store_text",
     "wire_json",
 ]
 
@@ -214,7 +218,8 @@ def parse_verdict(case: str) -> str:
 
 
 def corruption_table() -> pd.DataFrame:
-    """Each of the chapter's corruptions of ``compact-1`` and the parser's error message."""
+    """Each corruption of ``compact-1`` and the parser's error message: the chapter's own
+    (``files`` for ``changedFiles``) first, then ctxlab's (a ctxlab extension)."""
     rows = []
     for case, wire in fixtures.compaction_corruptions().items():
         try:
@@ -344,8 +349,9 @@ def _no_such_compaction(entry_id: str) -> str:
 
 
 def draft_compaction(entry_id: str = "compact-2") -> dict[str, Any]:
-    """A chapter compaction written with early-draft names: ``files`` for ``changedFiles``
-    and ``nextSteps`` for ``next`` (exercise 11.1-A repairs it). A fresh dict each call."""
+    """A chapter compaction written with old names: the chapter's early-draft ``files`` for
+    ``changedFiles``, and ``nextSteps`` (an old name of ctxlab's migration exercise) for
+    ``next`` (exercise 11.1-A repairs it). A fresh dict each call."""
     if entry_id not in _CHAPTER_COMPACTIONS:
         raise CtxlabError(_no_such_compaction(entry_id))
     wire = _CHAPTER_COMPACTIONS[entry_id]().to_json()
@@ -357,14 +363,32 @@ def draft_compaction(entry_id: str = "compact-2") -> dict[str, Any]:
     return wire
 
 
+def _refused(error: CtxlabError) -> Verdict:
+    """The verdict when the parser refuses an exercise's answer: what ``friendly`` says, but
+    with the parser's message in the notebook's language (``friendly`` shows the core's
+    English message)."""
+    return Verdict(
+        False,
+        tr("ctxlab rejected the answer", "parser 拒绝了这个答案"),
+        f"{type(error).__name__}: {error_text(error)}",
+        tr(
+            "Read the message: it names the entry id, field or option at fault.",
+            "读一读这条错误信息：它写明了出错的 entry id 和字段。",
+        ),
+    )
+
+
 @friendly
 def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") -> Verdict:
-    """Exercise 11.1-A: repair a chapter compaction written with early-draft names
-    (``entry_id`` is ``compact-1`` or ``compact-2``)."""
+    """Exercise 11.1-A: repair a chapter compaction written with old names (see
+    :func:`draft_compaction`; ``entry_id`` is ``compact-1`` or ``compact-2``)."""
     if entry_id not in _CHAPTER_COMPACTIONS:
         raise CtxlabError(_no_such_compaction(entry_id))
     wire = as_mapping(answer, tr("the repaired record", "修复后的记录"))
-    entry = parse_session_entry(wire)
+    try:
+        entry = parse_session_entry(wire)
+    except CtxlabError as error:
+        return _refused(error)
     expected = _CHAPTER_COMPACTIONS[entry_id]()
     if entry == expected:
         return Verdict(
@@ -404,7 +428,10 @@ def check_my_summary(answer: object) -> Verdict:
     summary = as_mapping(answer, tr("your summary", "你的摘要"))
     wire = fixtures.compact1().to_json()
     wire["summary"] = dict(summary)
-    entry = parse_session_entry(wire)
+    try:
+        entry = parse_session_entry(wire)
+    except CtxlabError as error:
+        return _refused(error)
     assert entry.type == "compaction"
     if dict(summary) == fixtures.compact1_summary().to_json():
         return Verdict(
@@ -424,3 +451,15 @@ def check_my_summary(answer: object) -> Verdict:
             f"goal：{entry.summary.goal!r}；六个列表共 {items} 项",
         ),
     )
+
+
+# -- store messages (ctxlab extension: the torn last line) -----------------------------------------
+
+
+def store_text(item: StoreWarning | CtxlabError) -> str:
+    """A JSONL store's warning (``read().warnings``) or refusal (a ``SessionStoreError``) as
+    the notebook shows it: the core's English message, or in the Chinese edition its Chinese
+    rendering (:mod:`ctxlab.lab.errors_zh`; an unknown message stays English)."""
+    if isinstance(item, StoreWarning):
+        return tr(item.message, message_zh(item.message))
+    return error_text(item)

@@ -4,8 +4,11 @@ The chapter, "摘要先成为 session 中的一条普通事实": a summary is ap
 as an ordinary ``CompactionSessionEntry``; ``parseSessionEntry()`` reads it field by field
 (goal, parentId and firstKeptEntryId not blank, every list item a string, tokensBefore a
 finite number >= 0, never recomputed) and returns a new object that shares nothing with its
-input. "损坏记录在进入预算前就会被拒绝": an early-draft name (``files`` for
-``changedFiles`` ...) or a missing current field stops at compact-1, naming the field.
+input. "损坏记录在进入预算前就会被拒绝": the chapter's early-draft name ``files`` (for
+``changedFiles``) or a missing current field stops at compact-1, naming the field. The other
+old names checked here (``nextSteps``, ``invariants``, ``compactedEntryIds``) are not the
+chapter's: they are the old names of ctxlab's migration exercise (Lab 11.x), refused like any
+other unknown key (a ctxlab extension).
 
 Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
 tokensBefore 29) with one field changed. The expected entry of an accepted case is the
@@ -36,6 +39,7 @@ from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.text import Text, kind
+from ctxlab.lab.language import tr
 
 __all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "shares_nothing"]
 
@@ -111,8 +115,11 @@ def shares_nothing(
         fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
 
 
-def _wire_label(name: str) -> Text:
-    return Text(f"compact-1 with {name}", f"compact-1（{name}）")
+def _wire_label(name: Text | str) -> Text:
+    """A case's label: compact-1 and what was changed in it (``name``: a :class:`Text`, or a
+    ``str`` that is code and reads the same in both languages, such as ``tokensBefore = -1``)."""
+    text = name if isinstance(name, Text) else Text(name, name)
+    return Text(f"compact-1 with {text.en}", f"compact-1（{text.zh}）")
 
 
 def _edit(wire: dict[str, Any], dotted: str, value: object = None, *, delete: bool = False) -> None:
@@ -133,7 +140,7 @@ def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict
     return wire
 
 
-def _refuses(t: Trial, name: str, wire: object, field: str) -> None:
+def _refuses(t: Trial, name: Text | str, wire: object, field: str) -> None:
     """The changed compact-1 is refused: an EntryParseError naming compact-1 and ``field``
     in its message, with ``.entry_id`` compact-1 and ``.field`` the field path."""
     t.rejects(
@@ -150,7 +157,7 @@ def _refuses_values(t: Trial, cases: tuple[tuple[str, object], ...]) -> None:
         _refuses(t, f"{dotted} = {shown(value)}", _changed(dotted, value), dotted)
 
 
-def _accepts(t: Trial, name: str, change: Callable[[dict[str, Any]], None]) -> None:
+def _accepts(t: Trial, name: Text | str, change: Callable[[dict[str, Any]], None]) -> None:
     """The changed compact-1 is read as the reference reads it."""
     wire = compact_1_wire()
     change(wire)
@@ -201,20 +208,38 @@ def no_shared_state(t: Trial) -> None:
     shares_nothing(label, got, expected, "changed with its input", "随输入一起变了")
 
 
-_DRAFTS: tuple[tuple[str, str, str], ...] = (
-    # name (the chapter's first), key to remove, key to add -> the field the error names
-    ("files instead of changedFiles", "summary.changedFiles", "summary.files"),
-    ("nextSteps instead of next", "summary.next", "summary.nextSteps"),
-    ("invariants beside constraints", "", "summary.invariants"),
-    ("compactedEntryIds on the entry", "", "compactedEntryIds"),
+_DRAFTS: tuple[tuple[Text, str, str], ...] = (
+    # name, key to remove, key to add -> the field the error names. The first is the
+    # chapter's early-draft name; the others are old names of ctxlab's migration exercise.
+    (
+        Text("files instead of changedFiles", "用 files 代替 changedFiles"),
+        "summary.changedFiles",
+        "summary.files",
+    ),
+    (
+        Text("nextSteps instead of next", "用 nextSteps 代替 next"),
+        "summary.next",
+        "summary.nextSteps",
+    ),
+    (
+        Text("invariants beside constraints", "constraints 旁多了 invariants"),
+        "",
+        "summary.invariants",
+    ),
+    (
+        Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds"),
+        "",
+        "compactedEntryIds",
+    ),
 )
 
 
 @LAB.check(
-    "early-draft names (files, nextSteps, invariants, compactedEntryIds) are refused, "
-    "naming compact-1 and the field",
-    "早期草案中的名字（files、nextSteps、invariants、compactedEntryIds）被拒绝，"
-    "错误停在 compact-1 并指出字段",
+    "the chapter's early-draft name files is refused, naming compact-1 and the field "
+    "(ctxlab extension: so are the migration exercise's old names nextSteps, invariants, "
+    "compactedEntryIds)",
+    "本章早期草案中的 files 被拒绝，错误停在 compact-1 并指出字段"
+    "（ctxlab 扩展：迁移练习里的旧字段名 nextSteps、invariants、compactedEntryIds 同样被拒绝）",
 )
 def rejects_draft_names(t: Trial) -> None:
     for name, remove, add in _DRAFTS:
@@ -227,7 +252,15 @@ def rejects_draft_names(t: Trial) -> None:
     wire = compact_1_wire()
     wire["compactedEntryIds"] = ["u1"]
     del wire["firstKeptEntryId"]
-    _refuses(t, "compactedEntryIds instead of firstKeptEntryId", wire, "compactedEntryIds")
+    _refuses(
+        t,
+        Text(
+            "compactedEntryIds instead of firstKeptEntryId",
+            "用 compactedEntryIds 代替 firstKeptEntryId",
+        ),
+        wire,
+        "compactedEntryIds",
+    )
 
 
 @LAB.check(
@@ -236,7 +269,9 @@ def rejects_draft_names(t: Trial) -> None:
 )
 def rejects_unknown_keys(t: Trial) -> None:
     for dotted in ("summary.notes", "notes", "summary.goals"):
-        _refuses(t, f"an extra key {dotted}", _changed(dotted, []), dotted)
+        _refuses(
+            t, Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted
+        )
 
 
 @LAB.check(
@@ -256,7 +291,9 @@ def rejects_missing_fields(t: Trial) -> None:
         "timestamp",
         "summary",
     ):
-        _refuses(t, f"{dotted} missing", _changed(dotted, delete=True), dotted)
+        _refuses(
+            t, Text(f"{dotted} missing", f"缺少 {dotted}"), _changed(dotted, delete=True), dotted
+        )
 
 
 #: Every blank form: empty, spaces, a tab, a newline, and a mix of them.
@@ -320,7 +357,7 @@ def rejects_wrong_types(t: Trial) -> None:
     _refuses_values(
         t,
         (
-            ("summary", "Keep the context small."),
+            ("summary", tr("Keep the context small.", "让上下文保持精简。")),
             ("summary.goal", 7),
             ("timestamp", "100"),
             ("timestamp", True),
@@ -381,8 +418,9 @@ def tokens_before_not_recomputed(t: Trial) -> None:
 
 @LAB.check(
     "only compaction entries are read: a message or metadata entry is refused, naming its "
-    "id and the field type",
-    "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段",
+    "id and the field type (ctxlab extension)",
+    "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段"
+    "（ctxlab 扩展）",
 )
 def other_types_refused(t: Trial) -> None:
     u2 = by_id(fx.opening_path())["u2"].to_json()
@@ -392,12 +430,13 @@ def other_types_refused(t: Trial) -> None:
         Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
     )
     _refuses_values(t, (("type", "compactio"), ("type", None)))
-    _refuses(t, "type missing", _changed("type", delete=True), "type")
+    _refuses(t, Text("type missing", "缺少 type"), _changed("type", delete=True), "type")
 
 
 @LAB.check(
-    "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object)",
-    "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象）",
+    "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object; "
+    "ctxlab extension)",
+    "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象；ctxlab 扩展）",
 )
 def accepts_entry_object(t: Trial) -> None:
     entry = fx.compact1()
@@ -432,6 +471,10 @@ def _chinese(wire: dict[str, Any]) -> None:
     "其他合法的 compaction（空数组、小数、中文文本）原样接受",
 )
 def accepts_valid_variants(t: Trial) -> None:
-    _accepts(t, "all six lists empty", _empty_lists)
-    _accepts(t, "timestamp 100.5 and tokensBefore 0.25", _decimals)
-    _accepts(t, "Chinese text", _chinese)
+    _accepts(t, Text("all six lists empty", "六个列表全为空"), _empty_lists)
+    _accepts(
+        t,
+        Text("timestamp 100.5 and tokensBefore 0.25", "timestamp 为 100.5，tokensBefore 为 0.25"),
+        _decimals,
+    )
+    _accepts(t, Text("Chinese text", "中文文本"), _chinese)

@@ -1,0 +1,182 @@
+"""No English prose in what the Chinese edition *prints* (issue 18, item 4).
+
+``test_zh_edition`` reads the sources: the labels a code cell passes to ``print`` and
+``show``. This test reads the stored outputs of every executed zh notebook (both editions):
+the streams, the ``text/plain`` reprs and the ``text/html`` tables (tags stripped). A run of
+four or more English words is allowed only when it is
+
+* the session's own content: a piece of a text in the course fixtures (the chapter's
+  ten-entry session is English; the summary's goal, the messages, the tool results), or
+* one of the few outputs listed in :data:`ENGLISH_ON_PURPOSE`, each with its reason
+  (Python's own exception messages, and the cell that renders a summary in English on
+  purpose).
+
+Everything else -- a ctxlab error printed by a cell, a migration note, a case label, a
+warning -- must come out in Chinese (through :mod:`ctxlab.lab.errors_zh` or a
+``:::zh`` variant of the source).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxlab import fixtures
+from test_zh_edition import KEPT_WORDS
+
+pytestmark = pytest.mark.teaching
+
+ROOT = Path(__file__).resolve().parents[1]
+ZH_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh").glob("*/*.ipynb"))
+
+#: A segment of a line between Chinese characters (and Chinese punctuation).
+SEGMENT = re.compile(r"[^\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
+#: A prose word: letters only. Ids (``r-test``, ``a1``), fields (``summary.goal``),
+#: camelCase names and the words the chapter keeps in English are code, not prose.
+TOKEN = re.compile(r"[A-Za-z0-9_.\-\[\]'’]+")
+PROSE_WORDS = 3
+
+#: Outputs that are English on purpose: (cell id, a piece of the text) -> why.
+ENGLISH_ON_PURPOSE: dict[tuple[str, str], str] = {
+    ("11-4-06", "got an unexpected keyword argument"): "Python's own TypeError message",
+    ("11-5-29", "cannot assign to field"): "Python's own FrozenInstanceError message",
+    ("11-5-08", "Goal: Keep the agent"): "the cell renders the summary in English on purpose",
+}
+
+
+#: The field names of the wire format (JSON keys of the fixtures): code, not prose.
+WIRE_KEYS: set[str] = set()
+
+
+def _fixture_strings() -> list[str]:
+    texts: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, dict):
+            WIRE_KEYS.update(value)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    paths = [
+        fixtures.opening_path(),
+        fixtures.resumed_path(),
+        fixtures.recompacted_path(),
+        fixtures.system_patch_path(),
+    ]
+    for path in paths:
+        for entry in path:
+            walk(entry.to_json())
+    for record in [*fixtures.compaction_corruptions().values(), *fixtures.draft_records().values()]:
+        walk(record)
+    return texts
+
+
+FIXTURE_TEXT = "\n".join(_fixture_strings())
+
+
+def _output_texts(cell: dict[str, Any]) -> Iterator[str]:
+    """What a reader sees of each output: the stream, else the richest text the front end
+    shows (a widget or a figure shows no text; a table shows its HTML, not its repr)."""
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            yield "".join(output["text"])
+        data = output.get("data", {})
+        if "application/vnd.jupyter.widget-view+json" in data or "image/png" in data:
+            continue
+        if "text/html" in data:
+            markup = "".join(data["text/html"])
+            markup = re.sub(r"<style.*?</style>", " ", markup, flags=re.S)
+            yield html.unescape(re.sub(r"<[^>]+>", " ", markup))
+        elif "text/plain" in data:
+            yield "".join(data["text/plain"])
+
+
+def _prose_word(token: str) -> bool:
+    word = token.strip("'’.")
+    return (
+        len(word) >= 2
+        and word.isalpha()
+        and word not in KEPT_WORDS
+        and word not in WIRE_KEYS
+        and not re.search(r"[a-z][A-Z]", word)
+    )
+
+
+def _prose_words(segment: str) -> list[str]:
+    """The prose words of a segment once the session's own texts are taken out of it.
+
+    The session's texts show up whole, quoted, as list items, or cut short with "…" in a
+    table cell (where "⏎" stands for a newline): every piece between those marks that is a
+    piece of a fixture text is not the notebook's prose."""
+    pieces = re.split(r"…|⏎|\\n|\"|'(?=\W|$)|(?<=\W)'|^- ", segment)
+    words = []
+    for piece in pieces:
+        piece = piece.strip(" ,;:()[]{}")
+        if piece and piece.strip(" .") in FIXTURE_TEXT:
+            continue
+        words += [w for w in TOKEN.findall(piece) if _prose_word(w)]
+    return words
+
+
+def english_prose(cell: dict[str, Any]) -> list[str]:
+    """The English runs in a cell's stored outputs that are neither fixture text nor listed."""
+    found = []
+    for text in _output_texts(cell):
+        for line in text.splitlines():
+            if any(
+                cell.get("id") == cell_id and piece in line for cell_id, piece in ENGLISH_ON_PURPOSE
+            ):
+                continue
+            for segment in SEGMENT.findall(line):
+                if len(_prose_words(segment.strip())) >= PROSE_WORDS:
+                    found.append(segment.strip())
+    return found
+
+
+@pytest.mark.parametrize(
+    "notebook", ZH_NOTEBOOKS, ids=[f"{p.parent.name}/{p.stem}" for p in ZH_NOTEBOOKS]
+)
+def test_zh_outputs_have_no_english_prose(notebook: Path) -> None:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    problems = [
+        f"{cell.get('id')}: {run!r}"
+        for cell in cells
+        if cell["cell_type"] == "code"
+        for run in english_prose(cell)
+    ]
+    assert not problems, "English prose in the zh edition's outputs:\n" + "\n".join(problems)
+
+
+def test_the_check_sees_english_prose() -> None:
+    cell = {
+        "id": "x",
+        "cell_type": "code",
+        "outputs": [
+            {
+                "output_type": "stream",
+                "text": ["session entry compact-1: summary.goal is missing\n"],
+            },
+            {
+                "output_type": "execute_result",
+                "data": {"text/html": ["<td>History is append-only: never edit or delete</td>"]},
+            },
+        ],
+    }
+    assert english_prose(cell) == ["session entry compact-1: summary.goal is missing"]
+    ids_only = {"id": "x", "outputs": [{"output_type": "stream", "text": ["calls, r-test, a1\n"]}]}
+    assert english_prose(ids_only) == []
+
+
+def test_the_notebooks_are_there() -> None:
+    assert len(ZH_NOTEBOOKS) == 12
