@@ -222,7 +222,10 @@ def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ..
 
 
 def grouping_errors() -> dict[str, list[SessionEntry]]:
-    """The chapter's broken (and one reordered-but-valid) variants of the opening path."""
+    """Variants of the opening path's group 3: the chapter's two (``r-test`` answers
+    ``unknown-1``, refused; ``r-test`` moved before ``calls``, still one group) and three of
+    ctxlab's own, one per other id relation (a missing result, a second result for one call,
+    a call id declared twice)."""
     return {
         "r-test answers unknown-1": fixtures.unknown_call_path(),
         "r-read missing": fixtures.missing_result_path(),
@@ -270,7 +273,8 @@ def pairing_cases() -> dict[str, list[SessionEntry]]:
     "result 的数组位置、toolName 与终态 assistant 不参与这次配对"): a result's position, its
     ``toolName``, and the final assistant message."""
     renamed = fixtures.opening_path()
-    _with_result(renamed, "r-test", tool_name="read")  # r-test answers test-1 (a bash call)
+    # r-test answers test-1, a bash call in ctxlab's fixture (the chapter names no tools)
+    _with_result(renamed, "r-test", tool_name="read")
     no_final = [entry for entry in fixtures.opening_path() if entry.id != "a3"]
     return {
         "the opening path": fixtures.opening_path(),
@@ -605,7 +609,7 @@ def check_error_entry(answer: object) -> Verdict:
             others = [entry_id for entry_id in named if entry_id != answer]
             if get_language() == "zh":
                 also = f"（它也指出了 {', '.join(others)}）" if others else ""
-                return Verdict(True, f"错误信息指出了 {answer}{also}", str(error))
+                return Verdict(True, f"错误信息指出了 {answer}{also}", error_text(error))
             also = f" (it also names {', '.join(others)})" if others else ""
             return Verdict(True, f"the error names {answer}{also}", str(error))
         return Verdict(

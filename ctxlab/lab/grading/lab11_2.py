@@ -44,14 +44,18 @@ from ctxlab.lab.grading.cases import (
 from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.text import Text, kind
+from ctxlab.messages import AgentMessage
 
 __all__ = ["LAB"]
 
 LAB = register_lab("11.2", "group_interactions", ("entries",), group_interactions)
 
 
-def _groups_text(groups: Sequence[Sequence[str]]) -> str:
-    return " ".join(f"[{ids(group)}]" for group in groups) if groups else "[] (no groups)"
+def _groups_text(groups: Sequence[Sequence[str]], zh: bool = False) -> str:
+    """Groups as ``[u1, a1] [u2, a2]``; no groups at all as ``[]`` with a word on it."""
+    if not groups:
+        return "[]（没有组）" if zh else "[] (no groups)"
+    return " ".join(f"[{ids(group)}]" for group in groups)
 
 
 def _student_groups(label: Text, got: object) -> list[list[str]]:
@@ -96,7 +100,7 @@ def _expect_groups(
         fail(
             label,
             f": expected {_groups_text(want)}, got {_groups_text(got)}",
-            f"：期望 {_groups_text(want)}，实际 {_groups_text(got)}",
+            f"：期望 {_groups_text(want, zh=True)}，实际 {_groups_text(got, zh=True)}",
         )
     path_entries = by_id(entries)
     for group in result:
@@ -119,6 +123,20 @@ def _refused(t: Trial, path: list[SessionEntry], names: list[list[str]]) -> None
 
 
 _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
+
+
+def _results_first() -> list[tuple[str, AgentMessage]]:
+    """One interaction whose results come in another order than their calls, one of them
+    (``r-b``) even before ``calls`` declares it: the case of ``results_any_order`` and the
+    first group of ``tool_pairs``."""
+    return [
+        user("u1", 1),
+        tool_result("r-b", "call-b", 1),
+        assistant("calls", 1, "call-a", "call-b", "call-c"),
+        tool_result("r-c", "call-c", 1),
+        tool_result("r-a", "call-a", 1),
+        assistant("a1", 1),
+    ]
 
 
 @LAB.check(
@@ -156,15 +174,7 @@ def results_any_order(t: Trial) -> None:
         messages(fx.results_before_call_path()),
         [["u1", "a1"], ["u2", "a2"], ["u3", "r-test", "calls", "r-read", "a3"]],
     )
-    path = crafted(
-        user("u1", 1),
-        tool_result("r-b", "call-b", 1),
-        assistant("calls", 1, "call-a", "call-b", "call-c"),
-        tool_result("r-c", "call-c", 1),
-        tool_result("r-a", "call-a", 1),
-        assistant("a1", 1),
-    )
-    _expect(t, path, None)
+    _expect(t, crafted(*_results_first()), None)
 
 
 @LAB.check(
@@ -198,9 +208,9 @@ def pairing_by_id_only(t: Trial) -> None:
 
 @LAB.check(
     "a result whose toolCallId names no call of its group is refused (the chapter's "
-    "r-test -> unknown-1), naming the id",
+    "r-test -> unknown-1), naming the result and the call id",
     "把 r-test.toolCallId 改成 unknown-1：groupInteractions() 找不到 unknown-1 对应的 call，"
-    "错误信息携带 entry id 或 call id",
+    "拒绝这一组；错误信息写明 result 的 entry id 和 call id",
 )
 def unknown_call_rejected(t: Trial) -> None:
     t.rejects(
@@ -300,8 +310,9 @@ def pairs_within_group(t: Trial) -> None:
 
 
 @LAB.check(
-    "a message other than system before the first user message is refused, naming that entry",
-    "第一条 user 消息之前出现其他消息（system 除外）时被拒绝，并指出这条 entry",
+    "ctxlab extension: a message other than system before the first user message is refused, "
+    "naming that entry",
+    "ctxlab 扩展：第一条 user message 之前出现 system 以外的消息时被拒绝，错误信息写明这条 entry",
 )
 def message_before_first_user(t: Trial) -> None:
     first = crafted(system("sys", "sys [1]"), assistant("a0", 1), user("u1", 1), assistant("a1", 1))
@@ -323,13 +334,14 @@ def input_untouched(t: Trial) -> None:
         fail(
             label,
             f": two calls gave {_groups_text(first)} and then {_groups_text(second)}",
-            f"：两次调用先得到 {_groups_text(first)}，再得到 {_groups_text(second)}",
+            f"：两次调用先得到 {_groups_text(first, zh=True)}，"
+            f"再得到 {_groups_text(second, zh=True)}",
         )
     if first != _THREE_GROUPS:  # equal to each other, and the chapter's groups too
         fail(
             label,
             f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(first)}",
-            f"：期望 {_groups_text(_THREE_GROUPS)}，实际 {_groups_text(first)}",
+            f"：期望 {_groups_text(_THREE_GROUPS, zh=True)}，实际 {_groups_text(first, zh=True)}",
         )
 
 
@@ -342,24 +354,21 @@ def _pairs(value: object) -> list[tuple[object, ...]] | None:
     return [tuple(pair) for pair in value]
 
 
-def _pairs_text(pairs: Sequence[Sequence[object]]) -> str:
-    return ", ".join(f"{call}->{result}" for call, result in pairs) if pairs else "(none)"
+def _pairs_text(pairs: Sequence[Sequence[object]], zh: bool = False) -> str:
+    if not pairs:
+        return "（无）" if zh else "(none)"
+    return ", ".join(f"{call}->{result}" for call, result in pairs)
 
 
 @LAB.check(
-    "each group's tool_pairs pairs every call id with the entry holding its result, in the "
-    "order the calls are declared (group 3: read-1->r-read, test-1->r-test)",
-    "每组的 tool_pairs 按 call 的声明顺序列出配对：call id 和它的 result 所在的 entry"
+    "ctxlab extension: each group's tool_pairs pairs every call id with the entry holding its "
+    "result, in the order the calls are declared (group 3: read-1->r-read, test-1->r-test)",
+    "ctxlab 扩展：每组的 tool_pairs 按 call 的声明顺序列出配对：call id 和保存其 result 的 entry"
     "（第三组：read-1->r-read、test-1->r-test）",
 )
 def tool_pairs(t: Trial) -> None:
     results_first = crafted(
-        user("u1", 1),
-        tool_result("r-b", "call-b", 1),
-        assistant("calls", 1, "call-a", "call-b", "call-c"),
-        tool_result("r-c", "call-c", 1),
-        tool_result("r-a", "call-a", 1),
-        assistant("a1", 1),
+        *_results_first(),
         user("u2", 1),
         assistant("calls-2", 1, "x-2"),
         assistant("calls-3", 1, "x-1"),
@@ -376,21 +385,24 @@ def tool_pairs(t: Trial) -> None:
         _student_groups(label, got)
         reference = group_interactions(list(entries))
         if len(got) != len(reference):
-            fail(label, f": expected {len(reference)} groups, got {len(got)}")
+            fail(
+                label,
+                f": expected {len(reference)} groups, got {len(got)}",
+                f"：期望 {len(reference)} 组，实际 {len(got)} 组",
+            )
         for group, want in zip(got, reference, strict=True):
             pairs = _pairs(getattr(group, "tool_pairs", None))
             expected = [tuple(pair) for pair in want.tool_pairs]
             if pairs != expected:
                 head = want.head.id
-                shown_got = (
-                    _pairs_text(pairs)
-                    if pairs is not None
-                    else shown(getattr(group, "tool_pairs", None))
-                )
+                if pairs is None:
+                    got_en = got_zh = shown(getattr(group, "tool_pairs", None))
+                else:
+                    got_en, got_zh = _pairs_text(pairs), _pairs_text(pairs, zh=True)
                 fail(
                     label,
                     f": the group of {head}: expected tool_pairs {_pairs_text(expected)},"
-                    f" got {shown_got}",
-                    f"：{head} 这一组：期望 tool_pairs 为 {_pairs_text(expected)}，"
-                    f"实际 {shown_got}",
+                    f" got {got_en}",
+                    f"：{head} 这一组：期望 tool_pairs 为 {_pairs_text(expected, zh=True)}，"
+                    f"实际 {got_zh}",
                 )
