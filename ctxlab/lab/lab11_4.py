@@ -327,7 +327,6 @@ def _exercise(what_en: str, what_zh: str) -> Callable[[_Check], _Check]:
     return wrap
 
 
-
 @_exercise("valid first kept", "可作保留起点的 id 集合")
 def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
