@@ -348,8 +348,8 @@ def check_valid_first_kept(answer: object) -> Verdict:
             tr(
                 "Each starts a whole interaction, so keeping from it never separates a tool call"
                 " from its result.",
-                "它们各自开启一个完整的 interaction，从这里开始保留，tool call 就不会和它的"
-                " result 分开。",
+                "它们都是一组的首条 user message：从组首开始保留，整组原样留下，"
+                "工具往返不会被切开。",
             ),
         )
     wrong = sorted(chosen - valid)
@@ -379,7 +379,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
         "\n".join(details),
         tr(
             "A first kept entry must be the user message that opens an interaction group.",
-            "保留起点必须是开启一个 interaction 组的 user message。",
+            "保留起点只能是一组的首条 user message。",
         ),
     )
 
@@ -515,7 +515,7 @@ def _check_chapter_compaction(
         title,
         tr(
             f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
-            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你从没有传入它。",
+            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你并没有传入它。",
         ),
     )
 
