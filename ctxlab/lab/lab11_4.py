@@ -20,8 +20,9 @@ Show a table with :func:`ctxlab.lab.display.show`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import ipywidgets as widgets
 import pandas as pd
@@ -34,7 +35,7 @@ from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, CompactionSummary, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import message_entries
-from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.checks import Verdict, friendly, id_list, is_placeholder, not_answered
 from ctxlab.lab.display import (
     DROPPED,
     FIGSIZE,
@@ -262,7 +263,7 @@ def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:
     record and what it keeps, or the error :func:`~ctxlab.create_compaction_entry` raised."""
     outcome = _try_first_kept(path, first_kept, "compact-1")
     if isinstance(outcome, CtxlabError):
-        return f"✘ {first_kept}: {outcome}"
+        return tr(f"✘ {first_kept}: {outcome}", f"✘ {first_kept}：{error_text(outcome)}")
     ids = [entry.id for entry in message_entries(path) if entry_kind(entry) != "system"]
     start = ids.index(first_kept)
     kept, summarised = ", ".join(ids[start:]), ", ".join(ids[:start]) or tr("(nothing)", "（无）")
@@ -304,12 +305,33 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
 
 # -- self-checks -----------------------------------------------------------------------------------
 
+_Check = TypeVar("_Check", bound=Callable[..., Verdict])
 
-@friendly
+
+def _exercise(what_en: str, what_zh: str) -> Callable[[_Check], _Check]:
+    """:func:`~ctxlab.lab.checks.friendly`, but a cell that still holds its placeholder is
+    told what to answer in the notebook's language (``friendly`` names the exercise after
+    the checker's English function name)."""
+
+    def wrap(check: _Check) -> _Check:
+        checked = friendly(check)
+
+        @functools.wraps(check)
+        def wrapper(*args: Any, **kwargs: Any) -> Verdict:
+            if any(is_placeholder(value) for value in (*args, *kwargs.values())):
+                return not_answered(tr(what_en, what_zh))
+            return checked(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return wrap
+
+
+@_exercise("valid first kept", "可作保留起点的 id 集合")
 def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
     ``first_kept_entry_id``."""
-    chosen = set(id_list(answer, "your first kept ids"))
+    chosen = set(id_list(answer, tr("your first kept ids", "你给出的保留起点")))
     path = fixtures.opening_path()
     table = _first_kept_frame(
         path, compaction_id="compact-1", extra_ids=sorted(chosen - {e.id for e in path})
@@ -326,8 +348,8 @@ def check_valid_first_kept(answer: object) -> Verdict:
             tr(
                 "Each starts a whole interaction, so keeping from it never separates a tool call"
                 " from its result.",
-                "它们各自开启一个完整的 interaction，从这里开始保留，tool call 就不会和它的"
-                " result 分开。",
+                "它们都是一组的首条 user message：从组首开始保留，整组原样留下，"
+                "工具往返不会被切开。",
             ),
         )
     wrong = sorted(chosen - valid)
@@ -357,19 +379,24 @@ def check_valid_first_kept(answer: object) -> Verdict:
         "\n".join(details),
         tr(
             "A first kept entry must be the user message that opens an interaction group.",
-            "保留起点必须是开启一个 interaction 组的 user message。",
+            "保留起点只能是一组的首条 user message。",
         ),
     )
 
 
-@friendly
+@_exercise("store count", "Store 里的 entry 条数")
 def check_store_count(after_create: object, after_append: object) -> Verdict:
     """Exercise: how many entries the store holds after ``create_compaction_entry`` and after
     ``store.append(compact1)``, starting from the ten opening entries."""
     counts = []
     for value in (after_create, after_append):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected a whole number of entries, got {value!r}")
+            raise TypeError(
+                tr(
+                    f"expected a whole number of entries, got {value!r}",
+                    f"这里应当是 entry 的条数（整数），实际是 {value!r}",
+                )
+            )
         counts.append(value)
     path = fixtures.opening_path()
     store = InMemorySessionStore(path)
@@ -394,24 +421,24 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
             False,
             tr(
                 f"after create_compaction_entry the store does not hold {counts[0]} entries",
-                f"create_compaction_entry 之后，store 里并不是 {counts[0]} 条 entry",
+                f"create_compaction_entry 之后，Store 里并不是 {counts[0]} 条 entry",
             ),
             "",
             tr(
                 "Does create_compaction_entry receive the store at all?",
-                "create_compaction_entry 究竟有没有拿到 store？",
+                "create_compaction_entry 究竟有没有拿到 Store？",
             ),
         )
     return Verdict(
         False,
         tr(
             f"after store.append the store does not hold {counts[1]} entries",
-            f"store.append 之后，store 里并不是 {counts[1]} 条 entry",
+            f"store.append 之后，Store 里并不是 {counts[1]} 条 entry",
         ),
         "",
         tr(
             "An append adds one new entry; nothing older is removed.",
-            "一次 append 只加入一条新 entry；旧的一条也不会删除。",
+            "一次 append 只加入一条新 entry，旧的 entry 一条也不会删除。",
         ),
     )
 
@@ -488,18 +515,19 @@ def _check_chapter_compaction(
         title,
         tr(
             f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
-            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你从没有传入它。",
+            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你并没有传入它。",
         ),
     )
 
 
-@friendly
+@_exercise("compact1", "compact-1")
 def check_compact1(entry: object) -> Verdict:
     """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
     return _check_chapter_compaction(entry, fixtures.compact1(), "compact1_summary")
 
 
-@friendly
+@_exercise("compact2", "compact-2")
 def check_compact2(entry: object) -> Verdict:
-    """Exercise 11.4-2: the chapter's second compaction, ``compact-2``, on the resumed path."""
+    """Exercise 11.4-2: the second compaction, ``compact-2``, on the resumed path (the
+    chapter gives only its first kept entry, ``u3``; the rest is ctxlab's)."""
     return _check_chapter_compaction(entry, fixtures.compact2(), "compact2_summary")

@@ -9,7 +9,9 @@ through ``parseSessionEntry()`` as its final check and copy; creating is pure --
 stays as it was and no Store is involved.
 
 Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
-expected entry is the reference's for the same input, compared as in Lab 11.1.
+expected entry is the reference's for the same input, compared as in Lab 11.1. ctxlab's own
+rules (an empty path, an id already on the path, the summary as a mapping) say "ctxlab
+extension" in their description.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
+from ctxlab.lab.errors_zh import message_zh
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
@@ -53,10 +56,18 @@ def _options(
     }
 
 
+#: The paths the cases name whose description is not just ids, in Chinese.
+_PATH_NAMES_ZH = {
+    "sys..a3 (system patches)": "sys..a3（带 system patch）",
+    "[] (empty)": "[]（空路径）",
+}
+
+
 def _label(name: str, options: Mapping[str, Any]) -> Text:
+    name_zh = _PATH_NAMES_ZH.get(name, name)
     return Text(
         f"path {name}, id {options['id']}, first kept {options['first_kept_entry_id']}",
-        f"路径 {name}，id {options['id']}，first kept {options['first_kept_entry_id']}",
+        f"路径 {name_zh}，id {options['id']}，保留起点 {options['first_kept_entry_id']}",
     )
 
 
@@ -107,7 +118,11 @@ def compact_1(t: Trial) -> None:
     facts = (got.id, got.timestamp, got.first_kept_entry_id, got.tokens_before)
     if facts != ("compact-1", 100, "u2", 29):
         got_facts = "/".join(shown(f) for f in facts)
-        fail(None, f"compact-1: expected compact-1/100/u2/29, got {got_facts}")
+        fail(
+            None,
+            f"compact-1: expected compact-1/100/u2/29, got {got_facts}",
+            f"compact-1：期望 compact-1/100/u2/29，实际是 {got_facts}",
+        )
 
 
 @LAB.check(
@@ -122,7 +137,7 @@ def pure(t: Trial) -> None:
     label = _label("sys..a3", options)
     got = t.returns(label, path, **options)
     if [entry.id for entry in path] != [entry.id for entry in fx.opening_path()]:
-        fail(label, ": the path changed")
+        fail(label, ": the path changed", "：路径被改动了")
     expected = create_compaction_entry(fx.opening_path(), **_options())
     entry_result(label, got, expected)
     summary["changedFiles"].append("evil.ts")
@@ -185,8 +200,8 @@ def parent_is_last_entry(t: Trial) -> None:
 
 
 @LAB.check(
-    "an id already on the path is an error naming it",
-    "id 已经在路径上时报错并指出它",
+    "ctxlab extension: an id already on the path is an error naming it",
+    "ctxlab 扩展：id 已经在路径上时报错，并写明这个 id",
 )
 def id_already_on_path(t: Trial) -> None:
     for entry_id in ("u2", "a3", "sys"):
@@ -233,8 +248,9 @@ def first_kept_unknown(t: Trial) -> None:
 
 
 @LAB.check(
-    "an empty path is an error naming the compaction's id: there is no leaf to append after",
-    "空路径报错并指出 compaction 的 id：没有可以追加在后面的 leaf",
+    "ctxlab extension: an empty path is an error naming the compaction's id: there is no "
+    "leaf to append after",
+    "ctxlab 扩展：路径为空时报错，并写明 compaction 的 id：没有 leaf 可以接在后面",
 )
 def empty_path(t: Trial) -> None:
     for entry_id in ("compact-1", "compact-7"):
@@ -283,14 +299,18 @@ def parsed_result(t: Trial) -> None:
         try:
             again = parse_session_entry(got)
         except CtxlabError as error:
-            fail(label, f": the result does not pass parse_session_entry: {error}")
+            fail(
+                label,
+                f": the result does not pass parse_session_entry: {error}",
+                f"：结果过不了 parse_session_entry：{message_zh(str(error))}",
+            )
         assert isinstance(again, CompactionSessionEntry)
         entry_result(label, got, again)
 
 
 @LAB.check(
-    "the summary may be a CompactionSummary or its wire-form mapping",
-    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping）",
+    "ctxlab extension: the summary may be a CompactionSummary or its wire-form mapping",
+    "ctxlab 扩展：summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping）",
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
