@@ -210,7 +210,11 @@ _PROBLEMS: _Table = [
     ),
     (
         re.compile(rf"{_F} does not lead to a path \((?P<inner>.+)\); not migratable"),
-        lambda m: f"{m['f']} 找不到通向它的路径（{message_zh(m['inner'])}）；无法迁移",
+        lambda m: f"从 {m['f']} 找不到一条路径（{message_zh(m['inner'])}）；无法迁移",
+    ),
+    (
+        re.compile(r"leaf (?P<id>'[^']*') is not in the session"),
+        _sub("leaf {id} 不在 session 里"),
     ),
     (
         re.compile(rf"{_F} ends at (?P<x>\S+): no interaction is left to keep; not migratable"),
