@@ -1,10 +1,13 @@
-"""Migrating early-draft records (the chapter's optional exercise, "可选迁移练习").
+"""Migrating old records: a ctxlab extension for the chapter's optional exercise
+("可选迁移练习", a section the chapter titles but gives no text).
 
-The chapter's parser refuses the early-draft names on purpose ("旧记录需要先在边界外迁移成
-当前形状"): a summary with ``files``, ``nextSteps`` or ``invariants``, or an entry with
-``compactedEntryIds``, stops at :func:`~ctxlab.entries.parse_session_entry`. This module
-is the *outside* of that boundary. It turns a draft record into the current shape and
-says what it changed; the result must then pass the unchanged, strict parser.
+The parser refuses old records on purpose -- the chapter's rule is "旧记录需要先在边界外迁移成
+当前形状": a summary with the chapter's early-draft ``files``, or with ``nextSteps`` or
+``invariants``, or an entry with ``compactedEntryIds`` (these three are old names of ctxlab's
+own exercise; the chapter names only ``files``), stops at
+:func:`~ctxlab.entries.parse_session_entry`. This module is the *outside* of that boundary.
+It turns a draft record into the current shape and says what it changed; the result must then
+pass the unchanged, strict parser.
 
 ========================  ======================  ==========================================
 draft field               current field           how

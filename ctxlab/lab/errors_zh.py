@@ -218,6 +218,51 @@ _PROBLEMS: _Table = [
         re.compile(r"after migration the parser still refuses it: (?P<inner>.+); not migratable"),
         lambda m: f"迁移之后 parser 仍然拒绝它：{message_zh(m['inner'])}；无法迁移",
     ),
+    # lab 11.x: the other refusals of ctxlab.migration (migrate_draft_entry, migrate_jsonl)
+    (
+        re.compile(rf"{_F} must be a non-empty array of entry ids; not migratable"),
+        _sub("{f} 必须是非空的 entry id 数组；无法迁移"),
+    ),
+    (
+        re.compile(rf"{_F} must be a non-blank entry id; not migratable"),
+        _sub("{f} 必须是非空白的 entry id；无法迁移"),
+    ),
+    (
+        re.compile(rf"{_F} must name the entry the compaction follows; not migratable"),
+        _sub("{f} 必须写明 compaction 接在哪条 entry 后面；无法迁移"),
+    ),
+    (
+        re.compile(rf"{_F} does not lead to a path \((?P<inner>.+)\); not migratable"),
+        lambda m: f"从 {m['f']} 找不到一条路径（{message_zh(m['inner'])}）；无法迁移",
+    ),
+    (
+        re.compile(r"leaf (?P<id>'[^']*') is not in the session"),
+        _sub("leaf {id} 不在 session 里"),
+    ),
+    (
+        re.compile(rf"{_F} ends at (?P<x>\S+): no interaction is left to keep; not migratable"),
+        _sub("{f} 停在 {x}：后面已经没有可以保留的组；无法迁移"),
+    ),
+    (
+        re.compile(r"session entry: must be an object, got (?P<got>\S+); not migratable"),
+        _sub("entry 必须是对象，这里是 {got}；无法迁移"),
+    ),
+    (
+        re.compile(
+            r"(?P<name>\S+) already exists; migration writes a new file and never overwrites one"
+        ),
+        _sub("{name} 已经存在；迁移只写新文件，从不覆盖已有的文件"),
+    ),
+    (
+        re.compile(r"(?P<name>\S+) already exists; migration never overwrites a file"),
+        _sub("{name} 已经存在；迁移从不覆盖已有的文件"),
+    ),
+    (
+        re.compile(
+            r"the last line has no newline \(a torn write\); repair the file before migrating it"
+        ),
+        _sub("最后一行没有换行符（写入被截断了）；先修复文件，再迁移"),
+    ),
 ]
 
 #: (pattern of the core's *where*, its Chinese rendering).

@@ -1,9 +1,13 @@
 """Lab 11.x "可选迁移练习" (the optional migration exercise): the teaching layer of notebook
 ``11.x-migration.ipynb``.
 
-The core of this lab is :mod:`ctxlab.migration` (``migrate_draft_entry``, the reference
-migration of the chapter's draft records); the strict parser is never loosened.
+The whole lab is a ctxlab extension: the chapter has a section titled 可选迁移练习 with no
+text, and one rule it rests on (旧记录需要先在边界外迁移成当前形状). The core of this lab is
+:mod:`ctxlab.migration` (``migrate_draft_entry``, ctxlab's reference migration of the draft
+records); the strict parser is never loosened.
 
+* :func:`draft_label` and :func:`note_text` -- a draft record's name and a migration note in
+  the notebook's language;
 * :func:`draft_table` -- each old record (the chapter's early-draft ``files`` case, and
   ctxlab's own examples ``nextSteps``, ``invariants`` and ``compactedEntryIds``, which the
   chapter does not name): what the strict parser says, and what the reference migration
@@ -43,9 +47,59 @@ from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, friendly, not_answered
 from ctxlab.lab.errors_zh import change_text, error_text
 from ctxlab.lab.language import tr
-from ctxlab.migration import MigrationError, MigrationResult, migrate_draft_entry
+from ctxlab.migration import (
+    LineChange,
+    MigrationChange,
+    MigrationError,
+    MigrationResult,
+    migrate_draft_entry,
+)
 
-__all__ = ["check_migration", "check_summary_renames", "draft_table", "reference_calls"]
+__all__ = [
+    "DRAFT_LABELS_ZH",
+    "check_migration",
+    "check_summary_renames",
+    "draft_label",
+    "draft_table",
+    "note_text",
+    "reference_calls",
+]
+
+#: Chinese names of the draft records (keys stay English: they are the fixtures' names).
+#: The first is the chapter's early draft; the others are ctxlab's own examples.
+DRAFT_LABELS_ZH: Mapping[str, str] = {
+    "files instead of changedFiles": "用 files 代替 changedFiles",
+    "nextSteps instead of next": "用 nextSteps 代替 next",
+    "invariants instead of constraints": "用 invariants 代替 constraints",
+    "compactedEntryIds instead of firstKeptEntryId": "用 compactedEntryIds 代替 firstKeptEntryId",
+    "compactedEntryIds beside firstKeptEntryId": "compactedEntryIds 与 firstKeptEntryId 并存",
+    "every draft name at once": "所有旧字段名一起出现",
+    "already current": "已经是当前形状",
+    "files and changedFiles disagree": "files 与 changedFiles 对不上",
+    "invariants beside other constraints": "invariants 旁边还有另一份 constraints",
+    "compactedEntryIds ends inside an interaction": "compactedEntryIds 停在一组中间",
+    "compactedEntryIds names an unknown entry": "compactedEntryIds 写了路径上没有的 id",
+    "compactedEntryIds disagrees with firstKeptEntryId": (
+        "compactedEntryIds 与 firstKeptEntryId 对不上"
+    ),
+    "goal missing (the parser still refuses)": "缺少 goal（迁移后 parser 仍然拒绝）",
+}
+
+
+def draft_label(name: str) -> str:
+    """A draft record's name (a key of :func:`ctxlab.fixtures.draft_records`) in the current
+    language; the English name is the key."""
+    return tr(name, DRAFT_LABELS_ZH.get(name, name))
+
+
+def note_text(change: MigrationChange | LineChange) -> str:
+    """A migration note as a cell prints it, in the current language: one change of
+    ``migrate_draft_entry``, or one change on a line of ``migrate_jsonl``'s file."""
+    if isinstance(change, LineChange):
+        return tr(
+            str(change), f"第 {change.line} 行（{change.entry_id}）{change_text(change.change)}"
+        )
+    return change_text(change)
 
 
 def draft_table() -> pd.DataFrame:
@@ -63,7 +117,9 @@ def draft_table() -> pd.DataFrame:
             migration = "✔ " + (changes or tr("nothing to change", "无需改动"))
         except MigrationError as error:
             migration = f"✘ {error_text(error)}"
-        rows.append({"draft record": name, "strict parser": parser, "migration": migration})
+        rows.append(
+            {"draft record": draft_label(name), "strict parser": parser, "migration": migration}
+        )
     frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
     headers = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
     return frame.rename(columns={name: tr(name, zh) for name, zh in headers.items()})
@@ -290,7 +346,10 @@ def check_summary_renames(student: object) -> Verdict:
         if summary != untouched:
             return Verdict(
                 False,
-                tr(f"your function changed its input ({name})", f"你的函数改动了输入（{name}）"),
+                tr(
+                    f"your function changed its input ({name})",
+                    f"你的函数改动了输入（{draft_label(name)}）",
+                ),
                 "",
                 tr(
                     "Copy first: new = dict(summary); never edit the old one.",
@@ -308,7 +367,7 @@ def check_summary_renames(student: object) -> Verdict:
                 )
             extra = sorted(set(got) - set(want))
             missing = sorted(set(want) - set(got))
-            detail = tr(f"Draft record: {name}.", f"草案记录：{name}。")
+            detail = tr(f"Draft record: {name}.", f"草案记录：{draft_label(name)}。")
             if extra:
                 detail += tr(
                     f" Still there: {', '.join(extra)}.", f"仍然存在：{', '.join(extra)}。"
@@ -370,7 +429,7 @@ def check_migration(student: object) -> Verdict:
                 False,
                 tr(
                     f"“{name}” can be migrated, but your function refused it",
-                    f"“{name}” 可以迁移，但你的函数拒绝了它",
+                    f"“{draft_label(name)}” 可以迁移，但你的函数拒绝了它",
                 ),
                 f"{type(error).__name__}: {error}",
                 "",
@@ -382,7 +441,7 @@ def check_migration(student: object) -> Verdict:
                     False,
                     tr(
                         f"right to refuse “{name}”, but with a bare {kind}",
-                        f"拒绝“{name}”是对的，但抛出的是裸的 {kind}",
+                        f"拒绝“{draft_label(name)}”是对的，但抛出的是裸的 {kind}",
                     ),
                     f"{kind}: {error}",
                     tr(
@@ -394,7 +453,9 @@ def check_migration(student: object) -> Verdict:
                 )
             return Verdict(
                 False,
-                tr(f"your function crashed on “{name}”", f"你的函数在“{name}”上崩溃了"),
+                tr(
+                    f"your function crashed on “{name}”", f"你的函数在“{draft_label(name)}”上崩溃了"
+                ),
                 f"{kind}: {error}",
                 "",
             )
@@ -409,7 +470,8 @@ def check_migration(student: object) -> Verdict:
             return Verdict(
                 False,
                 tr(
-                    f"your function changed its input (“{name}”)", f"你的函数改动了输入（“{name}”）"
+                    f"your function changed its input (“{name}”)",
+                    f"你的函数改动了输入（“{draft_label(name)}”）",
                 ),
                 "",
                 tr(
@@ -420,7 +482,7 @@ def check_migration(student: object) -> Verdict:
         if name in NOT_MIGRATABLE:
             return Verdict(
                 False,
-                tr(f"“{name}” must not be migrated", f"“{name}” 不能被迁移"),
+                tr(f"“{name}” must not be migrated", f"“{draft_label(name)}” 不能被迁移"),
                 tr("Your function returned a record for it.", "你的函数却为它返回了一条记录。"),
                 tr(
                     "When the draft gives two different answers, or the result would"
@@ -437,9 +499,9 @@ def check_migration(student: object) -> Verdict:
                 False,
                 tr(
                     f"the strict parser refuses your result for “{name}”",
-                    f"严格的 parser 拒绝了你为“{name}”给出的结果",
+                    f"严格的 parser 拒绝了你为“{draft_label(name)}”给出的结果",
                 ),
-                str(error),
+                error_text(error),
                 tr(
                     "The parser is never loosened: fix the record.",
                     "parser 永远不会放宽：请修正这条记录。",
@@ -450,7 +512,7 @@ def check_migration(student: object) -> Verdict:
                 False,
                 tr(
                     f"your result for “{name}” differs from the reference",
-                    f"你为“{name}”给出的结果与参考实现不同",
+                    f"你为“{draft_label(name)}”给出的结果与参考实现不同",
                 ),
                 "",
                 tr(
@@ -465,7 +527,7 @@ def check_migration(student: object) -> Verdict:
                 False,
                 tr(
                     f"the change notes for “{name}” are not complete",
-                    f"“{name}” 的 change notes 不完整",
+                    f"“{draft_label(name)}” 的 change notes 不完整",
                 ),
                 tr(
                     f"Expected notes for: {', '.join(want) or nothing}; got:"
