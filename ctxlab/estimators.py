@@ -1,9 +1,10 @@
 """Token estimators: functions that price one message (or a string) in tokens.
 
 The chapter's budget uses "调用者提供的确定性估算器": a deterministic estimator the caller
-supplies. Its worked example uses a table of costs (see :mod:`ctxlab.fixtures`); a real
-agent uses a rule of thumb instead. :func:`chars_per_token` is the rule of the agent this
-course models: ``ceil(characters / n)`` with ``n = 4``.
+supplies. Its worked example uses a table of costs (see :mod:`ctxlab.fixtures`); real
+tokenizers are left to the provider layer. :func:`chars_per_token` is a ctxlab extension, a
+simple deterministic rule that is not a real tokenizer and that the chapter does not
+mention: ``ceil(characters / n)``, by default ``n = 4``.
 
 What is counted (:func:`counted_characters`):
 

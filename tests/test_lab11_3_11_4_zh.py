@@ -108,7 +108,7 @@ def test_sent_messages_and_option_errors_are_chinese(chinese: None) -> None:
     )
     frame = lab11_3.sent_messages_table(result)
     assert frame["在 keptEntryIds 里？"].tolist() == ["否"] + ["是"] * 7
-    assert frame["来自"].tolist()[1] == "条目 u2"
+    assert frame["来自"].tolist()[1] == "entry u2"  # the glossary keeps entry in English
     errors = lab11_3.option_errors_styler()
     assert list(errors.data.columns) == ["情形", "build_context 的回答"]
     assert "估算器返回 -1" in errors.data["情形"].tolist()

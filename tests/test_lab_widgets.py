@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import re
 import statistics
 import time
 from typing import Any
@@ -50,6 +52,13 @@ def test_grouping_variant_rejects_an_order_that_is_not_a_permutation() -> None:
     assert "two results" in view.verdict
 
 
+def _figure_png(box: Any) -> bytes:
+    """The PNG the budget widget's figure shows (an ``<img>`` with an inline data URI)."""
+    found = re.search(r'src="data:image/png;base64,([^"]+)"', box.outputs["figure"].value)
+    assert found, "the figure widget shows no inline PNG"
+    return base64.b64decode(found.group(1))
+
+
 def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
     box = lab11_3.build_budget_widget()
     sliders = box.controls
@@ -64,17 +73,17 @@ def test_budget_widget_has_the_documented_sliders_and_hooks() -> None:
     assert "ctxlab-kept" in box.outputs["kept"]._dom_classes
     assert box.outputs["reason"].value == "reason: trimmed"
     assert box.outputs["kept"].value == "kept: u2, a2, u3, calls, r-test, r-read, a3"
-    assert bytes(box.outputs["figure"].value).startswith(b"\x89PNG")
+    assert _figure_png(box).startswith(b"\x89PNG")
 
 
 def test_moving_a_slider_redraws_reason_kept_and_ledger() -> None:
     box = lab11_3.build_budget_widget()
-    before = bytes(box.outputs["figure"].value)
+    before = _figure_png(box)
     box.controls["max_tokens"].value = 50
     assert box.outputs["reason"].value == "reason: within_budget"
     assert box.outputs["kept"].value.startswith("kept: u1, a1, u2")
     assert box.outputs["ledger"].value == lab11_3.budget_view(50, 4, 2).ledger_html
-    assert bytes(box.outputs["figure"].value) != before
+    assert _figure_png(box) != before
     box.controls["max_tokens"].value = 19
     assert box.outputs["reason"].value == "reason: single_group_overflow"
     box.controls["reserved_output"].value = 0

@@ -11,26 +11,31 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
   :func:`sent_messages_table` / :func:`message_arrow` (the final ``messages`` list, with
   which entry each comes from and whether it is in ``keptEntryIds``),
   :func:`without_system_messages` (the path with no system message), and
-  :func:`path_table` of lab 11.1 (the costs the notebook prices again with another
-  estimator);
+  :func:`estimator_table` (each message priced by another estimator beside the chapter's
+  test estimator);
 * figures -- :func:`budget_figure` (a waterfall of the fixed costs, then each group newest
-  first, kept solid or dropped hatched, against the line where the budget ends) and
-  :func:`sweep_figure` (groups kept and ``reason`` against ``max_tokens``);
-* widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure, the
-  kept ids and the reason (:func:`budget_view` is its pure part); given the student's own
-  ``build_context`` (``student=``) it also shows :func:`compare_builds`: the student's
-  result beside the reference's for the same slider values, the first difference marked;
+  first, kept solid or dropped hatched, against the line where the budget ends; its alt
+  text, :func:`budget_alt_text`, says the same in words) and :func:`sweep_figure` (groups
+  kept and ``reason`` against ``max_tokens``);
+* widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure (an
+  ``<img>`` with the figure's alt text, :func:`figure_html`), the kept ids and the reason
+  (:func:`budget_view` is its pure part); given the student's own ``build_context``
+  (``student=``) it also shows :func:`compare_builds`: the student's result beside the
+  reference's for the same slider values, the first difference marked;
 * self-checks -- :func:`check_available` (exercise 11.3-A), :func:`check_kept_ids` (11.3-B)
   and :func:`check_smallest_budget_for_all` (11.3-C).
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import functools
+import html
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import ipywidgets as widgets
 import pandas as pd
@@ -43,13 +48,14 @@ from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import InteractionGroup, group_interactions
-from ctxlab.lab.checks import Verdict, as_number, friendly, id_list
+from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, is_placeholder, not_answered
 from ctxlab.lab.display import (
     DROPPED,
     FIGSIZE,
     FIGSIZE_TALL,
     KEPT,
     PALETTE,
+    CourseFigure,
     CourseTable,
     TokenEstimator,
     call_safely,
@@ -76,6 +82,7 @@ __all__ = [
     "BudgetLedger",
     "BudgetView",
     "LedgerGroup",
+    "budget_alt_text",
     "budget_figure",
     "budget_ledger",
     "budget_view",
@@ -85,6 +92,8 @@ __all__ = [
     "check_smallest_budget_for_all",
     "compare_builds",
     "compare_table",
+    "estimator_table",
+    "figure_html",
     "ledger_styler",
     "ledger_table",
     "message_arrow",
@@ -479,13 +488,79 @@ def sent_messages_table(result: ContextResult) -> pd.DataFrame:
         else:
             entry_id = result.kept_entry_ids[position - head - 1]
             rows.append({"#": position, "role": message.role,
-                         "comes from": tr(f"entry {entry_id}", f"条目 {entry_id}"),
+                         "comes from": f"entry {entry_id}",
                          "in keptEntryIds": tr("yes", "是")})  # fmt: skip
     frame = pd.DataFrame(rows, columns=["#", "role", "comes from", "in keptEntryIds"])
-    return _in_language(frame, {"comes from": "来自", "in keptEntryIds": "在 keptEntryIds 里？"})
+    return _in_language(
+        frame, {"role": "角色", "comes from": "来自", "in keptEntryIds": "在 keptEntryIds 里？"}
+    )
+
+
+def estimator_table(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
+) -> CourseTable:
+    """Each message entry of ``path`` priced twice: by ``estimate`` (default: the chapter's
+    test estimator) and by the chapter's test estimator, whose costs the chapter's table
+    lists. Headers follow the notebook's language."""
+    entries = [e for e in default_path(path) if isinstance(e, MessageSessionEntry)]
+    price = default_estimator(estimate)
+    name = getattr(estimate, "__name__", "estimate") if estimate is not None else "test"
+    other = f"cost ({name})"
+    frame = path_table(entries, estimate=price)[["id", "role", "text", "cost"]]
+    frame = frame.rename(columns={"cost": other}).assign(
+        **{"cost (test estimator)": [fixtures.opening_estimator(e.message) for e in entries]}
+    )
+    shown_frame = _in_language(
+        frame,
+        {
+            "role": "角色",
+            "text": "文本",
+            other: f"成本（{name}）",
+            "cost (test estimator)": "成本（测试估算器）",
+        },
+    )
+    caption = tr(
+        "the same path, priced by two estimators",
+        "同一条路径，用两种估算器分别估算",
+    )
+    return show(shown_frame, "estimators", caption)
 
 
 # -- figures ---------------------------------------------------------------------------------------
+
+
+def budget_alt_text(view: BudgetLedger) -> str:
+    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's
+    language: the fixed costs, each group newest first with its cost and whether it was
+    kept, where the budget ends, the reason and the total."""
+    t = view.result.tokens
+    n = tidy_number
+    end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
+    fixed_en = (
+        f"system {n(t.system)}, reserved_output {n(t.reserved_output)}, "
+        f"safety_margin {n(t.safety_margin)}"
+    )
+    fixed_zh = (
+        f"system {n(t.system)}、reserved_output {n(t.reserved_output)}、"
+        f"safety_margin {n(t.safety_margin)}"
+    )
+    if view.summary_cost:
+        fixed_en += f", summary {n(view.summary_cost)}"
+        fixed_zh += f"、摘要 {n(view.summary_cost)}"
+    groups_en = "; ".join(
+        f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}" for g in view.groups
+    )
+    groups_zh = "；".join(
+        f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}" for g in view.groups
+    )
+    return tr(
+        f"Budget of max_tokens {n(t.max_tokens)}: fixed costs {fixed_en}; then, newest "
+        f"first, {groups_en or 'no groups'}; the budget ends at {end}; reason "
+        f"{view.result.reason}, total {n(t.total)}",
+        f"max_tokens {n(t.max_tokens)} 的预算：固定成本 {fixed_zh}；再从最新一组往前："
+        f"{groups_zh or '没有组'}；预算到 {end} 为止；reason {view.result.reason}，"
+        f"total {n(t.total)}",
+    )
 
 
 @styled
@@ -547,6 +622,9 @@ def budget_figure(
         ),
         loc="left",
     )
+    # The alt text of the picture (the static figure's and the widget's image), in the
+    # notebook's language even when the figure itself has to be drawn in English.
+    fig.set_label(budget_alt_text(view))
     kept_label = tr_figure("kept (solid)", "保留（实心）")
     dropped_label = tr_figure("dropped (hatched)", "丢弃（斜线）")
     fig.legend(
@@ -818,6 +896,18 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
     )
 
 
+def figure_html(fig: Figure) -> str:
+    """The figure as the widget shows it: an ``<img>`` of its PNG (inline, base64) whose
+    ``alt`` is the figure's alt text (:meth:`CourseFigure.alt_text`, the same text the
+    static figure's output carries)."""
+    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    return (
+        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
+        ' style="width: 100%; height: auto">'
+    )
+
+
 def build_budget_widget(
     render: Callable[[int, int, int], BudgetView] = budget_view,
     *,
@@ -842,8 +932,10 @@ def build_budget_widget(
     kept.add_class("ctxlab-kept")
     ledger = widgets.HTML()
     # max_width keeps the figure inside a narrow notebook column; wrapping puts it under
-    # the ledger instead of cutting it off at the right.
-    image = widgets.Image(format="png", layout={"width": "760px", "max_width": "100%"})
+    # the ledger instead of cutting it off at the right. An HTML widget rather than an
+    # Image: ipywidgets' Image has no alt text, an <img> in HTML carries the figure's.
+    image = widgets.HTML(layout={"width": "760px", "max_width": "100%"})
+    image.add_class("ctxlab-figure")
     compare = widgets.HTML()
     compare.add_class("ctxlab-compare")
 
@@ -857,7 +949,7 @@ def build_budget_widget(
         reason.value = view.reason
         kept.value = view.kept
         ledger.value = view.ledger_html
-        image.value = figure_png(view.figure)
+        image.value = figure_html(view.figure)
         if student is not None:
             compare.value = compare_builds(None, student, Budget(*values)).to_html()
 
@@ -888,13 +980,34 @@ def build_budget_widget(
 # -- self-checks -----------------------------------------------------------------------------------
 
 
+CheckFunction = TypeVar("CheckFunction", bound=Callable[..., Verdict])
+
+
+def _exercise(en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
+    """:func:`friendly`, with the exercise named in the notebook's language when its cell
+    still holds the placeholder (``friendly`` alone names it by the function's name)."""
+
+    def decorate(check: CheckFunction) -> CheckFunction:
+        checked = friendly(check)
+
+        @functools.wraps(check)
+        def wrapper(*args: Any, **kwargs: Any) -> Verdict:
+            if any(is_placeholder(value) for value in (*args, *kwargs.values())):
+                return not_answered(tr(en, zh))
+            return checked(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
 def _context(
     max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
 ) -> ContextResult:
     return Budget(max_tokens, reserved_output, safety_margin).build(fixtures.opening_path())
 
 
-@friendly
+@_exercise("available", "消息额度 available_for_messages")
 def check_available(
     answer: object, *, max_tokens: int = 40, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:
@@ -926,12 +1039,12 @@ def check_available(
     )
 
 
-@friendly
+@_exercise("kept ids", "保留的 entry id（kept_entry_ids）")
 def check_kept_ids(
     answer: object, *, max_tokens: int = 20, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:
     """Exercise 11.3-B: ``kept_entry_ids`` for another budget (default 20/4/2)."""
-    ids = id_list(answer, "your kept ids")
+    ids = id_list(answer, tr("your kept ids", "你的答案"))
     result = _context(max_tokens, reserved_output, safety_margin)
     if tuple(ids) == result.kept_entry_ids:
         return Verdict(
@@ -962,14 +1075,16 @@ def check_kept_ids(
     )
 
 
-@friendly
+@_exercise("smallest budget for all", "能保留全部组的最小预算")
 def check_smallest_budget_for_all(
     answer: object, *, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:
     """Exercise 11.3-C: the smallest ``max_tokens`` that keeps all three groups."""
     value = as_number(answer, "max_tokens")
     if value < 0:
-        raise CtxlabError(f"max_tokens must be >= 0, got {value:g}")
+        raise CtxlabError(
+            tr(f"max_tokens must be >= 0, got {value:g}", f"max_tokens 必须 >= 0，实际是 {value:g}")
+        )
     result = _context(value, reserved_output, safety_margin)
     if result.reason != "within_budget":
         return Verdict(

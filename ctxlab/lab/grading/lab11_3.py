@@ -280,7 +280,8 @@ def _expect_crafted(
 @LAB.check(
     "the 31-token example keeps groups 2 and 3: kept u2,a2,u3,calls,r-test,r-read,a3, "
     "reason trimmed, tokens 31/3/22/4/2/22/31",
-    "31 个 token 怎样留下第二、三组：reason trimmed，tokens 与本章完全一致",
+    "31 个 token 的例子留下第二、三组：保留 u2,a2,u3,calls,r-test,r-read,a3，"
+    "reason 为 trimmed，tokens 与本章完全一致",
 )
 def worked_example_31(t: Trial) -> None:
     _expect_opening(t, budget(31), kept=_KEPT_31, reason="trimmed", tokens=_TOKENS_31)
@@ -297,8 +298,8 @@ def single_group_overflow(t: Trial) -> None:
 
 
 @LAB.check(
-    "when every group fits (or there is none) the reason is within_budget",
-    "所有组都放得下（或没有组）时 reason 为 within_budget",
+    "ctxlab extension: when every group fits (or there is none) the reason is within_budget",
+    "ctxlab 扩展：所有组都放得下（或根本没有组）时，reason 为 within_budget",
 )
 def within_budget(t: Trial) -> None:
     for max_tokens in (38, 500):
@@ -332,7 +333,7 @@ def fixed_costs_first(t: Trial) -> None:
 @LAB.check(
     "groups are chosen from the newest backwards and the choice stops at the first group "
     "that does not fit",
-    "从最新组向前选择，选择停在第一个放不下的组：保留的是连续的最新后缀",
+    "从最新一组向前选择，停在第一个放不下的组：保留的是路径末尾连续的几组",
 )
 def contiguous_newest_suffix(t: Trial) -> None:
     # Groups cost 2, 10, 3. With 8 tokens the newest (3) fits and the middle one (10) does

@@ -1,0 +1,203 @@
+"""Lab 11.3 in both languages (issue 18): what the zh edition shows comes out in Chinese, the
+English edition keeps its words, and the budget widget's picture carries alt text."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from ctxlab import fixtures
+from ctxlab.estimators import chars_per_token
+from ctxlab.lab import lab11_3
+from ctxlab.lab.grading import lab11_3 as grading
+from ctxlab.lab.language import set_figure_language, set_language
+
+pytestmark = pytest.mark.teaching
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "notebooks" / "_src" / "11.3-budgeted-context.md"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def zh() -> Iterator[None]:
+    """Chinese text; figures drawn in English, as where no CJK font is installed (and with
+    no missing-glyph warnings here). The stored notebooks show the Chinese-drawn case."""
+    set_language("zh")
+    set_figure_language("en")
+    try:
+        yield
+    finally:
+        set_language("en")
+        set_figure_language(None)
+
+
+def _alt(box: Any) -> str:
+    value = box.outputs["figure"].value
+    found = re.search(r'<img alt="([^"]*)" src="data:image/png;base64,', value)
+    assert found, "the widget's figure is not an <img> with alt text"
+    return html.unescape(found.group(1))
+
+
+# -- the widget's image carries alt text ---------------------------------------------------
+
+
+def test_widget_image_has_english_alt_text_that_follows_the_slider() -> None:
+    box = lab11_3.build_budget_widget()
+    first = _alt(box)
+    assert first == lab11_3.budget_figure(None, lab11_3.CHAPTER_BUDGET).alt_text()
+    assert first.startswith("Budget of max_tokens 31: fixed costs system 3, reserved_output 4")
+    assert "group 1 (7) dropped" in first and "reason trimmed, total 31" in first
+    box.controls["max_tokens"].value = 40
+    moved = _alt(box)
+    assert moved != first
+    assert "group 1 (7) kept" in moved and "reason within_budget, total 38" in moved
+    box.controls["max_tokens"].value = 19
+    assert "reason single_group_overflow" in _alt(box)
+
+
+def test_widget_image_has_chinese_alt_text_in_the_zh_edition(zh: None) -> None:
+    box = lab11_3.build_budget_widget()
+    first = _alt(box)
+    assert CJK.search(first)
+    assert "第 1 组（7）丢弃" in first and "reason trimmed" in first
+    assert "Budget of" not in first and "dropped" not in first
+    box.controls["max_tokens"].value = 40
+    moved = _alt(box)
+    assert moved != first and "第 1 组（7）保留" in moved and "within_budget" in moved
+
+
+def test_alt_text_is_in_the_notebook_language_even_if_the_figure_is_drawn_in_english(
+    zh: None,
+) -> None:
+    fig = lab11_3.budget_figure(None, lab11_3.CHAPTER_BUDGET)
+    assert fig.axes[0].get_title(loc="left").startswith("max_tokens 31: ")  # drawn in en
+    assert CJK.search(fig.alt_text())  # described in zh
+
+
+def test_stored_figure_and_widget_share_the_alt_text() -> None:
+    for edition in ("en", "zh"):
+        notebook = ROOT / "notebooks" / edition / "instructor" / "11.3-budgeted-context.ipynb"
+        cells = {c["id"]: c for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+        (output,) = [o for o in cells["11-3-08"]["outputs"] if "image/png" in o.get("data", {})]
+        alt = output["metadata"]["image/png"]["alt"]
+        if edition == "zh":
+            assert CJK.search(alt) and "第 3 组（15）保留" in alt
+        else:
+            assert alt.startswith("Budget of max_tokens 31:")
+
+
+# -- exercise labels, tables, check descriptions -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("check", "en", "zh"),
+    [
+        (lab11_3.check_available, "available", "消息额度"),
+        (lab11_3.check_kept_ids, "kept ids", "保留的 entry id"),
+        (
+            lab11_3.check_smallest_budget_for_all,
+            "smallest budget for all",
+            "能保留全部组的最小预算",
+        ),
+    ],
+)
+def test_unanswered_exercise_is_named_in_the_notebook_language(
+    check: Any, en: str, zh: str
+) -> None:
+    assert check(...).title == f"not answered yet: {en}"
+    set_language("zh")
+    try:
+        title = check(...).title
+    finally:
+        set_language("en")
+    assert title.startswith("还没有作答：") and zh in title and title != f"还没有作答：{en}"
+
+
+def test_checks_still_judge_answers() -> None:
+    assert lab11_3.check_smallest_budget_for_all(38).ok
+    assert not lab11_3.check_smallest_budget_for_all(39).ok
+    assert not lab11_3.check_smallest_budget_for_all(-1).ok
+    assert lab11_3.check_available(31).ok
+
+
+def test_estimator_table_headers_follow_the_language(zh: None) -> None:
+    table = lab11_3.estimator_table(fixtures.opening_path(), chars_per_token(4))
+    assert list(table.data.columns) == [
+        "id",
+        "角色",
+        "文本",
+        "成本（chars_per_token_4）",
+        "成本（测试估算器）",
+    ]
+    assert list(table.data["成本（测试估算器）"]) == [3, 3, 4, 3, 4, 3, 3, 3, 3, 3]
+
+
+def test_estimator_table_in_english() -> None:
+    table = lab11_3.estimator_table(fixtures.opening_path(), chars_per_token(4))
+    assert list(table.data.columns) == [
+        "id",
+        "role",
+        "text",
+        "cost (chars_per_token_4)",
+        "cost (test estimator)",
+    ]
+    assert table.data["cost (chars_per_token_4)"].iloc[6] == 32  # calls: ceil(125 / 4)
+
+
+def test_sent_messages_table_says_entry_not_a_ruled_out_word(zh: None) -> None:
+    result = lab11_3.CHAPTER_BUDGET.build(fixtures.opening_path())
+    frame = lab11_3.sent_messages_table(result)
+    assert "条目" not in frame.to_string()
+    assert list(frame["来自"])[1] == "entry u2"
+    assert "角色" in frame.columns
+
+
+def test_every_check_description_is_chinese_and_within_budget_is_an_extension() -> None:
+    for check in grading.LAB.checks:
+        assert CJK.search(check.zh), check.key
+    (within,) = [c for c in grading.LAB.checks if c.key == "within_budget"]
+    assert within.en.startswith("ctxlab extension:")
+    assert within.zh.startswith("ctxlab 扩展：")
+
+
+# -- the source: zh code comments, the extension labelled ----------------------------------
+
+
+def _cell(cell_id: str) -> str:
+    text = SOURCE.read_text(encoding="utf-8")
+    start = text.index(f":::cell {cell_id} ")
+    end = text.index("\n:::cell ", start + 1)
+    return text[start:end]
+
+
+def test_zh_build_it_solution_has_chinese_comments() -> None:
+    cell = _cell("11-3-b02")
+    assert ":::instructor-zh" in cell
+    zh = cell.split(":::instructor-zh", 1)[1]
+    comments = re.findall(r"#\s*(.+)", zh)
+    docstrings = re.findall(r'"""(.+?)"""', zh, flags=re.S)
+    assert len(comments) >= 6
+    for text in [*comments, *docstrings]:
+        assert CJK.search(text), text
+
+
+def test_within_budget_is_labelled_an_extension_wherever_it_is_taught() -> None:
+    text = SOURCE.read_text(encoding="utf-8")
+    for cell_id in ("11-3-00", "11-3-24", "11-3-f15", "11-3-f19", "11-3-b01", "11-3-b02"):
+        cell = _cell(cell_id)
+        for variant in re.split(r"\n:::(?:en|zh|student|instructor)[-a-z]*\n", cell)[1:]:
+            if "within_budget" in variant:
+                assert "ctxlab extension" in variant or "ctxlab 扩展" in variant, (
+                    cell_id,
+                    variant[:80],
+                )
+    assert text.count("within_budget") > 0
