@@ -236,7 +236,7 @@ def system_replay_across_boundary(t: Trial) -> None:
     first = messages[0] if isinstance(messages, list) and messages else None
     found = diff(_REPLAYED, first, "messages[0]")
     if found:
-        fail(_budget_label(_SYSTEM_PATCHES, budget(100)), f": {found}")
+        fail(_budget_label(_SYSTEM_PATCHES, budget(100)), f": {found}", f"：{found}")
     _expect(t, name, fx.system_patch_path, budget(17))
 
 
