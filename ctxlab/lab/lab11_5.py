@@ -18,6 +18,8 @@ functions, tested without a kernel:
 * :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
   reference, first difference marked (also in the widget: ``student=``);
 * :func:`with_metadata` -- the resumed path with a metadata entry, which a resume skips;
+* :func:`error_text` -- a ctxlab error as the notebook prints it (in the Chinese edition,
+  rendered in Chinese by :mod:`ctxlab.lab.errors_zh`);
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
   answer, the replayed content, or the rendered prompt) and :func:`check_newest_summary`.
 
@@ -63,6 +65,7 @@ from ctxlab.lab.display import (
     tidy_number,
     widget_box,
 )
+from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import tr, tr_figure
 from ctxlab.messages import SystemMessage, current_system_message, text_of
 
@@ -75,6 +78,7 @@ __all__ = [
     "check_resume_kept",
     "compare_builds",
     "context_messages",
+    "error_text",
     "kept_start",
     "latest_compaction",
     "render_resume_comparison",

@@ -17,8 +17,8 @@ and crafted variants; the comparison with the reference is Lab 11.3's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 from ctxlab import fixtures as fx
 from ctxlab.compaction import create_compaction_entry
@@ -39,13 +39,13 @@ from ctxlab.lab.grading.lab11_3 import (
     GROUP_3,
     budget,
     budget_label,
-    expect_context,
+    compare_context,
     expect_deterministic,
     rejects_bad_estimates,
     rejects_bad_options,
     worked_example_31,
 )
-from ctxlab.lab.grading.text import Text
+from ctxlab.lab.grading.text import Text, same
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = ["LAB"]
@@ -53,12 +53,67 @@ __all__ = ["LAB"]
 LAB = register_lab("11.5", "build_context", ("active_path",), build_context)
 
 _RESUMED_ALL = ("u2", "a2", *GROUP_3, "u4", "a4")
-_RECOMPACTED = "sys..compact-2 (compact-2 keeps u3)"
+
+# The paths' names in a case label, in both languages (a check table of the Chinese edition
+# names a path in Chinese too: "sys..a4（compact-1 从 u2 开始保留）").
+_RESUMED = Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")
+_RECOMPACTED = Text(
+    "sys..compact-2 (compact-2 keeps u3)", "sys..compact-2（compact-2 从 u3 开始保留）"
+)
+_SYSTEM_PATCHES = Text("sys..a3 (system patches)", "sys..a3（带 system patch）")
+_SYSTEM_PATCHES_KEPT = Text(
+    "sys..a3 (system patches, compact-1 keeps u2)",
+    "sys..a3（带 system patch，compact-1 从 u2 开始保留）",
+)
+
+
+def _budget_label(name: Text, options: Mapping[str, Any]) -> Text:
+    """Lab 11.3's ``budget_label``, the path named in each language."""
+    numbers = (options["max_tokens"], options["reserved_output"], options["safety_margin"])
+    return Text(budget_label(name.en, *numbers).en, budget_label(name.zh, *numbers).zh)
+
+
+def _expect(
+    t: Trial,
+    name: Text,
+    make_path: Callable[[], list[SessionEntry]],
+    options: Mapping[str, Any],
+    **literal: Any,
+) -> dict[str, Any]:
+    """Lab 11.3's ``expect_context`` with a bilingual path name: call the student's
+    build_context on a fresh path and compare with the reference."""
+    label = _budget_label(name, options)
+    got = t.returns(label, make_path(), **options)
+    reference = build_context(make_path(), **options)
+    return compare_context(label, got, reference, make_path(), **literal)
+
+
+class _Named:
+    """A :class:`Trial` for Lab 11.3's shared case loops (``rejects_bad_options``,
+    ``rejects_bad_estimates``), which name a path with one string: each label keeps that
+    string in English and gets the path's Chinese name in Chinese."""
+
+    def __init__(self, trial: Trial, name: Text) -> None:
+        self.trial = trial
+        self.name = name
+
+    def _label(self, label: Text) -> Text:
+        return Text(label.en, label.zh.replace(self.name.en, self.name.zh))
+
+    def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
+        return self.trial.returns(self._label(label), *args, **kwargs)
+
+    def rejects(self, label: Text, *args: Any, **kwargs: Any) -> None:
+        self.trial.rejects(self._label(label), *args, **kwargs)
+
+
+def _named(t: Trial, name: Text) -> Trial:
+    return cast(Trial, _Named(t, name))
 
 
 def _expect_resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
     """The chapter's resumed path: sys..a3, compact-1 (keeps u2), u4, a4."""
-    expect_context(t, "sys..a4 (compact-1 keeps u2)", fx.resumed_path, options, **literal)
+    _expect(t, _RESUMED, fx.resumed_path, options, **literal)
 
 
 def _tag_or_opening(message: object) -> int:
@@ -71,7 +126,7 @@ def _tag_or_opening(message: object) -> int:
 
 @LAB.check(
     "without a compaction it is Lab 11.3's build: the 31-token example keeps groups 2 and 3",
-    "没有 compaction 时就是 Lab 11.3 的结果：31 个 token 留下第二、三组",
+    "没有 compaction 时，结果与实验 11.3 相同：31 个 token 的例子留下第二、三组",
 )
 def no_compaction(t: Trial) -> None:
     worked_example_31(t)
@@ -104,8 +159,8 @@ def summary_priced_first(t: Trial) -> None:
     "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
 )
 def newest_compaction_only(t: Trial) -> None:
-    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
-    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30))
+    _expect(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
+    _expect(t, _RECOMPACTED, fx.recompacted_path, budget(30))
 
 
 def _compacted_at_u3() -> list[SessionEntry]:
@@ -130,9 +185,9 @@ def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
     # summarised, not kept.
     _expect_resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
-    expect_context(
+    _expect(
         t,
-        "sys,u1..a3,c(keeps u3),u4,a4",
+        Text("sys,u1..a3,c(keeps u3),u4,a4", "sys,u1..a3,c（从 u3 开始保留）,u4,a4"),
         _compacted_at_u3,
         budget(100, 0, 0, tag_estimator),
         kept=("u3", "a3", "u4", "a4"),
@@ -155,9 +210,9 @@ def _with_notes() -> list[SessionEntry]:
     "跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
 )
 def metadata_skipped(t: Trial) -> None:
-    name = "sys..a4 with note-1 and note-2"
-    expect_context(t, name, _with_notes, budget(100), kept=_RESUMED_ALL)
-    expect_context(t, name, _with_notes, budget(31), kept=("u4", "a4"))
+    name = Text("sys..a4 with note-1 and note-2", "sys..a4（插入 note-1 和 note-2）")
+    _expect(t, name, _with_notes, budget(100), kept=_RESUMED_ALL)
+    _expect(t, name, _with_notes, budget(31), kept=("u4", "a4"))
 
 
 _REPLAYED = {
@@ -175,14 +230,14 @@ _REPLAYED = {
     "包括 compaction 之前的部分，sys 和 patch-1 设下的内容都保留",
 )
 def system_replay_across_boundary(t: Trial) -> None:
-    name = "sys..a3 (system patches, compact-1 keeps u2)"
-    wire = expect_context(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
+    name = _SYSTEM_PATCHES_KEPT
+    wire = _expect(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
     messages = wire.get("messages")
     first = messages[0] if isinstance(messages, list) and messages else None
     found = diff(_REPLAYED, first, "messages[0]")
     if found:
-        fail(budget_label("sys..a3 (system patches)", 100, 4, 2), f": {found}")
-    expect_context(t, name, fx.system_patch_path, budget(17))
+        fail(_budget_label(_SYSTEM_PATCHES, budget(100)), f": {found}", f"：{found}")
+    _expect(t, name, fx.system_patch_path, budget(17))
 
 
 def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
@@ -201,7 +256,7 @@ def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
     "firstKeptEntryId must be an earlier user message that starts a group (a2, r-test, "
     "a system patch, a metadata entry, an unknown or a later id is an error naming it)",
     "firstKeptEntryId 只能指向 compaction 之前一组的首条 user message；a2、r-test、"
-    "system patch、metadata entry、未知 id 都报错并指出它",
+    "system patch、metadata entry、未知的 id 或 compaction 之后的 id 都会报错，并指出它",
 )
 def first_kept_checked(t: Trial) -> None:
     for first_kept in ("a2", "r-test", "nope"):
@@ -263,12 +318,16 @@ def _continued() -> list[SessionEntry]:
     "第二次 compaction 使用同一个创建函数；后续 buildContext() 先读取最新的 compaction",
 )
 def recompaction(t: Trial) -> None:
-    expect_context(
-        t, "sys..compact-3 (compact-3 keeps u4)", _compacted_again, budget(100), kept=("u4", "a4")
-    )
-    expect_context(
+    _expect(
         t,
-        "sys..compact-2,u5,a5",
+        Text("sys..compact-3 (compact-3 keeps u4)", "sys..compact-3（compact-3 从 u4 开始保留）"),
+        _compacted_again,
+        budget(100),
+        kept=("u4", "a4"),
+    )
+    _expect(
+        t,
+        same("sys..compact-2,u5,a5"),
         _continued,
         budget(100, estimate_tokens=_tag_or_opening),
         kept=(*GROUP_3, "u4", "a4", "u5", "a5"),
@@ -283,17 +342,14 @@ def deterministic_and_isolated(t: Trial) -> None:
     expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=False)
 
 
-_RESUMED = "sys..a4 (compact-1 keeps u2)"
-
-
 @LAB.check(
     "Lab 11.3's option rules still hold on a resumed path: a bad budget number or an "
     "estimate_tokens that is not a function is a ContextOptionError naming the option",
-    "恢复路径上 Lab 11.3 的选项规则照样成立：预算数值不合法、estimate_tokens 不是函数时，"
+    "实验 11.3 的选项规则在恢复路径上照样成立：预算数值不合法、estimate_tokens 不是函数时，"
     "抛出 ContextOptionError 并指出是哪个选项",
 )
 def options_checked(t: Trial) -> None:
-    rejects_bad_options(t, _RESUMED, fx.resumed_path)
+    rejects_bad_options(_named(t, _RESUMED), _RESUMED.en, fx.resumed_path)
 
 
 def _path_messages(path: list[SessionEntry]) -> list[AgentMessage]:
@@ -335,8 +391,8 @@ class _ResumeBadEstimator:
 @LAB.check(
     "Lab 11.3's estimator rules still hold, also for the summary message: a bad or failing "
     "estimate is an EstimatorError naming the message (the summary of compact-1); 0 is valid",
-    "估算器规则照样成立，摘要消息也一样：估算出错或返回值不合法时抛出 EstimatorError，"
-    "并指出是哪条消息（compact-1 的摘要）；返回 0 是合法的",
+    "实验 11.3 的估算器规则照样成立，摘要消息也不例外：估算器抛出异常或返回值不合法时，"
+    "抛出 EstimatorError 并指出是哪条消息（compact-1 的摘要）；返回 0 是合法的",
 )
 def estimator_checked(t: Trial) -> None:
     cases: tuple[tuple[str, object], ...] = (
@@ -350,7 +406,9 @@ def estimator_checked(t: Trial) -> None:
         ("a4", RuntimeError("tokenizer offline")),
         ("a4", -0.5),
     )
-    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, cases, _ResumeBadEstimator)
+    rejects_bad_estimates(
+        _named(t, _RESUMED), _RESUMED.en, fx.resumed_path, cases, _ResumeBadEstimator
+    )
     _expect_resumed(t, budget(31, estimate_tokens=lambda message: 0), kept=_RESUMED_ALL)
 
 
@@ -373,11 +431,16 @@ def _without_system() -> list[SessionEntry]:
 @LAB.check(
     "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
     "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
-    "恢复路径上的 token 账目与 Lab 11.3 一致：没有 system message 时 tokens.system 为 0；"
-    "固定成本超过窗口时消息额度为 0；摘要比消息额度还贵时，留给 groups 的预算是 0，不是负数",
+    "恢复路径上的 token 账目与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
+    "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
-    expect_context(t, "u1..a4 (no sys, compact-1 keeps u2)", _without_system, budget(31))
+    _expect(
+        t,
+        Text("u1..a4 (no sys, compact-1 keeps u2)", "u1..a4（没有 sys，compact-1 从 u2 开始保留）"),
+        _without_system,
+        budget(31),
+    )
     _expect_resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
     # The summary costs 100, more than the 24.5 left: the groups get 0, and [u4, a4] at
     # 0.5 each overflows; at 0 each, every group still fits in a budget of 0.
