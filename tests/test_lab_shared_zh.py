@@ -89,11 +89,13 @@ def test_not_answered_and_friendly_in_english_are_unchanged() -> None:
 
 def test_not_answered_and_friendly_in_chinese(zh: None) -> None:
     placeholder = check_answer(...)
-    assert placeholder.title == "还没有作答：answer"
+    # The Chinese edition names the exercise by its checker, as code.
+    assert placeholder.title == "还没有作答：check_answer"
     assert "占位符 `...`" in placeholder.detail and "`...`" in placeholder.hint
     rejected = check_answer("ctxlab")
     assert rejected.title == "ctxlab 拒绝了这个答案"
-    # The core's own message (names the entry and field) stays as the core wrote it.
+    # A message the phrase table of ctxlab.lab.errors_zh does not know stays as the core
+    # wrote it (it still names the entry and field); known ones are Chinese (test_checks_zh).
     assert "field 'summary' is missing" in rejected.detail
     kind = check_answer("kind")
     assert kind.title == "答案不是这道练习期望的那种值"

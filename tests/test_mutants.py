@@ -827,7 +827,7 @@ def test_report_text_and_html_are_deterministic_escaped_and_bilingual() -> None:
     set_language("zh")
     try:
         zh = str(first)
-        assert zh.splitlines()[0] == "Lab 11.2 · group_interactions：通过 0/12 项检查 ✘"
+        assert zh.splitlines()[0] == "实验 11.2 · group_interactions：通过 0/12 项检查 ✘"
         assert "groupInteractions() 跳过 sys" in zh
         assert "行为" in first._repr_html_()
         assert first.results[0].behaviour == first.results[0].behaviour_zh

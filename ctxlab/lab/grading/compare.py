@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from ctxlab.entries import SessionEntry
 from ctxlab.errors import shown
 from ctxlab.lab.grading.text import kind
+from ctxlab.lab.language import tr
 
 __all__ = ["canonical", "diff", "ids", "path_name"]
 
 
 def ids(values: Sequence[object]) -> str:
-    """``u2,a2`` (or ``(none)``)."""
-    return ",".join(str(i) for i in values) if values else "(none)"
+    """``u2,a2`` (or ``(none)``, 「（无）」)."""
+    return ",".join(str(i) for i in values) if values else tr("(none)", "（无）")
 
 
 _OPENING_IDS = ("sys", "u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3")
@@ -47,11 +48,20 @@ def canonical(value: object) -> str:
         return "?"
 
 
+def _expected(where: str, expected: str, got: str) -> str:
+    return tr(f"{where}: expected {expected}, got {got}", f"{where}：应为 {expected}，实际是 {got}")
+
+
+def _the_value(where: str) -> str:
+    return where or tr("the value", "返回值")
+
+
 def diff(expected: object, got: object, where: str) -> str | None:
-    """The first place where ``got`` differs from ``expected`` (JSON-shaped or dataclass)."""
+    """The first place where ``got`` differs from ``expected`` (JSON-shaped or dataclass),
+    in the language of the report."""
     if dataclasses.is_dataclass(expected) and not isinstance(expected, type):
         if type(got) is not type(expected):
-            return f"{where or 'the value'}: expected {type(expected).__name__}, got {kind(got)}"
+            return _expected(_the_value(where), type(expected).__name__, kind(got))
         for field in dataclasses.fields(expected):
             found = diff(
                 getattr(expected, field.name), getattr(got, field.name), _join(where, field.name)
@@ -61,25 +71,31 @@ def diff(expected: object, got: object, where: str) -> str | None:
         return None
     if isinstance(expected, Mapping):
         if not isinstance(got, Mapping):
-            return f"{where or 'the value'}: expected an object, got {kind(got)}"
+            return _expected(_the_value(where), tr("an object", "对象"), kind(got))
         for key in expected:
             if key not in got:
-                return f"{_join(where, str(key))}: missing"
+                return tr(f"{_join(where, str(key))}: missing", f"{_join(where, str(key))}：缺失")
             found = diff(expected[key], got[key], _join(where, str(key)))
             if found:
                 return found
         for key in got:
             if key not in expected:
-                return f"{_join(where, str(key))}: not expected, got {shown(got[key])}"
+                place = _join(where, str(key))
+                return tr(
+                    f"{place}: not expected, got {shown(got[key])}",
+                    f"{place}：不应出现，实际是 {shown(got[key])}",
+                )
         return None
     if isinstance(expected, (list, tuple)):
         if type(got) is not type(expected) and not (
             isinstance(got, (list, tuple)) and isinstance(expected, list)
         ):
-            return f"{where}: expected a {type(expected).__name__}, got {kind(got)}"
+            return _expected(
+                where, tr(f"a {type(expected).__name__}", type(expected).__name__), kind(got)
+            )
         assert isinstance(got, (list, tuple))
         if len(got) != len(expected):
-            return f"{where}: expected {shown(expected)}, got {shown(got)}"
+            return _expected(where, shown(expected), shown(got))
         for index, (e, g) in enumerate(zip(expected, got, strict=True)):
             found = diff(e, g, f"{where}[{index}]")
             if found:
@@ -91,9 +107,11 @@ def diff(expected: object, got: object, where: str) -> str | None:
             min(len(expected), len(got)),
         )
         start = max(0, at - 20)
-        return (
-            f"{where or 'the text'}: differs at character {at}:"
-            f" expected {shown(expected[start : at + 30])}, got {shown(got[start : at + 30])}"
+        place = where or tr("the text", "文本")
+        wanted, found_text = shown(expected[start : at + 30]), shown(got[start : at + 30])
+        return tr(
+            f"{place}: differs at character {at}: expected {wanted}, got {found_text}",
+            f"{place}：第 {at} 个字符起不同：应为 {wanted}，实际是 {found_text}",
         )
     alike = type(expected) is type(got) or (
         isinstance(expected, (int, float))
@@ -103,7 +121,7 @@ def diff(expected: object, got: object, where: str) -> str | None:
     )
     if alike and expected == got:
         return None
-    return f"{where or 'the value'}: expected {shown(expected)}, got {shown(got)}"
+    return _expected(_the_value(where), shown(expected), shown(got))
 
 
 def _join(where: str, name: str) -> str:

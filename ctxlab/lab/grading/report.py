@@ -167,7 +167,7 @@ class LabReport:
         total = len(self.results)
         mark = "✔" if self.passed else "✘"
         if get_language() == "zh":
-            return f"Lab {self.lab} · {self.function}：通过 {done}/{total} 项检查 {mark}"
+            return f"实验 {self.lab} · {self.function}：通过 {done}/{total} 项检查 {mark}"
         return f"Lab {self.lab} · {self.function}: {done}/{total} checks pass {mark}"
 
     def _legend(self) -> str:
