@@ -47,3 +47,36 @@ def test_a_ctxlab_error_is_shown_in_chinese_in_the_zh_edition() -> None:
     assert not chinese.ok
     assert chinese.detail.startswith("EntryParseError: entry compact-1：缺少 ")
     assert "missing" not in chinese.detail
+
+
+def test_a_failed_rows_first_difference_is_in_the_edition_language() -> None:
+    from ctxlab.lab.grading.compare import diff, ids
+
+    expected = {"messages": [{"role": "user", "content": "Read context.ts"}], "reason": "trimmed"}
+    cases = [
+        ({"messages": [{"role": "user", "content": "Read contxt.ts"}], "reason": "trimmed"}),
+        ({"messages": [], "reason": "trimmed"}),
+        ({"messages": [{"role": "user", "content": "Read context.ts"}]}),
+        ({**expected, "extra": 1}),
+        ({"messages": [{"role": "user", "content": "Read context.ts"}], "reason": 3}),
+    ]
+    set_language("en")
+    english = [diff(expected, got, "") for got in cases]
+    assert english == [
+        "messages[0].content: differs at character 9: expected 'Read context.ts', got 'Read contxt.ts'",
+        "messages: expected [{'content': 'Read context.ts', 'role': 'user'}], got []",
+        "reason: missing",
+        "extra: not expected, got 1",
+        "reason: expected 'trimmed', got 3",
+    ]
+    assert ids([]) == "(none)"
+    set_language("zh")
+    chinese = [diff(expected, got, "") for got in cases]
+    assert chinese == [
+        "messages[0].content：第 9 个字符起不同：应为 'Read context.ts'，实际是 'Read contxt.ts'",
+        "messages：应为 [{'content': 'Read context.ts', 'role': 'user'}]，实际是 []",
+        "reason：缺失",
+        "extra：不应出现，实际是 1",
+        "reason：应为 'trimmed'，实际是 3",
+    ]
+    assert ids([]) == "（无）"
