@@ -63,7 +63,8 @@ def test_a_failed_rows_first_difference_is_in_the_edition_language() -> None:
     set_language("en")
     english = [diff(expected, got, "") for got in cases]
     assert english == [
-        "messages[0].content: differs at character 9: expected 'Read context.ts', got 'Read contxt.ts'",
+        "messages[0].content: differs at character 9:"
+        " expected 'Read context.ts', got 'Read contxt.ts'",
         "messages: expected [{'content': 'Read context.ts', 'role': 'user'}], got []",
         "reason: missing",
         "extra: not expected, got 1",
