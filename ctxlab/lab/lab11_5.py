@@ -272,7 +272,7 @@ _COLUMNS_ZH: dict[str, str] = {
     "groups kept": "保留的组",
     "kept entries": "保留的 entry 数",
     "messages": "messages",
-    "total": "total",
+    "total": "总计",
 }
 
 
@@ -401,8 +401,8 @@ def resume_ledger(
             rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
                          "status": note})  # fmt: skip
     rows.append(
-        {"item": "total", "entries": "", "cost": tokens.total, "running total": "",
-         "status": f"reason: {result.reason}"}
+        {"item": tr("total", "总计"), "entries": "", "cost": tokens.total, "running total": "",
+         "status": tr(f"reason: {result.reason}", f"reason：{result.reason}")}
     )  # fmt: skip
     frame = pd.DataFrame(rows, columns=["item", "entries", "cost", "running total", "status"])
     for column in ("cost", "running total"):
