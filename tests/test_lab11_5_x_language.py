@@ -37,7 +37,7 @@ def test_the_resume_ledger_speaks_chinese(zh: None) -> None:
     assert rows["组 u4"] == "保留"
     assert rows["组 u2"] == "丢弃：加上它会变成 33 > 31"
     assert rows["组 u1"] == "已由 compact-1 摘要：不是候选"
-    assert rows["总计"] == "reason：trimmed"  # the core's reason value stays as the chapter writes it
+    assert rows["总计"] == "reason：trimmed"  # the reason value stays as the chapter writes it
 
 
 def test_the_english_ledger_is_unchanged_after_a_chinese_one(zh: None) -> None:
