@@ -364,3 +364,18 @@ def test_a_deck_built_with_the_template_has_the_split_sub_slides() -> None:
     pieces = [c for c in split.paginate(build_it_slide("zh"), "zh") if c["cell_type"] == "code"]
     assert len(pieces) > 1
     assert html.count('jp-InputArea-prompt">In\u00a0[7]:') == len(pieces)
+
+
+def test_a_slide_without_a_heading_is_titled_by_its_bold_lead_words() -> None:
+    cells = [
+        md_cell("**Exercise 2.** Write `my_migration(wire, earlier)`.", "e1", "subslide"),
+        code_cell(LONG_CODE, "e2"),
+    ]
+    made = split.paginate(cells, "en", page_height=600, split_above=600, max_code_lines=20)
+    titles = [source(c) for c in made if c["metadata"].get("ctxlab_split_title")]
+    assert titles and all(t.startswith("### Exercise 2. (") for t in titles)
+    assert source(made[0]) == source(cells[0])  # no heading to number: the text is unchanged
+    plain = [md_cell("Some text.", "p1", "subslide"), code_cell(LONG_CODE, "p2")]
+    made = split.paginate(plain, "zh", page_height=600, split_above=600, max_code_lines=20)
+    titles = [source(c) for c in made if c["metadata"].get("ctxlab_split_title")]
+    assert titles and all(t.startswith("### 续（") for t in titles)

@@ -702,11 +702,19 @@ def _split_slide(
 
 
 def _slide_title(slide: Slide) -> str:
-    for cell in slide.cells:
-        if cell.get("cell_type") == "markdown" and _visible(cell):
-            found = heading_of(cell_source(cell))
-            if found is not None:
-                return found[1]
+    """The slide's first heading; else the bold words its text starts with ("**Exercise 2.**
+    Write …" gives "Exercise 2."); else "" (the sub-slides are then titled "continued")."""
+    texts = [
+        cell_source(c) for c in slide.cells if c.get("cell_type") == "markdown" and _visible(c)
+    ]
+    for text in texts:
+        found = heading_of(text)
+        if found is not None:
+            return found[1]
+    for text in texts:
+        bold = re.match(r"^\s*\*\*([^*\n]+)\*\*", text)
+        if bold:
+            return bold.group(1).strip()
     return ""
 
 
