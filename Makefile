@@ -197,6 +197,9 @@ LECTURE_SETTINGS := lecture/settings
 # test's lecture server passes the same two options (tests/browser/browser_support.py).
 LECTURE_CSS := lecture/custom
 SLIDES_DIR ?= slides
+# A slide too tall to be legible at 1280×720 is split into sub-slides by the template's
+# preprocessor slides_split.SplitLongSlides (notebooks/_build/slides_split.py; the template's
+# conf.json names it, and the recipe below puts its folder on PYTHONPATH).
 SLIDES_ASSETS := $(SLIDES_DIR)/_assets
 # Each language's decks in their own folder, so that the two never overwrite each other:
 # slides/ (en) and slides/zh/ (zh). Both use the one copy of the assets in slides/_assets
@@ -245,6 +248,7 @@ $(SLIDES_ASSETS_STAMP):
 slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## offline reveal.js slides of the instructor edition: slides/ (en), slides/zh/ (LANG=zh)
 	$(call need_notebooks,$(INSTRUCTOR_DIR))
 	@for nb in $(wildcard $(INSTRUCTOR_DIR)/*.ipynb); do \
+	  PYTHONPATH="$(CURDIR)/notebooks/_build$${PYTHONPATH:+:$$PYTHONPATH}" \
 	  $(BIN)/jupyter nbconvert --to slides "$$nb" --output-dir $(SLIDES_OUT) \
 	    --TemplateExporter.extra_template_basedirs=lecture/nbconvert --template ctxlab-reveal \
 	    --SlidesExporter.reveal_url_prefix=$(ASSETS_URL)/reveal.js --SlidesExporter.reveal_theme=white \
