@@ -17,7 +17,7 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +137,15 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
         return verdict.passed, verdict.message
 
     return judge
+
+
+@pytest.fixture
+def zh() -> Iterator[None]:
+    """The teaching layer speaks Chinese for one test, English again afterwards."""
+    from ctxlab.lab.language import set_language
+
+    set_language("zh")
+    try:
+        yield
+    finally:
+        set_language("en")

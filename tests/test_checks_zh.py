@@ -81,3 +81,29 @@ def test_a_failed_rows_first_difference_is_in_the_edition_language() -> None:
         "reason：应为 'trimmed'，实际是 3",
     ]
     assert ids([]) == "（无）"
+
+
+def test_every_exercise_check_names_itself_in_both_languages() -> None:
+    """Each exercise checker of the teaching layer, called on its placeholder, names the
+    exercise in words: English in the English edition, Chinese in the Chinese one."""
+    import re
+
+    from ctxlab.lab import lab11_1, lab11_2, lab11_3, lab11_4, lab11_5, lab11_x
+
+    checkers = [
+        getattr(module, name)
+        for module in (lab11_1, lab11_2, lab11_3, lab11_4, lab11_5, lab11_x)
+        for name in dir(module)
+        if name.startswith("check_") and name != "check_implementation"
+    ]
+    assert len(checkers) >= 17
+    for checker in checkers:
+        set_language("en")
+        english = checker(...)
+        set_language("zh")
+        chinese = checker(...)
+        assert not english.ok and english.title.startswith("not answered yet: ")
+        assert not chinese.ok and chinese.title.startswith("还没有作答：")
+        assert re.search(r"[\u4e00-\u9fff]", chinese.title.removeprefix("还没有作答：")) or (
+            re.fullmatch(r"还没有作答：[\w-]+", chinese.title)
+        ), (checker.__name__, chinese.title)

@@ -220,15 +220,6 @@ def _table_errors() -> list[CtxlabError]:
     return errors
 
 
-@pytest.fixture
-def zh() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
-
-
 def test_every_core_error_in_a_zh_table_has_a_chinese_rendering(zh: None) -> None:
     errors = _table_errors()
     assert len(errors) > 30

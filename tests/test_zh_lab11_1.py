@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ from ctxlab.lab import lab11_1
 from ctxlab.lab.errors_zh import error_text, message_zh
 from ctxlab.lab.grading import lab11_1 as grading
 from ctxlab.lab.grading.text import Text
-from ctxlab.lab.language import set_language
 from nbsource_module import load_nbsource
 from test_zh_outputs import SEGMENT, _prose_words
 
@@ -35,15 +33,6 @@ pytestmark = pytest.mark.teaching
 HAN = re.compile(r"[\u4e00-\u9fff]")
 nbsource = load_nbsource()
 SOURCE = next(s for s in nbsource.load_sources() if s.lab == "11.1")
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
 
 
 def _torn_store(tmp_path: Path) -> tuple[Any, ctxlab.SessionStoreError]:

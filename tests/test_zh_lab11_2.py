@@ -9,7 +9,6 @@ import dataclasses
 import io
 import re
 import tokenize
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,22 +18,12 @@ from ctxlab.errors import InteractionError
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab import check_implementation, lab11_2
 from ctxlab.lab.grading import reference_functions
-from ctxlab.lab.language import set_language
 from nbsource_module import load_nbsource
 
 pytestmark = pytest.mark.teaching
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 EXTENSIONS = {"message_before_first_user", "tool_pairs"}
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
 
 
 def _unknown_1_error() -> InteractionError:

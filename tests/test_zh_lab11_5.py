@@ -12,25 +12,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 
 import pytest
 
 import ctxlab
 from ctxlab import fixtures
 from ctxlab.lab import check_implementation, lab11_5
-from ctxlab.lab.language import set_language
 
 pytestmark = pytest.mark.teaching
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
 
 
 def _not_written(active_path: object, **options: object) -> object:

@@ -5,7 +5,6 @@ zh edition -- the draft records' names, the migration notes and every refusal of
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,6 @@ pytestmark = pytest.mark.teaching
 HAN = re.compile(r"[\u4e00-\u9fff]")
 #: Three English words in a row: prose the Chinese edition must not show.
 ENGLISH_RUN = re.compile(r"\b[a-z]{2,}\b \b[a-z]{2,}\b \b[a-z]{2,}\b")
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
 
 
 def _base() -> dict[str, Any]:

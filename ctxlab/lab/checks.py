@@ -35,6 +35,7 @@ __all__ = [
     "Verdict",
     "as_mapping",
     "as_number",
+    "exercise",
     "friendly",
     "id_list",
     "is_placeholder",
@@ -171,11 +172,24 @@ def friendly(check: F) -> F:
     :class:`CtxlabError`, a ``TypeError``/``ValueError``/``KeyError``/... raised while
     checking gives a failing verdict that names the problem in plain words.
     """
+    return _friendly(check, lambda: _what(check))
 
+
+def exercise(en: str, zh: str) -> Callable[[F], F]:
+    """:func:`friendly`, with the exercise named in words of both languages (``en``,
+    ``zh``) when its cell still holds the placeholder::
+
+        @exercise("valid first kept", "可作保留起点的 id 集合")
+        def check_valid_first_kept(answer: object) -> Verdict: ...
+    """
+    return lambda check: _friendly(check, lambda: tr(en, zh))
+
+
+def _friendly(check: F, what: Callable[[], str]) -> F:
     @functools.wraps(check)
     def wrapper(*args: Any, **kwargs: Any) -> Verdict:
         if any(is_placeholder(value) for value in (*args, *kwargs.values())):
-            return not_answered(_what(check))
+            return not_answered(what())
         try:
             return check(*args, **kwargs)
         except CtxlabError as error:

@@ -41,7 +41,7 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.checks import Verdict, as_mapping, friendly
+from ctxlab.lab.checks import Verdict, as_mapping, exercise
 from ctxlab.lab.display import (
     FIGSIZE,
     PALETTE,
@@ -378,7 +378,7 @@ def _refused(error: CtxlabError) -> Verdict:
     )
 
 
-@friendly
+@exercise("repaired compaction", "迁移好的记录 repaired")
 def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") -> Verdict:
     """Exercise 11.1-A: repair a chapter compaction written with old names (see
     :func:`draft_compaction`; ``entry_id`` is ``compact-1`` or ``compact-2``)."""
@@ -422,7 +422,7 @@ def check_repaired_compaction(answer: object, *, entry_id: str = "compact-1") ->
     )
 
 
-@friendly
+@exercise("my summary", "你写的摘要 my_summary")
 def check_my_summary(answer: object) -> Verdict:
     """Exercise 11.1-B: write a seven-field summary of your own that the parser accepts."""
     summary = as_mapping(answer, tr("your summary", "你的摘要"))

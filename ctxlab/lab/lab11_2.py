@@ -41,7 +41,7 @@ from ctxlab import fixtures
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError, InteractionError
 from ctxlab.interactions import InteractionGroup, group_interactions, message_entries
-from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     FIGSIZE,
     PALETTE,
@@ -464,7 +464,7 @@ def build_grouping_widget() -> Any:
 # -- self-checks -----------------------------------------------------------------------------------
 
 
-@friendly
+@exercise("group of u3", "u3 所在的组")
 def check_group_of_u3(answer: object) -> Verdict:
     """Exercise 11.2-A: the ids of the group ``u3`` starts, in path order."""
     ids = id_list(answer, tr("your group", "你写的组"))
@@ -520,7 +520,7 @@ def _cut_label(item: object) -> str:
     )
 
 
-@friendly
+@exercise("legal cuts", "合法的切点")
 def check_legal_cuts(answer: object) -> Verdict:
     """Exercise 11.2-B: every place where the budget may cut the opening path."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
@@ -586,7 +586,7 @@ def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
     return [entry.id for entry in path if entry.id in words]
 
 
-@friendly
+@exercise("error entry", "错误信息指出的 entry")
 def check_error_entry(answer: object) -> Verdict:
     """Exercise 11.2-C: which entry does the error for the ``unknown-1`` corruption name?
 

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import functools
 import html
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -48,7 +47,7 @@ from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import InteractionGroup, group_interactions
-from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, is_placeholder, not_answered
+from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
     FIGSIZE,
@@ -980,34 +979,13 @@ def build_budget_widget(
 # -- self-checks -----------------------------------------------------------------------------------
 
 
-CheckFunction = TypeVar("CheckFunction", bound=Callable[..., Verdict])
-
-
-def _exercise(en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
-    """:func:`friendly`, with the exercise named in the notebook's language when its cell
-    still holds the placeholder (``friendly`` alone names it by the function's name)."""
-
-    def decorate(check: CheckFunction) -> CheckFunction:
-        checked = friendly(check)
-
-        @functools.wraps(check)
-        def wrapper(*args: Any, **kwargs: Any) -> Verdict:
-            if any(is_placeholder(value) for value in (*args, *kwargs.values())):
-                return not_answered(tr(en, zh))
-            return checked(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
 def _context(
     max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
 ) -> ContextResult:
     return Budget(max_tokens, reserved_output, safety_margin).build(fixtures.opening_path())
 
 
-@_exercise("available", "消息额度 available_for_messages")
+@exercise("available", "消息额度 available_for_messages")
 def check_available(
     answer: object, *, max_tokens: int = 40, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:
@@ -1039,7 +1017,7 @@ def check_available(
     )
 
 
-@_exercise("kept ids", "保留的 entry id（kept_entry_ids）")
+@exercise("kept ids", "保留的 entry id（kept_entry_ids）")
 def check_kept_ids(
     answer: object, *, max_tokens: int = 20, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:
@@ -1075,7 +1053,7 @@ def check_kept_ids(
     )
 
 
-@_exercise("smallest budget for all", "能保留全部组的最小预算")
+@exercise("smallest budget for all", "能保留全部组的最小预算")
 def check_smallest_budget_for_all(
     answer: object, *, reserved_output: int = 4, safety_margin: int = 2
 ) -> Verdict:

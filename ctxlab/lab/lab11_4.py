@@ -20,9 +20,8 @@ Show a table with :func:`ctxlab.lab.display.show`.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -35,7 +34,7 @@ from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, CompactionSummary, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import message_entries
-from ctxlab.lab.checks import Verdict, friendly, id_list, is_placeholder, not_answered
+from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
     FIGSIZE,
@@ -305,29 +304,8 @@ def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
 
 # -- self-checks -----------------------------------------------------------------------------------
 
-_Check = TypeVar("_Check", bound=Callable[..., Verdict])
 
-
-def _exercise(what_en: str, what_zh: str) -> Callable[[_Check], _Check]:
-    """:func:`~ctxlab.lab.checks.friendly`, but a cell that still holds its placeholder is
-    told what to answer in the notebook's language (``friendly`` names the exercise after
-    the checker's English function name)."""
-
-    def wrap(check: _Check) -> _Check:
-        checked = friendly(check)
-
-        @functools.wraps(check)
-        def wrapper(*args: Any, **kwargs: Any) -> Verdict:
-            if any(is_placeholder(value) for value in (*args, *kwargs.values())):
-                return not_answered(tr(what_en, what_zh))
-            return checked(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
-
-    return wrap
-
-
-@_exercise("valid first kept", "可作保留起点的 id 集合")
+@exercise("valid first kept", "可作保留起点的 id 集合")
 def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
     ``first_kept_entry_id``."""
@@ -384,7 +362,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     )
 
 
-@_exercise("store count", "Store 里的 entry 条数")
+@exercise("store count", "Store 里的 entry 条数")
 def check_store_count(after_create: object, after_append: object) -> Verdict:
     """Exercise: how many entries the store holds after ``create_compaction_entry`` and after
     ``store.append(compact1)``, starting from the ten opening entries."""
@@ -520,13 +498,13 @@ def _check_chapter_compaction(
     )
 
 
-@_exercise("compact1", "compact-1")
+@exercise("compact1", "compact-1")
 def check_compact1(entry: object) -> Verdict:
     """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
     return _check_chapter_compaction(entry, fixtures.compact1(), "compact1_summary")
 
 
-@_exercise("compact2", "compact-2")
+@exercise("compact2", "compact-2")
 def check_compact2(entry: object) -> Verdict:
     """Exercise 11.4-2: the second compaction, ``compact-2``, on the resumed path (the
     chapter gives only its first kept entry, ``u3``; the rest is ctxlab's)."""

@@ -49,7 +49,7 @@ from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MetadataSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab import lab11_3
-from ctxlab.lab.checks import Verdict, friendly, id_list
+from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
     KEPT,
@@ -732,7 +732,7 @@ def build_resume_widget(*, student: Callable[..., Any] | None = None) -> Any:
 # -- self-checks -----------------------------------------------------------------------------------
 
 
-@friendly
+@exercise("resume kept", "恢复后保留的 entry")
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
     ids = id_list(answer, tr("your kept ids", "你的 kept ids"))
@@ -789,7 +789,7 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     )
 
 
-@friendly
+@exercise("replayed prompt", "重放出的 system prompt")
 def check_replayed_prompt(answer: object) -> Verdict:
     """Exercise: the replayed system message of the system-patch path (after patch-2).
 
@@ -870,7 +870,7 @@ def check_replayed_prompt(answer: object) -> Verdict:
     )
 
 
-@friendly
+@exercise("newest summary", "最新的摘要")
 def check_newest_summary(answer: object) -> Verdict:
     """Exercise: which compaction's summary reaches the model on the recompacted path."""
     if not isinstance(answer, str):

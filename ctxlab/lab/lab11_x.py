@@ -44,7 +44,7 @@ from ctxlab import migration as _migration
 from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
-from ctxlab.lab.checks import Verdict, friendly, not_answered
+from ctxlab.lab.checks import Verdict, exercise, not_answered
 from ctxlab.lab.errors_zh import change_text, error_text
 from ctxlab.lab.language import tr
 from ctxlab.migration import (
@@ -312,7 +312,7 @@ def _unpack(returned: object) -> tuple[Mapping[str, Any], list[str]]:
     return wire, _fields(changes)
 
 
-@friendly
+@exercise("summary renames", "summary 改名函数 my_summary_migration")
 def check_summary_renames(student: object) -> Verdict:
     """Exercise 1: ``student(summary_dict) -> dict`` renames files/nextSteps/invariants."""
     if not callable(student):
@@ -400,7 +400,7 @@ def check_summary_renames(student: object) -> Verdict:
     )
 
 
-@friendly
+@exercise("migration", "迁移函数 my_migration")
 def check_migration(student: object) -> Verdict:
     """Exercise 2: ``student(wire, earlier) -> (migrated_wire, change_notes)`` on every draft
     record; unmigratable records must raise a CtxlabError (e.g. MigrationError)."""
