@@ -298,7 +298,7 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
         kinds.append("kept" if group.kept else "dropped")
     rows.append(
         {
-            "item": f"reason: {view.result.reason}",
+            "item": tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}"),
             "tokens": n(t.total),
             "running total": "",
             "decision": tr("total sent", "发送总计"),
