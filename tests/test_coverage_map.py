@@ -45,6 +45,8 @@ CHAPTER_SECTIONS = (
 CELL = re.compile(r"([\w.-]+\.md)#([\w-]+)")
 EXTENSIONS_HEADING = "## ctxlab extensions"
 LABELS = {"en": "ctxlab extension", "zh": "ctxlab 扩展"}
+COURSE_CODE_HEADING = "## The course's code, beyond the chapter's text"
+COURSE_CODE_LABELS = {"en": "the course's code", "zh": "课程代码"}
 TEST = re.compile(r"(tests/[\w/]+\.py)::(\w+)")
 
 
@@ -148,17 +150,20 @@ def test_a_missing_cell_or_test_is_reported() -> None:
     assert not any("#11-3-03" in p or "test_every_listed" in p for p in problems)
 
 
-def _extension_rows(text: str) -> list[list[str]]:
-    """The rows of the ``## ctxlab extensions`` table."""
-    section = text.split(EXTENSIONS_HEADING, 1)[1] if EXTENSIONS_HEADING in text else ""
+def _extension_rows(text: str, heading: str = EXTENSIONS_HEADING) -> list[list[str]]:
+    """The rows of the table under ``heading`` (up to the next ``## `` heading), without its
+    header row."""
+    section = text.split(heading, 1)[1] if heading in text else ""
+    section = section.split("\n## ", 1)[0]
     rows = []
+    header_seen = False
     for line in section.splitlines():
         if not line.startswith("|") or set(line) <= set("|-: "):
             continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if cells[0] == "ctxlab extension":
+        if not header_seen:
+            header_seen = True
             continue
-        rows.append(cells)
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
     return rows
 
 
@@ -177,13 +182,16 @@ def _cell_texts(source: str, cell_id: str) -> dict[str, str]:
     }
 
 
-def extension_problems(text: str) -> list[str]:
-    """Every extension row without a cell or a reason, every listed cell that is gone, and
-    every listed cell whose text in some language lacks the label."""
+def extension_problems(
+    text: str, heading: str = EXTENSIONS_HEADING, labels: dict[str, str] = LABELS
+) -> list[str]:
+    """Every row of the table under ``heading`` without a cell or a reason, every listed
+    cell that is gone, and every listed cell whose text in some language lacks the label
+    (``labels``: language -> label)."""
     problems = []
-    rows = _extension_rows(text)
+    rows = _extension_rows(text, heading)
     if not rows:
-        problems.append("no ctxlab extensions table")
+        problems.append(f"no table under {heading!r}")
     for row in rows:
         if len(row) != 3 or not row[2]:
             problems.append(f"extension {row[0]!r}: expected a cell column and a reason")
@@ -196,16 +204,25 @@ def extension_problems(text: str) -> list[str]:
                 problems.append(f"extension {row[0]!r}: cell {source}#{cell_id} does not exist")
                 continue
             for language, cell_text in _cell_texts(source, cell_id).items():
-                if LABELS[language] not in cell_text:
+                if labels[language] not in cell_text:
                     problems.append(
                         f"extension {row[0]!r}: cell {source}#{cell_id} ({language}) lacks"
-                        f" the label {LABELS[language]!r}"
+                        f" the label {labels[language]!r}"
                     )
     return problems
 
 
 def test_every_extension_cell_exists_and_carries_the_label() -> None:
     problems = extension_problems(MAP.read_text(encoding="utf-8"))
+    assert not problems, "\n".join(problems)
+
+
+def test_every_course_code_cell_exists_and_carries_the_label() -> None:
+    """What the course's code does beyond the chapter's text (``within_budget``, the test
+    estimator's costs past the opening path) is labelled so, never as ctxlab's own."""
+    problems = extension_problems(
+        MAP.read_text(encoding="utf-8"), COURSE_CODE_HEADING, COURSE_CODE_LABELS
+    )
     assert not problems, "\n".join(problems)
 
 

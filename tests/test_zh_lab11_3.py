@@ -161,12 +161,13 @@ def test_sent_messages_table_says_entry_not_a_ruled_out_word(zh: None) -> None:
     assert "角色" in frame.columns
 
 
-def test_every_check_description_is_chinese_and_within_budget_is_an_extension() -> None:
+def test_every_check_description_is_chinese_and_within_budget_is_the_course_codes() -> None:
     for check in grading.LAB.checks:
         assert CJK.search(check.zh), check.key
     (within,) = [c for c in grading.LAB.checks if c.key == "within_budget"]
-    assert within.en.startswith("ctxlab extension:")
-    assert within.zh.startswith("ctxlab 扩展：")
+    # Not the chapter's text, not ctxlab's invention: the course's own buildContext returns it.
+    assert within.en.startswith("the course's code (not in the chapter's text):")
+    assert within.zh.startswith("课程代码（本章正文没有提到）：")
 
 
 # -- the source: zh code comments, the extension labelled ----------------------------------
@@ -190,14 +191,29 @@ def test_zh_build_it_solution_has_chinese_comments() -> None:
         assert CJK.search(text), text
 
 
-def test_within_budget_is_labelled_an_extension_wherever_it_is_taught() -> None:
+def test_within_budget_is_labelled_the_course_codes_wherever_it_is_taught() -> None:
     text = SOURCE.read_text(encoding="utf-8")
     for cell_id in ("11-3-00", "11-3-24", "11-3-f15", "11-3-f19", "11-3-b01", "11-3-b02"):
         cell = _cell(cell_id)
         for variant in re.split(r"\n:::(?:en|zh|student|instructor)[-a-z]*\n", cell)[1:]:
             if "within_budget" in variant:
-                assert "ctxlab extension" in variant or "ctxlab 扩展" in variant, (
+                assert "the course's code" in variant or "课程代码" in variant, (
                     cell_id,
                     variant[:80],
                 )
     assert text.count("within_budget") > 0
+    # Nowhere is it called ctxlab's own (sources of every lab, the coverage map, the glossary).
+    notebooks = SOURCE.parent.parent
+    for path in [
+        *sorted(SOURCE.parent.glob("*.md")),
+        notebooks / "COVERAGE.md",
+        notebooks / "GLOSSARY.zh.md",
+    ]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "within_budget" in line:
+                assert not re.search(
+                    r"ctxlab extension|ctxlab 扩展|ctxlab's third|ctxlab 的第三", line
+                ), (
+                    path.name,
+                    number,
+                )

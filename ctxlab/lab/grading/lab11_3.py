@@ -298,8 +298,9 @@ def single_group_overflow(t: Trial) -> None:
 
 
 @LAB.check(
-    "ctxlab extension: when every group fits (or there is none) the reason is within_budget",
-    "ctxlab 扩展：所有组都放得下（或根本没有组）时，reason 为 within_budget",
+    "the course's code (not in the chapter's text): when every group fits (or there is none)"
+    " the reason is within_budget",
+    "课程代码（本章正文没有提到）：所有组都放得下（或根本没有组）时，reason 为 within_budget",
 )
 def within_budget(t: Trial) -> None:
     for max_tokens in (38, 500):
