@@ -264,8 +264,8 @@ def rejects_draft_names(t: Trial) -> None:
 
 
 @LAB.check(
-    "any other unknown key is refused too (on the entry and in the summary)",
-    "任何未知字段都被拒绝（entry 上和 summary 里都一样）",
+    "any other unknown key is refused too, on the entry and in the summary (ctxlab extension)",
+    "任何未知字段都被拒绝，entry 上和 summary 里都一样（ctxlab 扩展）",
 )
 def rejects_unknown_keys(t: Trial) -> None:
     for dotted in ("summary.notes", "notes", "summary.goals"):
