@@ -235,11 +235,12 @@ _DRAFTS: tuple[tuple[Text, str, str], ...] = (
 
 
 @LAB.check(
-    "the chapter's early-draft name files is refused, naming compact-1 and the field "
-    "(ctxlab extension: so are the migration exercise's old names nextSteps, invariants, "
-    "compactedEntryIds)",
-    "本章早期草案中的 files 被拒绝，错误停在 compact-1 并指出字段"
-    "（ctxlab 扩展：迁移练习里的旧字段名 nextSteps、invariants、compactedEntryIds 同样被拒绝）",
+    "the chapter's early-draft name files is refused: the error stops at compact-1 "
+    "(ctxlab extension: the error names the field, and the migration exercise's old names "
+    "nextSteps, invariants, compactedEntryIds are refused too)",
+    "本章早期草案中的 files 被拒绝，错误停在 compact-1"
+    "（ctxlab 扩展：错误信息写明字段；迁移练习里的旧字段名 nextSteps、invariants、"
+    "compactedEntryIds 同样被拒绝）",
 )
 def rejects_draft_names(t: Trial) -> None:
     for name, remove, add in _DRAFTS:
@@ -276,9 +277,9 @@ def rejects_unknown_keys(t: Trial) -> None:
 
 @LAB.check(
     "a missing field (summary.changedFiles, goal, firstKeptEntryId, tokensBefore, ...) is "
-    "refused, naming compact-1 and the field",
+    "refused: the error stops at compact-1 (ctxlab extension: it names the field)",
     "缺少当前字段（summary.changedFiles、goal、firstKeptEntryId、tokensBefore 等）时，"
-    "错误停在 compact-1 并指出字段",
+    "错误停在 compact-1（ctxlab 扩展：错误信息写明字段）",
 )
 def rejects_missing_fields(t: Trial) -> None:
     for dotted in (
