@@ -9,17 +9,17 @@ saved widget state stays consistent, and that every committed edition is already
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import random
 import re
 import uuid
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import nbformat
 import pytest
+
+from nbsource_module import load_build_module
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*/*/*.ipynb"))
@@ -28,16 +28,7 @@ WIDGET_NOTEBOOK = REPO / "notebooks" / "en" / "instructor" / "11.3-budgeted-cont
 pytestmark = pytest.mark.teaching
 
 
-def _load() -> ModuleType:
-    path = REPO / "notebooks" / "_build" / "settle.py"
-    spec = importlib.util.spec_from_file_location("settle", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-settle = _load()
+settle = load_build_module("settle")
 
 
 def _state(notebook: dict[str, Any]) -> dict[str, Any]:

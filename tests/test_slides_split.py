@@ -4,7 +4,6 @@ measures the built decks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -14,21 +13,14 @@ from typing import Any
 
 import pytest
 
+from nbsource_module import load_build_module
+
 REPO = Path(__file__).resolve().parent.parent
 INSTRUCTOR = sorted((REPO / "notebooks").glob("*/instructor/*.ipynb"))
 
 
 def _load() -> ModuleType:
-    loaded = sys.modules.get("slides_split")
-    if loaded is not None:
-        return loaded
-    path = REPO / "notebooks" / "_build" / "slides_split.py"
-    spec = importlib.util.spec_from_file_location("slides_split", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["slides_split"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_build_module("slides_split")
 
 
 split = _load()
