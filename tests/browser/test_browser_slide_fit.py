@@ -138,7 +138,16 @@ async ([n, tolerance]) => {
                     `${el.clientWidth}×${el.clientHeight})`);
     }
   }
-  for (const img of slide.querySelectorAll(".jp-RenderedImage img")) {
+  for (const el of slide.querySelectorAll("*")) {
+    if (el.closest("aside.notes, script, style")) continue;
+    const style = getComputedStyle(el);
+    if (style.textOverflow === "ellipsis" && style.display !== "none" &&
+        el.scrollWidth > el.clientWidth + tolerance) {
+      problems.push(`${name(el)} is cut off with an ellipsis`);
+    }
+  }
+  // Every image: a stored figure and a widget's figure (an <img> in an HTML widget) alike.
+  for (const img of slide.querySelectorAll("img")) {
     const alt = (img.getAttribute("alt") || "").trim();
     if (!alt || alt.startsWith("No description")) problems.push(`a figure without alt text`);
   }
