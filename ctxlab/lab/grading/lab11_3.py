@@ -37,7 +37,7 @@ from ctxlab.lab.grading.cases import (
 )
 from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
 from ctxlab.lab.grading.engine import register_lab
-from ctxlab.lab.grading.text import Text, kind
+from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.messages import SystemMessage, UserMessage
 
 __all__ = [
@@ -77,9 +77,19 @@ def budget(
     }
 
 
-def budget_label(name: str, max_tokens: object, reserved: object, margin: object) -> Text:
+#: How a check names a path: one name for both languages (``sys..a3``), or a name in each
+#: (``Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")``).
+PathName = str | Text
+
+
+def _bilingual(name: PathName) -> Text:
+    return name if isinstance(name, Text) else same(name)
+
+
+def budget_label(name: PathName, max_tokens: object, reserved: object, margin: object) -> Text:
     numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
-    return Text(f"path {name}, budget {numbers}", f"路径 {name}，预算 {numbers}")
+    path = _bilingual(name)
+    return Text(f"path {path.en}, budget {numbers}", f"路径 {path.zh}，预算 {numbers}")
 
 
 def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, str]:
@@ -201,7 +211,7 @@ def compare_context(
 
 def expect_context(
     t: Trial,
-    name: str,
+    name: PathName,
     make_path: Callable[[], list[SessionEntry]],
     options: Mapping[str, Any],
     **literal: Any,
@@ -217,7 +227,7 @@ def expect_context(
 
 def expect_deterministic(
     t: Trial,
-    name: str,
+    name: PathName,
     make_path: Callable[[], list[SessionEntry]],
     max_tokens: int,
     *,
@@ -424,9 +434,12 @@ _BAD_NUMBERS: tuple[object, ...] = (
 )
 
 
-def rejects_bad_options(t: Trial, name: str, make_path: Callable[[], list[SessionEntry]]) -> None:
+def rejects_bad_options(
+    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]]
+) -> None:
     """Every bad budget number, and an estimator that is not a function, is a
     ContextOptionError naming the option (message and ``.option``), on ``make_path()``."""
+    path = _bilingual(name)
     for option, camel in (
         ("max_tokens", "maxTokens"),
         ("reserved_output", "reservedOutput"),
@@ -435,7 +448,10 @@ def rejects_bad_options(t: Trial, name: str, make_path: Callable[[], list[Sessio
         for bad in _BAD_NUMBERS:
             options = {**budget(31), option: bad}
             t.rejects(
-                Text(f"path {name}, {option}={shown(bad)}", f"路径 {name}，{option}={shown(bad)}"),
+                Text(
+                    f"path {path.en}, {option}={shown(bad)}",
+                    f"路径 {path.zh}，{option}={shown(bad)}",
+                ),
                 [[option, camel]],
                 make_path(),
                 error_type=ContextOptionError,
@@ -445,8 +461,8 @@ def rejects_bad_options(t: Trial, name: str, make_path: Callable[[], list[Sessio
     for bad in (None, 5, "estimate"):
         t.rejects(
             Text(
-                f"path {name}, estimate_tokens={shown(bad)}",
-                f"路径 {name}，estimate_tokens={shown(bad)}",
+                f"path {path.en}, estimate_tokens={shown(bad)}",
+                f"路径 {path.zh}，estimate_tokens={shown(bad)}",
             ),
             [["estimate_tokens", "estimateTokens"]],
             make_path(),
@@ -507,21 +523,22 @@ def subject_of(target: str) -> tuple[str, ...]:
 
 def rejects_bad_estimates(
     t: Trial,
-    name: str,
+    name: PathName,
     make_path: Callable[[], list[SessionEntry]],
     cases: Sequence[tuple[str, object]],
     estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
 ) -> None:
     """Each estimator that prices one message (``target``) badly or raises is an
     EstimatorError naming the message (message and ``.subject``)."""
+    named = _bilingual(name)
     for target, bad in cases:
         path = make_path()
         raising = isinstance(bad, BaseException)
         shown_bad = f"raises {type(bad).__name__}" if raising else f"returns {shown(bad)}"
         shown_bad_zh = f"抛出 {type(bad).__name__}" if raising else f"返回 {shown(bad)}"
         label = Text(
-            f"path {name}, budget 500/4/2, the estimator {shown_bad} for {target}",
-            f"路径 {name}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
+            f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
+            f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
         )
         t.rejects(
             label,

@@ -17,8 +17,8 @@ and crafted variants; the comparison with the reference is Lab 11.3's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab.compaction import create_compaction_entry
@@ -39,7 +39,7 @@ from ctxlab.lab.grading.lab11_3 import (
     GROUP_3,
     budget,
     budget_label,
-    compare_context,
+    expect_context,
     expect_deterministic,
     rejects_bad_estimates,
     rejects_bad_options,
@@ -67,53 +67,9 @@ _SYSTEM_PATCHES_KEPT = Text(
 )
 
 
-def _budget_label(name: Text, options: Mapping[str, Any]) -> Text:
-    """Lab 11.3's ``budget_label``, the path named in each language."""
-    numbers = (options["max_tokens"], options["reserved_output"], options["safety_margin"])
-    return Text(budget_label(name.en, *numbers).en, budget_label(name.zh, *numbers).zh)
-
-
-def _expect(
-    t: Trial,
-    name: Text,
-    make_path: Callable[[], list[SessionEntry]],
-    options: Mapping[str, Any],
-    **literal: Any,
-) -> dict[str, Any]:
-    """Lab 11.3's ``expect_context`` with a bilingual path name: call the student's
-    build_context on a fresh path and compare with the reference."""
-    label = _budget_label(name, options)
-    got = t.returns(label, make_path(), **options)
-    reference = build_context(make_path(), **options)
-    return compare_context(label, got, reference, make_path(), **literal)
-
-
-class _Named:
-    """A :class:`Trial` for Lab 11.3's shared case loops (``rejects_bad_options``,
-    ``rejects_bad_estimates``), which name a path with one string: each label keeps that
-    string in English and gets the path's Chinese name in Chinese."""
-
-    def __init__(self, trial: Trial, name: Text) -> None:
-        self.trial = trial
-        self.name = name
-
-    def _label(self, label: Text) -> Text:
-        return Text(label.en, label.zh.replace(self.name.en, self.name.zh))
-
-    def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
-        return self.trial.returns(self._label(label), *args, **kwargs)
-
-    def rejects(self, label: Text, *args: Any, **kwargs: Any) -> None:
-        self.trial.rejects(self._label(label), *args, **kwargs)
-
-
-def _named(t: Trial, name: Text) -> Trial:
-    return cast(Trial, _Named(t, name))
-
-
 def _expect_resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
     """The chapter's resumed path: sys..a3, compact-1 (keeps u2), u4, a4."""
-    _expect(t, _RESUMED, fx.resumed_path, options, **literal)
+    expect_context(t, _RESUMED, fx.resumed_path, options, **literal)
 
 
 def _tag_or_opening(message: object) -> int:
@@ -159,8 +115,8 @@ def summary_priced_first(t: Trial) -> None:
     "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
 )
 def newest_compaction_only(t: Trial) -> None:
-    _expect(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
-    _expect(t, _RECOMPACTED, fx.recompacted_path, budget(30))
+    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
+    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30))
 
 
 def _compacted_at_u3() -> list[SessionEntry]:
@@ -185,7 +141,7 @@ def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
     # summarised, not kept.
     _expect_resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
-    _expect(
+    expect_context(
         t,
         Text("sys,u1..a3,c(keeps u3),u4,a4", "sys,u1..a3,c（从 u3 开始保留）,u4,a4"),
         _compacted_at_u3,
@@ -211,8 +167,8 @@ def _with_notes() -> list[SessionEntry]:
 )
 def metadata_skipped(t: Trial) -> None:
     name = Text("sys..a4 with note-1 and note-2", "sys..a4（插入 note-1 和 note-2）")
-    _expect(t, name, _with_notes, budget(100), kept=_RESUMED_ALL)
-    _expect(t, name, _with_notes, budget(31), kept=("u4", "a4"))
+    expect_context(t, name, _with_notes, budget(100), kept=_RESUMED_ALL)
+    expect_context(t, name, _with_notes, budget(31), kept=("u4", "a4"))
 
 
 _REPLAYED = {
@@ -231,13 +187,13 @@ _REPLAYED = {
 )
 def system_replay_across_boundary(t: Trial) -> None:
     name = _SYSTEM_PATCHES_KEPT
-    wire = _expect(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
+    wire = expect_context(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
     messages = wire.get("messages")
     first = messages[0] if isinstance(messages, list) and messages else None
     found = diff(_REPLAYED, first, "messages[0]")
     if found:
-        fail(_budget_label(_SYSTEM_PATCHES, budget(100)), f": {found}", f"：{found}")
-    _expect(t, name, fx.system_patch_path, budget(17))
+        fail(budget_label(_SYSTEM_PATCHES, 100, 4, 2), f": {found}", f"：{found}")
+    expect_context(t, name, fx.system_patch_path, budget(17))
 
 
 def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
@@ -318,14 +274,14 @@ def _continued() -> list[SessionEntry]:
     "第二次 compaction 使用同一个创建函数；后续 buildContext() 先读取最新的 compaction",
 )
 def recompaction(t: Trial) -> None:
-    _expect(
+    expect_context(
         t,
         Text("sys..compact-3 (compact-3 keeps u4)", "sys..compact-3（compact-3 从 u4 开始保留）"),
         _compacted_again,
         budget(100),
         kept=("u4", "a4"),
     )
-    _expect(
+    expect_context(
         t,
         same("sys..compact-2,u5,a5"),
         _continued,
@@ -349,7 +305,7 @@ def deterministic_and_isolated(t: Trial) -> None:
     "抛出 ContextOptionError 并指出是哪个选项",
 )
 def options_checked(t: Trial) -> None:
-    rejects_bad_options(_named(t, _RESUMED), _RESUMED.en, fx.resumed_path)
+    rejects_bad_options(t, _RESUMED, fx.resumed_path)
 
 
 def _path_messages(path: list[SessionEntry]) -> list[AgentMessage]:
@@ -406,9 +362,7 @@ def estimator_checked(t: Trial) -> None:
         ("a4", RuntimeError("tokenizer offline")),
         ("a4", -0.5),
     )
-    rejects_bad_estimates(
-        _named(t, _RESUMED), _RESUMED.en, fx.resumed_path, cases, _ResumeBadEstimator
-    )
+    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, cases, _ResumeBadEstimator)
     _expect_resumed(t, budget(31, estimate_tokens=lambda message: 0), kept=_RESUMED_ALL)
 
 
@@ -435,7 +389,7 @@ def _without_system() -> list[SessionEntry]:
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
-    _expect(
+    expect_context(
         t,
         Text("u1..a4 (no sys, compact-1 keeps u2)", "u1..a4（没有 sys，compact-1 从 u2 开始保留）"),
         _without_system,
