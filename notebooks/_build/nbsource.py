@@ -78,6 +78,33 @@ CELL_TYPES = ("markdown", "code")
 DIRECTIVE = ":::"
 
 
+#: The tag of every build-it cell (the cell where the student writes the lab's function), and
+#: the prefix of the tag naming its lab (``ctxlab-lab-11.3``): ``ctxlab grade`` finds a
+#: student's code in a downloaded notebook by these tags. The build adds them to the cell
+#: whose id is ``<lab with dashes>-b02`` (``11-3-b02``); ``harvest`` never writes them back.
+BUILD_IT_TAG = "ctxlab-build-it"
+LAB_TAG_PREFIX = "ctxlab-lab-"
+
+
+def build_it_cell_id(lab: str) -> str:
+    """The id of a lab's build-it cell: ``"11.3"`` -> ``"11-3-b02"``."""
+    return f"{lab.replace('.', '-')}-b02"
+
+
+def edition_tags(source: Source, cell: SourceCell) -> tuple[str, ...]:
+    """The tags a cell carries in every edition: its own, and for the build-it cell the
+    build-it tags."""
+    if cell.cell_type == "code" and cell.id == build_it_cell_id(source.lab):
+        extra = (BUILD_IT_TAG, f"{LAB_TAG_PREFIX}{source.lab}")
+        return cell.tags + tuple(tag for tag in extra if tag not in cell.tags)
+    return cell.tags
+
+
+def _source_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
+    """Tags as the source keeps them: without those the build adds."""
+    return tuple(t for t in tags if t != BUILD_IT_TAG and not t.startswith(LAB_TAG_PREFIX))
+
+
 class SourceError(Exception):
     """A notebook source is malformed (the message names the file and line)."""
 
@@ -331,8 +358,9 @@ def build_notebook(source: Source, edition: Edition) -> Any:
         made = new_markdown_cell(text) if cell.cell_type == "markdown" else new_code_cell(text)
         made["id"] = cell.id
         made.metadata["slideshow"] = {"slide_type": cell.slide}
-        if cell.tags:
-            made.metadata["tags"] = list(cell.tags)
+        tags = edition_tags(source, cell)
+        if tags:
+            made.metadata["tags"] = list(tags)
         cells.append(made)
     notebook = new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {
@@ -428,6 +456,7 @@ def harvest(notebook_path: Path, repo: Path = REPO) -> list[str]:
     new_by_id: dict[str, SourceCell] = {}
     for raw in notebook["cells"]:
         cell_id, cell_type, text, slide, tags = _cell_key(raw)
+        tags = _source_tags(tags)
         old = by_id.get(cell_id)
         if old is None:
             if cell_type == "markdown" and len(source.languages) > 1:
