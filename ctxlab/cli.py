@@ -1,7 +1,7 @@
 """The ``ctxlab`` command: look at a session file from a shell.
 
 Works on any session file in the course's wire format, also one the TypeScript course
-wrote. Three subcommands:
+wrote. Three subcommands, and a fourth for lecturers:
 
 ``ctxlab check FILE``
     Validates every line and lists ALL problems with their line numbers (invalid UTF-8,
@@ -15,6 +15,9 @@ wrote. Three subcommands:
 ``ctxlab repair FILE``
     Moves an unterminated tail (a torn last write) into ``FILE.tail-<n>``; no byte is
     deleted.
+``ctxlab grade SUBMISSION... [--lab 11.N] [--out DIR] [--jobs N]``
+    Grades a class's lab notebooks (spec §11): the teaching layer's
+    :mod:`ctxlab.lab.grading.batch`, imported only for this command.
 
 Exit codes: 0 success (``check``: no problem), 1 the data has problems, 2 usage error
 (bad options, missing file). Errors print ``ctxlab: <message>`` on stderr, never a
@@ -133,6 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
         " FILE.tail-<n> beside the session, then cut them off. Deletes no byte.",
     )
     repair.add_argument("file", metavar="FILE", type=Path)
+
+    # `ctxlab grade` lives in the teaching layer (ctxlab.lab.grading.batch) and is loaded
+    # only when asked for: main() hands it its arguments before this parser reads them.
+    commands.add_parser(
+        "grade",
+        help="grade a class's lab notebooks (ctxlab grade --help)",
+        description="Grade student notebooks and .py files; see `ctxlab grade --help`.",
+        add_help=False,
+    )
     return parser
 
 
@@ -327,11 +339,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:  # a lone surrogate in an id must not crash the output
             reconfigure(errors="backslashreplace")
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["grade"]:  # the teaching layer, loaded only now
+        from ctxlab.lab.grading.batch import main as grade
+
+        return grade(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_usage(sys.stderr)
-        sys.stderr.write("ctxlab: error: choose a command: check, context or repair\n")
+        sys.stderr.write("ctxlab: error: choose a command: check, context, repair or grade\n")
         return EXIT_USAGE
     try:
         if args.command == "check":

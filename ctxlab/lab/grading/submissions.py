@@ -1,0 +1,320 @@
+"""Which student handed in what: the submissions of ``ctxlab grade`` and the code of each lab.
+
+A submission is a notebook (``.ipynb``, as JupyterLab or JupyterLite downloads it, in either
+language and either edition) or a Python file (``.py``, graded for the lab given with
+``--lab``). :func:`collect` names the students: a folder whose entries are folders is a class
+of per-student folders (the student is the folder's name, every submission below it is
+theirs); any other file is named by its file name without its extension.
+
+:func:`lab_sources` finds the labs in one submission. In a notebook, a lab's code is its
+*build-it* cells, found by their tags (``ctxlab-build-it`` and ``ctxlab-lab-11.N``, which
+``notebooks/_build/nbsource.py`` gives them); a notebook built before the tags existed is
+read by its cell ids (``11-3-b02``) and, last, by the code cell that defines the lab's
+function. The names the build-it code uses but does not define, and that an earlier cell
+imports (``import math`` in the lab's first cell, say), are imported before it, as in the
+notebook. IPython-only lines (``%magic``, ``!shell``) are kept as comments. What cannot be
+graded -- a malformed notebook, a missing build-it cell, a syntax error, an unknown lab -- is a
+:class:`LabSource` with ``problem`` set: one line of the batch, which goes on.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = [
+    "BUILD_IT_TAG",
+    "KEYWORDS",
+    "LAB_TAG_PREFIX",
+    "LabSource",
+    "Submission",
+    "collect",
+    "lab_sources",
+]
+
+BUILD_IT_TAG: Final = "ctxlab-build-it"
+LAB_TAG_PREFIX: Final = "ctxlab-lab-"
+#: The function each lab's build-it cell defines (as :func:`~ctxlab.lab.grading.lab_keyword`).
+KEYWORDS: Final[dict[str, str]] = {
+    "11.1": "parse_compaction_entry",
+    "11.2": "group_interactions",
+    "11.3": "build_context",
+    "11.4": "create_compaction_entry",
+    "11.5": "build_context",
+}
+#: Submissions larger than this are not read (a notebook of a lab is far smaller).
+MAX_BYTES: Final = 20 * 1024 * 1024
+SUFFIXES: Final = (".ipynb", ".py")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One file a student handed in."""
+
+    student: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class LabSource:
+    """One lab of one submission: the code to grade, or why there is none."""
+
+    student: str
+    lab: str
+    path: Path
+    code: str = ""
+    #: ``""`` when ``code`` can be graded; else the reason it cannot (status ``invalid``).
+    problem: str = ""
+
+    @property
+    def digest(self) -> str:
+        """What decides whether a rerun grades this again: the lab and the code."""
+        return hashlib.sha256(f"{self.lab}\0{self.code}".encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- students
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*")):
+        hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
+        if path.is_file() and path.suffix.lower() in SUFFIXES and not hidden:
+            yield path
+
+
+def collect(inputs: Sequence[Path]) -> list[Submission]:
+    """The submissions in ``inputs`` (files and folders), each with its student's name.
+
+    A folder holding folders is a class of per-student folders: each sub-folder is a
+    student and every ``.ipynb``/``.py`` below it is theirs; a file directly in such a
+    folder, or in a folder without sub-folders, or given by itself, is its own student,
+    named by its file name without the extension. Raises ``FileNotFoundError`` for an input
+    that does not exist.
+    """
+    found: list[Submission] = []
+    for given in inputs:
+        if not given.exists():
+            raise FileNotFoundError(f"{given}: no such file or folder")
+        if given.is_file():
+            found.append(Submission(given.stem, given))
+            continue
+        for entry in sorted(given.iterdir()):
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir():
+                found.extend(Submission(entry.name, path) for path in _files(entry))
+            elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
+                found.append(Submission(entry.stem, entry))
+    return found
+
+
+# ----------------------------------------------------------------------------- notebooks
+
+
+def _text(source: object) -> str:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    raise ValueError("a cell's source is neither text nor a list of lines")
+
+
+@dataclass(frozen=True)
+class _Cell:
+    index: int
+    id: str
+    kind: str
+    tags: tuple[str, ...]
+    text: str
+
+
+def _cells(data: object) -> list[_Cell]:
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise ValueError("it is not a Jupyter notebook (no list of cells)")
+    cells = []
+    for index, raw in enumerate(data["cells"]):
+        if not isinstance(raw, dict) or not isinstance(raw.get("cell_type"), str):
+            raise ValueError(f"cell {index + 1} is not a notebook cell")
+        metadata = raw.get("metadata", {})
+        tags = metadata.get("tags", []) if isinstance(metadata, dict) else []
+        tags = tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()
+        cells.append(
+            _Cell(index, str(raw.get("id", "")), raw["cell_type"], tags, _text(raw.get("source")))
+        )
+    return cells
+
+
+_LAB_TAG = re.compile(re.escape(LAB_TAG_PREFIX) + r"(.+)")
+_CELL_ID = re.compile(r"(\d+)-(\w+)-b02")
+
+
+def _notebook_lab(data: dict[str, Any]) -> str | None:
+    meta = data.get("metadata", {})
+    ctx = meta.get("ctxlab") if isinstance(meta, dict) else None
+    lab = ctx.get("lab") if isinstance(ctx, dict) else None
+    return lab if isinstance(lab, str) else None
+
+
+def _build_it(cells: list[_Cell], notebook_lab: str | None) -> dict[str, list[_Cell]]:
+    """lab -> its build-it cells, in notebook order (by tags; else by ids; else by content)."""
+    labs: dict[str, list[_Cell]] = {}
+    for cell in cells:
+        if cell.kind == "code" and BUILD_IT_TAG in cell.tags:
+            named = [m.group(1) for t in cell.tags if (m := _LAB_TAG.fullmatch(t))]
+            for lab in named or [notebook_lab or "?"]:
+                labs.setdefault(lab, []).append(cell)
+    if labs:
+        return labs
+    for cell in cells:  # a notebook built before the tags: the build-it cell's id
+        match = _CELL_ID.fullmatch(cell.id)
+        if cell.kind == "code" and match:
+            labs.setdefault(f"{match.group(1)}.{match.group(2)}", []).append(cell)
+    if labs or notebook_lab not in KEYWORDS:
+        return labs
+    keyword = KEYWORDS[notebook_lab]  # last: the code cell that defines the function
+    defining = [c for c in cells if c.kind == "code" and f"def {keyword}(" in c.text]
+    if defining:
+        labs[notebook_lab] = defining[-1:]
+    return labs
+
+
+_MAGIC = re.compile(r"^(\s*)([%!].*)$")
+
+
+def _plain_python(text: str) -> str:
+    """IPython-only lines (``%time``, ``!pip``) kept as comments."""
+    return "\n".join(_MAGIC.sub(r"\1# (IPython) \2", line) for line in text.split("\n"))
+
+
+def _free_names(tree: ast.AST) -> set[str]:
+    loaded: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return loaded - bound - set(dir(builtins))
+
+
+def _imports_for(names: set[str], earlier: Iterable[_Cell]) -> list[str]:
+    """Import statements of ``earlier`` cells that bind ``names`` (one name each)."""
+    lines: list[str] = []
+    wanted = set(names)
+    for cell in earlier:
+        try:
+            tree = ast.parse(_plain_python(cell.text))
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    name = (alias.asname or alias.name).split(".")[0]
+                    if name in wanted:
+                        rename = f" as {alias.asname}" if alias.asname else ""
+                        lines.append(f"import {alias.name}{rename}")
+                        wanted.discard(name)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    name = alias.asname or alias.name
+                    if name in wanted and alias.name != "*":
+                        rename = f" as {alias.asname}" if alias.asname else ""
+                        lines.append(f"from {node.module} import {alias.name}{rename}")
+                        wanted.discard(name)
+    return lines
+
+
+def _module(student: str, lab: str, path: Path, cells: list[_Cell], before: list[_Cell]) -> str:
+    body = "\n\n".join(_plain_python(cell.text) for cell in cells)
+    tree = ast.parse(body)  # SyntaxError: the caller's problem line
+    imports = _imports_for(_free_names(tree), before)
+    ids = ", ".join(cell.id or f"#{cell.index + 1}" for cell in cells)
+    head = [f"# ctxlab grade: Lab {lab} of {path.name} ({student}), cells {ids}"]
+    if imports:
+        head += ["# imported by earlier cells of the notebook:", *imports]
+    return "\n".join(head) + "\n\n" + body + "\n"
+
+
+def _syntax(error: SyntaxError) -> str:
+    where = f"line {error.lineno}" if error.lineno else "somewhere"
+    return f"syntax error in the build-it code, {where}: {error.msg}"
+
+
+def _read(path: Path) -> bytes:
+    if path.stat().st_size > MAX_BYTES:
+        raise ValueError(f"it is larger than {MAX_BYTES // (1024 * 1024)} MB")
+    return path.read_bytes()
+
+
+def lab_sources(submission: Submission, only_lab: str | None = None) -> list[LabSource]:
+    """The labs found in ``submission`` (only ``only_lab`` when given), each with its code or
+    the reason it cannot be graded."""
+    student, path = submission.student, submission.path
+    wanted = only_lab or "?"
+
+    def problem(reason: str, lab: str = wanted) -> list[LabSource]:
+        return [LabSource(student, lab, path, problem=reason)]
+
+    try:
+        raw = _read(path)
+    except (OSError, ValueError) as error:
+        return problem(f"cannot read the file: {error}")
+    if path.suffix.lower() == ".py":
+        if only_lab is None:
+            return problem("a .py file is graded for the lab given with --lab")
+        if only_lab not in KEYWORDS:
+            return problem(f"unknown lab {only_lab!r}; the labs are {', '.join(KEYWORDS)}")
+        try:
+            code = raw.decode("utf-8")
+            ast.parse(code)
+        except UnicodeDecodeError:
+            return problem("the file is not UTF-8 text")
+        except SyntaxError as error:
+            return problem(_syntax(error).replace("build-it code", "file"))
+        return [LabSource(student, only_lab, path, code)]
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        cells = _cells(data)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        return problem(f"malformed notebook: {error}")
+    notebook_lab = _notebook_lab(data)
+    found = _build_it(cells, notebook_lab)
+    if only_lab is not None:
+        found = {lab: c for lab, c in found.items() if lab == only_lab}
+    if not found:
+        lab = only_lab or notebook_lab or "?"
+        if lab not in KEYWORDS:
+            known = ", ".join(KEYWORDS)
+            return problem(f"unknown lab {lab!r} (no build-it cell of the labs {known})", lab)
+        return problem(
+            f"missing build-it cell: no code cell tagged {BUILD_IT_TAG!r} for Lab {lab}", lab
+        )
+    sources: list[LabSource] = []
+    for lab, lab_cells in sorted(found.items()):
+        if lab not in KEYWORDS:
+            sources.append(
+                LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
+            )
+            continue
+        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
+        try:
+            code = _module(student, lab, path, lab_cells, before)
+        except SyntaxError as error:
+            sources.append(LabSource(student, lab, path, problem=_syntax(error)))
+            continue
+        sources.append(LabSource(student, lab, path, code))
+    return sources
