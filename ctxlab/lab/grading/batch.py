@@ -265,8 +265,17 @@ def _serve() -> int:
                 record = _record(source, outcome)
             except Exception as error:  # the grader's own failure: this job, not the batch
                 record = _base(source, "crashed", f"the grader failed: {error!r}")
+        record["reason"] = _plain_reason(str(record["reason"]), str(path), source.path.name)
         replies.write(json.dumps(record, ensure_ascii=True) + "\n")
     return 0
+
+
+def _plain_reason(reason: str, temporary: str, name: str) -> str:
+    """A reason as the lecturer reads it: the submission's own file name, not the temporary
+    file graded, and without the terminal route's option name."""
+    for prefix in ("--ctxlab-impl: ", "--ctxlab-impl "):
+        reason = reason.removeprefix(prefix)
+    return reason.replace(temporary, name)
 
 
 class _Slot:
