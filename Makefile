@@ -160,6 +160,13 @@ BENCH_ARGS ?=
 .PHONY: bench
 bench: $(BENCH_STAMP) ## benchmarks, not tests (a few minutes): writes benchmarks/RESULTS.md + plot
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.grade_class
+
+# `ctxlab grade` on a generated class of CTXLAB_BENCH_STUDENTS (default 200) × 5 labs, at
+# --jobs 1 and --jobs <cores> (issue 26): its section of benchmarks/RESULTS.md only.
+.PHONY: bench-grade
+bench-grade: $(BENCH_STAMP) ## ctxlab grade on a generated class (CTXLAB_BENCH_STUDENTS=200)
+	$(BIN)/python -m benchmarks.grade_class
 
 # ---------------------------------------------------------------- fuzzing (issue 6)
 # `make test` runs about 5,000 fuzz examples and 50 SIGKILL trials; this runs far more.

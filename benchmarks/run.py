@@ -811,6 +811,15 @@ def report(
     return "\n".join(lines)
 
 
+def _kept_class_section() -> str:
+    """The section ``benchmarks/grade_class.py`` wrote (between its markers), kept as it is."""
+    start, end = "<!-- grade-class:start -->", "<!-- grade-class:end -->"
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    if start not in old or end not in old:
+        return ""
+    return "\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, no 100k")
@@ -835,7 +844,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     row5_here = bench_agent_scale(sizes[-1], 5 if args.quick else 11)
     print(f"  after 1-4 here: {row5_here}", flush=True)
     plot(rows1, rows2)
-    RESULTS.write_text(report(rows1, rows2, row3, row4, row5, row5_here), encoding="utf-8")
+    text = report(rows1, rows2, row3, row4, row5, row5_here)
+    RESULTS.write_text(text + _kept_class_section(), encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(HERE.parent)} and {PLOT.relative_to(HERE.parent)}")
     return 0
 
