@@ -102,7 +102,13 @@ def notebook(lab: str, language: str, code: str | None) -> dict[str, Any]:
     return data
 
 
-def write_notebook(path: Path, data: dict[str, Any]) -> Path:
+def write_notebook(path: Path, data: dict[str, Any], *, lines: bool = False) -> Path:
+    """Save ``data`` at ``path``; ``lines``: each cell's source as a list of lines, as
+    JupyterLab saves a notebook."""
+    if lines:
+        data = json.loads(json.dumps(data))
+        for cell in data["cells"]:
+            cell["source"] = str(cell["source"]).splitlines(keepends=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     return path

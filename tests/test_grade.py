@@ -80,7 +80,8 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> Path:
     nb2, nb3 = gc.notebook_name("11.2"), gc.notebook_name("11.3")
     gc.write_notebook(root / "alice" / nb2, gc.notebook("11.2", "en", gc.solution("11.2")))
     gc.write_notebook(root / "bob" / nb2, gc.notebook("11.2", "en", gc.wrong("11.2")))
-    gc.write_notebook(root / "chen" / nb3, gc.notebook("11.3", "zh", gc.solution("11.3", "zh")))
+    chen = gc.notebook("11.3", "zh", gc.solution("11.3", "zh"))
+    gc.write_notebook(root / "chen" / nb3, chen, lines=True)  # as JupyterLab saves it
     broken = gc.solution("11.2").replace(
         "def group_interactions(entries):", "def group_interactions(entries)"
     )
@@ -398,3 +399,16 @@ def test_batch_rows_reads_a_report_of_today() -> None:
     assert batch_rows.chapter_rows(report) == rows and batch_rows.extra_rows(report) == ()
     assert batch_rows.report_passed(report) is False
     assert "rule b" in batch_rows.hint(report, "en") and "规则 b" in batch_rows.hint(report, "zh")
+
+
+def test_harvest_does_not_carry_the_build_it_tags_into_the_source(tmp_path: Path) -> None:
+    nbsource = gc._nbsource()
+    source = next(s for s in nbsource.load_sources() if s.lab == "11.2")
+    copy = tmp_path / "notebooks" / "_src" / source.path.name
+    copy.parent.mkdir(parents=True)
+    copy.write_text(source.path.read_text(encoding="utf-8"), encoding="utf-8")
+    built = gc.notebook("11.2", "zh", None)
+    assert any("ctxlab-build-it" in c["metadata"].get("tags", []) for c in built["cells"])
+    edition = gc.write_notebook(tmp_path / "edition.ipynb", built)
+    assert nbsource.harvest(edition, repo=tmp_path) == []
+    assert "ctxlab-build-it" not in copy.read_text(encoding="utf-8")
