@@ -412,3 +412,18 @@ def test_harvest_does_not_carry_the_build_it_tags_into_the_source(tmp_path: Path
     edition = gc.write_notebook(tmp_path / "edition.ipynb", built)
     assert nbsource.harvest(edition, repo=tmp_path) == []
     assert "ctxlab-build-it" not in copy.read_text(encoding="utf-8")
+
+
+def test_a_lab_handed_in_twice_is_graded_once_from_the_newer_file(tmp_path: Path) -> None:
+    folder = tmp_path / "class" / "ivan"
+    old = gc.write_notebook(folder / "11.2.ipynb", gc.notebook("11.2", "en", gc.wrong("11.2")))
+    new = gc.write_notebook(
+        folder / "11.2 (1).ipynb", gc.notebook("11.2", "zh", gc.solution("11.2"))
+    )
+    os.utime(old, (1_000_000, 1_000_000))
+    os.utime(new, (2_000_000, 2_000_000))
+    done = grade(tmp_path / "class", "--out", tmp_path / "out", "--jobs", "1")
+    assert "11.2.ipynb not graded: 11.2 (1).ipynb holds the same lab" in done.stdout, done.stdout
+    with (tmp_path / "out" / "grades.csv").open(encoding="utf-8", newline="") as stream:
+        (line,) = list(csv.DictReader(stream))
+    assert (line["student"], line["passed"]) == ("ivan", "true")

@@ -386,8 +386,11 @@ def _grade_all(
         todo.put(source)
     deadline = max(120.0, time_limit * 4 + 60.0)
 
+    slots: list[_Slot] = []
+
     def work() -> None:
         slot = _Slot()
+        slots.append(slot)
         try:
             while True:
                 try:
@@ -411,8 +414,18 @@ def _grade_all(
     ]
     for thread in threads:
         thread.start()
-    for _ in sources:
-        yield done.get()
+    finished = False
+    try:
+        for _ in sources:
+            yield done.get()
+        finished = True
+    finally:
+        if not finished:  # interrupted: nothing more is graded
+            while not todo.empty():
+                with contextlib.suppress(queue.Empty):
+                    todo.get_nowait()
+            for slot in list(slots):
+                slot.kill()
     for thread in threads:
         thread.join()
 
@@ -677,6 +690,37 @@ def _line(record: Record) -> str:
     return f"{record['student']}  {record['lab']}  {outcome}"
 
 
+def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
+    """One source per student and lab: when a student handed in a lab twice (``11.3.ipynb``
+    and ``11.3 (1).ipynb``), the file changed last is graded and the line says so."""
+    best: dict[tuple[str, str], LabSource] = {}
+    for source in sources:
+        if source.problem:
+            continue
+        key = (source.student, source.lab)
+        other = best.get(key)
+        if other is None or _mtime(source.path) > _mtime(other.path):
+            best[key] = source
+    kept = []
+    for source in sources:
+        chosen = best.get((source.student, source.lab))
+        if source.problem or chosen is source:
+            kept.append(source)
+        elif chosen is not None:
+            out.write(
+                f"{source.student}  {source.lab}  {source.path.name} not graded:"
+                f" {chosen.path.name} holds the same lab and changed later\n"
+            )
+    return kept
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run ``ctxlab grade`` with parsed ``args``; return the exit code."""
     lab: str | None = args.lab
@@ -708,7 +752,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         raise GradeUsageError(
             "no .ipynb or .py file found in the SUBMISSION(s) given", option="SUBMISSION"
         )
-    sources = [s for sub in submissions for s in lab_sources(sub, lab)]
+    sources = _newest([s for sub in submissions for s in lab_sources(sub, lab)], out)
     outdir.mkdir(parents=True, exist_ok=True)
     cache_path = outdir / CACHE_NAME
     cache = {} if args.force else _load_cache(cache_path)
@@ -803,6 +847,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GradeUsageError as error:
         sys.stderr.write(f"ctxlab: {error}\n")
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("ctxlab: interrupted (what was graded is kept for the next run)\n")
+        return 130
 
 
 if __name__ == "__main__":
