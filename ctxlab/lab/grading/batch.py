@@ -840,7 +840,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--serve"]:
         return _serve()
-    parser = argparse.ArgumentParser(prog="ctxlab grade")
+    parser = argparse.ArgumentParser(
+        prog="ctxlab grade",
+        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
+        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
+        " rows.csv, Gradescope results and report.html into --out.",
+    )
     add_arguments(parser)
     try:
         return run(parser.parse_args(arguments))
