@@ -91,7 +91,19 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "fay" / "lab.ipynb").write_text('{"cells": [', encoding="utf-8")
     gc.write_notebook(root / "gus" / "lab.ipynb", _unknown_lab())
     gc.write_notebook(root / "hana" / nb2, _moved_import())
+    gc.write_notebook(root / "ines" / nb2, _as_jupyterlite_saves(gc.solution("11.2")), lines=True)
     return root
+
+
+def _as_jupyterlite_saves(code: str) -> dict[str, Any]:
+    """11.2 as JupyterLite downloads it: the Pyodide kernel, nbformat 4.4 (no cell ids)."""
+    data = gc.notebook("11.2", "zh", code)
+    data["nbformat_minor"] = 4
+    data["metadata"]["kernelspec"] = {"name": "python", "display_name": "Python (Pyodide)",
+                                      "language": "python"}  # fmt: skip
+    for cell in data["cells"]:
+        cell.pop("id", None)
+    return data
 
 
 @pytest.fixture(scope="module")
@@ -112,12 +124,13 @@ def test_each_student_gets_one_line_with_status_and_reason(
     out, done = graded
     assert done.returncode == 0, done.stderr
     grades = _grades(out)
-    assert sorted(grades) == ["alice", "bob", "chen", "dana", "emil", "fay", "gus", "hana"]
+    assert sorted(grades) == ["alice", "bob", "chen", "dana", "emil", "fay", "gus", "hana", "ines"]
     expect = {  # student: (lab, passed, status, words of the reason)
         "alice": ("11.2", "true", "ok", ""),
         "bob": ("11.2", "false", "ok", ""),
         "chen": ("11.3", "true", "ok", ""),  # the Chinese edition
         "hana": ("11.2", "true", "ok", ""),  # its import comes from an earlier cell
+        "ines": ("11.2", "true", "ok", ""),  # downloaded from JupyterLite
         "dana": ("11.2", "false", "invalid", "syntax error"),
         "emil": ("11.2", "false", "invalid", "missing build-it cell"),
         "fay": ("?", "false", "invalid", "malformed notebook"),
@@ -129,8 +142,8 @@ def test_each_student_gets_one_line_with_status_and_reason(
         assert words in row["reason"], row
         line = next(x for x in done.stdout.splitlines() if x.startswith(f"{student}  "))
         assert status in line or passed == "true", line
-    assert "8 student·lab pairs" in done.stdout
-    assert "ctxlab grade: 4/4 graded" in done.stderr  # the progress, as plain lines
+    assert "9 student·lab pairs" in done.stdout
+    assert "ctxlab grade: 5/5 graded" in done.stderr  # the progress, as plain lines
 
 
 def test_grades_csv_columns_and_values(
@@ -190,7 +203,7 @@ def test_gradescope_results_per_student_and_lab(
 ) -> None:
     out, _ = graded
     names = sorted(p.name for p in (out / "gradescope").iterdir())
-    assert "alice-11.2.json" in names and "chen-11.3.json" in names and len(names) == 8
+    assert "alice-11.2.json" in names and "chen-11.3.json" in names and len(names) == 9
     alice = json.loads((out / "gradescope" / "alice-11.2.json").read_text(encoding="utf-8"))
     _check_gradescope_shape(alice)
     assert alice["score"] == alice["max_score"] > 0
@@ -218,7 +231,7 @@ def test_report_html_is_one_offline_file(
 def test_rerun_skips_what_did_not_change(klass: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     first = grade(klass, "--out", out, "--jobs", "2", "--language", "en")
-    assert "(4 graded, 0 unchanged)" in first.stdout, first.stdout
+    assert "(5 graded, 0 unchanged)" in first.stdout, first.stdout
     # a notebook run again (new outputs, same code) and an untouched class: nothing graded
     alice = klass / "alice" / gc.notebook_name("11.2")
     data = json.loads(alice.read_text(encoding="utf-8"))
@@ -227,14 +240,14 @@ def test_rerun_skips_what_did_not_change(klass: Path, tmp_path: Path) -> None:
     )
     alice.write_text(json.dumps(data), encoding="utf-8")
     second = grade(klass, "--out", out, "--jobs", "2", "--language", "en")
-    assert "(0 graded, 4 unchanged)" in second.stdout, second.stdout
-    assert second.stdout.count("(unchanged, not graded again)") == 4
+    assert "(0 graded, 5 unchanged)" in second.stdout, second.stdout
+    assert second.stdout.count("(unchanged, not graded again)") == 5
     assert _grades(out)["alice"]["passed"] == "true"
     # bob fixes his function: he alone is graded again
     bob = klass / "bob" / gc.notebook_name("11.2")
     gc.write_notebook(bob, gc.notebook("11.2", "en", gc.solution("11.2")))
     third = grade(klass, "--out", out, "--jobs", "2", "--language", "en")
-    assert "(1 graded, 3 unchanged)" in third.stdout, third.stdout
+    assert "(1 graded, 4 unchanged)" in third.stdout, third.stdout
     assert _grades(out)["bob"]["passed"] == "true"
     gc.write_notebook(bob, gc.notebook("11.2", "en", gc.wrong("11.2")))  # as the class was
 
