@@ -88,8 +88,9 @@ def setup_notebook(language: str = "en") -> None:
 
     ``language="zh"`` (the Chinese edition) renders tables, widgets, verdicts and reports in
     Chinese, makes the fixtures' texts (the session's dialogue and summaries, ctxlab's: see
-    :func:`ctxlab.fixtures.set_language`) Chinese, and draws figure text with a CJK font; without one installed, figure text stays
-    English and a one-line notice says so (:mod:`ctxlab.lab.fonts`).
+    :func:`ctxlab.fixtures.set_language`) Chinese, and draws figure text with a CJK font;
+    without one installed, figure text stays English and a one-line notice says so
+    (:mod:`ctxlab.lab.fonts`).
     """
     from ctxlab import fixtures
     from ctxlab.lab import display, fonts
