@@ -1,7 +1,8 @@
 # ctxlab: GNU make entry points. `make help` lists the targets.
 #
 #   make lab     install the lab extra into .venv and start JupyterLab on notebooks/
-#   make test    lint + format check + mypy --strict + pytest (tests/ and nbval on notebooks/)
+#   make test    lint + format check + mypy --strict + pytest (tests/, nbval on the instructor
+#                editions, every student edition executed by tests/test_student_run.py)
 #
 # Everything is installed into $(VENV) from pyproject.toml, pinned by
 # constraints.txt. An install is recorded by a stamp file inside $(VENV) whose
@@ -125,15 +126,18 @@ format: $(TEST_STAMP) ## apply ruff's fixes and formatting
 typecheck: $(TEST_STAMP) ## mypy --strict on the ctxlab package
 	$(BIN)/mypy --strict $(TYPECHECK_PACKAGE)
 
-pytest: $(TEST_STAMP) ## pytest only: tests/ and every notebook's stored outputs (nbval)
+pytest: $(TEST_STAMP) ## pytest only: tests/, the instructor editions' stored outputs (nbval), each student edition run top to bottom
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Each executed edition is then settled (notebooks/_build/settle.py): consecutive stream
-# outputs joined, widget model ids renamed from a fixed walk, so the stored bytes do not
-# depend on timing or on ipywidgets' random ids.
-notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src, then execute each in place
+# The student editions are committed as `nbsource.py build` writes them: no outputs, no
+# execution counts (issue 27: no answer stands on the page before the student runs the cell,
+# as nbgrader's release and otter's assign ship them). Only the instructor editions are
+# executed; each is then settled (notebooks/_build/settle.py): consecutive stream outputs
+# joined, widget model ids renamed from a fixed walk, so the stored bytes do not depend on
+# timing or on ipywidgets' random ids.
+notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src (students': no outputs), then execute the instructor editions in place
 	$(NBSOURCE) build
-	@for nb in $$(ls $(NOTEBOOK_DIR)/*/*/*.ipynb | sort); do \
+	@for nb in $$(ls $(NOTEBOOK_DIR)/*/instructor/*.ipynb | sort); do \
 	  echo ">> executing $$nb (kernel $(KERNEL))"; \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.kernel_name=$(KERNEL) \

@@ -25,6 +25,16 @@ tokenizer. It also prices every other fixture message: ``u4``/``a4``, the synthe
 summary messages of ``compact-1`` and ``compact-2`` (4 each, in English and Chinese) and
 the system-patch path of the chapter's last section.
 
+Every text of the session -- the dialogue, the tool results, the summaries -- is ctxlab's
+(the chapter gives the ids, the roles and the costs, not the words) and exists in English and
+in Chinese: each fixture function takes ``language="en"`` or ``"zh"`` (keyword only; the
+default is the one :func:`set_language` chose, English unless changed), and the Chinese
+edition of the notebooks sets ``"zh"`` once (:func:`ctxlab.lab.setup_notebook`). Both
+languages have the same ids, the same structure and the same costs: the estimator prices
+either text of an entry at that entry's cost. What the chapter itself writes stays as it
+writes it in both: ``"sys"``, ``"BASE"``, ``"RULE v1"``, ``"Prefer small diffs."``, file names,
+tool names and arguments.
+
 The early-draft records of the optional migration exercise (:func:`draft_records`,
 :data:`NOT_MIGRATABLE`) live here too: they are data for the exercise, while
 :mod:`ctxlab.migration` is the reference migration and does not depend on them.
@@ -34,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from ctxlab.compaction import SummaryLanguage, create_compaction_entry, render_summary
 from ctxlab.entries import (
@@ -69,12 +79,14 @@ __all__ = [
     "draft_records",
     "duplicate_call_path",
     "duplicate_result_path",
+    "get_language",
     "missing_result_path",
     "opening_estimator",
     "opening_path",
     "recompacted_path",
     "results_before_call_path",
     "resumed_path",
+    "set_language",
     "system_patch_path",
     "unknown_call_path",
 ]
@@ -133,26 +145,107 @@ def _entries(*pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
     return path
 
 
-_U1 = "Where does the session store write new entries?"
-_A1 = "JsonlSessionStore appends one JSON line per entry and never rewrites earlier lines."
-_U2 = "The context is getting long. Can we just delete the old messages?"
-_A2 = (
-    "Better not: history stays append-only. We record a compaction entry with a summary"
-    " and rebuild the context from it."
-)
-_U3 = "Read context.ts and run its tests."
-_CALLS = "I'll read context.ts and run the context tests in parallel."
-_R_TEST = (
-    "PASS context.test.ts\n  keeps whole interactions\n  drops the oldest group first\n2 passed"
-)
-_R_READ = (
-    "export function buildContext(activePath, options) {\n"
-    "  // keep whole interactions, newest first\n"
-    "}"
-)
-_A3 = "buildContext() in context.ts keeps whole interactions, newest first; both tests pass."
-_U4 = "Add a test for a group that is too big on its own."
-_A4 = "Added: a 15-token group under a 10-token budget comes back whole as single_group_overflow."
+#: The language of a fixture's texts: ``"en"`` (English) or ``"zh"`` (Chinese).
+FixtureLanguage: TypeAlias = Literal["en", "zh"]
+_LANGUAGE: list[FixtureLanguage] = ["en"]
+
+
+def set_language(language: FixtureLanguage) -> None:
+    """The language of the texts the fixture functions return when none is passed (process
+    wide on purpose, like :func:`ctxlab.lab.set_language`: a notebook sets it once)."""
+    if language != "en" and language != "zh":
+        raise ValueError(f"fixtures.set_language: 'en' or 'zh', got {language!r}")
+    _LANGUAGE[0] = language
+
+
+def get_language() -> FixtureLanguage:
+    """The language of the fixtures' texts when a function is given none (``"en"``)."""
+    return _LANGUAGE[0]
+
+
+def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
+    if language is None:
+        return _LANGUAGE[0]
+    if language != "en" and language != "zh":
+        raise ValueError(f"fixtures: language must be 'en' or 'zh', got {language!r}")
+    return language
+
+
+#: The session's texts (ctxlab's: the chapter gives none), by language.
+_TEXTS: Mapping[str, Mapping[str, str]] = {
+    "en": {
+        "u1": "Where does the session store write new entries?",
+        "a1": "JsonlSessionStore appends one JSON line per entry and never rewrites earlier lines.",
+        "u2": "The context is getting long. Can we just delete the old messages?",
+        "a2": (
+            "Better not: history stays append-only. We record a compaction entry with a summary"
+            " and rebuild the context from it."
+        ),
+        "u3": "Read context.ts and run its tests.",
+        "calls": "I'll read context.ts and run the context tests in parallel.",
+        "r-test": (
+            "PASS context.test.ts\n  keeps whole interactions\n  drops the oldest group first"
+            "\n2 passed"
+        ),
+        "r-read": (
+            "export function buildContext(activePath, options) {\n"
+            "  // keep whole interactions, newest first\n"
+            "}"
+        ),
+        "a3": (
+            "buildContext() in context.ts keeps whole interactions, newest first; both tests pass."
+        ),
+        "u4": "Add a test for a group that is too big on its own.",
+        "a4": (
+            "Added: a 15-token group under a 10-token budget comes back whole as"
+            " single_group_overflow."
+        ),
+        "patch-u3": "Now make the change, and keep the diff small.",
+        "patch-a3": "Done: a four-line change in context.ts; the context tests still pass.",
+        "goal": "Keep the agent's context under budget without losing history.",
+        "constraint": "History is append-only: never edit or delete session entries.",
+        "completed-1": "Confirmed that JsonlSessionStore appends one line per entry.",
+        "completed-2": "buildContext() keeps whole interactions; the context tests pass.",
+        "decision": "Record compaction as a new entry instead of deleting messages.",
+        "next-1": "Read context.ts and run the context tests.",
+        "next-2": "Run the new overflow test.",
+        "draft-next": "Read context.ts.",
+    },
+    "zh": {
+        "u1": "Session Store 把新的 entry 写到哪里？",
+        "a1": "JsonlSessionStore 每条 entry 追加一行 JSON，从不改写前面的行。",
+        "u2": "上下文越来越长了。能不能直接删掉旧消息？",
+        "a2": "最好不要：历史只追加。我们记录一条带摘要的 compaction entry，再从它重建上下文。",
+        "u3": "读一下 context.ts，再运行它的测试。",
+        "calls": "我同时读取 context.ts、运行 context 的测试。",
+        "r-test": "PASS context.test.ts\n  保留完整的组\n  先丢弃最旧的一组\n2 passed",
+        "r-read": (
+            "export function buildContext(activePath, options) {\n"
+            "  // 保留完整的组，从最新一组开始\n"
+            "}"
+        ),
+        "a3": "context.ts 里的 buildContext() 保留完整的组，从最新一组开始；两项测试都通过了。",
+        "u4": "再加一个测试：一组单独就放不下的情形。",
+        "a4": (
+            "已添加：预算 10 个 token 时，15 个 token 的一组完整返回，"
+            "reason 为 single_group_overflow。"
+        ),
+        "patch-u3": "现在动手改，diff 尽量小。",
+        "patch-a3": "完成：context.ts 里改了四行；context 的测试仍然通过。",
+        "goal": "在不丢失历史的前提下，让 agent 的上下文不超出预算。",
+        "constraint": "历史只追加：从不修改或删除 session entry。",
+        "completed-1": "确认了 JsonlSessionStore 每条 entry 追加一行。",
+        "completed-2": "buildContext() 保留完整的组；context 的测试通过。",
+        "decision": "把 compaction 记录成一条新 entry，而不是删除消息。",
+        "next-1": "读 context.ts，运行 context 的测试。",
+        "next-2": "运行新的超限测试。",
+        "draft-next": "读 context.ts。",
+    },
+}
+
+
+def _t(key: str, language: FixtureLanguage | None) -> str:
+    return _TEXTS[_lang(language)][key]
 
 
 def _read_call() -> ToolCall:
@@ -163,87 +256,93 @@ def _test_call() -> ToolCall:
     return ToolCall("test-1", "bash", FrozenDict({"command": "npm test -- context"}))
 
 
-def opening_path() -> list[SessionEntry]:
-    """The chapter's ten-entry opening path (a fresh list each call)."""
+def opening_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
+    """The chapter's ten-entry opening path (a fresh list each call); its texts in
+    ``language`` (see :func:`set_language`)."""
+    t = _TEXTS[_lang(language)]
     return _entries(
         ("sys", SystemMessage("sys", 1)),
-        ("u1", _user(_U1, 2)),
-        ("a1", _assistant(_A1, 3)),
-        ("u2", _user(_U2, 4)),
-        ("a2", _assistant(_A2, 5)),
-        ("u3", _user(_U3, 6)),
-        ("calls", _assistant(_CALLS, 7, _read_call(), _test_call())),
-        ("r-test", _result("test-1", "bash", _R_TEST, 8)),
-        ("r-read", _result("read-1", "read", _R_READ, 9)),
-        ("a3", _assistant(_A3, 10)),
+        ("u1", _user(t["u1"], 2)),
+        ("a1", _assistant(t["a1"], 3)),
+        ("u2", _user(t["u2"], 4)),
+        ("a2", _assistant(t["a2"], 5)),
+        ("u3", _user(t["u3"], 6)),
+        ("calls", _assistant(t["calls"], 7, _read_call(), _test_call())),
+        ("r-test", _result("test-1", "bash", t["r-test"], 8)),
+        ("r-read", _result("read-1", "read", t["r-read"], 9)),
+        ("a3", _assistant(t["a3"], 10)),
     )
 
 
-def compact1_summary() -> CompactionSummary:
+def compact1_summary(*, language: FixtureLanguage | None = None) -> CompactionSummary:
     """The seven-field summary recorded by ``compact-1`` (it replaces group 1)."""
+    t = _TEXTS[_lang(language)]
     return CompactionSummary(
-        goal="Keep the agent's context under budget without losing history.",
-        constraints=("History is append-only: never edit or delete session entries.",),
-        completed=("Confirmed that JsonlSessionStore appends one line per entry.",),
-        decisions=("Record compaction as a new entry instead of deleting messages.",),
+        goal=t["goal"],
+        constraints=(t["constraint"],),
+        completed=(t["completed-1"],),
+        decisions=(t["decision"],),
         changed_files=("context.ts",),
         unresolved=(),
-        next=("Read context.ts and run the context tests.",),
+        next=(t["next-1"],),
     )
 
 
-def compact1(path: list[SessionEntry] | None = None) -> CompactionSessionEntry:
+def compact1(
+    path: list[SessionEntry] | None = None, *, language: FixtureLanguage | None = None
+) -> CompactionSessionEntry:
     """``compact-1``: timestamp 100, keeps from ``u2``, tokensBefore 29, parent ``a3``."""
     return create_compaction_entry(
-        opening_path() if path is None else path,
+        opening_path(language=language) if path is None else path,
         id="compact-1",
         timestamp=100,
-        summary=compact1_summary(),
+        summary=compact1_summary(language=language),
         first_kept_entry_id="u2",
         tokens_before=29,
     )
 
 
-def resumed_path() -> list[SessionEntry]:
+def resumed_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """Opening path + ``compact-1`` + ``u4`` → ``a4`` appended after it."""
-    path = opening_path()
-    path.append(compact1(path))
-    path.extend(_after(path[-1].id, ("u4", _user(_U4, 101)), ("a4", _assistant(_A4, 102))))
+    t = _TEXTS[_lang(language)]
+    path = opening_path(language=language)
+    path.append(compact1(path, language=language))
+    path.extend(_after(path[-1].id, ("u4", _user(t["u4"], 101)), ("a4", _assistant(t["a4"], 102))))
     return path
 
 
-def compact2_summary() -> CompactionSummary:
+def compact2_summary(*, language: FixtureLanguage | None = None) -> CompactionSummary:
     """The summary recorded by ``compact-2`` (it keeps from ``u3``)."""
+    t = _TEXTS[_lang(language)]
     return CompactionSummary(
-        goal="Keep the agent's context under budget without losing history.",
-        constraints=("History is append-only: never edit or delete session entries.",),
-        completed=(
-            "Confirmed that JsonlSessionStore appends one line per entry.",
-            "buildContext() keeps whole interactions; the context tests pass.",
-        ),
-        decisions=("Record compaction as a new entry instead of deleting messages.",),
+        goal=t["goal"],
+        constraints=(t["constraint"],),
+        completed=(t["completed-1"], t["completed-2"]),
+        decisions=(t["decision"],),
         changed_files=("context.ts", "context.test.ts"),
         unresolved=(),
-        next=("Run the new overflow test.",),
+        next=(t["next-2"],),
     )
 
 
-def compact2(path: list[SessionEntry] | None = None) -> CompactionSessionEntry:
+def compact2(
+    path: list[SessionEntry] | None = None, *, language: FixtureLanguage | None = None
+) -> CompactionSessionEntry:
     """``compact-2``: a second compaction on the resumed path, keeping from ``u3``."""
     return create_compaction_entry(
-        resumed_path() if path is None else path,
+        resumed_path(language=language) if path is None else path,
         id="compact-2",
         timestamp=200,
-        summary=compact2_summary(),
+        summary=compact2_summary(language=language),
         first_kept_entry_id="u3",
         tokens_before=33,
     )
 
 
-def recompacted_path() -> list[SessionEntry]:
+def recompacted_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The resumed path with ``compact-2`` appended after ``a4``."""
-    path = resumed_path()
-    path.append(compact2(path))
+    path = resumed_path(language=language)
+    path.append(compact2(path, language=language))
     return path
 
 
@@ -255,37 +354,34 @@ def _after(parent: str, *pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
     return entries
 
 
-_PATCH_U3 = "Now make the change, and keep the diff small."
-_PATCH_A3 = "Done: a four-line change in context.ts; the context tests still pass."
-
-
-def system_patch_path() -> list[SessionEntry]:
+def system_patch_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's last section: system state crosses the compaction boundary.
 
     ``sys`` (content BASE, rules v1) → u1 → a1 → ``patch-1`` (rules v2) → u2 → a2 →
     ``compact-1`` (keeps u2) → ``patch-2`` ("Prefer small diffs.") → u3 → a3.
     """
+    t = _TEXTS[_lang(language)]
     head = _entries(
         ("sys", SystemMessage("BASE", 1, FrozenDict[str | None]({"rules": "RULE v1"}))),
-        ("u1", _user(_U1, 2)),
-        ("a1", _assistant(_A1, 3)),
+        ("u1", _user(t["u1"], 2)),
+        ("a1", _assistant(t["a1"], 3)),
         ("patch-1", SystemMessage("", 4, FrozenDict[str | None]({"rules": "RULE v2"}))),
-        ("u2", _user(_U2, 5)),
-        ("a2", _assistant(_A2, 6)),
+        ("u2", _user(t["u2"], 5)),
+        ("a2", _assistant(t["a2"], 6)),
     )
     compaction = create_compaction_entry(
         head,
         id="compact-1",
         timestamp=100,
-        summary=compact1_summary(),
+        summary=compact1_summary(language=language),
         first_kept_entry_id="u2",
         tokens_before=20,
     )
     tail = _after(
         compaction.id,
         ("patch-2", SystemMessage("Prefer small diffs.", 101)),
-        ("u3", _user(_PATCH_U3, 102)),
-        ("a3", _assistant(_PATCH_A3, 103)),
+        ("u3", _user(t["patch-u3"], 102)),
+        ("a3", _assistant(t["patch-a3"], 103)),
     )
     return [*head, compaction, *tail]
 
@@ -302,44 +398,45 @@ def _replace_message(path: list[SessionEntry], entry_id: str, message: AgentMess
     raise AssertionError(entry_id)
 
 
-def unknown_call_path() -> list[SessionEntry]:
+def unknown_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's corruption: ``r-test.toolCallId`` changed from test-1 to unknown-1."""
-    path = opening_path()
-    _replace_message(path, "r-test", _result("unknown-1", "bash", _R_TEST, 8))
+    path = opening_path(language=language)
+    _replace_message(path, "r-test", _result("unknown-1", "bash", _t("r-test", language), 8))
     return path
 
 
-def results_before_call_path() -> list[SessionEntry]:
+def results_before_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``r-test`` moved in front of ``calls`` (still valid: pairing is by id only)."""
-    path = opening_path()
+    path = opening_path(language=language)
     order = ["sys", "u1", "a1", "u2", "a2", "u3", "r-test", "calls", "r-read", "a3"]
     by_id = {entry.id: entry for entry in path}
     return [by_id[entry_id] for entry_id in order]
 
 
-def missing_result_path() -> list[SessionEntry]:
+def missing_result_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``r-read`` removed: call read-1 has no result."""
-    return [entry for entry in opening_path() if entry.id != "r-read"]
+    return [entry for entry in opening_path(language=language) if entry.id != "r-read"]
 
 
-def duplicate_result_path() -> list[SessionEntry]:
+def duplicate_result_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``r-read`` also answers test-1: call test-1 gets two results (and read-1 none)."""
-    path = opening_path()
-    _replace_message(path, "r-read", _result("test-1", "read", _R_READ, 9))
+    path = opening_path(language=language)
+    _replace_message(path, "r-read", _result("test-1", "read", _t("r-read", language), 9))
     return path
 
 
-def duplicate_call_path() -> list[SessionEntry]:
+def duplicate_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``calls`` declares read-1 twice."""
-    path = opening_path()
-    _replace_message(path, "calls", _assistant(_CALLS, 7, _read_call(), _read_call()))
+    path = opening_path(language=language)
+    calls = _assistant(_t("calls", language), 7, _read_call(), _read_call())
+    _replace_message(path, "calls", calls)
     return path
 
 
-def _compact1_with(**changes: Any) -> dict[str, Any]:
+def _compact1_with(language: FixtureLanguage | None, **changes: Any) -> dict[str, Any]:
     """The wire form of ``compact1()`` with changes: ``summary__files=[...]`` sets
     ``summary.files``; the value :data:`_DELETE` removes the key."""
-    wire = compact1().to_json()
+    wire = compact1(language=language).to_json()
     for dotted, value in changes.items():
         *parents, key = dotted.split("__")
         target = wire
@@ -352,19 +449,22 @@ def _compact1_with(**changes: Any) -> dict[str, Any]:
     return wire
 
 
-def compaction_corruptions() -> dict[str, dict[str, Any]]:
+def compaction_corruptions(*, language: FixtureLanguage | None = None) -> dict[str, dict[str, Any]]:
     """Broken wire forms of ``compact-1``, by what is wrong with them.
 
     The first is the chapter's own: ``summary.changedFiles`` removed and the early-draft
     ``summary.files = ["context.ts"]`` in its place.
     """
-    variant = _compact1_with
+
+    def variant(**changes: Any) -> dict[str, Any]:
+        return _compact1_with(language, **changes)
+
     return {
         "files instead of changedFiles": variant(
             summary__changedFiles=_DELETE, summary__files=["context.ts"]
         ),
         "nextSteps instead of next": variant(
-            summary__next=_DELETE, summary__nextSteps=["Read context.ts."]
+            summary__next=_DELETE, summary__nextSteps=[_t("draft-next", language)]
         ),
         "invariants beside constraints": variant(summary__invariants=["append-only"]),
         "compactedEntryIds on the entry": variant(compactedEntryIds=["u1", "a1"]),
@@ -382,7 +482,7 @@ def compaction_corruptions() -> dict[str, dict[str, Any]]:
 # -- early-draft records (the optional migration exercise, ctxlab.migration) ----------------------
 
 
-def draft_records() -> dict[str, dict[str, Any]]:
+def draft_records(*, language: FixtureLanguage | None = None) -> dict[str, dict[str, Any]]:
     """Early-draft forms of ``compact-1`` (fresh dicts each call), by what is old in them.
 
     All follow :func:`opening_path` (pass it as ``earlier`` to
@@ -390,8 +490,11 @@ def draft_records() -> dict[str, dict[str, Any]]:
     corruption: ``changedFiles`` removed, ``files = ["context.ts"]``. The names in
     :data:`NOT_MIGRATABLE` must be refused with a ``MigrationError``.
     """
-    draft = _compact1_with
-    current = compact1().to_json()["summary"]
+
+    def draft(**changes: Any) -> dict[str, Any]:
+        return _compact1_with(language, **changes)
+
+    current = compact1(language=language).to_json()["summary"]
     return {
         "files instead of changedFiles": draft(
             summary__changedFiles=_DELETE, summary__files=["context.ts"]
@@ -514,22 +617,24 @@ _LANGUAGES: tuple[SummaryLanguage, ...] = ("en", "zh")
 
 def _build_opening_estimator() -> TableEstimator:
     costs: dict[tuple[str, str], int] = {}
-    for entry in opening_path():
-        assert isinstance(entry, MessageSessionEntry)
-        costs[(entry.message.role, text_of(entry.message))] = OPENING_COSTS[entry.id]
-    costs[("user", _U4)] = 3
-    costs[("assistant", _A4)] = 4
-    for summary in (compact1_summary(), compact2_summary()):
-        for language in _LANGUAGES:
-            costs[("user", render_summary(summary, language))] = 4
+    # Every text in both languages, each at its entry's cost: the language changes no price.
+    for texts in _LANGUAGES:
+        for entry in opening_path(language=texts):
+            assert isinstance(entry, MessageSessionEntry)
+            costs[(entry.message.role, text_of(entry.message))] = OPENING_COSTS[entry.id]
+        costs[("user", _t("u4", texts))] = 3
+        costs[("assistant", _t("a4", texts))] = 4
+        for summary in (compact1_summary(language=texts), compact2_summary(language=texts)):
+            for language in _LANGUAGES:
+                costs[("user", render_summary(summary, language))] = 4
+        costs[("user", _t("patch-u3", texts))] = 3
+        costs[("assistant", _t("patch-a3", texts))] = 4
     # The system-patch path: each system entry, and the prompt replayed after each one.
     costs[("system", "BASE\n\nRULE v1")] = 3
     costs[("system", "RULE v2")] = 2
     costs[("system", "BASE\n\nRULE v2")] = 3
     costs[("system", "Prefer small diffs.")] = 2
     costs[("system", "BASE\n\nPrefer small diffs.\n\nRULE v2")] = 4
-    costs[("user", _PATCH_U3)] = 3
-    costs[("assistant", _PATCH_A3)] = 4
     return TableEstimator("opening_estimator", costs)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 
 import pytest
@@ -15,6 +16,7 @@ from ctxlab import (
     SessionEntry,
     ToolResultMessage,
     UserMessage,
+    fixtures,
     group_interactions,
     parse_session_entry,
     path_to,
@@ -118,3 +120,62 @@ def test_corrupted_variants_fail_where_the_chapter_says() -> None:
     for wire in corruptions.values():
         with pytest.raises(CtxlabError, match="compact-1"):
             parse_session_entry(wire)
+
+
+# ----------------------------------------------------------------------------- the zh texts
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["opening_path", "resumed_path", "recompacted_path", "system_patch_path",
+     "unknown_call_path", "results_before_call_path", "missing_result_path",
+     "duplicate_result_path", "duplicate_call_path"],
+)  # fmt: skip
+def test_the_chinese_texts_keep_ids_structure_and_costs(name: str) -> None:
+    """Issue 27: the session's texts are ctxlab's, so the zh edition gets Chinese ones; the
+    ids, parents, roles, tool calls and every price stay those of the English fixture."""
+    import ctxlab
+    from ctxlab.messages import text_of
+
+    make = getattr(fixtures, name)
+    english, chinese = make(language="en"), make(language="zh")
+    assert [(e.id, e.parent_id, e.type) for e in english] == [
+        (e.id, e.parent_id, e.type) for e in chinese
+    ]
+    changed = 0
+    for en, zh in zip(english, chinese, strict=True):
+        if en.type != "message":
+            assert en.to_json()["summary"].keys() == zh.to_json()["summary"].keys()
+            continue
+        assert en.message.role == zh.message.role
+        assert fixtures.opening_estimator(en.message) == fixtures.opening_estimator(zh.message)
+        if text_of(en.message) != text_of(zh.message):
+            changed += 1
+            assert re.search(r"[\u4e00-\u9fff]", text_of(zh.message)), text_of(zh.message)
+    assert changed >= 2
+    for max_tokens in (10, 31, 40):
+        budget = dict(max_tokens=max_tokens, reserved_output=4, safety_margin=2,
+                      estimate_tokens=fixtures.opening_estimator)  # fmt: skip
+        outcomes = []
+        for path in (english, chinese):
+            try:
+                result = ctxlab.build_context(path, **budget)
+                outcomes.append((result.kept_entry_ids, result.reason, result.tokens))
+            except ctxlab.CtxlabError as error:  # the broken paths: the same error
+                outcomes.append(str(error))
+        assert outcomes[0] == outcomes[1]
+
+
+def test_the_default_language_is_english_and_settable() -> None:
+    assert fixtures.get_language() == "en"
+    english = fixtures.compact1_summary()
+    fixtures.set_language("zh")
+    try:
+        chinese = fixtures.compact1_summary()
+        assert re.search(r"[\u4e00-\u9fff]", chinese.goal) and chinese != english
+        assert fixtures.compact1_summary(language="en") == english
+        with pytest.raises(ValueError, match="'en' or 'zh'"):
+            fixtures.set_language("fr")  # type: ignore[arg-type]
+    finally:
+        fixtures.set_language("en")
+    assert fixtures.compact1_summary() == english

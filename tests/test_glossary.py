@@ -12,6 +12,7 @@ is an identifier.
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from functools import cache
@@ -120,3 +121,69 @@ def test_a_ruled_out_variant_is_found_where_it_matters() -> None:
     assert offending(_code_text('store.append(e)  # 控件\nprint("x")'), variants,
                      markdown=False) == ["控件"]  # fmt: skip
     assert offending(_code_text("store.append(e)"), variants, markdown=False) == []
+
+
+# ----------------------------------------------------------------------------- issue 27
+
+#: The chapter's text lies outside the repository, beside it: ../shared/seeds/ (or
+#: CTXLAB_CHAPTER names the file).
+CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
+READMES_ZH = [REPO / "README.zh.md", REPO / "notebooks" / "README.zh.md"]
+#: Terms the chapter defines, in the chapter's words: the glossary's first table has each.
+CHAPTER_TERMS = (
+    "active path", "活动路径", "message entries", "leaf", "测试估算器", "context projection",
+    "临时视图", "保留起点", "切点", "成本", "消息额度", "回答预留", "安全余量", "固定成本",
+    "重放", "工具往返", "终态回答", "最小单位", "压缩前规模", "保留后缀", "最新摘要",
+    "二次压缩", "深副本", "深相等", "公开副本隔离", "四个范围", "本章验收", "parser",
+    "Store", "synthetic user message", "组首", "目标", "约束", "已完成事项", "决策",
+    "变更文件", "未解决事项", "下一步", "single_group_overflow", "上层生命周期",
+)  # fmt: skip
+
+
+def _chapter_path() -> Path | None:
+    candidates = [os.environ.get("CTXLAB_CHAPTER", "")]
+    candidates += [str(base / "shared" / "seeds" / CHAPTER_NAME) for base in REPO.parents[:2]]
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.fixture(scope="module")
+def chapter() -> str:
+    path = _chapter_path()
+    if path is None:  # a clone without the course's text beside it
+        pytest.skip(f"the chapter's text ({CHAPTER_NAME}) is not beside the repository")
+    return _squeeze(path.read_text(encoding="utf-8"))
+
+
+def _first_table() -> str:
+    text = GLOSSARY.read_text(encoding="utf-8")
+    return text.split("## 本章的术语", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_glossary_quote_is_the_chapters_verbatim(chapter: str) -> None:
+    quotes = re.findall(r"「(.+?)」", GLOSSARY.read_text(encoding="utf-8"))
+    assert len(quotes) >= 15
+    wrong = [quote for quote in quotes if _squeeze(quote) not in chapter]
+    assert not wrong, f"not in the chapter (whitespace aside): {wrong}"
+
+
+def test_the_glossary_covers_every_term_the_chapter_defines(chapter: str) -> None:
+    assert [t for t in CHAPTER_TERMS if _squeeze(t) not in chapter] == []
+    table = _first_table()
+    missing = [term for term in CHAPTER_TERMS if term not in table]
+    assert not missing, f"the glossary's first table lacks: {missing}"
+
+
+def test_a_misquote_is_found(chapter: str) -> None:
+    assert _squeeze("整体保留") in chapter and _squeeze("整组保留") not in chapter
+
+
+@pytest.mark.parametrize("readme", READMES_ZH, ids=lambda p: str(p.relative_to(REPO)))
+def test_the_chinese_readmes_use_the_glossarys_terms(readme: Path) -> None:
+    text = _prose(readme.read_text(encoding="utf-8"))
+    variants = _variants()
+    found = offending(text, variants, markdown=True)
+    assert not found, f"{readme.name}: " + ", ".join(f"{v!r} (use {variants[v]})" for v in found)

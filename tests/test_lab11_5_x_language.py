@@ -31,7 +31,7 @@ def zh() -> Iterator[None]:
 
 def test_the_resume_ledger_speaks_chinese(zh: None) -> None:
     frame = lab11_5.resume_ledger(fixtures.resumed_path(), max_tokens=40)
-    assert list(frame.columns) == ["项目", "entries", "成本", "累计", "状态"]
+    assert list(frame.columns) == ["项目", "包含的 entry", "成本", "累计", "状态"]
     rows = dict(zip(frame["项目"], frame["状态"], strict=True))
     assert rows["compact-1 的摘要"] == "保留：紧跟在 system message 后面"
     assert rows["组 u4"] == "保留"

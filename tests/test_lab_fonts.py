@@ -71,6 +71,7 @@ def test_without_a_cjk_font_figures_fall_back_to_english_with_a_notice(
 def test_setup_notebook_sets_the_language_of_text_and_figures(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from ctxlab import fixtures
     from ctxlab.lab import language, setup_notebook
 
     try:
@@ -78,6 +79,7 @@ def test_setup_notebook_sets_the_language_of_text_and_figures(
         setup_notebook("zh")
         assert language.get_language() == "zh" and language.figure_language() == "zh"
         assert language.tr("kept", "保留") == "保留"
+        assert fixtures.get_language() == "zh"  # the session's texts are Chinese too
         monkeypatch.setattr(fonts, "cjk_font", lambda: None)
         setup_notebook("zh")
         assert language.get_language() == "zh" and language.figure_language() == "en"
@@ -88,6 +90,7 @@ def test_setup_notebook_sets_the_language_of_text_and_figures(
     finally:
         language.set_language("en")
         language.set_figure_language(None)
+        fixtures.set_language("en")
 
 
 def test_the_chinese_figure_font_is_the_simplified_chinese_face() -> None:

@@ -54,7 +54,7 @@ def test_11_1_path_table_has_chinese_headers_but_the_frame_keeps_english_names(z
         "id", "parent", "role", "text", "tool call ids", "cost"
     ]  # fmt: skip
     shown = lab11_1.path_styler().data
-    assert list(shown.columns) == ["id", "parent", "角色", "文本", "tool call id", "成本"]
+    assert list(shown.columns) == ["id", "parent", "角色", "文本", "tool call 的 id", "成本"]
     assert shown["成本"].tolist() == list(fixtures.OPENING_COSTS.values())
     resumed = lab11_1.path_table(fixtures.resumed_path()).set_index("id")
     assert resumed.loc["compact-1", "text"].startswith("摘要：")
@@ -105,7 +105,7 @@ def test_11_1_cost_figure_is_drawn_in_chinese(zh: None) -> None:
 
 def test_11_2_tables_have_chinese_headers_and_cases(zh: None) -> None:
     grouping = lab11_2.grouping_styler().data
-    assert list(grouping.columns) == ["id", "角色", "组", "组首", "tool call id"]
+    assert list(grouping.columns) == ["id", "角色", "组", "组首", "tool call 的 id"]
     assert list(lab11_2.grouping_table().columns)[2:4] == ["group", "starts with"]
     errors = lab11_2.grouping_errors_styler().data
     assert list(errors.columns) == ["情形", "group_interactions 的结论"]

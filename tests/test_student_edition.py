@@ -22,12 +22,18 @@ to be committed. An *exercise answer* is, mechanically:
 3. **speaker notes**: no ``slide=notes`` cell is part of a student edition (nbsource.py refuses
    a notes cell without ``only=instructor``).
 4. **the lecturer's voice**: none of :data:`INSTRUCTOR_VOICE` stands in a student edition.
+5. **no answer before the run** (issue 27): every committed student edition is exactly what
+   ``nbsource.py build`` writes, with no output and no execution count in any cell, and no
+   predict prompt ("Predict" / 「先预测」) is followed by a code cell holding a stored output.
+   ``tests/test_student_run.py`` executes each student edition instead.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -434,3 +440,68 @@ def test_a_harvested_notes_cell_becomes_instructor_only(tmp_path: Any) -> None:
         ("d-00", "notes", "instructor"),
         ("d-01", "notes", "instructor"),
     ]
+
+
+# --------------------------------------------------------------- no answer before the run
+
+STUDENT_EDITIONS = sorted(nbsource.NOTEBOOKS.glob("*/student/*.ipynb"))
+PREDICT = re.compile(r"Predict|先预测")
+
+
+def stored_outputs(notebook: dict[str, Any]) -> list[str]:
+    """Cells of a committed notebook that hold an output or an execution count."""
+    return [
+        f"cell {cell.get('id')}"
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count"))
+    ]
+
+
+def answered_prompts(notebook: dict[str, Any]) -> list[str]:
+    """Predict prompts whose next code cell holds a stored output (its answer)."""
+    cells = notebook["cells"]
+    found = []
+    for index, cell in enumerate(cells):
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] != "markdown" or not PREDICT.search(text):
+            continue
+        following = next((c for c in cells[index + 1 :] if c["cell_type"] == "code"), None)
+        if following is not None and following.get("outputs"):
+            found.append(f"cell {cell.get('id')} is answered by cell {following.get('id')}")
+    return found
+
+
+@pytest.mark.parametrize("path", STUDENT_EDITIONS, ids=lambda p: "/".join(p.parts[-3:]))
+def test_the_student_edition_is_committed_without_outputs(path: Path) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert stored_outputs(notebook) == [], f"{path.name}: run `nbsource.py build`"
+    assert answered_prompts(notebook) == [], path.name
+
+
+def test_every_student_edition_has_predict_prompts_the_check_reads() -> None:
+    prompts = 0
+    for path in STUDENT_EDITIONS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        prompts += sum(
+            1
+            for c in cells
+            if c["cell_type"] == "markdown" and PREDICT.search("".join(c["source"]))
+        )
+    assert len(STUDENT_EDITIONS) == 12 and prompts >= 12 * 2, prompts
+
+
+def test_a_predict_prompt_answered_by_a_stored_output_is_found() -> None:
+    shown = {"output_type": "stream", "name": "stdout", "text": "22\n"}
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "id": "p", "source": "**Predict, then run:** how many?"},
+            {"cell_type": "markdown", "id": "m", "source": "A note."},
+            {"cell_type": "code", "id": "c", "source": "print(22)", "outputs": [shown],
+             "execution_count": 3},
+            {"cell_type": "markdown", "id": "q", "source": "**先预测，再运行：**还剩多少？"},
+            {"cell_type": "code", "id": "d", "source": "print(1)", "outputs": [],
+             "execution_count": None},
+        ]
+    }  # fmt: skip
+    assert answered_prompts(notebook) == ["cell p is answered by cell c"]
+    assert stored_outputs(notebook) == ["cell c"]

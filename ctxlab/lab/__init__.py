@@ -87,13 +87,17 @@ def setup_notebook(language: str = "en") -> None:
     """Course style for matplotlib, retina PNG figures, and the notebook's language.
 
     ``language="zh"`` (the Chinese edition) renders tables, widgets, verdicts and reports in
-    Chinese and draws figure text with a CJK font; without one installed, figure text stays
-    English and a one-line notice says so (:mod:`ctxlab.lab.fonts`).
+    Chinese, makes the fixtures' texts (the session's dialogue and summaries, ctxlab's: see
+    :func:`ctxlab.fixtures.set_language`) Chinese, and draws figure text with a CJK font;
+    without one installed, figure text stays English and a one-line notice says so
+    (:mod:`ctxlab.lab.fonts`).
     """
+    from ctxlab import fixtures
     from ctxlab.lab import display, fonts
     from ctxlab.lab import language as lang
 
     lang.set_language(language)  # type: ignore[arg-type]  # checked there
+    fixtures.set_language(lang.get_language())  # the session's texts in that language too
 
     def apply_style() -> None:
         display.use_course_style()

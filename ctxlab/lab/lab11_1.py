@@ -110,7 +110,7 @@ HEADERS_ZH: Mapping[str, str] = {
     "parent": "parent",
     "role": "角色",
     "text": "文本",
-    "tool call ids": "tool call id",
+    "tool call ids": "tool call 的 id",
     "cost": "成本",
     "case": "情形",
     "error": "parser 的错误信息",

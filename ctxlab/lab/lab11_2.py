@@ -96,7 +96,7 @@ HEADERS_ZH: Mapping[str, str] = {
     "role": "角色",
     "group": "组",
     "starts with": "组首",
-    "tool call ids": "tool call id",
+    "tool call ids": "tool call 的 id",
     "case": "情形",
     "group_interactions says": "group_interactions 的结论",
 }

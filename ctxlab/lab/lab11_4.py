@@ -421,6 +421,28 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     )
 
 
+def _compaction_hint(expected: CompactionSessionEntry) -> str:
+    """Where the right values stand: the chapter's call for compact-1; for compact-2 the
+    chapter gives only the first kept entry (u3), the exercise gives the rest (ctxlab's)."""
+    if expected.id == "compact-1":
+        return tr(
+            "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
+            " and tokensBefore; parentId is derived from the path.",
+            "重读本章里的调用：id、timestamp、summary、firstKeptEntryId 和"
+            " tokensBefore；parentId 由路径推出。",
+        )
+    return tr(
+        f"The chapter gives only compact-2's first kept entry ({expected.first_kept_entry_id});"
+        f" the exercise gives the rest (ctxlab's): id {expected.id!r}, timestamp"
+        f" {expected.timestamp}, tokens_before={expected.tokens_before} and the summary, on"
+        " fixtures.resumed_path(). Pass no parent: it is the path's last entry.",
+        f"本章只给出 compact-2 的保留起点（{expected.first_kept_entry_id}）；其余的值由练习给出"
+        f"（ctxlab 的）：id {expected.id!r}、timestamp {expected.timestamp}、"
+        f"tokens_before={expected.tokens_before} 和 summary，路径用 fixtures.resumed_path()。"
+        "不要传 parent：它就是路径的最后一条 entry。",
+    )
+
+
 def _check_chapter_compaction(
     entry: object, expected: CompactionSessionEntry, summary_name: str
 ) -> Verdict:
@@ -458,12 +480,7 @@ def _check_chapter_compaction(
                     f"{label} 是 {got!r}；{whose_zh} {expected.id} 是 {want!r}",
                 ),
                 "",
-                tr(
-                    "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
-                    " and tokensBefore; parentId is derived from the path.",
-                    "重读本章里的调用：id、timestamp、summary、firstKeptEntryId 和"
-                    " tokensBefore；parentId 由路径推出。",
-                ),
+                _compaction_hint(expected),
             )
     summary: CompactionSummary = entry.summary
     if summary != expected.summary:

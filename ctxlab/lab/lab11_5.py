@@ -251,12 +251,12 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
 #: The Chinese header of every table column of this module (built with English names).
 _COLUMNS_ZH: dict[str, str] = {
     "#": "#",
-    "role": "role",
+    "role": "角色",
     "comes from": "来源",
     "text": "文本",
     "cost": "成本",
     "item": "项目",
-    "entries": "entries",
+    "entries": "包含的 entry",
     "running total": "累计",
     "status": "状态",
     "entry": "entry",

@@ -47,7 +47,8 @@ Commands (run from the repository root)::
     python notebooks/_build/nbsource.py harvest NB.ipynb   # carry a JupyterLab edit back
     python notebooks/_build/nbsource.py stats              # share of Chinese in each edition
 
-``make notebooks`` runs ``build`` and then executes every edition in place.
+``make notebooks`` runs ``build`` and then executes the instructor editions in place; the
+student editions are committed as ``build`` writes them, with no outputs (issue 27).
 
 Why a harvest command rather than jupytext pairing: jupytext pairs one notebook with one
 text file, but here one source makes four notebooks (two languages × two roles), so a pair
