@@ -34,7 +34,7 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import EntryParseError, entry_error, shown
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
@@ -273,6 +273,21 @@ def rejects_unknown_keys(t: Trial) -> None:
         _refuses(
             t, Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted
         )
+    # A snake_case spelling is not an alias of the camelCase field (issue 24).
+    for camel, snake in (
+        ("firstKeptEntryId", "first_kept_entry_id"),
+        ("summary.changedFiles", "summary.changed_files"),
+    ):
+        wire = _changed(camel, delete=True)
+        _edit(
+            wire, snake, compact_1_wire()["summary"]["changedFiles"] if "summary" in camel else "u2"
+        )
+        t.rejects(
+            _wire_label(Text(f"{camel} spelled {snake}", f"{camel} 写成 {snake}")),
+            [["compact-1"], [snake, camel, camel.split(".")[-1]]],
+            wire,
+            error_type=EntryParseError,
+        )
 
 
 @LAB.check(
@@ -367,6 +382,8 @@ def rejects_wrong_types(t: Trial) -> None:
         ),
     )
     _refuses_values(t, (("summary", None), ("summary", 5), ("summary", ["goal"])))
+    # A null list is not an empty list (issue 24: read as () by a wrong parser).
+    _refuses_values(t, (("summary.constraints", None), ("summary.next", None)))
     for bad_id in (5, None):
         t.rejects(
             _wire_label(f"id = {shown(bad_id)}"),
@@ -402,6 +419,17 @@ def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
     "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
 )
 def tokens_before_not_recomputed(t: Trial) -> None:
+    # An int too large for a float (10**400) is an int all the same: kept as given, or
+    # refused by the parser's own error -- never a bare OverflowError (issue 24).
+    huge = _wire_label("tokensBefore = 10**400")
+    try:
+        got = t.returns(huge, _changed("tokensBefore", 10**400))
+    except Failed:
+        t.rejects(
+            huge, [["tokensBefore"]], _changed("tokensBefore", 10**400), error_type=EntryParseError
+        )
+    else:
+        entry_result(huge, got, parse_compaction_entry(_changed("tokensBefore", 10**400)))
     for value in (0, 1, 2.5, 29, 29.6, 29.0, 1_000_000):
         name = f"tokensBefore = {shown(value)}"
         _accepts(t, name, _setting("tokensBefore", value))

@@ -22,7 +22,12 @@ from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab.context import ContextResult, build_context
-from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+)
 from ctxlab.errors import ContextOptionError, EstimatorError, shown
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import (
@@ -410,6 +415,12 @@ def system_replayed(t: Trial) -> None:
         t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
     )
 
+    # Empty content is still a system message (its sections are the prompt): issue 24.
+    def sections_only() -> list[SessionEntry]:
+        return crafted(system("sys", "", {"rules": "RULE [2]"}), user("u1", 2), assistant("a1", 2))
+
+    expect_context(t, "sys(content ''),u1,a1", sections_only, budget(100, 0, 0, tag_estimator))
+
 
 @LAB.check(
     "without a system message tokens.system is 0 and no system message comes first",
@@ -559,6 +570,11 @@ def _zero_for_user(message: object) -> int:
     return 0 if isinstance(message, UserMessage) else int(fx.opening_estimator(message))
 
 
+def _plus_half(message: object) -> float:
+    """The chapter's estimator plus half a token per message (a valid estimate)."""
+    return fx.opening_estimator(message) + 0.5
+
+
 @LAB.check(
     "every estimate must be a finite number >= 0 (0 is valid); a bad or failing estimate "
     "is an EstimatorError naming the message",
@@ -578,6 +594,8 @@ def estimator_checked(t: Trial) -> None:
     rejects_bad_estimates(t, "sys..a3", fx.opening_path, cases, _BadEstimator)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
+    # An estimate is any finite number >= 0: 2.5 is taken as 2.5, never truncated.
+    _expect_opening(t, budget(31, estimate_tokens=_plus_half))
 
 
 @LAB.check(
@@ -611,3 +629,9 @@ def broken_groups_refused(t: Trial) -> None:
 )
 def deterministic_and_isolated(t: Trial) -> None:
     expect_deterministic(t, "sys..a3", fx.opening_path, 31, independent_copies=True)
+    # A path with a metadata entry: skipped, and never removed from the caller's path.
+    expect_context(t, "sys..a3,note", _with_note, budget(31))
+
+
+def _with_note() -> list[SessionEntry]:
+    return [*fx.opening_path(), MetadataSessionEntry("note", "a3", 50, "model", "course-model-1")]

@@ -58,17 +58,45 @@ def _options(
 
 #: The paths the cases name whose description is not just ids, in Chinese.
 _PATH_NAMES_ZH = {
+    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 mapping）",
+    "sys..a3 (summary = a CompactionSummary)": "sys..a3（summary 是 CompactionSummary）",
     "sys..a3 (system patches)": "sys..a3（带 system patch）",
     "[] (empty)": "[]（空路径）",
 }
 
 
-def _label(name: str, options: Mapping[str, Any]) -> Text:
+def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
+    """A case's label; ``wrong`` names the field whose value is wrong in it (shown with
+    that value)."""
     name_zh = _PATH_NAMES_ZH.get(name, name)
-    return Text(
-        f"path {name}, id {options['id']}, first kept {options['first_kept_entry_id']}",
-        f"路径 {name_zh}，id {options['id']}，保留起点 {options['first_kept_entry_id']}",
+    entry_id, first_kept = (_plain(options[k]) for k in ("id", "first_kept_entry_id"))
+    text = Text(
+        f"path {name}, id {entry_id}, first kept {first_kept}",
+        f"路径 {name_zh}，id {entry_id}，保留起点 {first_kept}",
     )
+    if wrong:
+        value = _wrong_value(options, wrong)
+        text += Text(f", with {wrong} = {value}", f"，其中 {wrong} = {value}")
+    return text
+
+
+def _plain(value: object) -> str:
+    """An id as it reads, or quoted when it is blank, padded or not a string."""
+    if isinstance(value, str) and value and value == value.strip():
+        return value
+    return shown(value)
+
+
+_OPTION_OF = {"tokensBefore": "tokens_before", "timestamp": "timestamp", "id": "id"}
+
+
+def _wrong_value(options: Mapping[str, Any], field: str) -> str:
+    """The value of ``field`` (``tokensBefore``, ``summary.goal``...) in ``options``."""
+    if field.startswith("summary."):
+        summary = options["summary"]
+        wire = summary if isinstance(summary, Mapping) else summary.to_json()
+        return shown(wire.get(field.split(".", 1)[1]))
+    return shown(options[_OPTION_OF.get(field, field)])
 
 
 def _expect_created(
@@ -283,7 +311,7 @@ def parsed_result(t: Trial) -> None:
         cases.append((_options(blank), [["id"]], ("id",)))
     for options, names, field in cases:
         t.rejects(
-            _label("sys..a3", options),
+            _label("sys..a3", options, field[0]),
             names,
             fx.opening_path(),
             error_type=EntryParseError,
@@ -314,8 +342,12 @@ def parsed_result(t: Trial) -> None:
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
-    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    _expect_created(
+        t, "sys..a3 (summary = a mapping)", fx.opening_path, _options(summary=mapping), parent="a3"
+    )
+    _expect_created(
+        t, "sys..a3 (summary = a CompactionSummary)", fx.opening_path, _options(), parent="a3"
+    )
 
 
 @LAB.check(
@@ -325,6 +357,14 @@ def summary_forms(t: Trial) -> None:
     "不会取整，也不会重新估算",
 )
 def kept_as_given(t: Trial) -> None:
+    for entry_id in (" compact-1", "compact-1 ", "compact 1"):  # the id as given, not stripped
+        got = _expect_created(t, "sys..a3", fx.opening_path, _options(entry_id), parent="a3")
+        if got.id != entry_id:
+            fail(
+                _label("sys..a3", _options(entry_id)),
+                f": id must be kept exactly as given ({shown(entry_id)}), got {shown(got.id)}",
+                f"：id 必须原样保存（{shown(entry_id)}），实际是 {shown(got.id)}",
+            )
     for tokens_before, timestamp in ((29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7)):
         options = _options(tokens_before=tokens_before, timestamp=timestamp)
         got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")

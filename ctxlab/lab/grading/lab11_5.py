@@ -31,7 +31,7 @@ from ctxlab.entries import (
     SessionEntry,
 )
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
@@ -389,6 +389,22 @@ def _without_system() -> list[SessionEntry]:
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
+    try:
+        _ledger_cases(t)
+    except Failed as failed:
+        raise Failed(failed.text + _PRICES_SUMMARY) from None
+
+
+#: Why a resumed path's ledger differs: the summary message is priced too.
+_PRICES_SUMMARY = Text(
+    " (the estimator prices the summary message too: its cost comes off the allowance"
+    " before any group, and counts in tokens.messages and tokens.total)",
+    "（估算器也给摘要消息计价：它的成本先从消息额度中扣除，余量才交给各组，"
+    "并计入 tokens.messages 与 tokens.total）",
+)
+
+
+def _ledger_cases(t: Trial) -> None:
     expect_context(
         t,
         Text("u1..a4 (no sys, compact-1 keeps u2)", "u1..a4（没有 sys，compact-1 从 u2 开始保留）"),
