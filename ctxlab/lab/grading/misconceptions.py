@@ -66,9 +66,9 @@ class Misconception:
     def rung_two(self) -> Text:
         """The second rung: the chapter's sentence and the smallest failing input."""
         return Text(
-            f"The chapter: 「{self.quote_zh}」 ({self.quote_en}) "
+            f"The chapter: 「{self.quote_zh}」 ({self.quote_en})\n"
             f"Smallest failing input: {self.smallest_input_en}",
-            f"本章原文：「{self.quote_zh}」 最小的失败输入：{self.smallest_input_zh}",
+            f"本章原文：「{self.quote_zh}」\n最小的失败输入：{self.smallest_input_zh}",
         )
 
 
