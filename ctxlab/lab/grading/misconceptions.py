@@ -64,10 +64,10 @@ class Misconception:
         return Text(self.hint_en, self.hint_zh)
 
     def rung_two(self) -> Text:
-        """The second rung: the chapter's sentence and the smallest failing input."""
+        """The second rung: the chapter's sentence (verbatim in Chinese, rendered in the
+        English edition) and the smallest failing input."""
         return Text(
-            f"The chapter: 「{self.quote_zh}」 ({self.quote_en})\n"
-            f"Smallest failing input: {self.smallest_input_en}",
+            f"The chapter: “{self.quote_en}”\nSmallest failing input: {self.smallest_input_en}",
             f"本章原文：「{self.quote_zh}」\n最小的失败输入：{self.smallest_input_zh}",
         )
 
