@@ -80,11 +80,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     """With ``--ctxlab-impl``: after the failed checks, one hint per lab whose failures
     match a catalogued misconception (the notebook's first rung), in both languages."""
     from ctxlab.lab.grading import behaviour_keys
-    from ctxlab.lab.grading.misconceptions import match
+    from ctxlab.lab.grading.misconceptions import evidence, match
 
     for lab, failed in sorted(config.stash.get(_FAILED_KEY, {}).items()):
-        behaviour_keys(lab)  # the lab's module (and its catalogue) is loaded
-        found = match(lab, failed, failed)
+        details = evidence(failed, len(behaviour_keys(lab)))
+        found = match(lab, details, details)
         if found:
             terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({found[0].id})")
             terminalreporter.write_line(found[0].hint_en)

@@ -214,3 +214,22 @@ def test_the_terminal_route_fails_and_prints_the_same_hint(misconception: str) -
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"({item.id})" in run.stdout, run.stdout
     assert item.hint_en in run.stdout and item.hint_zh in run.stdout, run.stdout
+
+
+def _stub(*args: object, **kwargs: object) -> object:
+    raise NotImplementedError("write it here")
+
+
+def _crash(*args: object, **kwargs: object) -> object:
+    raise KeyError("summary")
+
+
+@pytest.mark.parametrize("function", [_stub, _crash], ids=["stub", "crash"])
+def test_an_unwritten_or_always_crashing_function_gets_no_hint(
+    function: Callable[..., Any],
+) -> None:
+    for lab in LABS:
+        report = check_implementation(lab, **{lab_keyword(lab): function})
+        assert not report.passed and len(report.failed) == len(report.results)
+        assert report.misconceptions == () and report.hint_rung == 0, lab
+        assert "💡" not in str(report)

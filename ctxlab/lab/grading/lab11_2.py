@@ -508,7 +508,7 @@ MISCONCEPTIONS = register_misconceptions(
         lab=LAB.lab,
         signature=frozenset({"system_skipped"}),
         priority=20,
-        clue="patch.*raised|raised InteractionError",
+        clue="raised InteractionError",
         hint_en=(
             "A system message between two messages of a group neither ends that group nor starts "
             "one: skip it and keep collecting."

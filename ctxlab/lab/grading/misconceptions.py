@@ -22,13 +22,14 @@ This module imports no lab: a lab registers its catalogue when its module loads.
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ctxlab.lab.grading.text import Text
 
-__all__ = ["Misconception", "catalogue", "hint_lines", "match", "register"]
+__all__ = ["Misconception", "catalogue", "evidence", "hint_lines", "match", "register"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,31 @@ def match(
         key=lambda item: (not clued(item), -len(item.signature), item.priority, order[item.id])
     )
     return tuple(found)
+
+
+_NOT_EVIDENCE = ("not run: ", "not written yet: ")
+_CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def evidence(failed: Mapping[str, str], rows: int) -> dict[str, str]:
+    """The failed rows (key -> English detail) that say something about a misconception:
+    not a row left unrun after a hang or failed by the unwritten stub; and nothing when every
+    one of the lab's ``rows`` failed by raising a Python built-in exception (a function that
+    crashes on every input shows its crash, not a guess).
+    """
+    kept = {
+        key: detail
+        for key, detail in failed.items()
+        if not any(detail.startswith(prefix) or f": {prefix}" in detail for prefix in _NOT_EVIDENCE)
+    }
+
+    def crashed(detail: str) -> bool:
+        found = _CRASH.search(detail)
+        return found is not None and isinstance(getattr(builtins, found.group(1), None), type)
+
+    if len(failed) == rows and all(crashed(detail) for detail in kept.values()):
+        return {}
+    return kept
 
 
 def hint_lines(item: Misconception, rung: int) -> Text:

@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from ctxlab.lab.grading.misconceptions import Misconception, hint_lines, match
+from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_lines, match
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
@@ -145,9 +145,9 @@ class LabReport:
     hint_rung: int = 0
 
     def _matches(self) -> tuple[Misconception, ...]:
-        failed = self.failed
-        details = {result.key: result.detail_en for result in failed}
-        return match(self.lab, (result.key for result in failed), details)
+        failed = {result.key: result.detail_en for result in self.failed}
+        details = evidence(failed, len(self.results))
+        return match(self.lab, details, details)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
