@@ -435,6 +435,7 @@ MISCONCEPTIONS = register_misconceptions(
         lab=LAB.lab,
         signature=frozenset({"unknown_call_rejected", "missing_result_rejected", "tool_pairs"}),
         priority=10,
+        clue=r"got read-1->r-test",
         hint_en=(
             "A result is paired with its call by toolCallId alone; its place in the group does "
             "not matter."
@@ -461,6 +462,7 @@ MISCONCEPTIONS = register_misconceptions(
             }
         ),
         priority=10,
+        clue=r"has two results",
         hint_en=(
             "Two calls can use the same tool: pair a result with its call by toolCallId, never "
             "by toolName."
@@ -508,7 +510,7 @@ MISCONCEPTIONS = register_misconceptions(
         lab=LAB.lab,
         signature=frozenset({"system_skipped"}),
         priority=20,
-        clue="raised InteractionError",
+        clue=r"calls,patch,r-test[^:]*: raised InteractionError",
         hint_en=(
             "A system message between two messages of a group neither ends that group nor starts "
             "one: skip it and keep collecting."
@@ -553,6 +555,7 @@ MISCONCEPTIONS = register_misconceptions(
             }
         ),
         priority=15,
+        clue=r"r-test,calls,r-read,a3\], got \[u1,a1\] \[u2,a2\] \[u3,calls,",
         hint_en=(
             "The group keeps the path's order: pairing by id checks the results, it does not "
             "move them."
@@ -682,6 +685,7 @@ MISCONCEPTIONS = register_misconceptions(
             }
         ),
         priority=10,
+        clue=r"expected 3 groups, got 2|got \[u1,a1\] \[u2,a2\]$",
         hint_en=(
             "A group is closed when the next user message comes, and once more at the end of the "
             "path: the last group is settled there."

@@ -9,9 +9,10 @@ words. ``tests/misconceptions/lab11_N/<slug>.py`` holds the buggy implementation
 (the catalogue's evidence; ``tests/test_misconceptions.py`` runs every one).
 
 :func:`match` reads a report's failed rows: a misconception matches when every row of its
-signature failed. The matches are ordered most likely first: one whose ``clue`` (a regular
-expression) is found in a failed row's detail, then the more specific signature (more rows),
-then ``priority`` (lower first), then the catalogue's order.
+signature failed and, when it has a ``clue`` (a regular expression), the clue is found in the
+English detail of one of those rows (the first failing case shows the mistake itself). The
+matches are ordered most likely first: one confirmed by its clue, then the more specific
+signature (more rows), then ``priority`` (lower first), then the catalogue's order.
 
 The ladder: the report of a failed lab opens with the first match's hint (rung 1); the next
 ``check_implementation`` of the same lab in the same process with the same first match adds
@@ -52,8 +53,8 @@ class Misconception:
     smallest_input_zh: str
     #: Lower is shown first among matches of equal signature size.
     priority: int = 50
-    #: A regular expression found in the English detail of a failed signature row when
-    #: this is the mistake (it ranks the match first); empty: no clue.
+    #: A regular expression that must be found in the English detail of a failed signature
+    #: row for this to match (it then ranks first); empty: the signature alone decides.
     clue: str = ""
 
     @property
@@ -96,7 +97,6 @@ def match(
     """The misconceptions of ``lab`` whose every signature row is in ``failed_keys``,
     most likely first; ``details`` (row key -> English detail) lets a clue rank a match."""
     failed = frozenset(failed_keys)
-    found = [item for item in catalogue(lab) if item.signature and item.signature <= failed]
 
     def clued(item: Misconception) -> bool:
         texts = (details or {}).get
@@ -104,9 +104,14 @@ def match(
             re.search(item.clue, texts(key, "") or "") for key in sorted(item.signature)
         )
 
+    found = [
+        item
+        for item in catalogue(lab)
+        if item.signature and item.signature <= failed and (not item.clue or clued(item))
+    ]
     order = {item.id: index for index, item in enumerate(catalogue(lab))}
     found.sort(
-        key=lambda item: (not clued(item), -len(item.signature), item.priority, order[item.id])
+        key=lambda item: (not item.clue, -len(item.signature), item.priority, order[item.id])
     )
     return tuple(found)
 
