@@ -10,6 +10,8 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
   called only in a child process, one per lab (:mod:`ctxlab.lab.grading.remote`): only
   plain JSON comes back, and every verdict is made in this process, where the student's
   code never ran.
+* ``misconceptions`` -- the misconception catalogue of each lab run against its buggy
+  implementations in tests/misconceptions (tests/test_misconceptions.py).
 * ``reference``, ``window``, ``store``, ``fuzz``, ``cli``, ``teaching``, ``interop``,
   ``packaging`` -- ctxlab's other tests.
 """
@@ -34,6 +36,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 _IMPL_KEY = pytest.StashKey[Path]()
 _WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> remote.Worker
+_FAILED_KEY = pytest.StashKey[dict[str, dict[str, str]]]()  # lab -> failed key -> message
 _LAB_MARKERS = {f"lab11_{n}": f"11.{n}" for n in range(1, 6)}
 _CHAPTER_CHECKS = Path(__file__).resolve().parent / "test_lab_checks_chapter.py"
 
@@ -66,10 +69,26 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")
         config.stash[_IMPL_KEY] = path
         config.stash[_WORKERS_KEY] = {}
+        config.stash[_FAILED_KEY] = {}
         if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
             # No path given (the README's command): collect only the chapter's checks, not
             # the rest of tests/ and notebooks/ (the hook below cannot see notebooks/).
             config.args[:] = [str(_CHAPTER_CHECKS)]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """With ``--ctxlab-impl``: after the failed checks, one hint per lab whose failures
+    match a catalogued misconception (the notebook's first rung), in both languages."""
+    from ctxlab.lab.grading import behaviour_keys
+    from ctxlab.lab.grading.misconceptions import evidence, match
+
+    for lab, failed in sorted(config.stash.get(_FAILED_KEY, {}).items()):
+        details = evidence(failed, len(behaviour_keys(lab)))
+        found = match(lab, details, details)
+        if found:
+            terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({found[0].id})")
+            terminalreporter.write_line(found[0].hint_en)
+            terminalreporter.write_line(found[0].hint_zh)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -132,6 +151,8 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
             result = check_behaviour(lab, key, **reference_functions(lab))
             return result.passed, f"{result.behaviour_en}\n{result.detail_en}"
         verdict = run_behaviour(workers[lab], key, limit=limit)
+        if not verdict.passed:  # for the hint at the end of the run
+            request.config.stash[_FAILED_KEY].setdefault(lab, {})[key] = verdict.message
         if verdict.output:  # what the student's function printed (pytest shows it)
             print(verdict.output, end="" if verdict.output.endswith("\n") else "\n")
         return verdict.passed, verdict.message

@@ -48,6 +48,8 @@ One module per lab, the machinery beside them:
                                  ctxlab's modules kept as grading found them
 :mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
+:mod:`.misconceptions`           the misconception catalogues (declared at the end of each
+                                 lab's module) and the hint ladder's matching
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
 ===============================  =========================================================

@@ -24,6 +24,7 @@ then not passed), and when earlier check threads could not be stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -329,7 +330,27 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     spec = _lab(lab)
     function = _function(spec, functions)
     results, used = _run_checks(spec, spec.checks, function)
-    return LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads())
+    report = LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads())
+    return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
+
+
+#: The hint ladder, per lab: the misconception the last run of the lab matched first, and
+#: the rung its report showed.
+_LADDER: dict[str, tuple[str, int]] = {}
+_TOP_RUNG: Final = 2
+
+
+def _climb(lab: str, matched: tuple[str, ...]) -> int:
+    """The rung of this run: 1 for a new first misconception, one more (at most
+    :data:`_TOP_RUNG`) when the last run of ``lab`` matched the same one; 0, and the ladder
+    starts again, when nothing matched (a pass or another failure)."""
+    if not matched:
+        _LADDER.pop(lab, None)
+        return 0
+    last, rung = _LADDER.get(lab, ("", 0))
+    rung = min(rung + 1, _TOP_RUNG) if last == matched[0] else 1
+    _LADDER[lab] = (matched[0], rung)
+    return rung
 
 
 def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:

@@ -34,10 +34,12 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import EntryParseError, entry_error, shown
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, kind
 from ctxlab.lab.language import tr
 
@@ -273,6 +275,21 @@ def rejects_unknown_keys(t: Trial) -> None:
         _refuses(
             t, Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted
         )
+    # A snake_case spelling is not an alias of the camelCase field (issue 24).
+    for camel, snake in (
+        ("firstKeptEntryId", "first_kept_entry_id"),
+        ("summary.changedFiles", "summary.changed_files"),
+    ):
+        wire = _changed(camel, delete=True)
+        _edit(
+            wire, snake, compact_1_wire()["summary"]["changedFiles"] if "summary" in camel else "u2"
+        )
+        t.rejects(
+            _wire_label(Text(f"{camel} spelled {snake}", f"{camel} 写成 {snake}")),
+            [["compact-1"], list(dict.fromkeys((snake, camel, camel.split(".")[-1])))],
+            wire,
+            error_type=EntryParseError,
+        )
 
 
 @LAB.check(
@@ -367,6 +384,8 @@ def rejects_wrong_types(t: Trial) -> None:
         ),
     )
     _refuses_values(t, (("summary", None), ("summary", 5), ("summary", ["goal"])))
+    # A null list is not an empty list (issue 24: read as () by a wrong parser).
+    _refuses_values(t, (("summary.constraints", None), ("summary.next", None)))
     for bad_id in (5, None):
         t.rejects(
             _wire_label(f"id = {shown(bad_id)}"),
@@ -402,6 +421,17 @@ def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
     "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
 )
 def tokens_before_not_recomputed(t: Trial) -> None:
+    # An int too large for a float (10**400) is an int all the same: kept as given, or
+    # refused by the parser's own error -- never a bare OverflowError (issue 24).
+    huge = _wire_label("tokensBefore = 10**400")
+    try:
+        got = t.returns(huge, _changed("tokensBefore", 10**400))
+    except Failed:
+        t.rejects(
+            huge, [["tokensBefore"]], _changed("tokensBefore", 10**400), error_type=EntryParseError
+        )
+    else:
+        entry_result(huge, got, parse_compaction_entry(_changed("tokensBefore", 10**400)))
     for value in (0, 1, 2.5, 29, 29.6, 29.0, 1_000_000):
         name = f"tokensBefore = {shown(value)}"
         _accepts(t, name, _setting("tokensBefore", value))
@@ -479,3 +509,298 @@ def accepts_valid_variants(t: Trial) -> None:
         _decimals,
     )
     _accepts(t, Text("Chinese text", "中文文本"), _chinese)
+
+
+# ----------------------------------------------------------------------------------------
+# Misconceptions (issue 24): what a student's failures most likely mean, most likely
+# first. Each entry's evidence is tests/misconceptions/lab11_1/<slug>.py (a buggy
+# implementation that fails every row of its signature); to add one, write that file
+# and an entry here (the hint points at the chapter's sentence, never at the value).
+
+MISCONCEPTIONS = register_misconceptions(
+    LAB.lab,
+    Misconception(
+        id="11.1/null-list-as-empty",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_wrong_types"}),
+        priority=20,
+        clue="= None",
+        hint_en=(
+            "A list field that is null is not an empty list. Reread what the parser promises "
+            "about every array of the summary."
+        ),
+        hint_zh="值为 null 的列表字段不是空数组。请重读 parser 对 summary 每个数组的要求。",
+        quote_zh="数组中的每一项都是字符串",
+        quote_en="every item of an array is a string (and a null is not an array)",
+        smallest_input_en="compact-1 with summary.constraints set to null",
+        smallest_input_zh="把 compact-1 的 summary.constraints 设为 null",
+    ),
+    Misconception(
+        id="11.1/snake-case-aliases",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_unknown_keys"}),
+        priority=20,
+        clue="spelled \\w+_",
+        hint_en=(
+            "The entry's field names are exactly the interface's camelCase names; another "
+            "spelling is an unknown key, not an alias. Reread how the chapter treats old names."
+        ),
+        hint_zh=(
+            "entry 的字段名就是接口里的 camelCase "
+            "名字；换一种拼法是未知字段，不是别名。请重读本章怎样对待旧名字。"
+        ),
+        quote_zh="缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异。",
+        quote_en=(
+            "when a current field is missing or an old alias is added, the error stops at "
+            "compact-1 instead of turning into a budget difference later"
+        ),
+        smallest_input_en="compact-1 with firstKeptEntryId written as first_kept_entry_id",
+        smallest_input_zh="把 compact-1 的 firstKeptEntryId 写成 first_kept_entry_id",
+    ),
+    Misconception(
+        id="11.1/huge-int-overflow",
+        lab=LAB.lab,
+        signature=frozenset({"tokens_before_not_recomputed"}),
+        priority=10,
+        clue="OverflowError",
+        hint_en=(
+            "A Python int can be larger than any float: converting it (math.isfinite does) "
+            "raises OverflowError. A parser either reads such a number or refuses it with its "
+            "own error, never a bare crash."
+        ),
+        hint_zh=(
+            "Python 的 int 可以比任何 float 都大：把它转换成 float（math.isfinite "
+            "会这样做）会抛出 OverflowError。parser "
+            "要么读入这个数，要么用自己的错误拒绝它，不能直接崩溃。"
+        ),
+        quote_zh="parser 只检查它是非负有限数，不会重新估算并核对该值",
+        quote_en=(
+            "the parser only checks that it is a non-negative finite number; it never "
+            "re-estimates or verifies the value"
+        ),
+        smallest_input_en="compact-1 with tokensBefore an int with 401 digits",
+        smallest_input_zh="compact-1 的 tokensBefore 是一个 401 位的整数",
+    ),
+    Misconception(
+        id="11.1/negative-tokens-accepted",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_bad_tokens_before"}),
+        priority=30,
+        clue="tokensBefore = -",
+        hint_en=(
+            "tokensBefore has two conditions in the chapter, not one: check the one about its sign."
+        ),
+        hint_zh="本章对 tokensBefore 有两个条件，而不是一个：检查关于正负的那一个。",
+        quote_zh="tokensBefore 是非负有限数",
+        quote_en="tokensBefore is a non-negative finite number",
+        smallest_input_en="compact-1 with a negative tokensBefore",
+        smallest_input_zh="compact-1 的 tokensBefore 为负数",
+    ),
+    Misconception(
+        id="11.1/tokens-rounded",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "rejects_bad_tokens_before",
+                "tokens_before_not_recomputed",
+                "accepts_valid_variants",
+            }
+        ),
+        priority=20,
+        clue="tokensBefore: expected",
+        hint_en=(
+            "tokensBefore is the caller's estimate: the parser checks it and stores it as it "
+            "came, fractions included."
+        ),
+        hint_zh="tokensBefore 是调用者写入的估算值：parser 只检查它，按原样保存，小数也不例外。",
+        quote_zh="parser 只检查它是非负有限数，不会重新估算并核对该值",
+        quote_en=(
+            "the parser only checks that it is a non-negative finite number; it never "
+            "re-estimates or verifies the value"
+        ),
+        smallest_input_en="compact-1 with a fractional tokensBefore",
+        smallest_input_zh="compact-1 的 tokensBefore 是小数",
+    ),
+    Misconception(
+        id="11.1/bool-is-number",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "rejects_bad_tokens_before",
+                "rejects_wrong_types",
+                "rejects_bad_timestamp",
+            }
+        ),
+        priority=20,
+        clue="= (True|False)",
+        hint_en=(
+            "In Python bool is a subclass of int, so isinstance(True, int) holds. A timestamp or "
+            "tokensBefore of true is not a number in the chapter's JSON: refuse bools before "
+            "testing for numbers."
+        ),
+        hint_zh=(
+            "在 Python 里 bool 是 int 的子类，isinstance(True, int) 为真。但在本章的 JSON 里 "
+            "true 不是数字：检查数字之前先排除 bool。"
+        ),
+        quote_zh="tokensBefore 是非负有限数",
+        quote_en="tokensBefore is a non-negative finite number",
+        smallest_input_en="compact-1 with timestamp set to true",
+        smallest_input_zh="把 compact-1 的 timestamp 设为 true",
+    ),
+    Misconception(
+        id="11.1/blank-is-empty-only",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_blank_ids"}),
+        priority=30,
+        hint_en=(
+            "“Not empty” in the chapter means not blank: a string of spaces or a newline carries "
+            "no id either. Strip before you test."
+        ),
+        hint_zh=(
+            "本章说的“不能为空”指的是不能是空白：只有空格或换行的字符串同样不是 id。先 strip "
+            "再判断。"
+        ),
+        quote_zh="goal、parentId 和 firstKeptEntryId 不能为空",
+        quote_en="goal, parentId and firstKeptEntryId must not be empty",
+        smallest_input_en="compact-1 with parentId a single space",
+        smallest_input_zh="compact-1 的 parentId 只有一个空格",
+    ),
+    Misconception(
+        id="11.1/shares-input-lists",
+        lab=LAB.lab,
+        signature=frozenset({"no_shared_state"}),
+        priority=5,
+        hint_en=(
+            "The parser returns a new object: keep copies (tuples) of the summary's arrays, not "
+            "the caller's lists."
+        ),
+        hint_zh="解析器返回新对象：保存 summary 数组的副本（tuple），而不是调用者传进来的 list。",
+        quote_zh="解析器返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录。",
+        quote_en=(
+            "the parser returns a new object, so changing the summary's arrays afterwards does "
+            "not change the record in the Store"
+        ),
+        smallest_input_en="compact-1, then the caller appends to its summary.completed list",
+        smallest_input_zh="读入 compact-1 后，调用者往 summary.completed 列表里追加一项",
+    ),
+    Misconception(
+        id="11.1/draft-name-files-accepted",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_draft_names"}),
+        priority=20,
+        hint_en=(
+            "files is the early draft's name of a current field: the parser reads only the "
+            "current shape, and old records are migrated outside it."
+        ),
+        hint_zh="files 是早期草案里某个当前字段的名字：parser 只读当前形状，旧记录要在边界外迁移。",
+        quote_zh="旧记录需要先在边界外迁移成 当前形状",
+        quote_en="old records must first be migrated into the current shape outside the boundary",
+        smallest_input_en="compact-1 whose summary has files instead of changedFiles",
+        smallest_input_zh="compact-1 的 summary 用 files 代替 changedFiles",
+    ),
+    Misconception(
+        id="11.1/unknown-keys-ignored",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_draft_names", "rejects_unknown_keys"}),
+        priority=25,
+        hint_en=(
+            "Reading only the fields you know lets any unknown key through. The parser reads "
+            "exactly the interface's fields: an extra one is refused."
+        ),
+        hint_zh=(
+            "只读取认识的字段，会让任何未知字段混过去。parser "
+            "读的正好是接口里的字段：多出来的字段要被拒绝。"
+        ),
+        quote_zh="这里的 parser 只生成前文定义的七字段 CompactionSummary。",
+        quote_en="the parser produces only the seven-field CompactionSummary defined above",
+        smallest_input_en="compact-1 with one extra key in its summary",
+        smallest_input_zh="compact-1 的 summary 多一个键",
+    ),
+    Misconception(
+        id="11.1/items-not-checked",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_non_string_items"}),
+        priority=30,
+        hint_en="Checking that a field is a list is half of the rule: look at each item too.",
+        hint_zh="检查字段是列表只完成了规则的一半：每一项也要检查。",
+        quote_zh="数组中的每一项都是字符串",
+        quote_en="every item of an array is a string",
+        smallest_input_en="compact-1 with a number inside summary.completed",
+        smallest_input_zh="compact-1 的 summary.completed 里有一个数字",
+    ),
+    Misconception(
+        id="11.1/type-not-checked",
+        lab=LAB.lab,
+        signature=frozenset({"other_types_refused"}),
+        priority=30,
+        hint_en=(
+            "The lab's function reads compaction entries: read the type field first, and refuse "
+            "a message or metadata entry."
+        ),
+        hint_zh=(
+            "本实验的函数读的是 compaction entry：先读 type 字段，message 或 metadata entry "
+            "要被拒绝。"
+        ),
+        quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
+        quote_en="it is a CompactionSessionEntry appended after the current leaf",
+        smallest_input_en="the message entry u2 given instead of a compaction",
+        smallest_input_zh="传入 message entry u2 而不是 compaction",
+    ),
+    Misconception(
+        id="11.1/entry-object-refused",
+        lab=LAB.lab,
+        signature=frozenset({"accepts_entry_object"}),
+        priority=40,
+        hint_en=(
+            "Stores hand the parser entry objects as well as wire forms: an existing "
+            "CompactionSessionEntry reads back equal (through its to_json())."
+        ),
+        hint_zh=(
+            "Store 交给 parser 的既有 wire 形式，也有 entry 对象：已有的 CompactionSessionEntry "
+            "应当读回相等（经过它的 to_json()）。"
+        ),
+        quote_zh="JSONL 重新打开时，同一条解析路径会恢复 compact-1。",
+        quote_en="when the JSONL file is reopened, the same parsing path restores compact-1",
+        smallest_input_en="the CompactionSessionEntry compact-1 itself",
+        smallest_input_zh="CompactionSessionEntry 对象 compact-1 本身",
+    ),
+    Misconception(
+        id="11.1/missing-field-defaulted",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_missing_fields"}),
+        priority=20,
+        hint_en=(
+            "A default for a missing field hides a broken record. A missing current field is an "
+            "error that stops at compact-1."
+        ),
+        hint_zh=(
+            "给缺少的字段一个默认值，会把损坏的记录藏起来。缺少当前字段时，错误要停在 compact-1。"
+        ),
+        quote_zh="缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异。",
+        quote_en=(
+            "when a current field is missing or an old alias is added, the error stops at "
+            "compact-1 instead of turning into a budget difference later"
+        ),
+        smallest_input_en="compact-1 without summary.changedFiles",
+        smallest_input_zh="删去 summary.changedFiles 的 compact-1",
+    ),
+    Misconception(
+        id="11.1/nan-accepted",
+        lab=LAB.lab,
+        signature=frozenset({"rejects_bad_tokens_before", "rejects_bad_timestamp"}),
+        priority=25,
+        clue="= (nan|inf|-inf)",
+        hint_en=(
+            "Being a float is not being finite: NaN and infinity are floats too. Check "
+            "finiteness for tokensBefore and timestamp."
+        ),
+        hint_zh=(
+            "是 float 不等于是有限数：NaN 和无穷大也是 float。tokensBefore 和 timestamp "
+            "都要检查是否有限。"
+        ),
+        quote_zh="tokensBefore 是非负有限数",
+        quote_en="tokensBefore is a non-negative finite number",
+        smallest_input_en="compact-1 with tokensBefore NaN",
+        smallest_input_zh="compact-1 的 tokensBefore 为 NaN",
+    ),
+)

@@ -43,6 +43,8 @@ from ctxlab.lab.grading.cases import (
 )
 from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, kind
 from ctxlab.messages import AgentMessage
 
@@ -307,6 +309,18 @@ def pairs_within_group(t: Trial) -> None:
         assistant("a2", 1),
     )
     _refused(t, early, [["r-read", "calls"], ["read-1"]])
+    # A result in a later group answers no call of its own group, even when an earlier
+    # group declared (and answered) that call id.
+    again = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        tool_result("r-read", "read-1", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        tool_result("r-again", "read-1", 1),
+        assistant("a2", 1),
+    )
+    _refused(t, again, [["r-again", "read-1"]])
 
 
 @LAB.check(
@@ -406,3 +420,324 @@ def tool_pairs(t: Trial) -> None:
                     f"：{head} 这一组：期望 tool_pairs 为 {_pairs_text(expected, zh=True)}，"
                     f"实际 {got_zh}",
                 )
+
+
+# ----------------------------------------------------------------------------------------
+# Misconceptions (issue 24): what a student's failures most likely mean, most likely
+# first. Each entry's evidence is tests/misconceptions/lab11_2/<slug>.py (a buggy
+# implementation that fails every row of its signature); to add one, write that file
+# and an entry here (the hint points at the chapter's sentence, never at the value).
+
+MISCONCEPTIONS = register_misconceptions(
+    LAB.lab,
+    Misconception(
+        id="11.2/pair-by-position",
+        lab=LAB.lab,
+        signature=frozenset({"unknown_call_rejected", "missing_result_rejected", "tool_pairs"}),
+        priority=10,
+        clue=r"got read-1->r-test",
+        hint_en=(
+            "A result is paired with its call by toolCallId alone; its place in the group does "
+            "not matter."
+        ),
+        hint_zh="result 只凭 toolCallId 与 call 配对；它在组里的位置无关紧要。",
+        quote_zh="result 的数组位置、toolName 与终态 assistant 不参与这次配对。",
+        quote_en=(
+            "the result's array position, toolName and the final assistant take no part in this "
+            "pairing"
+        ),
+        smallest_input_en="group 3 with r-test answering an unknown call id",
+        smallest_input_zh="第三组里 r-test 回答一个不存在的 call id",
+    ),
+    Misconception(
+        id="11.2/pair-by-tool-name",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "results_any_order",
+                "pairing_by_id_only",
+                "unknown_call_rejected",
+                "duplicate_result_rejected",
+                "tool_pairs",
+            }
+        ),
+        priority=10,
+        clue=r"has two results",
+        hint_en=(
+            "Two calls can use the same tool: pair a result with its call by toolCallId, never "
+            "by toolName."
+        ),
+        hint_zh=(
+            "两个 call 可以调用同一个工具：result 要凭 toolCallId 与 call 配对，不能凭 toolName。"
+        ),
+        quote_zh="result 的数组位置、toolName 与终态 assistant 不参与这次配对。",
+        quote_en=(
+            "the result's array position, toolName and the final assistant take no part in this "
+            "pairing"
+        ),
+        smallest_input_en="one group with two read calls answered in reverse order",
+        smallest_input_zh="一组里有两个 read call，结果反序到达",
+    ),
+    Misconception(
+        id="11.2/group-opened-at-assistant",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "three_groups",
+                "system_skipped",
+                "results_any_order",
+                "pairing_by_id_only",
+                "tool_pairs",
+            }
+        ),
+        priority=10,
+        clue="\\[u3\\] \\[calls",
+        hint_en=(
+            "Only a user message opens a group; an assistant message with tool calls belongs to "
+            "the group of the user message before it."
+        ),
+        hint_zh=(
+            "只有 user message 才开启新组；带 tool call 的 assistant message 属于它前面那条 user "
+            "message 的组。"
+        ),
+        quote_zh="它先用 user 划定 interaction",
+        quote_en="it first marks out each interaction by its user message",
+        smallest_input_en="the opening path sys..a3 (group 3 has calls)",
+        smallest_input_zh="开篇路径 sys..a3（第三组带 calls）",
+    ),
+    Misconception(
+        id="11.2/system-closes-group",
+        lab=LAB.lab,
+        signature=frozenset({"system_skipped"}),
+        priority=20,
+        clue=r"calls,patch,r-test[^:]*: raised InteractionError",
+        hint_en=(
+            "A system message between two messages of a group neither ends that group nor starts "
+            "one: skip it and keep collecting."
+        ),
+        hint_zh=(
+            "夹在一组消息中间的 system message 既不结束这一组，也不开启新组：跳过它，继续收集。"
+        ),
+        quote_zh="system message 出现在两组之间时也一样跳过，不会切开或混入哪一组。",
+        quote_en=(
+            "a system message between groups is skipped too: it neither cuts a group nor joins one"
+        ),
+        smallest_input_en="the opening path with a system patch between calls and r-test",
+        smallest_input_zh="开篇路径，在 calls 与 r-test 之间插入一条 system patch",
+    ),
+    Misconception(
+        id="11.2/system-in-group",
+        lab=LAB.lab,
+        signature=frozenset({"system_skipped"}),
+        priority=20,
+        clue="patch\\]",
+        hint_en=(
+            "A system message records prompt state; it belongs to no group, wherever it stands "
+            "on the path."
+        ),
+        hint_zh="system message 记录的是 prompt 状态；无论它在路径的什么位置，都不属于任何一组。",
+        quote_zh="system message 出现在两组之间时也一样跳过，不会切开或混入哪一组。",
+        quote_en=(
+            "a system message between groups is skipped too: it neither cuts a group nor joins one"
+        ),
+        smallest_input_en="sys, u1, a1, a system patch, u2, a2",
+        smallest_input_zh="sys、u1、a1、一条 system patch、u2、a2",
+    ),
+    Misconception(
+        id="11.2/results-reordered",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "three_groups",
+                "system_skipped",
+                "results_any_order",
+                "pairing_by_id_only",
+            }
+        ),
+        priority=15,
+        clue=r"r-test,calls,r-read,a3\], got \[u1,a1\] \[u2,a2\] \[u3,calls,",
+        hint_en=(
+            "The group keeps the path's order: pairing by id checks the results, it does not "
+            "move them."
+        ),
+        hint_zh="组保持原路径顺序：按 id 配对只是核对 result，而不是挪动它们。",
+        quote_zh="所以结果反序出现仍然合法，返回的 entries 保持原路径顺序",
+        quote_en=(
+            "so results in reverse order are still valid, and the returned entries keep the "
+            "path's order"
+        ),
+        smallest_input_en="the opening path, where r-test comes before r-read",
+        smallest_input_zh="开篇路径，其中 r-test 排在 r-read 前面",
+    ),
+    Misconception(
+        id="11.2/unknown-result-ignored",
+        lab=LAB.lab,
+        signature=frozenset({"unknown_call_rejected", "pairs_within_group"}),
+        priority=20,
+        hint_en=(
+            "A result whose toolCallId no call of its group declares is not noise to skip: it "
+            "breaks the group."
+        ),
+        hint_zh="toolCallId 在组内找不到对应 call 的 result 不是可以跳过的噪声：它让这一组不成立。",
+        quote_zh="每条 result 的 toolCallId 都能在组内找到对应 call",
+        quote_en="every result's toolCallId finds its call within the group",
+        smallest_input_en="group 3 with r-test's toolCallId changed to unknown-1",
+        smallest_input_zh="第三组里 r-test 的 toolCallId 改成 unknown-1",
+    ),
+    Misconception(
+        id="11.2/missing-result-ignored",
+        lab=LAB.lab,
+        signature=frozenset({"missing_result_rejected"}),
+        priority=20,
+        hint_en=(
+            "When the group ends, every call must have its result: check the calls that are "
+            "still open at the end."
+        ),
+        hint_zh="一组结束时，每个 call 都必须已经有 result：在结尾检查还没配上的 call。",
+        quote_zh="group 结束时，所有 call 都已经配齐 result",
+        quote_en="when the group ends, every call has its result",
+        smallest_input_en="group 3 without r-read",
+        smallest_input_zh="去掉 r-read 的第三组",
+    ),
+    Misconception(
+        id="11.2/duplicate-result-overwrites",
+        lab=LAB.lab,
+        signature=frozenset({"duplicate_result_rejected"}),
+        priority=20,
+        hint_en=(
+            "A call has at most one result: a second result for the same toolCallId is an error, "
+            "not an update."
+        ),
+        hint_zh=(
+            "一个 call 至多对应一条 result：同一个 toolCallId 的第二条 result 是错误，不是更新。"
+        ),
+        quote_zh="一个 call 至多对应一条 result",
+        quote_en="a call has at most one result",
+        smallest_input_en="group 3 with r-read repeated",
+        smallest_input_zh="第三组里 r-read 出现两次",
+    ),
+    Misconception(
+        id="11.2/duplicate-call-overwrites",
+        lab=LAB.lab,
+        signature=frozenset({"duplicate_call_rejected"}),
+        priority=20,
+        hint_en=(
+            "Each call id is declared once in a group: a second declaration of the same id is an "
+            "error."
+        ),
+        hint_zh="每个 call id 在组内只声明一次：同一个 id 的第二次声明是错误。",
+        quote_zh="每个 call.id 只声明一次",
+        quote_en="each call.id is declared once",
+        smallest_input_en="a group whose assistant declares read-1 twice",
+        smallest_input_zh="一组里 assistant 两次声明 read-1",
+    ),
+    Misconception(
+        id="11.2/pairs-across-groups",
+        lab=LAB.lab,
+        signature=frozenset({"pairs_within_group"}),
+        priority=20,
+        hint_en=(
+            "Calls and results are checked within one user group: a call declared in an earlier "
+            "group does not answer for a result in a later one."
+        ),
+        hint_zh=(
+            "call 与 result 只在一个 user group 内核对：前一组声明的 call 不能为后一组的 result "
+            "作证。"
+        ),
+        quote_zh="每条 result 的 toolCallId 都能在组内找到对应 call",
+        quote_en="every result's toolCallId finds its call within the group",
+        smallest_input_en="u1, calls(read-1), r-read, a1, u2, a second result for read-1, a2",
+        smallest_input_zh="u1、calls(read-1)、r-read、a1、u2、read-1 的第二条 result、a2",
+    ),
+    Misconception(
+        id="11.2/leading-messages-dropped",
+        lab=LAB.lab,
+        signature=frozenset({"message_before_first_user"}),
+        priority=30,
+        hint_en=(
+            "Groups start at a user message; a message before the first user message has no "
+            "group. Dropping it silently loses a fact of the session."
+        ),
+        hint_zh=(
+            "组从 user 消息开始；第一条 user message 之前的消息没有组可归。悄悄丢掉它会丢失 "
+            "session 里的一条事实。"
+        ),
+        quote_zh="以 user 消息为起点",
+        quote_en="starting from the user messages",
+        smallest_input_en="sys, an assistant message a0, u1, a1",
+        smallest_input_zh="sys、一条 assistant message a0、u1、a1",
+    ),
+    Misconception(
+        id="11.2/last-group-dropped",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "three_groups",
+                "system_skipped",
+                "results_any_order",
+                "pairing_by_id_only",
+                "unknown_call_rejected",
+                "missing_result_rejected",
+                "duplicate_result_rejected",
+                "duplicate_call_rejected",
+                "pairs_within_group",
+                "tool_pairs",
+            }
+        ),
+        priority=10,
+        clue=r"expected 3 groups, got 2|got \[u1,a1\] \[u2,a2\]$",
+        hint_en=(
+            "A group is closed when the next user message comes, and once more at the end of the "
+            "path: the last group is settled there."
+        ),
+        hint_zh=(
+            "遇到下一条 user message 时结束当前组；到路径结尾还要再结算一次：最后一组在那里结算。"
+        ),
+        quote_zh="路径结尾 再结算第三组",
+        quote_en="at the end of the path, the third group is settled",
+        smallest_input_en="the opening path sys..a3",
+        smallest_input_zh="开篇路径 sys..a3",
+    ),
+    Misconception(
+        id="11.2/input-consumed",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "three_groups",
+                "system_skipped",
+                "results_any_order",
+                "pairing_by_id_only",
+                "unknown_call_rejected",
+                "missing_result_rejected",
+                "duplicate_result_rejected",
+                "duplicate_call_rejected",
+                "pairs_within_group",
+                "message_before_first_user",
+                "tool_pairs",
+            }
+        ),
+        priority=10,
+        clue="changed its input",
+        hint_en="The function reads the path; it must not consume or change the list it is given.",
+        hint_zh="函数只读这条路径；不能消耗或改动传入的列表。",
+        quote_zh="groupInteractions() 接收活动路径中的 message entries。",
+        quote_en="groupInteractions() receives the message entries of the active path",
+        smallest_input_en="the opening path sys..a3",
+        smallest_input_zh="开篇路径 sys..a3",
+    ),
+    Misconception(
+        id="11.2/pairs-in-result-order",
+        lab=LAB.lab,
+        signature=frozenset({"tool_pairs"}),
+        priority=30,
+        hint_en=(
+            "The pairs follow the calls as they were declared, not the order in which the "
+            "results arrived."
+        ),
+        hint_zh="配对按 call 的声明顺序排列，而不是按 result 到达的顺序。",
+        quote_zh="处理 calls 时，函数记录 read-1 和 test-1",
+        quote_en="when it handles calls, the function records read-1 and test-1",
+        smallest_input_en="group 3 of the opening path (results in reverse order)",
+        smallest_input_zh="开篇路径的第三组（result 反序到达）",
+    ),
+)

@@ -22,7 +22,12 @@ from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab.context import ContextResult, build_context
-from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+)
 from ctxlab.errors import ContextOptionError, EstimatorError, shown
 from ctxlab.lab.grading.calls import Trial, fail
 from ctxlab.lab.grading.cases import (
@@ -37,6 +42,8 @@ from ctxlab.lab.grading.cases import (
 )
 from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
 from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.messages import SystemMessage, UserMessage
 
@@ -410,6 +417,12 @@ def system_replayed(t: Trial) -> None:
         t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
     )
 
+    # Empty content is still a system message (its sections are the prompt): issue 24.
+    def sections_only() -> list[SessionEntry]:
+        return crafted(system("sys", "", {"rules": "RULE [2]"}), user("u1", 2), assistant("a1", 2))
+
+    expect_context(t, "sys(content ''),u1,a1", sections_only, budget(100, 0, 0, tag_estimator))
+
 
 @LAB.check(
     "without a system message tokens.system is 0 and no system message comes first",
@@ -559,6 +572,11 @@ def _zero_for_user(message: object) -> int:
     return 0 if isinstance(message, UserMessage) else int(fx.opening_estimator(message))
 
 
+def _plus_half(message: object) -> float:
+    """The chapter's estimator plus half a token per message (a valid estimate)."""
+    return fx.opening_estimator(message) + 0.5
+
+
 @LAB.check(
     "every estimate must be a finite number >= 0 (0 is valid); a bad or failing estimate "
     "is an EstimatorError naming the message",
@@ -578,6 +596,9 @@ def estimator_checked(t: Trial) -> None:
     rejects_bad_estimates(t, "sys..a3", fx.opening_path, cases, _BadEstimator)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
+    # An estimate is any finite number >= 0: 2.5 is taken as 2.5, never truncated.
+    half = Text("sys..a3 (every estimate + 0.5)", "sys..a3（每条估算值 + 0.5）")
+    expect_context(t, half, fx.opening_path, budget(31, estimate_tokens=_plus_half))
 
 
 @LAB.check(
@@ -611,3 +632,327 @@ def broken_groups_refused(t: Trial) -> None:
 )
 def deterministic_and_isolated(t: Trial) -> None:
     expect_deterministic(t, "sys..a3", fx.opening_path, 31, independent_copies=True)
+    # A path with a metadata entry: skipped, and never removed from the caller's path.
+    expect_context(t, "sys..a3,note", _with_note, budget(31))
+
+
+def _with_note() -> list[SessionEntry]:
+    return [*fx.opening_path(), MetadataSessionEntry("note", "a3", 50, "model", "course-model-1")]
+
+
+# ----------------------------------------------------------------------------------------
+# Misconceptions (issue 24): what a student's failures most likely mean, most likely
+# first. Each entry's evidence is tests/misconceptions/lab11_3/<slug>.py (a buggy
+# implementation that fails every row of its signature); to add one, write that file
+# and an entry here (the hint points at the chapter's sentence, never at the value).
+
+MISCONCEPTIONS = register_misconceptions(
+    LAB.lab,
+    Misconception(
+        id="11.3/int-truncation",
+        lab=LAB.lab,
+        signature=frozenset({"estimator_checked"}),
+        priority=10,
+        clue="estimate \\+ 0\\.5",
+        hint_en=(
+            "An estimate is any non-negative finite number, fractions included: int() drops the "
+            "fraction and changes the budget."
+        ),
+        hint_zh="估算值可以是任何非负有限数，包括小数：int() 会丢掉小数部分，预算随之改变。",
+        quote_zh="估算器的每次返回值都要是非负有限数",
+        quote_en="every value the estimator returns must be a non-negative finite number",
+        smallest_input_en="the opening path with every estimate half a token larger",
+        smallest_input_zh="开篇路径，每条消息的估算值多半个 token",
+    ),
+    Misconception(
+        id="11.3/empty-system-as-none",
+        lab=LAB.lab,
+        signature=frozenset({"system_replayed"}),
+        priority=10,
+        clue="content ''",
+        hint_en=(
+            "A system message whose content is empty can still carry sections: it is a system "
+            "message, priced and placed first."
+        ),
+        hint_zh=(
+            "content 为空的 system message 仍可以带有 sections：它依然是 system "
+            "message，要计价并排在最前面。"
+        ),
+        quote_zh="currentSystemMessage() 是第 03 章的重放函数：非空 content 依次追加",
+        quote_en=(
+            "currentSystemMessage() is chapter 03's replay: non-empty content is appended in order"
+        ),
+        smallest_input_en="a system message with empty content and one section, then u1, a1",
+        smallest_input_zh="一条 content 为空、带一个 section 的 system message，接着 u1、a1",
+    ),
+    Misconception(
+        id="11.3/metadata-removed-in-place",
+        lab=LAB.lab,
+        signature=frozenset({"deterministic_and_isolated"}),
+        priority=10,
+        clue="changed its input",
+        hint_en=(
+            "buildContext() reads the active path and leaves it as it was: filter into a new "
+            "list, never remove entries from the caller's list."
+        ),
+        hint_zh=(
+            "buildContext() 只读 active path，读完后它保持原样：过滤到一个新列表里，不要从调用者"
+            "的列表中删除 entry。"
+        ),
+        quote_zh="历史不动，上下文按预算重建",
+        quote_en="history stays as it is; the context is rebuilt under the budget",
+        smallest_input_en="the opening path followed by one metadata entry",
+        smallest_input_zh="开篇路径后面跟一条 metadata entry",
+    ),
+    Misconception(
+        id="11.3/system-not-priced",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "worked_example_31",
+                "single_group_overflow",
+                "within_budget",
+                "fixed_costs_first",
+                "system_replayed",
+            }
+        ),
+        priority=15,
+        clue="tokens\\.system: expected",
+        hint_en=(
+            "The replayed system message is priced by the same estimator as any message, and "
+            "that cost is a fixed cost."
+        ),
+        hint_zh="重放出的 system message 和普通消息一样由估算器计价，这份成本属于固定成本。",
+        quote_zh="重放出的消息当作一条普通消息计价",
+        quote_en="the replayed message is priced as an ordinary message",
+        smallest_input_en="the opening path with the chapter's budget",
+        smallest_input_zh="开篇路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.3/oldest-first",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "worked_example_31",
+                "single_group_overflow",
+                "fixed_costs_first",
+                "contiguous_newest_suffix",
+                "whole_groups",
+                "system_replayed",
+                "no_system",
+            }
+        ),
+        priority=10,
+        clue="got u1,a1",
+        hint_en=(
+            "The allowance is spent from the newest group backwards: the kept groups are the end "
+            "of the path."
+        ),
+        hint_zh="消息额度从最新一组向前使用：保留的是路径末尾的几组。",
+        quote_zh="剩下的 22 从最新组向前使用。",
+        quote_en="the remaining allowance is used from the newest group backwards",
+        smallest_input_en="the opening path with the chapter's budget",
+        smallest_input_zh="开篇路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.3/skip-and-continue",
+        lab=LAB.lab,
+        signature=frozenset({"contiguous_newest_suffix", "whole_groups"}),
+        priority=20,
+        hint_en=(
+            "Selection stops at the first group that does not fit: an older, smaller group after "
+            "it is not taken."
+        ),
+        hint_zh="选择停在第一个放不下的组：它之前更旧、更小的组不再选入。",
+        quote_zh="于是选择停在 u2",
+        quote_en="so the choice stops at u2",
+        smallest_input_en="three groups where the middle one is too big but the oldest would fit",
+        smallest_input_zh="三组中间一组太大、最旧一组却放得下",
+    ),
+    Misconception(
+        id="11.3/messages-not-groups",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "single_group_overflow",
+                "fixed_costs_first",
+                "contiguous_newest_suffix",
+                "whole_groups",
+            }
+        ),
+        priority=15,
+        hint_en="The budget keeps or drops whole groups: the cut may fall only between two groups.",
+        hint_zh="预算整组保留或整组丢弃：裁剪位置只能落在两组之间。",
+        quote_zh="裁剪位置只能落在 a1/u2 或 a2/u3 之间",
+        quote_en="the cut can fall only between a1/u2 or a2/u3",
+        smallest_input_en="the opening path with room for only part of group 3",
+        smallest_input_zh="开篇路径，额度只够第三组的一部分",
+    ),
+    Misconception(
+        id="11.3/negative-allowance",
+        lab=LAB.lab,
+        signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
+        priority=20,
+        clue="availableForMessages",
+        hint_en=(
+            "When the fixed costs exceed the window, the allowance for messages stops at its "
+            "floor; it never goes below it."
+        ),
+        hint_zh="固定成本超过总窗口时，消息额度停在下限，不会低于它。",
+        quote_zh="固定成本超过总窗口时，消息额度降到 0",
+        quote_en="when the fixed costs exceed the window, the allowance for messages drops to zero",
+        smallest_input_en="the opening path with a window smaller than the fixed costs",
+        smallest_input_zh="开篇路径，窗口比固定成本还小",
+    ),
+    Misconception(
+        id="11.3/overflow-returns-nothing",
+        lab=LAB.lab,
+        signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
+        priority=20,
+        clue="got \\(none\\)",
+        hint_en=(
+            "When even the newest group does not fit, it is still returned whole, and the reason "
+            "says so."
+        ),
+        hint_zh="连最新一组都放不下时，仍然完整返回这一组，并由 reason 说明。",
+        quote_zh=(
+            "结果允许超过 maxTokens，因为当前函数不能安全地从组内剪掉 call、result 或终态回答。"
+        ),
+        quote_en=(
+            "the result may exceed maxTokens, because the function cannot safely cut a call, a "
+            "result or the final answer out of a group"
+        ),
+        smallest_input_en="the opening path with room for less than group 3",
+        smallest_input_zh="开篇路径，额度放不下第三组",
+    ),
+    Misconception(
+        id="11.3/first-system-only",
+        lab=LAB.lab,
+        signature=frozenset({"system_replayed"}),
+        priority=20,
+        clue="got sys ",
+        hint_en=(
+            "The system message is the replay of every system message on the path: later patches "
+            "append content and replace sections."
+        ),
+        hint_zh=(
+            "system message 是路径上所有 system message 的重放结果：后来的 patch 会追加 "
+            "content、覆盖 sections。"
+        ),
+        quote_zh="非空 content 依次追加",
+        quote_en="non-empty content is appended in order",
+        smallest_input_en="sys, u1, a1, a system patch, u2, a2",
+        smallest_input_zh="sys、u1、a1、一条 system patch、u2、a2",
+    ),
+    Misconception(
+        id="11.3/system-in-kept-ids",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "worked_example_31",
+                "single_group_overflow",
+                "within_budget",
+                "fixed_costs_first",
+                "system_replayed",
+            }
+        ),
+        priority=15,
+        clue="got sys,",
+        hint_en=(
+            "keptEntryIds lists the entries of the kept groups only; the replayed system message "
+            "comes first in messages but has no entry id."
+        ),
+        hint_zh=(
+            "keptEntryIds 只列被选中组的原始 entry；重放出的 system message 排在 messages "
+            "最前面，却没有 entry id。"
+        ),
+        quote_zh="所以它不进入 keptEntryIds",
+        quote_en="so it is not in keptEntryIds",
+        smallest_input_en="the opening path with the chapter's budget",
+        smallest_input_zh="开篇路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.3/options-unchecked",
+        lab=LAB.lab,
+        signature=frozenset({"options_checked"}),
+        priority=20,
+        hint_en=(
+            "The budget numbers are input too: each must be a non-negative finite number, and "
+            "the error names the option."
+        ),
+        hint_zh="预算数值也是输入：每一个都要是非负有限数，出错时指出是哪个选项。",
+        quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
+        quote_en=(
+            "the four configured numbers and every value the estimator returns must be "
+            "non-negative finite numbers"
+        ),
+        smallest_input_en="the opening path with max_tokens NaN",
+        smallest_input_zh="开篇路径，max_tokens 为 NaN",
+    ),
+    Misconception(
+        id="11.3/estimates-unchecked",
+        lab=LAB.lab,
+        signature=frozenset({"estimator_checked"}),
+        priority=20,
+        clue="EstimatorError",
+        hint_en=(
+            "An estimator's answer is checked before it is used: a negative, NaN or non-number "
+            "estimate is an error naming the message."
+        ),
+        hint_zh=(
+            "估算器的返回值在使用前要检查：负数、NaN 或非数字的估算值都要报错，并指出是哪条消息。"
+        ),
+        quote_zh="估算器的每次返回值都要是非负有限数",
+        quote_en="every value the estimator returns must be a non-negative finite number",
+        smallest_input_en=(
+            "the opening path with an estimator that returns a negative number for a3"
+        ),
+        smallest_input_zh="开篇路径，估算器对 a3 返回负数",
+    ),
+    Misconception(
+        id="11.3/always-trimmed",
+        lab=LAB.lab,
+        signature=frozenset({"within_budget", "system_replayed"}),
+        priority=30,
+        clue="reason within_budget",
+        hint_en=(
+            "The reason says what happened: trimmed only when a group was dropped; the course's "
+            "code has its own word for keeping every group."
+        ),
+        hint_zh=(
+            "reason 说明发生了什么：只有丢掉了某一组才是 "
+            "trimmed；所有组都保留时，课程代码用另一个词。"
+        ),
+        quote_zh='reason: "trimmed"',
+        quote_en='reason: "trimmed" (when a group was dropped)',
+        smallest_input_en="the opening path with a window large enough for every group",
+        smallest_input_zh="开篇路径，窗口大到能放下所有组",
+    ),
+    Misconception(
+        id="11.3/total-without-fixed",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "worked_example_31",
+                "single_group_overflow",
+                "within_budget",
+                "fixed_costs_first",
+                "no_system",
+            }
+        ),
+        priority=15,
+        clue="tokens\\.total: expected",
+        hint_en=(
+            "tokens.total adds up every line of the ledger: the system message, the messages, "
+            "the reserved output and the safety margin."
+        ),
+        hint_zh="tokens.total 是账目每一项之和：system、messages、回答预留和安全余量。",
+        quote_zh="reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差。",
+        quote_en=(
+            "reservedOutput leaves room for this turn's assistant reply; safetyMargin absorbs "
+            "estimation error"
+        ),
+        smallest_input_en="the opening path with the chapter's budget",
+        smallest_input_zh="开篇路径，使用本章的预算",
+    ),
+)

@@ -32,6 +32,8 @@ from ctxlab.lab.errors_zh import message_zh
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text
 
 __all__ = ["LAB"]
@@ -58,17 +60,45 @@ def _options(
 
 #: The paths the cases name whose description is not just ids, in Chinese.
 _PATH_NAMES_ZH = {
+    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 mapping）",
+    "sys..a3 (summary = a CompactionSummary)": "sys..a3（summary 是 CompactionSummary）",
     "sys..a3 (system patches)": "sys..a3（带 system patch）",
     "[] (empty)": "[]（空路径）",
 }
 
 
-def _label(name: str, options: Mapping[str, Any]) -> Text:
+def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
+    """A case's label; ``wrong`` names the field whose value is wrong in it (shown with
+    that value)."""
     name_zh = _PATH_NAMES_ZH.get(name, name)
-    return Text(
-        f"path {name}, id {options['id']}, first kept {options['first_kept_entry_id']}",
-        f"路径 {name_zh}，id {options['id']}，保留起点 {options['first_kept_entry_id']}",
+    entry_id, first_kept = (_plain(options[k]) for k in ("id", "first_kept_entry_id"))
+    text = Text(
+        f"path {name}, id {entry_id}, first kept {first_kept}",
+        f"路径 {name_zh}，id {entry_id}，保留起点 {first_kept}",
     )
+    if wrong:
+        value = _wrong_value(options, wrong)
+        text += Text(f", with {wrong} = {value}", f"，其中 {wrong} = {value}")
+    return text
+
+
+def _plain(value: object) -> str:
+    """An id as it reads, or quoted when it is blank, padded or not a string."""
+    if isinstance(value, str) and value and value == value.strip():
+        return value
+    return shown(value)
+
+
+_OPTION_OF = {"tokensBefore": "tokens_before", "timestamp": "timestamp", "id": "id"}
+
+
+def _wrong_value(options: Mapping[str, Any], field: str) -> str:
+    """The value of ``field`` (``tokensBefore``, ``summary.goal``...) in ``options``."""
+    if field.startswith("summary."):
+        summary = options["summary"]
+        wire = summary if isinstance(summary, Mapping) else summary.to_json()
+        return shown(wire.get(field.split(".", 1)[1]))
+    return shown(options[_OPTION_OF.get(field, field)])
 
 
 def _expect_created(
@@ -283,7 +313,7 @@ def parsed_result(t: Trial) -> None:
         cases.append((_options(blank), [["id"]], ("id",)))
     for options, names, field in cases:
         t.rejects(
-            _label("sys..a3", options),
+            _label("sys..a3", options, field[0]),
             names,
             fx.opening_path(),
             error_type=EntryParseError,
@@ -314,8 +344,12 @@ def parsed_result(t: Trial) -> None:
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
-    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    _expect_created(
+        t, "sys..a3 (summary = a mapping)", fx.opening_path, _options(summary=mapping), parent="a3"
+    )
+    _expect_created(
+        t, "sys..a3 (summary = a CompactionSummary)", fx.opening_path, _options(), parent="a3"
+    )
 
 
 @LAB.check(
@@ -325,6 +359,14 @@ def summary_forms(t: Trial) -> None:
     "不会取整，也不会重新估算",
 )
 def kept_as_given(t: Trial) -> None:
+    for entry_id in (" compact-1", "compact-1 ", "compact 1"):  # the id as given, not stripped
+        got = _expect_created(t, "sys..a3", fx.opening_path, _options(entry_id), parent="a3")
+        if got.id != entry_id:
+            fail(
+                _label("sys..a3", _options(entry_id)),
+                f": id must be kept exactly as given ({shown(entry_id)}), got {shown(got.id)}",
+                f"：id 必须原样保存（{shown(entry_id)}），实际是 {shown(got.id)}",
+            )
     for tokens_before, timestamp in ((29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7)):
         options = _options(tokens_before=tokens_before, timestamp=timestamp)
         got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")
@@ -340,3 +382,243 @@ def kept_as_given(t: Trial) -> None:
                     f"：{name} 必须原样保存（{shown(given)}，{type(given).__name__}），"
                     f"实际是 {shown(kept)}（{type(kept).__name__}）",
                 )
+
+
+# ----------------------------------------------------------------------------------------
+# Misconceptions (issue 24): what a student's failures most likely mean, most likely
+# first. Each entry's evidence is tests/misconceptions/lab11_4/<slug>.py (a buggy
+# implementation that fails every row of its signature); to add one, write that file
+# and an entry here (the hint points at the chapter's sentence, never at the value).
+
+MISCONCEPTIONS = register_misconceptions(
+    LAB.lab,
+    Misconception(
+        id="11.4/id-stripped",
+        lab=LAB.lab,
+        signature=frozenset({"kept_as_given"}),
+        priority=10,
+        clue="id must be kept|id: ",
+        hint_en=(
+            "The id is written as the caller gave it: the parser checks it is not blank, it does "
+            "not tidy it."
+        ),
+        hint_zh="id 按调用者给出的样子写入：parser 只检查它不是空白，不会替它整理。",
+        quote_zh="再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制",
+        quote_en="then the candidate goes to parseSessionEntry() for a last runtime check and copy",
+        smallest_input_en="compact-1 created with a leading space in its id",
+        smallest_input_zh="创建 compact-1 时 id 前面多一个空格",
+    ),
+    Misconception(
+        id="11.4/parent-is-first-kept",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "compact_1",
+                "parent_is_last_entry",
+                "first_kept_starts_group",
+                "first_kept_not_system",
+            }
+        ),
+        priority=10,
+        clue="parentId",
+        hint_en=(
+            "parentId and firstKeptEntryId mean different things: one is where the record is "
+            "appended, the other where resuming starts."
+        ),
+        hint_zh=(
+            "parentId 与 firstKeptEntryId 含义不同：一个是记录追加在哪里，另一个是恢复从哪里开始"
+            "保留。"
+        ),
+        quote_zh="firstKeptEntryId 的含义和 parent 不同。",
+        quote_en="firstKeptEntryId means something other than the parent",
+        smallest_input_en="compact-1 on the opening path",
+        smallest_input_zh="在开篇路径上创建 compact-1",
+    ),
+    Misconception(
+        id="11.4/parent-is-last-message",
+        lab=LAB.lab,
+        signature=frozenset({"parent_is_last_entry"}),
+        priority=20,
+        clue="expected parentId",
+        hint_en=(
+            "parentId is the path's last entry, whatever its type: a metadata or compaction "
+            "entry at the end is the leaf too."
+        ),
+        hint_zh=(
+            "parentId 是路径最后一条 entry，不论它是什么类型：末尾的 metadata 或 compaction "
+            "entry 同样是 leaf。"
+        ),
+        quote_zh="函数从 activePath.at(-1) 得到 parentId",
+        quote_en="the function takes parentId from activePath.at(-1)",
+        smallest_input_en="the opening path ending in a metadata entry",
+        smallest_input_zh="以一条 metadata entry 结尾的开篇路径",
+    ),
+    Misconception(
+        id="11.4/first-kept-any-message",
+        lab=LAB.lab,
+        signature=frozenset({"first_kept_starts_group", "first_kept_not_system"}),
+        priority=15,
+        hint_en="Not every message can be a cut point: only the user message that starts a group.",
+        hint_zh="不是每条消息都能作为切点：只有开启一组的 user message 才行。",
+        quote_zh="只能指向 一组的首条 user message",
+        quote_en="it may point only to the first user message of a group",
+        smallest_input_en="compact-1 keeping from a2",
+        smallest_input_zh="compact-1 从 a2 开始保留",
+    ),
+    Misconception(
+        id="11.4/first-kept-system-allowed",
+        lab=LAB.lab,
+        signature=frozenset({"first_kept_not_system"}),
+        priority=20,
+        hint_en="A system message belongs to no group, so it cannot be where resuming starts.",
+        hint_zh="system message 不属于任何一组，所以不能作为恢复的起点。",
+        quote_zh="system message 也不能成为切点",
+        quote_en="a system message cannot be a cut point either",
+        smallest_input_en="compact-2 keeping from the system patch patch-2",
+        smallest_input_zh="compact-2 从 system patch patch-2 开始保留",
+    ),
+    Misconception(
+        id="11.4/appends-to-path",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "compact_1",
+                "parent_is_last_entry",
+                "first_kept_starts_group",
+                "first_kept_not_system",
+                "parsed_result",
+            }
+        ),
+        priority=10,
+        clue="changed its input",
+        hint_en=(
+            "Creating is pure: the function returns the entry and the caller appends it to the "
+            "store; the active path is left as it was."
+        ),
+        hint_zh="创建是纯函数：函数返回 entry，由调用者写入 store；active path 保持原样。",
+        quote_zh="返回 compact1 以后，active path 仍保持原样。",
+        quote_en="after compact1 is returned, the active path stays as it was",
+        smallest_input_en="compact-1 on the opening path",
+        smallest_input_zh="在开篇路径上创建 compact-1",
+    ),
+    Misconception(
+        id="11.4/tokens-rounded",
+        lab=LAB.lab,
+        signature=frozenset({"kept_as_given"}),
+        priority=20,
+        clue="tokens_?[bB]efore",
+        hint_en="tokensBefore is the caller's number: stored as given, fraction and type included.",
+        hint_zh="tokensBefore 是调用者给出的数：按原样保存，包括小数和类型。",
+        quote_zh="也不重算压缩前规模",
+        quote_en="nor does it recompute the size before compaction",
+        smallest_input_en="compact-1 with a fractional tokensBefore",
+        smallest_input_zh="compact-1 的 tokensBefore 是小数",
+    ),
+    Misconception(
+        id="11.4/summary-object-only",
+        lab=LAB.lab,
+        signature=frozenset({"parsed_result"}),
+        priority=20,
+        clue="to_json|AttributeError",
+        hint_en=(
+            "The summary may come as a CompactionSummary or as its wire form (a mapping): handle "
+            "both before building the candidate."
+        ),
+        hint_zh=(
+            "summary 可能是 CompactionSummary，也可能是它的 wire "
+            "形式（mapping）：构造候选对象之前两种都要处理。"
+        ),
+        quote_zh="createCompactionEntry() 校验七字段 summary 的形状",
+        quote_en="createCompactionEntry() checks the shape of the seven-field summary",
+        smallest_input_en="compact-1 with the summary given as a dict",
+        smallest_input_zh="用 dict 形式的 summary 创建 compact-1",
+    ),
+    Misconception(
+        id="11.4/unknown-first-kept-accepted",
+        lab=LAB.lab,
+        signature=frozenset({"first_kept_unknown", "parsed_result"}),
+        priority=20,
+        hint_en=(
+            "firstKeptEntryId must be one of the group heads of this path: an id that is not on "
+            "the path is refused too."
+        ),
+        hint_zh="firstKeptEntryId 必须是这条路径上某一组的组首：不在路径上的 id 同样要拒绝。",
+        quote_zh="函数复用 groupInteractions() 找到这些组首",
+        quote_en="the function reuses groupInteractions() to find these group heads",
+        smallest_input_en="compact-1 keeping from an id that is not on the path",
+        smallest_input_zh="compact-1 从一个不在路径上的 id 开始保留",
+    ),
+    Misconception(
+        id="11.4/empty-path-index-error",
+        lab=LAB.lab,
+        signature=frozenset({"empty_path"}),
+        priority=20,
+        clue="IndexError",
+        hint_en=(
+            "activePath.at(-1) on an empty path has nothing to give (ctxlab's rule: say so with "
+            "a CompactionError naming the compaction)."
+        ),
+        hint_zh=(
+            "空路径上 activePath.at(-1) 拿不到任何东西（ctxlab 的规则：用 CompactionError "
+            "说明，并写明 compaction 的 id）。"
+        ),
+        quote_zh="函数从 activePath.at(-1) 得到 parentId",
+        quote_en="the function takes parentId from activePath.at(-1)",
+        smallest_input_en="compact-1 on an empty path",
+        smallest_input_zh="在空路径上创建 compact-1",
+    ),
+    Misconception(
+        id="11.4/duplicate-id-allowed",
+        lab=LAB.lab,
+        signature=frozenset({"id_already_on_path"}),
+        priority=30,
+        hint_en=(
+            "The new entry is appended to the path, so its id must be new (ctxlab's rule: an id "
+            "already on the path is refused)."
+        ),
+        hint_zh=(
+            "新 entry 要追加到路径上，所以它的 id 必须是新的（ctxlab 的规则：id "
+            "已在路径上时拒绝）。"
+        ),
+        quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
+        quote_en="it is a CompactionSessionEntry appended after the current leaf",
+        smallest_input_en="a compaction with the id u2 on the opening path",
+        smallest_input_zh="在开篇路径上创建 id 为 u2 的 compaction",
+    ),
+    Misconception(
+        id="11.4/parent-id-accepted",
+        lab=LAB.lab,
+        signature=frozenset({"parent_is_last_entry"}),
+        priority=20,
+        clue="passed by the caller",
+        hint_en="The caller cannot choose the parent: the function takes no parentId argument.",
+        hint_zh="调用者不能选择 parent：函数不接收 parentId 参数。",
+        quote_zh="parent 不由调用者重复传入",
+        quote_en="the parent is not passed again by the caller",
+        smallest_input_en="compact-1 with parent_id=u1 passed",
+        smallest_input_zh="创建 compact-1 时传入 parent_id=u1",
+    ),
+    Misconception(
+        id="11.4/value-error",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "first_kept_starts_group",
+                "first_kept_not_system",
+                "first_kept_unknown",
+                "parsed_result",
+            }
+        ),
+        priority=10,
+        clue="ValueError",
+        hint_en=(
+            "A bad cut point is reported with the course's error type, CompactionError, which "
+            "names the compaction."
+        ),
+        hint_zh="不合法的切点要用课程的错误类型 CompactionError 报告，并写明 compaction。",
+        quote_zh="会报告它不是完整 interaction 的首条 message",
+        quote_en="reports that it is not the first message of a whole interaction",
+        smallest_input_en="compact-1 keeping from a2",
+        smallest_input_zh="compact-1 从 a2 开始保留",
+    ),
+)

@@ -31,7 +31,7 @@ from ctxlab.entries import (
     SessionEntry,
 )
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
@@ -45,6 +45,8 @@ from ctxlab.lab.grading.lab11_3 import (
     rejects_bad_options,
     worked_example_31,
 )
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, same
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
@@ -389,6 +391,22 @@ def _without_system() -> list[SessionEntry]:
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
+    try:
+        _ledger_cases(t)
+    except Failed as failed:
+        raise Failed(failed.text + _PRICES_SUMMARY) from None
+
+
+#: Why a resumed path's ledger differs: the summary message is priced too.
+_PRICES_SUMMARY = Text(
+    " (the estimator prices the summary message too: its cost comes off the allowance"
+    " before any group, and counts in tokens.messages and tokens.total)",
+    "（估算器也给摘要消息计价：它的成本先从消息额度中扣除，余量才交给各组，"
+    "并计入 tokens.messages 与 tokens.total）",
+)
+
+
+def _ledger_cases(t: Trial) -> None:
     expect_context(
         t,
         Text("u1..a4 (no sys, compact-1 keeps u2)", "u1..a4（没有 sys，compact-1 从 u2 开始保留）"),
@@ -407,3 +425,333 @@ def ledger_on_resumed_paths(t: Trial) -> None:
     _expect_resumed(
         t, budget(31, estimate_tokens=_SummaryAt(100, 0)), kept=_RESUMED_ALL, reason="within_budget"
     )
+
+
+# ----------------------------------------------------------------------------------------
+# Misconceptions (issue 24): what a student's failures most likely mean, most likely
+# first. Each entry's evidence is tests/misconceptions/lab11_5/<slug>.py (a buggy
+# implementation that fails every row of its signature); to add one, write that file
+# and an entry here (the hint points at the chapter's sentence, never at the value).
+
+MISCONCEPTIONS = register_misconceptions(
+    LAB.lab,
+    Misconception(
+        id="11.5/oldest-compaction",
+        lab=LAB.lab,
+        signature=frozenset({"newest_compaction_only", "recompaction"}),
+        priority=10,
+        clue="expected kept",
+        hint_en="When the path holds several compactions, only the newest one is read.",
+        hint_zh="路径上有好几条 compaction 时，只读取最新的一条。",
+        quote_zh="路径中若已经有 compact-2，恢复只读取它。",
+        quote_en="if compact-2 is already on the path, resuming reads only it",
+        smallest_input_en="the path with compact-1 and compact-2",
+        smallest_input_zh="带有 compact-1 和 compact-2 的路径",
+    ),
+    Misconception(
+        id="11.5/every-summary",
+        lab=LAB.lab,
+        signature=frozenset({"newest_compaction_only", "recompaction"}),
+        priority=10,
+        clue="no price|EstimatorError|summary\\(",
+        hint_en=(
+            "The newest summary carries the earlier facts forward: one summary message, never "
+            "one per compaction."
+        ),
+        hint_zh="最新摘要负责接续此前事实：只生成一条摘要消息，不是每条 compaction 一条。",
+        quote_zh="不会再生成第二份摘要消息",
+        quote_en="no second summary message is produced",
+        smallest_input_en="the path with compact-1 and compact-2",
+        smallest_input_zh="带有 compact-1 和 compact-2 的路径",
+    ),
+    Misconception(
+        id="11.5/summary-not-priced",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_priced_first",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=20,
+        hint_en=(
+            "The summary message has its own token cost, taken from the allowance before any group."
+        ),
+        hint_zh="摘要消息有自己的 token 成本，先从消息额度中扣除，再分给各组。",
+        quote_zh="这个成本先从消息额度中扣除，余量才交给完整 groups。",
+        quote_en="this cost comes off the allowance first; only what is left goes to whole groups",
+        smallest_input_en="the resumed path with the chapter's budget",
+        smallest_input_zh="恢复路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.5/summary-before-system",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="got summary\\(compact-\\d\\) → system",
+        hint_en=(
+            "Order of the result: the replayed system message first, the summary right after it, "
+            "then the kept suffix."
+        ),
+        hint_zh="结果的顺序：重放出的 system message 在最前，紧接着是摘要，然后是保留的后缀。",
+        quote_zh="合成的摘要消息紧跟在重放出的 system message 后面",
+        quote_en="the synthetic summary message comes right after the replayed system message",
+        smallest_input_en="the resumed path with a large budget",
+        smallest_input_zh="恢复路径，预算足够大",
+    ),
+    Misconception(
+        id="11.5/system-from-suffix",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="got (summary\\(compact-\\d\\) → u|patch)",
+        hint_en=(
+            "The system message is replayed from the whole path, including the part the summary "
+            "replaced."
+        ),
+        hint_zh="system message 从整条路径重放，包括被摘要替代的那一段。",
+        quote_zh="replayedSystemMessage() 读取的是整条 active path，包括 compaction 之前的部分。",
+        quote_en=(
+            "replayedSystemMessage() reads the whole active path, including what comes before "
+            "the compaction"
+        ),
+        smallest_input_en="the resumed path whose only system message lies before firstKeptEntryId",
+        smallest_input_zh="恢复路径，唯一的 system message 在 firstKeptEntryId 之前",
+    ),
+    Misconception(
+        id="11.5/after-compaction-only",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="expected kept u\\w+,.*got u4,a4",
+        hint_en=(
+            "Resuming keeps the original messages from firstKeptEntryId on, before the "
+            "compaction as well as after it."
+        ),
+        hint_zh="恢复时从 firstKeptEntryId 开始保留原消息，compaction 之前的和之后的都要收集。",
+        quote_zh="从 u2 收集原消息，并继续收集 compaction 之后的 u4、a4",
+        quote_en=(
+            "collect the original messages from u2, and go on collecting u4, a4 after the "
+            "compaction"
+        ),
+        smallest_input_en="the resumed path with a large budget",
+        smallest_input_zh="恢复路径，预算足够大",
+    ),
+    Misconception(
+        id="11.5/metadata-not-skipped",
+        lab=LAB.lab,
+        signature=frozenset({"metadata_skipped"}),
+        priority=20,
+        hint_en=(
+            "Between firstKeptEntryId and the end there can be metadata and compaction entries: "
+            "skip them before grouping."
+        ),
+        hint_zh=(
+            "firstKeptEntryId 到末尾之间可能有 metadata 与 compaction entry：分组之前先跳过它们。"
+        ),
+        quote_zh="跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
+        quote_en=(
+            "skip metadata and compaction entries, then group the message suffix and apply the "
+            "budget"
+        ),
+        smallest_input_en="the resumed path with a metadata entry after u2",
+        smallest_input_zh="恢复路径，u2 之后有一条 metadata entry",
+    ),
+    Misconception(
+        id="11.5/first-kept-unchecked",
+        lab=LAB.lab,
+        signature=frozenset({"first_kept_checked"}),
+        priority=20,
+        hint_en=(
+            "firstKeptEntryId must be found earlier on the path, on a user message; otherwise "
+            "the record is broken and resuming reports it."
+        ),
+        hint_zh=(
+            "firstKeptEntryId 必须出现在路径更前面，并且指向 user "
+            "message；否则这条记录是坏的，恢复时要报告。"
+        ),
+        quote_zh='firstKeptEntryId: "u2" 表示恢复时从第二组开始保留原消息',
+        quote_en=(
+            'firstKeptEntryId: "u2" means resuming keeps the original messages from the second '
+            "group on"
+        ),
+        smallest_input_en="a compaction whose firstKeptEntryId is not on the path",
+        smallest_input_zh="firstKeptEntryId 不在路径上的 compaction",
+    ),
+    Misconception(
+        id="11.5/ledger-without-summary",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="tokens\\.messages: expected",
+        hint_en=(
+            "The summary message is a message in the ledger too: its cost counts in "
+            "tokens.messages and tokens.total."
+        ),
+        hint_zh="摘要消息在账目里也是一条消息：它的成本计入 tokens.messages 与 tokens.total。",
+        quote_zh="它有自己的 token 成本",
+        quote_en="it has its own token cost",
+        smallest_input_en="the resumed path with the chapter's budget",
+        smallest_input_zh="恢复路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.5/summary-as-system-cost",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="tokens\\.system: expected",
+        hint_en=(
+            "The summary carries no prompt text: its cost is a message cost, not part of "
+            "tokens.system."
+        ),
+        hint_zh="摘要不携带 prompt 文本：它的成本属于消息成本，不计入 tokens.system。",
+        quote_zh="摘要消息只由七个字段生成，不携带 prompt 文本",
+        quote_en=(
+            "the summary message is generated from the seven fields alone and carries no prompt "
+            "text"
+        ),
+        smallest_input_en="the resumed path with the chapter's budget",
+        smallest_input_zh="恢复路径，使用本章的预算",
+    ),
+    Misconception(
+        id="11.5/summary-id-kept",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="got compact-\\d",
+        hint_en=(
+            "keptEntryIds lists original message entries only: the synthetic summary message "
+            "gets no id there."
+        ),
+        hint_zh="keptEntryIds 只列原始的 message entry：合成的摘要消息在那里没有 id。",
+        quote_zh="不为合成消息制造虚假 id",
+        quote_en="no fake id is made for the synthetic message",
+        smallest_input_en="the resumed path with a large budget",
+        smallest_input_zh="恢复路径，预算足够大",
+    ),
+    Misconception(
+        id="11.5/summary-own-text",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=15,
+        clue="no price for the user message",
+        hint_en=(
+            "The summary becomes one synthetic user message in a fixed order of its seven "
+            "fields: use the course's rendering, not your own words."
+        ),
+        hint_zh=(
+            "摘要按七个字段的固定顺序转换成一条 synthetic user "
+            "message：使用课程的渲染方式，而不是自己的措辞。"
+        ),
+        quote_zh="把七字段 summary 按固定顺序转换成一条 synthetic user message",
+        quote_en="turn the seven-field summary, in a fixed order, into one synthetic user message",
+        smallest_input_en="the resumed path with a large budget",
+        smallest_input_zh="恢复路径，预算足够大",
+    ),
+    Misconception(
+        id="11.5/summary-not-in-messages",
+        lab=LAB.lab,
+        signature=frozenset(
+            {
+                "summary_after_system",
+                "summary_priced_first",
+                "newest_compaction_only",
+                "candidates_from_first_kept",
+                "metadata_skipped",
+                "system_replay_across_boundary",
+                "recompaction",
+                "ledger_on_resumed_paths",
+            }
+        ),
+        priority=10,
+        clue="got system → u",
+        hint_en=(
+            "The summary is not only priced: it is a message of the result, between the system "
+            "message and the kept suffix."
+        ),
+        hint_zh="摘要不只是计价：它是结果中的一条消息，位于 system message 与保留后缀之间。",
+        quote_zh="结果的顺序是 [system?, 摘要, ...保留的后缀]。",
+        quote_en="the result's order is [system?, summary, ...the kept suffix]",
+        smallest_input_en="the resumed path with a large budget",
+        smallest_input_zh="恢复路径，预算足够大",
+    ),
+)

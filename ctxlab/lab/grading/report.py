@@ -12,6 +12,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_lines, match
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
@@ -138,6 +139,29 @@ class LabReport:
     used_reference: bool = False
     #: How many check threads that could not be stopped were still running at the end.
     stuck_threads: int = 0
+    #: The rung of the hint ladder the report opens with (set by the engine): 0 no hint,
+    #: 1 the first misconception's hint, 2 also the chapter's sentence and the smallest
+    #: failing input (the same misconception matched again in this process).
+    hint_rung: int = 0
+
+    def _matches(self) -> tuple[Misconception, ...]:
+        failed = {result.key: result.detail_en for result in self.failed}
+        details = evidence(failed, len(self.results))
+        return match(self.lab, details, details)
+
+    @property
+    def misconceptions(self) -> tuple[str, ...]:
+        """The ids of the catalogued misconceptions the failed rows match, most likely
+        first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
+        return tuple(item.id for item in self._matches())
+
+    @property
+    def hint(self) -> str:
+        """The one prioritized hint the report opens with (empty when none)."""
+        matches = self._matches()
+        if not matches or self.hint_rung < 1:
+            return ""
+        return hint_lines(matches[0], self.hint_rung).pick()
 
     @property
     def passed(self) -> bool:
@@ -177,6 +201,10 @@ class LabReport:
 
     def __str__(self) -> str:
         lines = [f"⚠ {notice}" for notice in self.notices]
+        lines.extend(
+            f"💡 {line}" if i == 0 else f"   {line}"
+            for i, line in enumerate(self.hint.splitlines())
+        )
         lines.append(self.headline())
         for result in self.results:
             lines.append(f"{result.mark} {result.behaviour}")
@@ -205,6 +233,12 @@ class LabReport:
             f'padding:0.2em 0.6em"><strong>⚠ {html.escape(notice)}</strong></p>'
             for notice in self.notices
         )
+        if self.hint:
+            notices += (
+                '<p class="ctxlab-lab-report-hint" style="border-left:6px solid #0072B2;'
+                'padding:0.2em 0.6em;white-space:pre-wrap">'
+                f"💡 {html.escape(self.hint)}</p>"
+            )
         return (
             f'<div class="ctxlab-lab-report">{notices}'
             f'<p style="border-left:6px solid {_colour(self.passed)};padding:0.2em 0.6em;'

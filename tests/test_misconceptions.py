@@ -1,0 +1,236 @@
+"""The misconception catalogue, tested against its evidence (issue 24; like Pedal's ``verify``).
+
+Every catalogued misconception has a buggy implementation in
+``tests/misconceptions/lab11_N/<slug>.py`` and every such file is catalogued. Each file is
+run through ``check_implementation`` as a student's cell would be: it must be caught (the
+lab is not passed), matched (its id comes first in ``LabReport.misconceptions``), and its
+own hint must open the report in English and in Chinese (text and HTML). A second run adds
+the chapter's sentence and the smallest failing input; a pass or another failure starts the
+ladder again. One file per lab also goes through the terminal route
+(``pytest -m lab11_N --ctxlab-impl=FILE``), which must fail and print the same hint. Every
+``quote_zh`` is the chapter's text verbatim, and no hint states a value the failed rows
+expected.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import runpy
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxlab.lab import check_implementation, set_language
+from ctxlab.lab.grading import (
+    LABS,
+    LabReport,
+    behaviour_keys,
+    engine,
+    lab_keyword,
+    reference_functions,
+)
+from ctxlab.lab.grading.misconceptions import Misconception, catalogue, match
+from pytest_runs import ROOT, pytest_command, pytest_env
+
+pytestmark = [pytest.mark.teaching, pytest.mark.misconceptions]
+
+EVIDENCE = ROOT / "tests" / "misconceptions"
+CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
+
+
+def _catalogue() -> dict[str, Misconception]:
+    found: dict[str, Misconception] = {}
+    for lab in LABS:
+        behaviour_keys(lab)  # loads the lab's module, which registers its catalogue
+        found.update((item.id, item) for item in catalogue(lab))
+    return found
+
+
+CATALOGUE = _catalogue()
+
+
+def _file(item: Misconception) -> Path:
+    return EVIDENCE / f"lab{item.lab.replace('.', '_')}" / f"{item.slug}.py"
+
+
+def _function(item: Misconception) -> Callable[..., Any]:
+    namespace = runpy.run_path(str(_file(item)), run_name="misconception")
+    function = namespace[lab_keyword(item.lab)]
+    assert callable(function)
+    return function
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ladder() -> Iterator[None]:
+    """Each test starts at the foot of every lab's ladder, in English."""
+    engine._LADDER.clear()
+    set_language("en")
+    yield
+    engine._LADDER.clear()
+    set_language("en")
+
+
+def _run(item: Misconception) -> LabReport:
+    return check_implementation(item.lab, **{lab_keyword(item.lab): _function(item)})
+
+
+def test_each_lab_has_at_least_eight_misconceptions_each_with_its_buggy_file() -> None:
+    for lab in LABS:
+        assert len(catalogue(lab)) >= 8, lab
+    files = {
+        f"11.{path.parent.name.removeprefix('lab11_')}/{path.stem}"
+        for path in EVIDENCE.glob("lab11_*/*.py")
+    }
+    assert files == set(CATALOGUE), (
+        f"buggy files without an entry: {sorted(files - set(CATALOGUE))}; "
+        f"entries without a buggy file: {sorted(set(CATALOGUE) - files)}"
+    )
+    for item in CATALOGUE.values():
+        assert item.signature <= set(behaviour_keys(item.lab)), item.id
+        assert all((item.hint_en, item.hint_zh, item.quote_en, item.smallest_input_en)), item.id
+        assert re.search(r"[\u4e00-\u9fff]", item.hint_zh + item.smallest_input_zh), item.id
+
+
+def _chapter() -> str:
+    for folder in (ROOT.parent, ROOT.parent.parent, ROOT / "tests" / "data"):
+        for path in (folder / "shared" / "seeds" / CHAPTER_NAME, folder / CHAPTER_NAME):
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+    raise AssertionError(f"the chapter ({CHAPTER_NAME}) is not in ../shared/seeds/")
+
+
+def test_every_quote_is_the_chapters_text_verbatim() -> None:
+    chapter = _chapter()
+    missing = [item.id for item in CATALOGUE.values() if item.quote_zh not in chapter]
+    assert not missing, f"quote_zh not found verbatim in the chapter: {missing}"
+
+
+@pytest.mark.parametrize("misconception", sorted(CATALOGUE), ids=str)
+def test_the_buggy_file_is_caught_matched_and_shown_its_hint(misconception: str) -> None:
+    item = CATALOGUE[misconception]
+    report = _run(item)
+    assert not report.passed, f"{item.id}: the buggy file passes every row"
+    failed = {result.key for result in report.failed}
+    assert item.signature <= failed, f"{item.id}: fails {sorted(failed)}"
+    assert report.misconceptions[:1] == (item.id,), report.misconceptions
+    assert report.hint_rung == 1
+    for language, hint in (("en", item.hint_en), ("zh", item.hint_zh)):
+        set_language(language)
+        text = str(report)
+        assert text.splitlines()[0].endswith(hint), text  # the report opens with it
+        assert text.count(hint) == 1
+        assert html.escape(hint) in report._repr_html_()
+        assert item.smallest_input_zh not in report.hint
+        assert item.smallest_input_en not in report.hint
+        assert "本章原文" not in text and "The chapter: “" not in text  # the second rung's
+
+
+#: A value a failed row expected: a number, an id with digits, a list of ids.
+_EXPECTED = re.compile(r"expected (?:[A-Za-z.]+ )?([^\s;:()]+)")
+
+
+@pytest.mark.parametrize("misconception", sorted(CATALOGUE), ids=str)
+def test_the_hint_does_not_state_the_expected_value(misconception: str) -> None:
+    item = CATALOGUE[misconception]
+    report = _run(item)
+    values = {
+        value
+        for result in report.failed
+        for found in _EXPECTED.findall(result.detail_en)
+        for value in found.strip("',").split(",")
+        if re.search(r"\d", value)
+    }
+    for hint in (item.hint_en, item.hint_zh):
+        for value in values:
+            pattern = rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\d)"
+            assert not re.search(pattern, hint), f"{item.id}: the hint states {value}"
+
+
+def test_the_second_run_climbs_one_rung_and_a_pass_or_another_failure_starts_again() -> None:
+    item = CATALOGUE["11.3/int-truncation"]
+    other = CATALOGUE["11.3/options-unchecked"]
+    first, second, third = _run(item), _run(item), _run(item)
+    assert (first.hint_rung, second.hint_rung, third.hint_rung) == (1, 2, 2)
+    for language, quote, smallest in (
+        ("en", item.quote_en, item.smallest_input_en),
+        ("zh", item.quote_zh, item.smallest_input_zh),
+    ):
+        set_language(language)
+        assert quote in second.hint and quote in str(second)
+        assert smallest in str(second) and smallest in second._repr_html_()
+        assert smallest in second.hint and smallest not in first.hint
+    assert _run(other).hint_rung == 1  # another failure: its own first rung
+    assert _run(item).hint_rung == 1
+    passed = check_implementation("11.3", **reference_functions("11.3"))
+    assert passed.passed and passed.hint_rung == 0 and passed.misconceptions == ()
+    assert "💡" not in str(passed) and "ctxlab-lab-report-hint" not in passed._repr_html_()
+    assert _run(item).hint_rung == 1  # after a pass, the ladder starts again
+    assert _run(CATALOGUE["11.2/pair-by-position"]).hint_rung == 1  # one ladder per lab
+    assert _run(item).hint_rung == 2
+
+
+def test_match_ranks_a_clue_then_the_more_specific_signature_then_priority() -> None:
+    behaviour_keys("11.5")
+    # Only the signatures: every catalogued entry they cover, the largest first.
+    rows = set(CATALOGUE["11.5/summary-before-system"].signature)
+    found = [item.id for item in match("11.5", rows)]
+    sizes = [len(CATALOGUE[i].signature) for i in found]
+    assert sizes == sorted(sizes, reverse=True)
+    assert "11.5/summary-not-priced" in found  # no clue: its signature alone decides
+    assert "11.5/summary-before-system" not in found  # its clue is in no detail
+    # A detail that carries an entry's clue puts that entry first.
+    details = {"tokens_before_not_recomputed": "raised OverflowError: int too large"}
+    assert match("11.1", details, details)[0].id == "11.1/huge-int-overflow"
+    assert match("11.1", ["no_such_row"]) == ()
+
+
+#: One buggy file per lab through ``pytest -m lab11_N --ctxlab-impl=FILE``.
+TERMINAL_SAMPLE = (
+    "11.1/snake-case-aliases",
+    "11.2/pair-by-tool-name",
+    "11.3/int-truncation",
+    "11.4/id-stripped",
+    "11.5/summary-not-priced",
+)
+
+
+@pytest.mark.parametrize("misconception", TERMINAL_SAMPLE, ids=str)
+def test_the_terminal_route_fails_and_prints_the_same_hint(misconception: str) -> None:
+    item = CATALOGUE[misconception]
+    marker = "lab" + item.lab.replace(".", "_")
+    run = subprocess.run(
+        pytest_command("-m", marker, f"--ctxlab-impl={_file(item)}"),
+        cwd=ROOT,
+        env=pytest_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"({item.id})" in run.stdout, run.stdout
+    assert item.hint_en in run.stdout and item.hint_zh in run.stdout, run.stdout
+
+
+def _stub(*args: object, **kwargs: object) -> object:
+    raise NotImplementedError("write it here")
+
+
+def _crash(*args: object, **kwargs: object) -> object:
+    raise KeyError("summary")
+
+
+@pytest.mark.parametrize("function", [_stub, _crash], ids=["stub", "crash"])
+def test_an_unwritten_or_always_crashing_function_gets_no_hint(
+    function: Callable[..., Any],
+) -> None:
+    for lab in LABS:
+        report = check_implementation(lab, **{lab_keyword(lab): function})
+        assert not report.passed and len(report.failed) == len(report.results)
+        assert report.misconceptions == () and report.hint_rung == 0, lab
+        assert "💡" not in str(report)
