@@ -53,7 +53,7 @@ from ctxlab.entries import (
     MessageSessionEntry,
     SessionEntry,
 )
-from ctxlab.errors import EstimatorError, shown
+from ctxlab.errors import CtxlabError, EstimatorError, shown
 from ctxlab.json_values import FrozenDict
 from ctxlab.messages import (
     AgentMessage,
@@ -154,7 +154,11 @@ def set_language(language: FixtureLanguage) -> None:
     """The language of the texts the fixture functions return when none is passed (process
     wide on purpose, like :func:`ctxlab.lab.set_language`: a notebook sets it once)."""
     if language != "en" and language != "zh":
-        raise ValueError(f"fixtures.set_language: 'en' or 'zh', got {language!r}")
+        raise CtxlabError(
+            f"must be 'en' or 'zh', got {shown(language)}",
+            where="fixtures.set_language",
+            option="language",
+        )
     _LANGUAGE[0] = language
 
 
@@ -167,7 +171,9 @@ def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
     if language is None:
         return _LANGUAGE[0]
     if language != "en" and language != "zh":
-        raise ValueError(f"fixtures: language must be 'en' or 'zh', got {language!r}")
+        raise CtxlabError(
+            f"must be 'en' or 'zh', got {shown(language)}", where="fixtures", option="language"
+        )
     return language
 
 

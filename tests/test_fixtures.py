@@ -174,8 +174,12 @@ def test_the_default_language_is_english_and_settable() -> None:
         chinese = fixtures.compact1_summary()
         assert re.search(r"[\u4e00-\u9fff]", chinese.goal) and chinese != english
         assert fixtures.compact1_summary(language="en") == english
-        with pytest.raises(ValueError, match="'en' or 'zh'"):
+        with pytest.raises(CtxlabError, match="'en' or 'zh'") as raised:
             fixtures.set_language("fr")  # type: ignore[arg-type]
+        assert raised.value.option == "language"
+        with pytest.raises(CtxlabError, match="'en' or 'zh'") as raised:
+            fixtures.opening_path(language="fr")  # type: ignore[arg-type]
+        assert raised.value.option == "language"
     finally:
         fixtures.set_language("en")
     assert fixtures.compact1_summary() == english
