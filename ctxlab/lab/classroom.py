@@ -1131,16 +1131,12 @@ def _q11_2_before_call() -> str:
     return "b" if _refused(lambda: ctxlab.group_interactions(path)) else "a"  # type: ignore[arg-type]
 
 
-def _q11_2_unknown() -> str:
+def _q11_2_read1() -> str:
     import ctxlab
     from ctxlab import fixtures
-    from ctxlab.errors import InteractionError
 
-    try:
-        ctxlab.group_interactions(_message_entries(fixtures.unknown_call_path()))  # type: ignore[arg-type]
-    except InteractionError as error:
-        return str(error.call_id)
-    return ""
+    groups = ctxlab.group_interactions(_message_entries(fixtures.opening_path()))  # type: ignore[arg-type]
+    return dict(groups[-1].tool_pairs)["read-1"]
 
 
 def _q11_2_order() -> list[str]:
@@ -1174,23 +1170,35 @@ def _q11_3_kept_30() -> list[str]:
     return list(_build(fixtures.opening_path(), 30).kept_entry_ids)  # type: ignore[attr-defined]
 
 
-def _q11_3_reason_19() -> str:
+def _q11_3_reason_15() -> str:
     from ctxlab import fixtures
 
-    return str(_build(fixtures.opening_path(), 19).reason)  # type: ignore[attr-defined]
+    return str(_build(fixtures.opening_path(), 15).reason)  # type: ignore[attr-defined]
 
 
-def _q11_3_total_19() -> int:
-    return int(_tokens(19).total)  # type: ignore[attr-defined]
+def _q11_3_total_allowed() -> str:
+    from ctxlab import fixtures
+
+    result = _build(fixtures.opening_path(), 15)
+    return "b" if result.tokens.total > 15 else "a"  # type: ignore[attr-defined]
 
 
 # -- 11.4
 
 
 def _q11_4_parent() -> str:
+    import ctxlab
     from ctxlab import fixtures
 
-    return fixtures.compact1(fixtures.opening_path()).parent_id
+    entry = ctxlab.create_compaction_entry(
+        fixtures.resumed_path(),
+        id="compact-2",
+        timestamp=200,
+        summary=fixtures.compact2_summary(),
+        first_kept_entry_id="u3",
+        tokens_before=40,
+    )
+    return entry.parent_id
 
 
 def _q11_4_no_parent_argument() -> str:
@@ -1282,14 +1290,19 @@ def _q11_5_summaries() -> int:
     return sum(text.startswith("【会话压缩摘要】") for text in texts)
 
 
-def _q11_5_rules() -> str:
+def _q11_5_timestamp() -> str:
     import ctxlab
     from ctxlab import fixtures
 
     path = fixtures.system_patch_path()
     replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
-    assert replayed is not None and replayed.sections is not None
-    return str(replayed.sections["rules"])
+    assert replayed is not None
+    for entry in path:
+        message = getattr(entry, "message", None)
+        is_system = message is not None and message.role == "system"
+        if is_system and message.timestamp == replayed.timestamp:
+            return entry.id
+    return ""
 
 
 def _q11_5_isolated() -> str:
@@ -1392,9 +1405,9 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             4,
             "call/result 配对",
             "text",
-            _q11_2_unknown,
-            "The error carries the call id that no call of the group declares.",
-            "错误信息携带组内没有声明过的那个 call id。",
+            _q11_2_read1,
+            "Each result finds its own call through toolCallId, whatever its position.",
+            "每个 result 都通过 toolCallId 找回自己的 call，与位置无关。",
         ),
         _q(
             "11.2",
@@ -1439,18 +1452,19 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             4,
             "最新组超限",
             "text",
-            _q11_3_reason_19,
-            "10 tokens left, the newest group needs 15: it comes back whole.",
-            "只剩 10 个 token，最新一组需要 15：它仍被完整返回。",
+            _q11_3_reason_15,
+            "6 tokens left, the newest group needs 15: it comes back whole.",
+            "只剩 6 个 token，最新一组需要 15：它仍被完整返回。",
         ),
         _q(
             "11.3",
             5,
             "最新组超限",
-            "number",
-            _q11_3_total_19,
-            "3 + 15 + 4 + 2 = 24 > 19: the result may exceed maxTokens.",
-            "3 + 15 + 4 + 2 = 24 > 19：结果允许超过 maxTokens。",
+            "choice",
+            _q11_3_total_allowed,
+            "3 + 15 + 4 + 2 = 24 > 15: the function cannot safely cut a call, a result or"
+            " the final answer out of a group.",
+            "3 + 15 + 4 + 2 = 24 > 15：函数不能安全地从组内剪掉 call、result 或终态回答。",
         ),
     ),
     "11.4": (
@@ -1460,8 +1474,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "text",
             _q11_4_parent,
-            "The parent is the path's last entry.",
-            "parent 是路径的最后一条 entry。",
+            "The parent is the path's last entry (a4 here).",
+            "parent 是路径的最后一条 entry（这里是 a4）。",
         ),
         _q(
             "11.4",
@@ -1533,9 +1547,9 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             4,
             "跨压缩边界的 system 重放",
             "text",
-            _q11_5_rules,
-            "patch-1 overrides the section before the compaction; replay reads the whole path.",
-            "patch-1 在 compaction 之前覆盖了这个段落；重放读取整条路径。",
+            _q11_5_timestamp,
+            "The replay reads the whole path; its timestamp is the first system message's.",
+            "重放读取整条路径；它的 timestamp 取第一条 system message 的。",
         ),
         _q(
             "11.5",
