@@ -1298,9 +1298,8 @@ def _q11_5_timestamp() -> str:
     replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
     assert replayed is not None
     for entry in path:
-        message = getattr(entry, "message", None)
-        is_system = message is not None and message.role == "system"
-        if is_system and message.timestamp == replayed.timestamp:
+        message: Any = getattr(entry, "message", None)
+        if getattr(message, "role", None) == "system" and message.timestamp == replayed.timestamp:
             return entry.id
     return ""
 
