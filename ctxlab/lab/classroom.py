@@ -1139,12 +1139,12 @@ def _q11_2_read1() -> str:
     return dict(groups[-1].tool_pairs)["read-1"]
 
 
-def _q11_2_order() -> list[str]:
+def _q11_2_missing() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    groups = ctxlab.group_interactions(_message_entries(fixtures.opening_path()))  # type: ignore[arg-type]
-    return [i for i in groups[-1].entry_ids if i.startswith("r-")]
+    path = _message_entries(fixtures.missing_result_path())
+    return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"  # type: ignore[arg-type]
 
 
 # -- 11.3
@@ -1412,10 +1412,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "11.2",
             5,
             "call/result 配对",
-            "ids",
-            _q11_2_order,
-            "Groups keep path order: r-test stands before r-read.",
-            "组内保持原路径顺序：r-test 排在 r-read 前面。",
+            "choice",
+            _q11_2_missing,
+            "When the group ends, every call must have its result: the error names the call.",
+            "group 结束时，所有 call 都要配齐 result：错误信息指出那个 call。",
         ),
     ),
     "11.3": (
