@@ -138,7 +138,7 @@ def _kit(lab: str, quiz_minutes: int, mistakes_minutes: int, recap_minutes: int)
 ]:  # fmt: skip
     n = lab.replace(".", "-")
     return (
-        _r(f"{n}-k01", "Recap of earlier chapters, this plan", "复习前面章节，看本计划",
+        _r(f"{n}-k01", "Recap of earlier chapters, this plan", "复习前面几章，看本计划",
            recap_minutes, kind="kit"),
         _r(f"{n}-k04", "Common mistakes", "常见错误", mistakes_minutes, kind="kit"),
         _r(f"{n}-k06", "Exit quiz", "课末小测", quiz_minutes, kind="kit"),
@@ -179,10 +179,10 @@ PLANS: dict[str, LabPlan] = {
             _r(
                 "11-1-09",
                 "The strict parser; corrupt records; widget",
-                "严格解析器；损坏记录；小部件",
+                "严格 parser；损坏记录；小部件",
                 5,
             ),
-            _r("11-1-17", "Two stores, one parser", "两个 Store，一个解析器", 4),
+            _r("11-1-17", "Two stores, one parser", "两个 Store，一个 parser", 4),
             _r(
                 "11-1-20",
                 "A torn last line (ctxlab extension)",
@@ -334,7 +334,11 @@ PLANS: dict[str, LabPlan] = {
                 3,
             ),
             _r(
-                "11-4-f03", "The result passes through the parser", "结果要经过解析器", 2, "stretch"
+                "11-4-f03",
+                "The result passes through the parser",
+                "结果要经过 parser",
+                2,
+                "stretch",
             ),
             _r(
                 "11-4-07",
@@ -473,7 +477,7 @@ PLANS: dict[str, LabPlan] = {
             _r(
                 "11-x-03",
                 "The parser refuses every old shape",
-                "解析器拒绝每一种旧形状",
+                "parser 拒绝每一种旧形状",
                 4,
                 "stretch",
             ),
@@ -649,7 +653,7 @@ PROVISIONAL_MISTAKES: dict[str, tuple[Mistake, ...]] = {
             "接受早期草案的字段名（files、nextSteps、invariants），或者悄悄改名。",
             "The parser only reads the seven current fields;"
             " migration happens outside the boundary.",
-            "解析器只认当前的七个字段；迁移在边界之外做。",
+            "parser 只认当前的七个字段；迁移在边界之外做。",
             "rejects_draft_names",
             "rejects_unknown_keys",
         ),
@@ -813,7 +817,7 @@ PROVISIONAL_MISTAKES: dict[str, tuple[Mistake, ...]] = {
             "Builds the entry by hand without passing it through parse_session_entry.",
             "手工拼出 entry，不经过 parse_session_entry。",
             "Pass the candidate through the parser as the last check and copy.",
-            "把候选对象交给解析器，做最后一次校验和复制。",
+            "把候选对象交给 parser，做最后一次校验和复制。",
             "parsed_result",
             "kept_as_given",
         ),
@@ -1332,7 +1336,7 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "choice",
             _q11_1_draft,
             "The parser refuses the draft name and names compact-1; nothing is written.",
-            "解析器拒绝草案字段名并指出 compact-1；什么也没有写入。",
+            "parser 拒绝草案字段名并指出 compact-1；什么也没有写入。",
         ),
         _q(
             "11.1",
