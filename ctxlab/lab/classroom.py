@@ -148,7 +148,7 @@ def _kit(lab: str, quiz_minutes: int, mistakes_minutes: int, recap_minutes: int)
 def _plan(lab: str, period: int | None, rows: Sequence[PlanRow], quiz: int, mistakes: int,
           recap: int) -> LabPlan:  # fmt: skip
     recap_row, mistakes_row, quiz_row = _kit(lab, quiz, mistakes, recap)
-    return LabPlan(lab, period, (recap_row, *rows, mistakes_row, quiz_row))
+    return LabPlan(lab, period, (rows[0], recap_row, *rows[1:], mistakes_row, quiz_row))
 
 
 _BUILD_EN, _BUILD_ZH = (
