@@ -1524,8 +1524,9 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "最新摘要恢复",
             "ids",
             _q11_5_kept_40,
-            "31 − 5 (summary) = 26 = 15 + 11: group 3 and u4/a4; group 2 no longer fits.",
-            "31 − 5（摘要）= 26 = 15 + 11：第三组和 u4/a4；第二组放不下了。",
+            "31 − 4 (the summary) = 27: u4/a4 (7) and group 3 (15) fit;"
+            " with group 2 it would be 29.",
+            "31 − 4（摘要）= 27：u4/a4（7）和第三组（15）放得下；再加第二组就是 29。",
         ),
         _q(
             "11.5",
