@@ -29,6 +29,9 @@ Shared by every lab:
                              one module per lab (``grading.lab11_1`` ...)
 :mod:`ctxlab.lab.language`   :func:`set_language`: reports in English or Chinese
 :mod:`ctxlab.lab.fonts`      a CJK font for Chinese figure text (English without one)
+:mod:`ctxlab.lab.classroom`  each lab's classroom kit: timing plan, common mistakes,
+                             exit quiz, instructor's guide (issue 27)
+:mod:`ctxlab.lab.handouts`   one-page summary sheets, ``make handouts`` (issue 27)
 ==========================  ==========================================================
 
 A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
@@ -66,10 +69,12 @@ __all__ = [
 _SUBMODULES = frozenset(
     {
         "checks",
+        "classroom",
         "display",
         "grading",
         "language",
         "fonts",
+        "handouts",
         "lab11_1",
         "lab11_2",
         "lab11_3",
