@@ -343,3 +343,17 @@ def test_the_instructor_guide_has_the_plan_the_stuck_points_and_grading(
         assert "学生容易卡住的地方" in text and "课后评分" in text
     else:
         assert "Where students get stuck" in text and "Grading after the lab" in text
+
+
+@pytest.mark.parametrize("readme", ["README.md", "README.zh.md"])
+def test_the_notebooks_readme_table_matches_the_plans(readme: str) -> None:
+    text = (REPO / "notebooks" / readme).read_text(encoding="utf-8")
+    for lab in classroom.LABS:
+        plan = classroom.timing_plan(lab)
+        row = next(line for line in text.split("\n") if line.startswith(f"| {lab} |"))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[3] == f"+{plan.stretch_minutes}", (readme, lab)
+        quiz = len(classroom.QUIZZES.get(lab, ()))
+        assert cells[5] == (str(quiz) if quiz else "—"), (readme, lab)
+        if plan.period is not None:
+            assert cells[1].startswith(str(plan.period)) and cells[2] == str(plan.core_minutes)
