@@ -114,8 +114,8 @@ def test_the_check_tables_extras_are_stretch(lab: str) -> None:
     assert sep
     core = {key for item in checklist_items(head) for key in item_keys(item) or []}
     extra = {key for item in checklist_items(extensions) for key in item_keys(item) or []}
-    assert set(classroom.STRETCH_CHECKS[lab]) == extra - core
-    assert set(classroom.STRETCH_CHECKS[lab]) <= set(behaviour_keys(lab))
+    assert set(classroom.stretch_checks(lab)) == extra - core
+    assert set(classroom.stretch_checks(lab)) <= set(behaviour_keys(lab))
 
 
 def test_the_plan_renders_in_both_languages(language: str) -> None:
@@ -358,3 +358,17 @@ def test_the_notebooks_readme_table_matches_the_plans(readme: str) -> None:
         assert cells[5] == (str(quiz) if quiz else "—"), (readme, lab)
         if plan.period is not None:
             assert cells[1].startswith(str(plan.period)) and cells[2] == str(plan.core_minutes)
+
+
+def test_stretch_rows_come_from_the_grading_registry_once_it_has_kinds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ctxlab.lab import grading
+
+    def source(lab: str, key: str) -> str:
+        return "ctxlab" if key == "three_groups" else "chapter"
+
+    monkeypatch.setattr(grading, "behaviour_source", source, raising=False)
+    assert classroom.stretch_checks("11.2") == ("three_groups",)
+    assert "three_groups" in str(classroom.timing_plan("11.2"))
+    assert classroom.stretch_checks("11.x") == ()

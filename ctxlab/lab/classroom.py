@@ -56,6 +56,7 @@ __all__ = [
     "common_mistakes",
     "instructor_guide",
     "mistake_catalogue",
+    "stretch_checks",
     "timing_plan",
 ]
 
@@ -520,7 +521,8 @@ PLANS["11.x"] = LabPlan(
 #: The check table's rows (behaviour keys of :mod:`ctxlab.lab.grading`) that check only
 #: ctxlab's extensions: stretch, optional. Every other row checks a rule of the chapter: core.
 #: These are the keys the build-it checklist lists under "ctxlab extensions" only
-#: (``tests/test_classroom.py`` checks this against the notebook sources).
+#: (``tests/test_classroom.py`` checks this against the notebook sources). PROVISIONAL: once
+#: the grading registry gives each row its kind, :func:`stretch_checks` reads it from there.
 STRETCH_CHECKS: dict[str, tuple[str, ...]] = {
     "11.1": (
         "accepts_entry_object",
@@ -533,6 +535,21 @@ STRETCH_CHECKS: dict[str, tuple[str, ...]] = {
     "11.4": ("empty_path", "id_already_on_path", "summary_forms"),
     "11.5": ("first_kept_checked",),
 }
+
+
+def stretch_checks(lab: str) -> tuple[str, ...]:
+    """The check table's rows of ``lab`` that are stretch: those of ctxlab's extensions.
+
+    Read from the grading registry when it gives each row its kind
+    (``ctxlab.lab.grading.behaviour_source``); until then from :data:`STRETCH_CHECKS`."""
+    from ctxlab.lab import grading
+
+    source = getattr(grading, "behaviour_source", None)
+    if _lab(lab) not in STRETCH_CHECKS:
+        return ()
+    if callable(source):
+        return tuple(k for k in grading.behaviour_keys(lab) if source(lab, k) == "ctxlab")
+    return STRETCH_CHECKS[lab]
 
 
 def _mark_text(mark: Mark) -> str:
@@ -558,7 +575,7 @@ def _period_line(plan: LabPlan) -> str:
 
 
 def _extras_line(lab: str) -> str:
-    keys = STRETCH_CHECKS.get(lab, ())
+    keys = stretch_checks(lab)
     if not keys:
         return ""
     names = ", ".join(keys)
