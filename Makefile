@@ -147,7 +147,7 @@ notebooks: $(TEST_STAMP) ## build every edition from notebooks/_src (students': 
 	done
 
 clean: ## remove caches and build output (keeps the venv)
-	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts $(SLIDES_DIR) lite/_build lite/_output
+	rm -rf build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis artifacts $(SLIDES_DIR) $(HANDOUTS_DIR) lite/_build lite/_output
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 | xargs -0 rm -rf
 
 distclean: clean ## clean, and remove the venv too
@@ -272,6 +272,19 @@ slides: $(LAB_STAMP) $(SLIDES_ASSETS_STAMP) ## offline reveal.js slides of the i
 	  echo "error: the slides above still load something from the network" >&2; exit 1; \
 	fi
 	@echo ">> slides in $(SLIDES_OUT)/ (open $(SLIDES_OUT)/<notebook>.slides.html; no network needed)"
+
+# ---------------------------------------------------------------- handouts (issue 27)
+# One-page summary sheet per lab (11.1-11.5), zh and en: the chapter's rules quoted verbatim,
+# the worked example's numbers computed with ctxlab, the lab's figure. Printable HTML in
+# $(HANDOUTS_DIR)/<zh|en>/11.N.html, and PDF beside each where Chromium is installed (headless
+# `chromium --print-to-pdf`; Debian: apt-get install chromium fonts-noto-cjk). The browser test
+# tests/browser/test_browser_handouts.py checks that each prints on one A4 page.
+HANDOUTS_DIR ?= handouts
+HANDOUTS_ARGS ?=
+
+.PHONY: handouts
+handouts: $(LAB_STAMP) ## one-page summary sheet per lab, zh and en: printable HTML in handouts/ (+ PDF with Chromium)
+	$(BIN)/python -m ctxlab.lab.handouts --out $(HANDOUTS_DIR) $(HANDOUTS_ARGS)
 
 # ---------------------------------------------------------------- current releases (issue 19)
 # pandas 3.0.x, the newest numpy and matplotlib 3.10.x (what Pyodide 314 ships), and the

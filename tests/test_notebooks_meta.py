@@ -177,9 +177,13 @@ def test_lab_notebook_has_a_build_it_cell_then_its_check(path: Path) -> None:
         assert f"    {function},\n" not in build, f"{path.name}: imports the reference"
     cells = _code_cells(notebook)
     check = f'check_implementation("{lab}", {function}={function})'
-    assert _source(cells[-1]).rstrip().endswith(check), f"{path.name}: last cell is the check"
+    checks = [i for i, c in enumerate(cells) if _source(c).rstrip().endswith(check)]
+    assert len(checks) == 1, f"{path.name}: one check cell"
+    # after the check only the classroom kit's cells (issue 27): common mistakes, exit quiz
+    after = cells[checks[0] + 1 :]
+    assert all("classroom." in _source(c) for c in after), f"{path.name}: the check comes last"
     index = next(i for i, c in enumerate(cells) if f"def {function}(" in _source(c))
-    assert index < len(cells) - 1
+    assert index < checks[0]
     assert all("nbval-skip" not in _tags(cell) for cell in cells), path.name
     assert not any("run_lab_tests" in _source(cell) for cell in notebook["cells"]), path.name
 
@@ -188,8 +192,9 @@ def test_lab_notebook_has_a_build_it_cell_then_its_check(path: Path) -> None:
 def test_stored_check_output_fits_the_edition(path: Path) -> None:
     """The answer key shows every check ✔ (the student edition's check, run, shows the
     unwritten stub: tests/test_student_run.py)."""
-    report = _output_text(_code_cells(_load(path))[-1])
     lab = LAB_NOTEBOOKS[path.name]
+    check = f'check_implementation("{lab}", {LAB_FUNCTIONS[lab]}='
+    report = _output_text(next(c for c in _code_cells(_load(path)) if check in _source(c)))
     heading = "实验" if path.parts[-3] == "zh" else "Lab"
     assert f"{heading} {lab} · {LAB_FUNCTIONS[lab]}" in report, path.name
     assert "✔" in report and "✘" not in report, f"{path.name}: {report[:300]}"

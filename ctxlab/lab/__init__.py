@@ -19,17 +19,20 @@ Lab    core module                 teaching module            notebook (``notebo
 
 Shared by every lab:
 
-==========================  ==========================================================
-:mod:`ctxlab.lab.display`    the course style, the one table wrapper (:func:`show`),
-                             widget boxes, group numbers, the estimator type
-:mod:`ctxlab.lab.checks`     :class:`Verdict`, :func:`friendly` and the answer readers
-                             (``id_list`` ...) of the self-checks
-:mod:`ctxlab.lab.grading`    :func:`check_implementation`: the chapter's checks run
-                             against the student's own function (the build-it cells),
-                             one module per lab (``grading.lab11_1`` ...)
-:mod:`ctxlab.lab.language`   :func:`set_language`: reports in English or Chinese
-:mod:`ctxlab.lab.fonts`      a CJK font for Chinese figure text (English without one)
-==========================  ==========================================================
+============================  ==========================================================
+:mod:`ctxlab.lab.display`     the course style, the one table wrapper (:func:`show`),
+                              widget boxes, group numbers, the estimator type
+:mod:`ctxlab.lab.checks`      :class:`Verdict`, :func:`friendly` and the answer readers
+                              (``id_list`` ...) of the self-checks
+:mod:`ctxlab.lab.grading`     :func:`check_implementation`: the chapter's checks run
+                              against the student's own function (the build-it cells),
+                              one module per lab (``grading.lab11_1`` ...)
+:mod:`ctxlab.lab.language`    :func:`set_language`: reports in English or Chinese
+:mod:`ctxlab.lab.fonts`       a CJK font for Chinese figure text (English without one)
+:mod:`ctxlab.lab.classroom`   each lab's classroom kit: timing plan, common mistakes,
+                              exit quiz, instructor's guide (issue 27)
+:mod:`ctxlab.lab.handouts`    one-page summary sheets, ``make handouts`` (issue 27)
+============================  ==========================================================
 
 A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
 11.2's :func:`~ctxlab.lab.lab11_2.group_label`); an earlier lab never imports a later one.
@@ -66,10 +69,12 @@ __all__ = [
 _SUBMODULES = frozenset(
     {
         "checks",
+        "classroom",
         "display",
         "grading",
         "language",
         "fonts",
+        "handouts",
         "lab11_1",
         "lab11_2",
         "lab11_3",

@@ -112,10 +112,9 @@ def student_page(
 
 
 def _check_report(page: Any) -> Any:
-    """The check_implementation table: the output of the notebook's last code cell."""
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").last.locator(
-        ".ctxlab-lab-report"
-    )
+    """The check_implementation table: the output of the notebook's check cell (the last
+    code cell with a report; the classroom kit's quiz comes after it)."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .ctxlab-lab-report").last
 
 
 def _rows(page: Any) -> dict[str, tuple[str, str]]:

@@ -1,0 +1,1830 @@
+"""The classroom kit of each lab (issue 27, items 4 and 5): timing plan, common mistakes,
+exit quiz and the instructor's guide.
+
+Everything here is ctxlab's teaching material, not the chapter's: the chapter gives the rules
+and names its tests; the minutes, the mistakes and the quiz questions are ctxlab's.
+
+* :func:`timing_plan` -- minutes per section and per exercise, each marked **core** (fits the
+  class period) or **stretch** (for fast finishers or homework). The minutes are an
+  *estimate* made from the size of each section (words to read, predict prompts, cells to
+  run, exercises) and the size of the build-it solution; they are not measured in a class.
+  The check table's rows that check ctxlab's extensions (beyond the chapter's rules) are
+  stretch too: :data:`STRETCH_CHECKS`.
+* :func:`common_mistakes` -- one line and the hint for each mistake students make in the
+  lab's build-it, from the misconception catalogue (see :func:`mistake_catalogue`).
+* :func:`check_quiz` -- the exit quiz's auto-check: one verdict per question, like the
+  exercises' checkers (:mod:`ctxlab.lab.checks`); an unanswered ``...`` says "not answered
+  yet". Each question is tied to one of the chapter's tests of the lab
+  (:attr:`Question.test`, the chapter's own words, quoted verbatim), and its expected answer
+  is computed with ctxlab, not written down.
+* :func:`instructor_guide` -- for the instructor edition: the plan in short, where students
+  get stuck (from the catalogue) and how to grade the class's notebooks with
+  ``python -m ctxlab grade``.
+
+Every text exists in English and Chinese and is picked when it is rendered
+(:func:`ctxlab.lab.language.tr`). This module needs neither pandas nor matplotlib.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import importlib
+import inspect
+import sys
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
+from ctxlab.lab.language import get_language, tr
+
+__all__ = [
+    "LABS",
+    "PLANS",
+    "QUIZZES",
+    "STRETCH_CHECKS",
+    "ChapterTest",
+    "LabPlan",
+    "Mistake",
+    "PlanRow",
+    "Question",
+    "QuizReport",
+    "check_quiz",
+    "check_quiz_answer",
+    "common_mistakes",
+    "instructor_guide",
+    "mistake_catalogue",
+    "stretch_checks",
+    "timing_plan",
+]
+
+Mark = Literal["core", "stretch"]
+Kind = Literal["section", "exercise", "build", "check", "kit"]
+
+#: The labs with a kit; 11.x is the chapter's optional migration exercise.
+LABS = ("11.1", "11.2", "11.3", "11.4", "11.5", "11.x")
+
+
+def _lab(lab: object) -> str:
+    if not isinstance(lab, str) or lab not in LABS:
+        from ctxlab.errors import CtxlabError
+
+        raise CtxlabError(f"lab must be one of {', '.join(LABS)}; got {lab!r}")
+    return lab
+
+
+# ------------------------------------------------------------------------------ the plan
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One row of a timing plan: a section or an exercise of the notebook.
+
+    ``cell`` is the id of the notebook cell where it starts (a section's heading cell, an
+    exercise's check cell), so a test can tie each row to the notebook source.
+    """
+
+    cell: str
+    en: str
+    zh: str
+    minutes: int
+    mark: Mark = "core"
+    kind: Kind = "section"
+
+    @property
+    def title(self) -> str:
+        return tr(self.en, self.zh)
+
+
+@dataclass(frozen=True)
+class LabPlan:
+    """A lab's timing plan: its rows in notebook order and the class period they fit."""
+
+    lab: str
+    #: The class period the core rows fit, in minutes (``None``: an optional lab).
+    period: int | None
+    rows: tuple[PlanRow, ...]
+
+    @property
+    def core_minutes(self) -> int:
+        return sum(row.minutes for row in self.rows if row.mark == "core")
+
+    @property
+    def stretch_minutes(self) -> int:
+        return sum(row.minutes for row in self.rows if row.mark == "stretch")
+
+    @property
+    def exercises(self) -> tuple[PlanRow, ...]:
+        return tuple(row for row in self.rows if row.kind == "exercise")
+
+    def _repr_html_(self) -> str:
+        return _plan_html(self)
+
+    def __str__(self) -> str:
+        return _plan_text(self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _r(cell: str, en: str, zh: str, minutes: int, mark: Mark = "core", kind: Kind = "section",
+       ) -> PlanRow:  # fmt: skip
+    return PlanRow(cell, en, zh, minutes, mark, kind)
+
+
+def _kit(lab: str, quiz_minutes: int, mistakes_minutes: int, recap_minutes: int) -> tuple[
+    PlanRow, PlanRow, PlanRow
+]:  # fmt: skip
+    n = lab.replace(".", "-")
+    return (
+        _r(f"{n}-k01", "Recap of earlier chapters, this plan", "复习前面几章，看本计划",
+           recap_minutes, kind="kit"),
+        _r(f"{n}-k04", "Common mistakes", "常见错误", mistakes_minutes, kind="kit"),
+        _r(f"{n}-k06", "Exit quiz", "课末小测", quiz_minutes, kind="kit"),
+    )  # fmt: skip
+
+
+def _plan(lab: str, period: int | None, rows: Sequence[PlanRow], quiz: int, mistakes: int,
+          recap: int) -> LabPlan:  # fmt: skip
+    recap_row, mistakes_row, quiz_row = _kit(lab, quiz, mistakes, recap)
+    return LabPlan(lab, period, (rows[0], recap_row, *rows[1:], mistakes_row, quiz_row))
+
+
+_BUILD_EN, _BUILD_ZH = (
+    "Build it (the chapter's rows of the check table)",
+    "动手实现（检查表中本章的各行）",
+)
+_CHECK_EN, _CHECK_ZH = (
+    "Check your lab: read the ✘ rows, fix, re-run",
+    "检查你的实验：读 ✘ 行，修改，重跑",
+)
+
+#: Every lab's plan. The core rows of 11.1-11.5 add up to the lab's class period (45, 30, 50,
+#: 35 and 70 minutes); stretch rows are extra time. The minutes are an estimate (see the
+#: module docstring), to be adjusted after a class has been timed.
+PLANS: dict[str, LabPlan] = {
+    "11.1": _plan(
+        "11.1",
+        45,
+        (
+            _r(
+                "11-1-00",
+                "Goals; the chapter's names in ctxlab",
+                "学习目标；本章名字在 ctxlab 中的写法",
+                2,
+            ),
+            _r("11-1-03", "The opening path and its costs", "开篇路径与每条的成本", 4),
+            _r("11-1-06", "compact-1, a new entry after a3", "compact-1：a3 之后的一条新 entry", 3),
+            _r(
+                "11-1-09",
+                "The strict parser; corrupt records; widget",
+                "严格 parser；损坏记录；小部件",
+                5,
+            ),
+            _r("11-1-17", "Two stores, one parser", "两个 Store，一个 parser", 4),
+            _r(
+                "11-1-20",
+                "A torn last line (ctxlab extension)",
+                "写了一半的最后一行（ctxlab 扩展）",
+                4,
+                "stretch",
+            ),
+            _r(
+                "11-1-26",
+                "Exercise A: migrate an old record",
+                "练习 A：迁移旧记录",
+                6,
+                "stretch",
+                "exercise",
+            ),
+            _r(
+                "11-1-28",
+                "Exercise B: a summary of your own",
+                "练习 B：自己写一份摘要",
+                4,
+                "core",
+                "exercise",
+            ),
+            _r("11-1-b01", _BUILD_EN, _BUILD_ZH, 13, kind="build"),
+            _r("11-1-29", _CHECK_EN, _CHECK_ZH, 2, kind="check"),
+        ),
+        quiz=5,
+        mistakes=1,
+        recap=2,
+    ),
+    "11.2": _plan(
+        "11.2",
+        30,
+        (
+            _r("11-2-00", "Goals", "学习目标", 1),
+            _r(
+                "11-2-02",
+                "Groups: each user message opens one",
+                "分组：每条 user message 开启一组",
+                2,
+            ),
+            _r(
+                "11-2-16",
+                "Exercise A: the group u3 starts",
+                "练习 A：u3 开始的那一组",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r("11-2-f03", "A system message between two groups", "两组之间的 system message", 2),
+            _r("11-2-04", "Pairing by id, not by position", "按 id 配对，不看位置", 2),
+            _r("11-2-f06", "What pairing does not read", "配对不读什么", 3, "stretch"),
+            _r("11-2-07", "Where may the budget cut?", "预算可以在哪里切开？", 1),
+            _r(
+                "11-2-18",
+                "Exercise B: every legal cut",
+                "练习 B：所有合法切点",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r("11-2-10", "Broken pairings are refused", "配对出错，在进入预算前就被拒绝", 1),
+            _r(
+                "11-2-20",
+                "Exercise C: which entry does the error name?",
+                "练习 C：错误信息说的是哪条 entry？",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r("11-2-12", "Widget: reorder or corrupt", "小部件：调整顺序或破坏 id", 3, "stretch"),
+            _r("11-2-b01", _BUILD_EN, _BUILD_ZH, 8, kind="build"),
+            _r("11-2-21", _CHECK_EN, _CHECK_ZH, 1, kind="check"),
+        ),
+        quiz=3,
+        mistakes=1,
+        recap=2,
+    ),
+    "11.3": _plan(
+        "11.3",
+        50,
+        (
+            _r("11-3-00", "Goals", "学习目标", 1),
+            _r("11-3-02", "The call; the fixed order of messages", "调用；messages 的固定顺序", 5),
+            _r(
+                "11-3-04",
+                "The ledger: 31 − 3 − 4 − 2 = 22, and its picture",
+                "账目：31 − 3 − 4 − 2 = 22，以及它的图",
+                4,
+            ),
+            _r(
+                "11-3-f07",
+                "No system message: tokens.system is 0",
+                "没有 system message：tokens.system 为 0",
+                2,
+                "stretch",
+            ),
+            _r("11-3-f10", "Option checks", "选项检查", 3, "stretch"),
+            _r(
+                "11-3-09",
+                "Too big on its own: single_group_overflow",
+                "单组超限：single_group_overflow",
+                3,
+            ),
+            _r(
+                "11-3-21", "Exercise A: another budget", "练习 A：另一个预算", 2, "core", "exercise"
+            ),
+            _r(
+                "11-3-23",
+                "Exercise B: what survives 40 tokens?",
+                "练习 B：40 个 token 留下什么？",
+                3,
+                "core",
+                "exercise",
+            ),
+            _r(
+                "11-3-25",
+                "Exercise C: the smallest budget that keeps everything",
+                "练习 C：全部保留的最小预算",
+                3,
+                "stretch",
+                "exercise",
+            ),
+            _r("11-3-12", "Sweeping the budget", "扫描预算", 3),
+            _r(
+                "11-3-15",
+                "Four characters per token (ctxlab extension)",
+                "每 4 个字符算 1 个 token（ctxlab 扩展）",
+                3,
+                "stretch",
+            ),
+            _r("11-3-17", "Widget: three sliders", "小部件：三个滑块", 3, "stretch"),
+            _r("11-3-b01", _BUILD_EN, _BUILD_ZH, 18, kind="build"),
+            _r("11-3-26", _CHECK_EN, _CHECK_ZH, 3, kind="check"),
+        ),
+        quiz=5,
+        mistakes=1,
+        recap=2,
+    ),
+    "11.4": _plan(
+        "11.4",
+        35,
+        (
+            _r("11-4-00", "Goals", "学习目标", 1),
+            _r(
+                "11-4-03",
+                "Creating compact-1; the parent comes from the path",
+                "创建 compact-1；parent 来自路径",
+                3,
+            ),
+            _r(
+                "11-4-f03",
+                "The result passes through the parser",
+                "结果要经过 parser",
+                2,
+                "stretch",
+            ),
+            _r(
+                "11-4-07",
+                "Which entries can be the first kept one?",
+                "哪些 entry 可以作保留起点？",
+                3,
+            ),
+            _r(
+                "11-4-15",
+                "Exercise 1: the legal first kept ids",
+                "练习 1：合法的保留起点",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r(
+                "11-4-f07",
+                "Kept vs summarised, per first kept id",
+                "每个保留起点：保留的与被摘要的",
+                2,
+                "stretch",
+            ),
+            _r(
+                "11-4-09",
+                "A system patch cannot be the first kept entry",
+                "system patch 也不能作保留起点",
+                2,
+            ),
+            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 2),
+            _r(
+                "11-4-19",
+                "Exercise 2: entries in the store after create",
+                "练习 2：create 之后 Store 里有几条",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r(
+                "11-4-17",
+                "Exercise 3: create compact-2 yourself",
+                "练习 3：自己创建 compact-2",
+                4,
+                "stretch",
+                "exercise",
+            ),
+            _r(
+                "11-4-20",
+                "Try it: choose the first kept entry",
+                "动手试：选择保留起点",
+                3,
+                "stretch",
+            ),
+            _r("11-4-b01", _BUILD_EN, _BUILD_ZH, 11, kind="build"),
+            _r("11-4-23", _CHECK_EN, _CHECK_ZH, 2, kind="check"),
+        ),
+        quiz=4,
+        mistakes=1,
+        recap=2,
+    ),
+    "11.5": _plan(
+        "11.5",
+        70,
+        (
+            _r("11-5-00", "Goals", "学习目标", 1),
+            _r("11-5-03", "After compact-1 nothing is deleted", "compact-1 之后一条也没有删除", 3),
+            _r(
+                "11-5-06",
+                "The summary becomes one synthetic user message",
+                "摘要变成一条合成的 user message",
+                3,
+            ),
+            _r("11-5-09", "The ledger with a summary row", "带摘要行的账目", 4),
+            _r(
+                "11-5-13",
+                "Exercise 1: kept at max_tokens = 31",
+                "练习 1：max_tokens = 31 时保留什么",
+                3,
+                "core",
+                "exercise",
+            ),
+            _r("11-5-f04", "Metadata entries are skipped", "metadata entry 被跳过", 2, "stretch"),
+            _r("11-5-14", "A second compaction", "第二次 compaction", 3),
+            _r(
+                "11-5-19",
+                "Exercise 2: which summary is read?",
+                "练习 2：读取哪一份摘要？",
+                2,
+                "core",
+                "exercise",
+            ),
+            _r(
+                "11-5-20",
+                "System state crosses the compaction boundary",
+                "system 状态跨过 compaction 边界",
+                5,
+            ),
+            _r(
+                "11-5-26",
+                "Exercise 3: the replayed content",
+                "练习 3：重放出的 content",
+                3,
+                "core",
+                "exercise",
+            ),
+            _r("11-5-g01", "null deletes a section", "null 删除段落", 2, "stretch"),
+            _r(
+                "11-5-f11",
+                "Why a compaction carries no system field",
+                "compaction 为什么不带 system 字段",
+                3,
+                "stretch",
+            ),
+            _r("11-5-27", "Determinism and isolation", "确定性与副本隔离", 3),
+            _r(
+                "11-5-30",
+                "Try it: with and without the compaction",
+                "动手试：有无 compaction 对比",
+                4,
+                "stretch",
+            ),
+            _r("11-5-g04", "What the chapter's tests pin down", "本章的测试固定了什么", 2),
+            _r("11-5-f16", "The chapter's four scope limits", "本章的四个范围", 4, "stretch"),
+            _r("11-5-f19", "The whole-chapter acceptance run", "本章验收", 2),
+            _r("11-5-b01", _BUILD_EN, _BUILD_ZH, 23, kind="build"),
+            _r("11-5-35", _CHECK_EN, _CHECK_ZH, 3, kind="check"),
+        ),
+        quiz=5,
+        mistakes=2,
+        recap=3,
+    ),
+    "11.x": _plan(
+        "11.x",
+        None,
+        (
+            _r("11-x-00", "Goals: an optional exercise", "学习目标：可选练习", 1, "stretch"),
+            _r(
+                "11-x-03",
+                "The parser refuses every old shape",
+                "parser 拒绝每一种旧形状",
+                4,
+                "stretch",
+            ),
+            _r("11-x-05", "Migrating outside the boundary", "在边界外迁移", 8, "stretch"),
+            _r("11-x-13", "A whole session file", "整个 session 文件", 4, "stretch"),
+            _r(
+                "11-x-17",
+                "Exercise 1: rename the draft names",
+                "练习 1：改掉草案字段名",
+                6,
+                "stretch",
+                "exercise",
+            ),
+            _r(
+                "11-x-19",
+                "Exercise 2: migrate whole records",
+                "练习 2：迁移整条记录",
+                12,
+                "stretch",
+                "exercise",
+            ),
+        ),
+        quiz=0,
+        mistakes=0,
+        recap=2,
+    ),
+}
+
+# 11.x has no quiz and no mistakes section: drop its zero-minute kit rows, mark the recap stretch.
+PLANS["11.x"] = LabPlan(
+    "11.x",
+    None,
+    tuple(
+        PlanRow(r.cell, r.en, r.zh, r.minutes, "stretch", r.kind)
+        for r in PLANS["11.x"].rows
+        if r.minutes
+    ),
+)
+
+#: The check table's rows (behaviour keys of :mod:`ctxlab.lab.grading`) that check only
+#: ctxlab's extensions: stretch, optional. Every other row checks a rule of the chapter: core.
+#: These are the keys the build-it checklist lists under "ctxlab extensions" only
+#: (``tests/test_classroom.py`` checks this against the notebook sources). PROVISIONAL: once
+#: the grading registry gives each row its kind, :func:`stretch_checks` reads it from there.
+STRETCH_CHECKS: dict[str, tuple[str, ...]] = {
+    "11.1": (
+        "accepts_entry_object",
+        "other_types_refused",
+        "rejects_bad_timestamp",
+        "rejects_unknown_keys",
+    ),
+    "11.2": ("message_before_first_user", "tool_pairs"),
+    "11.3": ("within_budget",),
+    "11.4": ("empty_path", "id_already_on_path", "summary_forms"),
+    "11.5": ("first_kept_checked",),
+}
+
+
+def stretch_checks(lab: str) -> tuple[str, ...]:
+    """The check table's rows of ``lab`` that are stretch: those of ctxlab's extensions.
+
+    Read from the grading registry when it gives each row its kind
+    (``ctxlab.lab.grading.behaviour_source``); until then from :data:`STRETCH_CHECKS`."""
+    from ctxlab.lab import grading
+
+    source = getattr(grading, "behaviour_source", None)
+    if _lab(lab) not in STRETCH_CHECKS:
+        return ()
+    if callable(source):
+        return tuple(k for k in grading.behaviour_keys(lab) if source(lab, k) == "ctxlab")
+    return STRETCH_CHECKS[lab]
+
+
+def _mark_text(mark: Mark) -> str:
+    return tr("core", "必做") if mark == "core" else tr("stretch", "选做")
+
+
+def _period_line(plan: LabPlan) -> str:
+    if plan.period is None:
+        return tr(
+            f"An optional lab (the chapter's 「可选迁移练习」): every part is stretch, about "
+            f"{plan.stretch_minutes} min as homework or a spare period.",
+            f"可选实验（本章的「可选迁移练习」）：全部为选做，约 {plan.stretch_minutes} 分钟，"
+            "可作课后作业或机动课时。",
+        )
+    return tr(
+        f"Core: {plan.core_minutes} min, one class period of {plan.period} min. Stretch: "
+        f"+{plan.stretch_minutes} min, for fast finishers or homework. The minutes are ctxlab's "
+        "estimate from the size of each section, not a measurement.",
+        f"必做：{plan.core_minutes} 分钟，正好一节 {plan.period} 分钟的课。选做：另加 "
+        f"{plan.stretch_minutes} 分钟，留给先做完的同学或课后。分钟数是 ctxlab 按各节篇幅"
+        "估出来的，不是实测。",
+    )
+
+
+def _extras_line(lab: str) -> str:
+    keys = stretch_checks(lab)
+    if not keys:
+        return ""
+    names = ", ".join(keys)
+    return tr(
+        f"Check table: the rows of the chapter's rules are core; the {len(keys)} rows of "
+        f"ctxlab's extensions ({names}) are stretch (optional).",
+        f"检查表：本章规则的各行为必做；ctxlab 扩展的 {len(keys)} 行（{names}）为选做。",
+    )
+
+
+def _plan_text(plan: LabPlan) -> str:
+    head = tr(f"Timing plan — Lab {plan.lab}", f"时间安排 — 实验 {plan.lab}")
+    lines = [head, _period_line(plan)]
+    for row in plan.rows:
+        minutes = tr(f"{row.minutes:>3} min", f"{row.minutes:>3} 分钟")
+        lines.append(f"  {minutes}  {_mark_text(row.mark)}  {row.title}")
+    extras = _extras_line(plan.lab)
+    if extras:
+        lines.append(extras)
+    return "\n".join(lines)
+
+
+def _plan_html(plan: LabPlan) -> str:
+    heads = (tr("section or exercise", "小节或练习"), tr("min", "分钟"), tr("mark", "标记"))
+    rows = []
+    for row in plan.rows:
+        weight = "bold" if row.kind in ("exercise", "build") else "normal"
+        colour = "#0072B2" if row.mark == "core" else "#888"
+        rows.append(
+            f'<tr><td style="text-align:left;font-weight:{weight}">{html.escape(row.title)}</td>'
+            f'<td style="text-align:right">{row.minutes}</td>'
+            f'<td style="color:{colour}">{html.escape(_mark_text(row.mark))}</td></tr>'
+        )
+    extras = _extras_line(plan.lab)
+    title = tr(f"Timing plan — Lab {plan.lab}", f"时间安排 — 实验 {plan.lab}")
+    return (
+        f'<div class="ctxlab-timing-plan"><p><strong>{html.escape(title)}</strong><br>'
+        f"{html.escape(_period_line(plan))}</p>"
+        f'<table><thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
+        f"<th>{heads[2]}</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        + (f"<p>{html.escape(extras)}</p>" if extras else "")
+        + "</div>"
+    )
+
+
+def timing_plan(lab: str) -> LabPlan:
+    """The timing plan of ``lab`` (a table in a notebook; ``str()`` gives it as text)."""
+    return PLANS[_lab(lab)]
+
+
+# ------------------------------------------------------------------------- common mistakes
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One catalogued mistake: its id, the lab, one line saying what students do, the hint
+    that gets them out, and the check-table rows (behaviour keys) where it shows as ✘."""
+
+    id: str
+    lab: str
+    line_en: str
+    line_zh: str
+    hint_en: str
+    hint_zh: str
+    checks: tuple[str, ...] = field(default=())
+
+    @property
+    def line(self) -> str:
+        return tr(self.line_en, self.line_zh)
+
+    @property
+    def hint(self) -> str:
+        return tr(self.hint_en, self.hint_zh)
+
+
+def _m(lab: str, id: str, line_en: str, line_zh: str, hint_en: str, hint_zh: str,
+       *checks: str) -> Mistake:  # fmt: skip
+    return Mistake(id, lab, line_en, line_zh, hint_en, hint_zh, tuple(checks))
+
+
+#: PROVISIONAL -- to be replaced at merge by the misconception catalogue
+#: (``ctxlab.lab.grading.misconceptions``: each lab's catalogue in ``grading/lab11_N.py``).
+#: :func:`mistake_catalogue` already prefers that catalogue whenever it is importable; this
+#: list only stands in until it is merged.
+PROVISIONAL_MISTAKES: dict[str, tuple[Mistake, ...]] = {
+    "11.1": (
+        _m(
+            "11.1",
+            "accepts-draft-names",
+            "Accepts the early draft names (files, nextSteps, invariants)"
+            " or renames them silently.",
+            "接受早期草案的字段名（files、nextSteps、invariants），或者悄悄改名。",
+            "The parser only reads the seven current fields;"
+            " migration happens outside the boundary.",
+            "parser 只认当前的七个字段；迁移在边界之外做。",
+            "rejects_draft_names",
+            "rejects_unknown_keys",
+        ),
+        _m(
+            "11.1",
+            "recomputes-tokens-before",
+            "Recomputes tokensBefore or checks it against the path.",
+            "重新估算 tokensBefore，或者拿它和路径核对。",
+            "tokensBefore is the caller's estimate: only check that it is a finite number ≥ 0.",
+            "tokensBefore 是调用者的估算：只检查它是非负有限数。",
+            "tokens_before_not_recomputed",
+            "rejects_bad_tokens_before",
+        ),
+        _m(
+            "11.1",
+            "shares-input-lists",
+            "Returns an entry that shares the summary lists with the input.",
+            "返回的 entry 和输入共用 summary 里的列表。",
+            "Build new tuples from the input: changing the caller's list"
+            " afterwards must not change the entry.",
+            "用输入新建 tuple：调用者之后改动自己的列表，不能影响返回的 entry。",
+            "no_shared_state",
+        ),
+        _m(
+            "11.1",
+            "blank-accepted",
+            'Accepts a blank goal, parentId or firstKeptEntryId ("" or spaces).',
+            '接受空白的 goal、parentId 或 firstKeptEntryId（"" 或只有空格）。',
+            "Non-blank means non-empty after strip().",
+            "非空白指 strip() 之后不为空。",
+            "rejects_blank_ids",
+            "rejects_missing_fields",
+        ),
+    ),
+    "11.2": (
+        _m(
+            "11.2",
+            "pairs-by-position",
+            "Pairs a result with the call next to it instead of by toolCallId.",
+            "按位置把 result 和相邻的 call 配对，而不是按 toolCallId。",
+            "Collect the group first, then match each result's toolCallId to a declared call id.",
+            "先把一组收齐，再用每条 result 的 toolCallId 去找声明过的 call id。",
+            "results_any_order",
+            "pairing_by_id_only",
+        ),
+        _m(
+            "11.2",
+            "system-opens-group",
+            "Lets a system message open, end or join a group.",
+            "让 system message 开启、结束或加入一组。",
+            "Skip system messages wherever they stand: only a user message opens a group.",
+            "system message 不管在哪里都跳过：只有 user message 开启一组。",
+            "system_skipped",
+            "three_groups",
+        ),
+        _m(
+            "11.2",
+            "assistant-ends-group",
+            "Ends a group at an assistant message (or at the final answer).",
+            "一遇到 assistant message（或终态回答）就结束一组。",
+            "A group runs up to the next user message;"
+            " the final assistant is not needed to close it.",
+            "一组一直延续到下一条 user message 之前；结束一组不依赖终态 assistant。",
+            "three_groups",
+            "pairing_by_id_only",
+        ),
+        _m(
+            "11.2",
+            "relations-unchecked",
+            "Does not check the four id relations"
+            " (unknown, missing, duplicate result, duplicate call).",
+            "没有核对四个 id 关系（找不到的 call、缺少 result、重复 result、重复 call）。",
+            "When a group is complete, check all four and raise naming the entry and the call id.",
+            "一组收齐时把四个关系都核对一遍，出错时写明 entry 和 call id。",
+            "unknown_call_rejected",
+            "missing_result_rejected",
+            "duplicate_result_rejected",
+            "duplicate_call_rejected",
+            "pairs_within_group",
+        ),
+    ),
+    "11.3": (
+        _m(
+            "11.3",
+            "forgets-fixed-costs",
+            "Gives the messages the whole max_tokens,"
+            " forgetting system, reservedOutput or safetyMargin.",
+            "把整个 max_tokens 都给了消息，忘了扣 system、reservedOutput 或 safetyMargin。",
+            "available = max(0, maxTokens − system − reservedOutput − safetyMargin):"
+            " 31 − 3 − 4 − 2 = 22.",
+            "消息额度 = max(0, maxTokens − system − reservedOutput − safetyMargin)："
+            "31 − 3 − 4 − 2 = 22。",
+            "fixed_costs_first",
+            "worked_example_31",
+        ),
+        _m(
+            "11.3",
+            "splits-groups",
+            "Trims message by message, or skips a big group and keeps an older small one.",
+            "逐条消息裁剪，或者跳过一个大组去保留更早的小组。",
+            "Take whole groups from the newest backwards and stop at the first that does not fit.",
+            "从最新一组向前整组选择，遇到第一组放不下就停。",
+            "whole_groups",
+            "contiguous_newest_suffix",
+        ),
+        _m(
+            "11.3",
+            "overflow-dropped",
+            "Returns nothing when the newest group alone is too big.",
+            "最新一组单独就放不下时，什么都不返回。",
+            "Return that group whole with reason single_group_overflow;"
+            " total may exceed maxTokens.",
+            "把这一组完整返回，reason 设为 single_group_overflow；total 可以超过 maxTokens。",
+            "single_group_overflow",
+        ),
+        _m(
+            "11.3",
+            "system-in-kept-ids",
+            "Puts sys into keptEntryIds, or prices only the first system message.",
+            "把 sys 放进 keptEntryIds，或者只给第一条 system message 计价。",
+            "Replay every system message of the path into one message; it is sent but never kept.",
+            "把路径上所有 system message 重放成一条；它会发送，但不进入 keptEntryIds。",
+            "system_replayed",
+            "worked_example_31",
+        ),
+    ),
+    "11.4": (
+        _m(
+            "11.4",
+            "parent-from-caller",
+            "Takes the parent from an argument or from the first kept entry.",
+            "从参数或保留起点取 parent。",
+            "parentId is the id of the path's last entry (a3 for compact-1).",
+            "parentId 是路径最后一条 entry 的 id（compact-1 的是 a3）。",
+            "parent_is_last_entry",
+            "compact_1",
+        ),
+        _m(
+            "11.4",
+            "any-first-kept",
+            "Accepts any id on the path as firstKeptEntryId (a2, calls, a system patch).",
+            "路径上任何 id 都接受为 firstKeptEntryId（a2、calls、system patch）。",
+            "Only the user message that starts a group can be the first kept entry.",
+            "只有开启一组的那条 user message 可以作保留起点。",
+            "first_kept_starts_group",
+            "first_kept_not_system",
+            "first_kept_unknown",
+        ),
+        _m(
+            "11.4",
+            "appends-itself",
+            "Appends to a store or changes the path instead of returning a new entry.",
+            "自己写进 Store 或改动路径，而不是返回一条新 entry。",
+            "The function is pure: return the entry; the caller calls store.append.",
+            "函数是纯的：返回 entry；由调用者调用 store.append。",
+            "pure",
+        ),
+        _m(
+            "11.4",
+            "skips-the-parser",
+            "Builds the entry by hand without passing it through parse_session_entry.",
+            "手工拼出 entry，不经过 parse_session_entry。",
+            "Pass the candidate through the parser as the last check and copy.",
+            "把候选对象交给 parser，做最后一次校验和复制。",
+            "parsed_result",
+            "kept_as_given",
+        ),
+    ),
+    "11.5": (
+        _m(
+            "11.5",
+            "every-summary",
+            "Puts every compaction's summary into the context, not only the newest.",
+            "把每一次 compaction 的摘要都放进上下文，而不只是最新的。",
+            "Scan from the end: only the newest compaction counts.",
+            "从末尾向前找：只有最新的 compaction 算数。",
+            "newest_compaction_only",
+            "recompaction",
+        ),
+        _m(
+            "11.5",
+            "system-from-suffix",
+            "Replays system messages from the kept suffix only, losing the base prompt.",
+            "只从保留后缀里重放 system message，丢掉了基础 prompt。",
+            "Replay the whole active path, also the part before the compaction.",
+            "重放整条活动路径，包括 compaction 之前的部分。",
+            "system_replay_across_boundary",
+        ),
+        _m(
+            "11.5",
+            "summary-not-priced",
+            "Does not price the summary message, or prices it after the groups.",
+            "没给摘要消息计价，或者在选组之后才计价。",
+            "Take the summary's cost from the message budget first; the rest goes to whole groups.",
+            "先从消息额度里扣掉摘要的成本，剩下的才给完整的组。",
+            "summary_priced_first",
+            "ledger_on_resumed_paths",
+        ),
+        _m(
+            "11.5",
+            "summary-id-kept",
+            "Gives the synthetic summary an id in keptEntryIds, or keeps metadata entries.",
+            "给合成的摘要消息编一个 id 放进 keptEntryIds，或者保留了 metadata entry。",
+            "keptEntryIds lists original message entries only;"
+            " skip metadata and compaction entries.",
+            "keptEntryIds 只列原有的 message entry；跳过 metadata 和 compaction entry。",
+            "summary_after_system",
+            "metadata_skipped",
+            "candidates_from_first_kept",
+        ),
+    ),
+}
+
+
+def _adapt(found: object, lab: str) -> Mistake | None:
+    """A catalogue entry (anything with ``id``, ``lab``, ``hint_en``, ``hint_zh``) as a
+    :class:`Mistake`; its one line is the first of the attributes below that it has."""
+    ident, hint_en, hint_zh = (getattr(found, a, None) for a in ("id", "hint_en", "hint_zh"))
+    if getattr(found, "lab", None) != lab or not all(
+        isinstance(x, str) for x in (ident, hint_en, hint_zh)
+    ):
+        return None
+    assert isinstance(ident, str) and isinstance(hint_en, str) and isinstance(hint_zh, str)
+
+    def line(language: str) -> str:
+        for name in ("line", "title", "summary", "text", "description", "behaviour"):
+            value = getattr(found, f"{name}_{language}", None)
+            if isinstance(value, str) and value.strip():
+                return value
+        return ident
+
+    checks = getattr(found, "checks", None) or getattr(found, "behaviours", None) or ()
+    keys = tuple(str(k) for k in checks) if isinstance(checks, (tuple, list)) else ()
+    return Mistake(ident, lab, line("en"), line("zh"), hint_en, hint_zh, keys)
+
+
+def _catalogue_items(value: object) -> Iterable[object]:
+    if isinstance(value, dict):
+        yield from value.values()
+    elif isinstance(value, (tuple, list)):
+        yield from value
+    else:
+        yield value
+
+
+def _from_catalogue(lab: str) -> tuple[Mistake, ...]:
+    """The lab's entries of the misconception catalogue, if it exists in this install."""
+    try:
+        catalogue = importlib.import_module("ctxlab.lab.grading.misconceptions")
+    except ImportError:
+        return ()
+    kind = getattr(catalogue, "Misconception", None)
+    if not isinstance(kind, type):
+        return ()
+    from ctxlab.lab.grading import behaviour_keys
+
+    behaviour_keys(lab)  # loads the lab's checks (and its catalogue) the way grading does
+    modules = [catalogue, sys.modules.get(f"ctxlab.lab.grading.lab{lab.replace('.', '_')}")]
+    found: dict[str, Mistake] = {}
+    for module in modules:
+        for value in list(vars(module).values()) if module is not None else []:
+            for item in _catalogue_items(value):
+                if isinstance(item, kind):
+                    mistake = _adapt(item, lab)
+                    if mistake is not None:
+                        found.setdefault(mistake.id, mistake)
+    return tuple(found.values())
+
+
+def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
+    """The mistakes of ``lab``: from the misconception catalogue when it is installed, else
+    from :data:`PROVISIONAL_MISTAKES` (to be replaced by the catalogue at merge)."""
+    return _from_catalogue(_lab(lab)) or PROVISIONAL_MISTAKES.get(lab, ())
+
+
+@dataclass(frozen=True, repr=False)
+class MistakeList:
+    """What :func:`common_mistakes` shows: one row per mistake (id, one line, hint)."""
+
+    lab: str
+    mistakes: tuple[Mistake, ...]
+
+    @property
+    def rows(self) -> list[tuple[str, str, str]]:
+        return [(m.id, m.line, m.hint) for m in self.mistakes]
+
+    def __str__(self) -> str:
+        lines = [tr(f"Common mistakes — Lab {self.lab}", f"常见错误 — 实验 {self.lab}")]
+        if not self.mistakes:
+            lines.append(tr("(none catalogued for this lab)", "（本实验没有收录常见错误）"))
+        for ident, line, hint in self.rows:
+            lines.append(f"• {line} [{ident}]")
+            lines.append("  " + tr("Hint: ", "提示：") + hint)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        heads = (tr("mistake", "错误"), tr("hint", "提示"), "id")
+        body = "".join(
+            f'<tr><td style="text-align:left">{html.escape(line)}</td>'
+            f'<td style="text-align:left">{html.escape(hint)}</td>'
+            f"<td><code>{html.escape(ident)}</code></td></tr>"
+            for ident, line, hint in self.rows
+        )
+        return (
+            '<div class="ctxlab-common-mistakes"><table><thead><tr>'
+            + "".join(f'<th style="text-align:left">{h}</th>' for h in heads)
+            + f"</tr></thead><tbody>{body}</tbody></table></div>"
+        )
+
+
+def common_mistakes(lab: str) -> MistakeList:
+    """The lab's common mistakes, one line and the hint each (from the catalogue)."""
+    return MistakeList(_lab(lab), mistake_catalogue(lab))
+
+
+# ------------------------------------------------------------------------------ the quiz
+
+
+@dataclass(frozen=True)
+class ChapterTest:
+    """One of the chapter's tests, by the chapter's own name for it (verbatim)."""
+
+    name: str
+    en: str
+
+
+#: The chapter's tests, in the words of 「15 项测试固定到哪里」, by the lab whose
+#: ``--test-name-pattern="Lab 11.N"`` run they belong to.
+CHAPTER_TESTS: dict[str, tuple[ChapterTest, ...]] = {
+    "11.1": (
+        ChapterTest("严格 compaction schema", "strict compaction schema"),
+        ChapterTest("两个 Store 的重开", "both stores reopen"),
+    ),
+    "11.2": (
+        ChapterTest("user 分组", "user groups"),
+        ChapterTest("call/result 配对", "call/result pairing"),
+    ),
+    "11.3": (
+        ChapterTest("固定成本", "fixed costs"),
+        ChapterTest("完整组裁剪", "whole-group trimming"),
+        ChapterTest("最新组超限", "newest group overflows"),
+    ),
+    "11.4": (ChapterTest("纯创建", "pure creation"),),
+    "11.5": (
+        ChapterTest("最新摘要恢复", "resume from the newest summary"),
+        ChapterTest("二次压缩", "a second compaction"),
+        ChapterTest("跨压缩边界的 system 重放", "system replay across the compaction boundary"),
+        ChapterTest("公开副本隔离", "isolated public copies"),
+    ),
+}
+
+AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One exit-quiz question: its number, the chapter's test it is tied to, the kind of
+    answer, and a function computing the expected answer with ctxlab."""
+
+    lab: str
+    number: int
+    test: str
+    kind: AnswerKind
+    expected: Callable[[], object]
+    why_en: str
+    why_zh: str
+
+
+def _build(path: object, max_tokens: int) -> object:
+    import ctxlab
+    from ctxlab import fixtures
+
+    return ctxlab.build_context(
+        path,  # type: ignore[arg-type]
+        max_tokens=max_tokens, reserved_output=4, safety_margin=2,
+        estimate_tokens=fixtures.opening_estimator,
+    )  # fmt: skip
+
+
+def _refused(action: Callable[[], object]) -> bool:
+    from ctxlab.errors import CtxlabError
+
+    try:
+        action()
+    except CtxlabError:
+        return True
+    return False
+
+
+# -- 11.1
+
+
+def _q11_1_draft() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    draft = fixtures.draft_records()["files instead of changedFiles"]
+    return "b" if _refused(lambda: ctxlab.parse_session_entry(draft)) else "a"
+
+
+def _q11_1_fields() -> int:
+    import dataclasses
+
+    from ctxlab import CompactionSummary
+
+    return len(dataclasses.fields(CompactionSummary))
+
+
+def _q11_1_tokens_before() -> list[str]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    options = {"a": -1, "b": 0, "c": 12345, "d": "29"}
+    refused = []
+    for letter, value in options.items():
+        wire = fixtures.compact1().to_json()
+        wire["tokensBefore"] = value
+        if _refused(functools.partial(ctxlab.parse_session_entry, wire)):
+            refused.append(letter)
+    return refused
+
+
+def _q11_1_reopen() -> int:
+    import tempfile
+    from pathlib import Path
+
+    import ctxlab
+    from ctxlab import fixtures
+
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "session.jsonl"
+        store = ctxlab.JsonlSessionStore.open(file)
+        path = fixtures.opening_path()
+        for entry in [*path, fixtures.compact1(path)]:
+            store.append(entry)
+        return len(ctxlab.JsonlSessionStore.open(file).entries())
+
+
+def _q11_1_no_special_code() -> str:
+    import ctxlab
+
+    methods = {name for name in dir(ctxlab.JsonlSessionStore) if "compact" in name.lower()}
+    return "b" if not methods else "a"
+
+
+# -- 11.2
+
+
+def _message_entries(path: Sequence[object]) -> list[object]:
+    return [entry for entry in path if getattr(entry, "type", None) == "message"]
+
+
+def _q11_2_groups() -> int:
+    import ctxlab
+    from ctxlab import fixtures
+
+    return len(ctxlab.group_interactions(_message_entries(fixtures.opening_path())))  # type: ignore[arg-type]
+
+
+def _q11_2_patch() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    groups = ctxlab.group_interactions(_message_entries(fixtures.system_patch_path()))  # type: ignore[arg-type]
+    for number, group in enumerate(groups, start=1):
+        if "patch-1" in group.entry_ids:
+            return "ab"[number - 1] if number <= 2 else "?"
+    return "c"
+
+
+def _q11_2_before_call() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = _message_entries(fixtures.results_before_call_path())
+    return "b" if _refused(lambda: ctxlab.group_interactions(path)) else "a"  # type: ignore[arg-type]
+
+
+def _q11_2_read1() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    groups = ctxlab.group_interactions(_message_entries(fixtures.opening_path()))  # type: ignore[arg-type]
+    return dict(groups[-1].tool_pairs)["read-1"]
+
+
+def _q11_2_missing() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = _message_entries(fixtures.missing_result_path())
+    return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"  # type: ignore[arg-type]
+
+
+# -- 11.3
+
+
+def _tokens(max_tokens: int) -> object:
+    from ctxlab import fixtures
+
+    return _build(fixtures.opening_path(), max_tokens).tokens  # type: ignore[attr-defined]
+
+
+def _q11_3_available_25() -> int:
+    return int(_tokens(25).available_for_messages)  # type: ignore[attr-defined]
+
+
+def _q11_3_available_5() -> int:
+    return int(_tokens(5).available_for_messages)  # type: ignore[attr-defined]
+
+
+def _q11_3_kept_30() -> list[str]:
+    from ctxlab import fixtures
+
+    return list(_build(fixtures.opening_path(), 30).kept_entry_ids)  # type: ignore[attr-defined]
+
+
+def _q11_3_reason_15() -> str:
+    from ctxlab import fixtures
+
+    return str(_build(fixtures.opening_path(), 15).reason)  # type: ignore[attr-defined]
+
+
+def _q11_3_total_allowed() -> str:
+    from ctxlab import fixtures
+
+    result = _build(fixtures.opening_path(), 15)
+    return "b" if result.tokens.total > 15 else "a"  # type: ignore[attr-defined]
+
+
+# -- 11.4
+
+
+def _q11_4_parent() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    entry = ctxlab.create_compaction_entry(
+        fixtures.resumed_path(),
+        id="compact-2",
+        timestamp=200,
+        summary=fixtures.compact2_summary(),
+        first_kept_entry_id="u3",
+        tokens_before=40,
+    )
+    return entry.parent_id
+
+
+def _q11_4_no_parent_argument() -> str:
+    import ctxlab
+
+    names = inspect.signature(ctxlab.create_compaction_entry).parameters
+    return "b" if not any("parent" in name for name in names) else "a"
+
+
+def _q11_4_refused() -> list[str]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.opening_path()
+    wire = fixtures.compact1_summary().to_json()
+    options: dict[str, dict[str, Any]] = {
+        "a": {"summary": {**wire, "goal": "  "}},
+        "b": {"summary": {**wire, "goal": "banana"}},
+        "c": {"tokens_before": 12345},
+        "d": {"first_kept_entry_id": "a2"},
+    }
+    refused = []
+    for letter, change in options.items():
+        arguments: dict[str, Any] = {
+            "id": "compact-1",
+            "timestamp": 100,
+            "summary": wire,
+            "first_kept_entry_id": "u2",
+            "tokens_before": 29,
+            **change,
+        }
+        if _refused(functools.partial(ctxlab.create_compaction_entry, path, **arguments)):
+            refused.append(letter)
+    return refused
+
+
+def _q11_4_store_count() -> int:
+    import ctxlab
+    from ctxlab import fixtures
+
+    store = ctxlab.InMemorySessionStore()
+    for entry in fixtures.opening_path():
+        store.append(entry)
+    compact = fixtures.compact1(store.entries())  # create_compaction_entry: writes nothing
+    store.append(compact)  # the caller's append
+    return len(store.entries())
+
+
+def _q11_4_patch2() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.system_patch_path()
+
+    def create() -> object:
+        return ctxlab.create_compaction_entry(
+            path, id="compact-9", timestamp=999, summary=fixtures.compact1_summary(),
+            first_kept_entry_id="patch-2", tokens_before=1,
+        )  # fmt: skip
+
+    return "b" if _refused(create) else "a"
+
+
+# -- 11.5
+
+
+def _q11_5_kept_40() -> list[str]:
+    from ctxlab import fixtures
+
+    return list(_build(fixtures.resumed_path(), 40).kept_entry_ids)  # type: ignore[attr-defined]
+
+
+def _q11_5_second() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    result = _build(fixtures.resumed_path(), 40)
+    second = result.messages[1]  # type: ignore[attr-defined]
+    text = ctxlab.text_of(second)
+    return "b" if second.role == "user" and text.startswith("【会话压缩摘要】") else "a"
+
+
+def _q11_5_summaries() -> int:
+    import ctxlab
+    from ctxlab import fixtures
+
+    result = _build(fixtures.recompacted_path(), 40)
+    texts = [ctxlab.text_of(m) for m in result.messages]  # type: ignore[attr-defined]
+    return sum(text.startswith("【会话压缩摘要】") for text in texts)
+
+
+def _q11_5_timestamp() -> str:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.system_patch_path()
+    replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
+    assert replayed is not None
+    for entry in path:
+        message: Any = getattr(entry, "message", None)
+        if getattr(message, "role", None) == "system" and message.timestamp == replayed.timestamp:
+            return entry.id
+    return ""
+
+
+def _q11_5_isolated() -> str:
+    from ctxlab import fixtures
+
+    path = fixtures.resumed_path()
+    first, second = _build(path, 40), _build(path, 40)
+    wire = first.to_json()  # type: ignore[attr-defined]
+    wire["messages"][1]["content"][0]["text"] = "edited summary"
+    fresh = _build(fixtures.resumed_path(), 40)
+    same = second.to_json() == fresh.to_json() == first.to_json()  # type: ignore[attr-defined]
+    return "a" if same and path == fixtures.resumed_path() else "b"
+
+
+def _q(lab: str, number: int, test: str, kind: AnswerKind, expected: Callable[[], object],
+       why_en: str, why_zh: str) -> Question:  # fmt: skip
+    return Question(lab, number, test, kind, expected, why_en, why_zh)
+
+
+#: The exit quiz of each lab 11.1-11.5 (11.x, the optional exercise, has none: the chapter
+#: lists no test of it). The questions' text is in the notebook source (cell ``11-N-k06``).
+QUIZZES: dict[str, tuple[Question, ...]] = {
+    "11.1": (
+        _q(
+            "11.1",
+            1,
+            "严格 compaction schema",
+            "choice",
+            _q11_1_draft,
+            "The parser refuses the draft name and names compact-1; nothing is written.",
+            "parser 拒绝草案字段名并指出 compact-1；什么也没有写入。",
+        ),
+        _q(
+            "11.1",
+            2,
+            "严格 compaction schema",
+            "number",
+            _q11_1_fields,
+            "goal, constraints, completed, decisions, changedFiles, unresolved, next.",
+            "goal、constraints、completed、decisions、changedFiles、unresolved、next。",
+        ),
+        _q(
+            "11.1",
+            3,
+            "严格 compaction schema",
+            "choices",
+            _q11_1_tokens_before,
+            "Only a finite number ≥ 0 is accepted; 12345 is accepted: it is never recomputed.",
+            "只接受非负有限数；12345 也能通过：它不会被重新估算。",
+        ),
+        _q(
+            "11.1",
+            4,
+            "两个 Store 的重开",
+            "number",
+            _q11_1_reopen,
+            "Ten opening entries and compact-1: reopening parses every line again.",
+            "十条开篇 entry 加 compact-1：重新打开时每一行都再解析一次。",
+        ),
+        _q(
+            "11.1",
+            5,
+            "两个 Store 的重开",
+            "choice",
+            _q11_1_no_special_code,
+            "Both stores take their snapshot through parse_session_entry; no compaction code.",
+            "两个 Store 都通过 parse_session_entry 获取快照，没有 compaction 专用代码。",
+        ),
+    ),
+    "11.2": (
+        _q(
+            "11.2",
+            1,
+            "user 分组",
+            "number",
+            _q11_2_groups,
+            "[u1, a1], [u2, a2], [u3, calls, r-test, r-read, a3]; sys is in none.",
+            "[u1, a1]、[u2, a2]、[u3, calls, r-test, r-read, a3]；sys 不属于任何一组。",
+        ),
+        _q(
+            "11.2",
+            2,
+            "user 分组",
+            "choice",
+            _q11_2_patch,
+            "A system message belongs to no group, wherever it stands.",
+            "system message 不管在哪里，都不属于任何一组。",
+        ),
+        _q(
+            "11.2",
+            3,
+            "call/result 配对",
+            "choice",
+            _q11_2_before_call,
+            "Pairing reads ids only: a result may stand before its call.",
+            "配对只看 id：result 可以排在它的 call 前面。",
+        ),
+        _q(
+            "11.2",
+            4,
+            "call/result 配对",
+            "text",
+            _q11_2_read1,
+            "Each result finds its own call through toolCallId, whatever its position.",
+            "每个 result 都通过 toolCallId 找回自己的 call，与位置无关。",
+        ),
+        _q(
+            "11.2",
+            5,
+            "call/result 配对",
+            "choice",
+            _q11_2_missing,
+            "When the group ends, every call must have its result: the error names the call.",
+            "group 结束时，所有 call 都要配齐 result：错误信息指出那个 call。",
+        ),
+    ),
+    "11.3": (
+        _q(
+            "11.3",
+            1,
+            "固定成本",
+            "number",
+            _q11_3_available_25,
+            "25 − 3 − 4 − 2 = 16.",
+            "25 − 3 − 4 − 2 = 16。",
+        ),
+        _q(
+            "11.3",
+            2,
+            "固定成本",
+            "number",
+            _q11_3_available_5,
+            "The fixed costs exceed the window: the message budget is 0, never negative.",
+            "固定成本超过总窗口：消息额度降到 0，不会变成负数。",
+        ),
+        _q(
+            "11.3",
+            3,
+            "完整组裁剪",
+            "ids",
+            _q11_3_kept_30,
+            "21 tokens: group 3 (15) fits, group 2 would make 22: the choice stops at u3.",
+            "21 个 token：第三组（15）放得下，再加第二组就是 22：选择停在 u3。",
+        ),
+        _q(
+            "11.3",
+            4,
+            "最新组超限",
+            "text",
+            _q11_3_reason_15,
+            "6 tokens left, the newest group needs 15: it comes back whole.",
+            "只剩 6 个 token，最新一组需要 15：它仍被完整返回。",
+        ),
+        _q(
+            "11.3",
+            5,
+            "最新组超限",
+            "choice",
+            _q11_3_total_allowed,
+            "3 + 15 + 4 + 2 = 24 > 15: the function cannot safely cut a call, a result or"
+            " the final answer out of a group.",
+            "3 + 15 + 4 + 2 = 24 > 15：函数不能安全地从组内剪掉 call、result 或终态回答。",
+        ),
+    ),
+    "11.4": (
+        _q(
+            "11.4",
+            1,
+            "纯创建",
+            "text",
+            _q11_4_parent,
+            "The parent is the path's last entry (a4 here).",
+            "parent 是路径的最后一条 entry（这里是 a4）。",
+        ),
+        _q(
+            "11.4",
+            2,
+            "纯创建",
+            "choice",
+            _q11_4_no_parent_argument,
+            "No parent argument: one answer, not two.",
+            "没有 parent 参数：只有一份答案，不会有两份。",
+        ),
+        _q(
+            "11.4",
+            3,
+            "纯创建",
+            "choices",
+            _q11_4_refused,
+            "Only the shape is checked: a blank goal and a cut inside a group are refused.",
+            "只校验形状：空白的 goal 和组内的切点被拒绝。",
+        ),
+        _q(
+            "11.4",
+            4,
+            "纯创建",
+            "number",
+            _q11_4_store_count,
+            "10 after create (it writes nothing); 11 once the caller appends.",
+            "create 之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
+        ),
+        _q(
+            "11.4",
+            5,
+            "纯创建",
+            "choice",
+            _q11_4_patch2,
+            "A system message cannot be a cut point.",
+            "system message 不能成为切点。",
+        ),
+    ),
+    "11.5": (
+        _q(
+            "11.5",
+            1,
+            "最新摘要恢复",
+            "ids",
+            _q11_5_kept_40,
+            "31 − 4 (the summary) = 27: u4/a4 (7) and group 3 (15) fit;"
+            " with group 2 it would be 29.",
+            "31 − 4（摘要）= 27：u4/a4（7）和第三组（15）放得下；再加第二组就是 29。",
+        ),
+        _q(
+            "11.5",
+            2,
+            "最新摘要恢复",
+            "choice",
+            _q11_5_second,
+            "[system?, summary, ...kept suffix].",
+            "[system?, 摘要, ...保留的后缀]。",
+        ),
+        _q(
+            "11.5",
+            3,
+            "二次压缩",
+            "number",
+            _q11_5_summaries,
+            "Only compact-2 is read: one summary message.",
+            "只读取 compact-2：一条摘要消息。",
+        ),
+        _q(
+            "11.5",
+            4,
+            "跨压缩边界的 system 重放",
+            "text",
+            _q11_5_timestamp,
+            "The replay reads the whole path; its timestamp is the first system message's.",
+            "重放读取整条路径；它的 timestamp 取第一条 system message 的。",
+        ),
+        _q(
+            "11.5",
+            5,
+            "公开副本隔离",
+            "choice",
+            _q11_5_isolated,
+            "Each result is its own deep copy: the second build is deep-equal to the first.",
+            "每次结果都是独立的深副本：第二次构建与第一次深相等。",
+        ),
+    ),
+}
+
+
+def _letters(answer: object, what: str) -> list[str]:
+    """A choice answer as lower-case letters: ``"b"``, ``"B"``, ``"(b)"``, ``"Ｂ"``, or for
+    several ``"a, d"``, ``"ad"``, ``["a", "d"]``."""
+    items: list[object] = list(answer) if isinstance(answer, (list, tuple, set)) else [answer]
+    letters: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(
+                tr(
+                    f"{what}: answer with a letter such as 'b', got {item!r}",
+                    f"{what}：请用字母作答，例如 'b'，收到的是 {item!r}",
+                )
+            )
+        text = unicodedata.normalize("NFKC", item).lower()
+        letters.extend(ch for ch in text if ch.isalpha() and ch.isascii())
+    return letters
+
+
+def _text(answer: object, what: str) -> str:
+    if not isinstance(answer, str):
+        raise TypeError(
+            tr(
+                f"{what}: answer with a string, got {answer!r}",
+                f"{what}：请用字符串作答，收到的是 {answer!r}",
+            )
+        )
+    return unicodedata.normalize("NFKC", answer).strip().strip("'\"")
+
+
+def _question(lab: str, number: object) -> Question:
+    questions = QUIZZES.get(_lab(lab), ())
+    for question in questions:
+        if question.number == number:
+            return question
+    from ctxlab.errors import CtxlabError
+
+    raise CtxlabError(f"Lab {lab} has no quiz question {number!r} (it has {len(questions)})")
+
+
+def _judge(question: Question, answer: object) -> Verdict:
+    what = tr(f"question {question.number}", f"第 {question.number} 题")
+    expected = question.expected()
+    if question.kind == "choice":
+        letters = _letters(answer, what)
+        right = letters == [expected]
+        shown = "".join(letters)
+    elif question.kind == "choices":
+        letters = _letters(answer, what)
+        right = sorted(set(letters)) == sorted(expected)  # type: ignore[call-overload]
+        shown = ", ".join(sorted(set(letters)))
+    elif question.kind == "number":
+        value = as_number(answer, what)
+        right = value == expected
+        shown = str(value)
+    elif question.kind == "ids":
+        ids = id_list(answer, what)
+        right = ids == expected
+        shown = ", ".join(ids)
+    else:
+        value_text = _text(answer, what)
+        right = value_text == expected
+        shown = value_text
+    test = tr(f"the chapter's test 「{question.test}」", f"本章的测试「{question.test}」")
+    if right:
+        return Verdict(True, f"{what}: {shown}" if get_language() != "zh" else f"{what}：{shown}",
+                       tr(question.why_en, question.why_zh) + f" ({test})"
+                       if get_language() != "zh" else f"{question.why_zh}（{test}）")  # fmt: skip
+    return Verdict(
+        False,
+        tr(f"{what}: {shown} is not it", f"{what}：{shown} 不对"),
+        hint=tr(
+            f"This question checks {test}: re-read that section of the notebook.",
+            f"这道题考的是{test}：回头再读一读 notebook 里讲它的那一节。",
+        ),
+    )
+
+
+def check_quiz_answer(lab: str, number: int, answer: object) -> Verdict:
+    """The verdict on one answer of ``lab``'s exit quiz (``...``: not answered yet)."""
+    question = _question(lab, number)
+
+    @friendly
+    def check(value: object) -> Verdict:
+        return _judge(question, value)
+
+    verdict = check(answer)
+    if answer is ... or answer is None:
+        return not_answered(tr(f"question {number}", f"第 {number} 题"))
+    return verdict
+
+
+@dataclass(frozen=True, repr=False)
+class QuizReport:
+    """The verdicts of a whole exit quiz, one per question, in order."""
+
+    lab: str
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def score(self) -> int:
+        return sum(verdict.ok for verdict in self.verdicts)
+
+    @property
+    def passed(self) -> bool:
+        return self.score == len(self.verdicts)
+
+    def headline(self) -> str:
+        return tr(
+            f"Exit quiz — Lab {self.lab}: {self.score}/{len(self.verdicts)} right",
+            f"课末小测 — 实验 {self.lab}：答对 {self.score}/{len(self.verdicts)} 题",
+        )
+
+    def __str__(self) -> str:
+        return "\n".join([self.headline(), *(str(v) for v in self.verdicts)])
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<div class="ctxlab-quiz"><p><strong>{html.escape(self.headline())}</strong></p>'
+            + "".join(verdict._repr_html_() for verdict in self.verdicts)
+            + "</div>"
+        )
+
+
+def check_quiz(lab: str, *answers: object) -> QuizReport:
+    """Check the answers of ``lab``'s exit quiz, in question order, one verdict each."""
+    questions = QUIZZES.get(_lab(lab), ())
+    if len(answers) != len(questions):
+        from ctxlab.errors import CtxlabError
+
+        raise CtxlabError(
+            f"check_quiz: Lab {lab}'s quiz has {len(questions)} questions,"
+            f" got {len(answers)} answers"
+        )
+    return QuizReport(
+        lab,
+        tuple(check_quiz_answer(lab, q.number, a) for q, a in zip(questions, answers, strict=True)),
+    )
+
+
+# ----------------------------------------------------------------------- instructor guide
+
+GRADE_COMMAND = "python -m ctxlab grade SUBMISSIONS... --out grades/"
+
+
+@dataclass(frozen=True, repr=False)
+class InstructorGuide:
+    """The instructor edition's guide to a lab: plan, where students get stuck, grading."""
+
+    lab: str
+
+    def _parts(self) -> tuple[str, list[str], list[str]]:
+        plan = timing_plan(self.lab)
+        stuck = []
+        for mistake in mistake_catalogue(self.lab):
+            rows = ", ".join(mistake.checks) if mistake.checks else "—"
+            stuck.append(
+                tr(
+                    f"{mistake.line} Shows as ✘ in: {rows}. Say: {mistake.hint}",
+                    f"{mistake.line} 在这些检查行显示 ✘：{rows}。可以提示：{mistake.hint}",
+                )
+            )
+        lab = self.lab
+        grading = [
+            tr(
+                "After the lab, download each student's .ipynb (JupyterLab: File → Download; "
+                "JupyterLite: the same, from the browser's storage).",
+                "课后，下载每个学生的 .ipynb（JupyterLab：File → Download（文件 → 下载）；"
+                "JupyterLite 同样，文件在浏览器的存储里）。",
+            ),
+            tr(
+                "Put them in one folder per student: submissions/<student>/"
+                f"{_notebook_name(lab)} (the folder names the student).",
+                f"每个学生一个文件夹：submissions/<学生>/{_notebook_name(lab)}（文件夹名就是学生名）。",
+            ),
+            tr(
+                "Run: python -m ctxlab grade submissions/*/*.ipynb --out grades/ "
+                "(each notebook runs in its own sandboxed process).",
+                "运行：python -m ctxlab grade submissions/*/*.ipynb --out grades/"
+                "（每个 notebook 在各自的沙箱进程里运行）。",
+            ),
+            tr(
+                "Open grades/report.html (the class report: which rules the class missed, "
+                "the misconceptions seen) and grades.csv (one line per student and lab: "
+                "chapter_passed/chapter_total, extras, status).",
+                "打开 grades/report.html（全班报告：全班没做对的规则、出现的常见错误）和 "
+                "grades.csv（每个学生每个实验一行：chapter_passed/chapter_total、扩展项、status）。",
+            ),
+        ]
+        return _period_line(plan), stuck, grading
+
+    def __str__(self) -> str:
+        period, stuck, grading = self._parts()
+        lines = [tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}"), period]
+        if stuck:
+            lines.append(tr("Where students get stuck:", "学生容易卡住的地方："))
+            lines.extend(f"• {line}" for line in stuck)
+        if self.lab in QUIZZES:
+            lines.append(tr("Grading after the lab:", "课后评分："))
+            lines.extend(f"{n}. {line}" for n, line in enumerate(grading, start=1))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        period, stuck, grading = self._parts()
+        title = tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}")
+        out = [
+            f'<div class="ctxlab-instructor-guide"><p><strong>{html.escape(title)}'
+            f"</strong><br>{html.escape(period)}</p>"
+        ]
+        if stuck:
+            out.append(
+                f"<p>{html.escape(tr('Where students get stuck:', '学生容易卡住的地方：'))}</p><ul>"
+            )
+            out.extend(f"<li>{html.escape(line)}</li>" for line in stuck)
+            out.append("</ul>")
+        if self.lab in QUIZZES:
+            out.append(f"<p>{html.escape(tr('Grading after the lab:', '课后评分：'))}</p><ol>")
+            out.extend(f"<li>{html.escape(line)}</li>" for line in grading)
+            out.append("</ol>")
+        out.append("</div>")
+        return "".join(out)
+
+
+def _notebook_name(lab: str) -> str:
+    return {
+        "11.1": "11.1-summary-is-a-fact.ipynb",
+        "11.2": "11.2-interaction-groups.ipynb",
+        "11.3": "11.3-budgeted-context.ipynb",
+        "11.4": "11.4-create-compaction.ipynb",
+        "11.5": "11.5-resume-from-summary.ipynb",
+        "11.x": "11.x-migration.ipynb",
+    }[lab]
+
+
+def instructor_guide(lab: str) -> InstructorGuide:
+    """The instructor edition's guide to ``lab``: the plan in short, where students get
+    stuck (from the misconception catalogue) and how to grade the class with ``ctxlab grade``."""
+    return InstructorGuide(_lab(lab))

@@ -1,0 +1,737 @@
+"""One-page summary sheets, one per lab and language (issue 27, item 4): ``make handouts``.
+
+Each sheet holds, for one lab:
+
+* **the chapter's rules** -- sentences of the chapter quoted verbatim (in Chinese, in both
+  editions; the English sheet adds ctxlab's English rendering under each);
+* **the worked example's numbers** -- computed here with ctxlab from the chapter's fixtures
+  (:mod:`ctxlab.fixtures`), never copied by hand;
+* **the one picture** -- the lab's figure from its teaching module (the same one the notebook
+  shows), embedded as SVG;
+* the lab's test commands: the chapter's ``node --test`` line and ctxlab's ``pytest -m``.
+
+:func:`handout_html` makes a sheet as one self-contained HTML page sized for A4 paper;
+:func:`build` writes every sheet to a folder (``handouts/<language>/11.N.html``, with an
+index) and, where Chromium is installed, prints each to PDF with ``chromium --headless
+--print-to-pdf``. ``python -m ctxlab.lab.handouts --out handouts`` is what ``make handouts``
+runs. ``tests/browser/test_browser_handouts.py`` checks that every sheet prints on one A4 page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ctxlab.lab.language import get_language, set_language
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "HANDOUTS",
+    "LANGUAGES",
+    "Handout",
+    "build",
+    "find_chromium",
+    "handout_html",
+    "main",
+    "pdf_page_count",
+    "print_pdf",
+]
+
+Language = Literal["en", "zh"]
+LANGUAGES: tuple[Language, ...] = ("zh", "en")  # the course is Chinese first
+
+#: (label in English, label in Chinese, value) -- one row of a sheet's numbers table.
+Row = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Handout:
+    """What one lab's sheet says: the chapter's section heading (verbatim), an English
+    title (ctxlab's), the chapter's rules (verbatim quotes, each with ctxlab's English
+    rendering), and how to compute the numbers and draw the picture."""
+
+    lab: str
+    heading_zh: str
+    title_en: str
+    rules: tuple[tuple[str, str], ...]
+    numbers: Callable[[], list[Row]]
+    picture: Callable[[], Figure]
+    picture_en: str
+    picture_zh: str
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(ids)
+
+
+def _build(path: Any, max_tokens: int) -> Any:
+    import ctxlab
+    from ctxlab import fixtures
+
+    return ctxlab.build_context(
+        path,
+        max_tokens=max_tokens,
+        reserved_output=4,
+        safety_margin=2,
+        estimate_tokens=fixtures.opening_estimator,
+    )
+
+
+def _tokens(result: Any) -> str:
+    t = result.tokens
+    return (
+        f"maxTokens {t.max_tokens} − system {t.system} − reservedOutput {t.reserved_output}"
+        f" − safetyMargin {t.safety_margin} = {t.available_for_messages}"
+    )
+
+
+def _numbers_11_1() -> list[Row]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.opening_path()
+    price = fixtures.opening_estimator
+    costs = ", ".join(f"{e.id} {price(e.message)}" for e in path if e.type == "message")
+    compact = fixtures.compact1(path)
+    wire = compact.to_json()
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "session.jsonl"
+        store = ctxlab.JsonlSessionStore.open(file)
+        for entry in [*path, compact]:
+            store.append(entry)
+        reopened = ctxlab.JsonlSessionStore.open(file).entries()
+    return [
+        ("opening path: entries and costs", "开篇路径：entry 与成本", f"{len(path)}: {costs}"),
+        ("compact-1: parentId", "compact-1：parentId", str(wire["parentId"])),
+        ("compact-1: firstKeptEntryId", "compact-1：firstKeptEntryId", wire["firstKeptEntryId"]),
+        (
+            "compact-1: tokensBefore (the caller's)",
+            "compact-1：tokensBefore（调用者写入）",
+            str(wire["tokensBefore"]),
+        ),
+        (
+            "summary: its fields",
+            "summary 的字段",
+            f"{len(wire['summary'])}: " + ", ".join(wire["summary"]),
+        ),
+        (
+            "JSONL store reopened: entries, the last one",
+            "JSONL Store 重新打开：entry 数、最后一条",
+            f"{len(reopened)}, {reopened[-1].id} ({reopened[-1].type})",
+        ),
+    ]
+
+
+def _numbers_11_2() -> list[Row]:
+    import ctxlab
+    from ctxlab import fixtures
+    from ctxlab.lab import lab11_2
+    from ctxlab.lab.errors_zh import error_text
+
+    path = fixtures.opening_path()
+    entries = [e for e in path if e.type == "message"]
+    groups = ctxlab.group_interactions(entries)
+    price = fixtures.opening_estimator
+    rows: list[Row] = []
+    for number, group in enumerate(groups, start=1):
+        cost = sum(price(e.message) for e in group.entries)
+        rows.append(
+            (
+                f"group {number} (cost)",
+                f"第 {number} 组（成本）",
+                f"[{_ids(group.entry_ids)}] = {cost}",
+            )
+        )
+    pairs = ", ".join(f"{call} → {result}" for call, result in groups[-1].tool_pairs)
+    rows.append(("group 3: call → result, by id", "第三组：call → result（按 id）", pairs))
+    cuts = [cut.label for cut in lab11_2.cut_points(path) if cut.legal]
+    rows.append(("legal cuts (between groups only)", "合法切点（只在组与组之间）", _ids(cuts)))
+    try:
+        ctxlab.group_interactions(fixtures.unknown_call_path())
+        refused = "—"
+    except ctxlab.CtxlabError as error:
+        refused = error_text(error)
+    rows.append(("r-test → unknown-1 is refused", "r-test → unknown-1 被拒绝", refused))
+    return rows
+
+
+def _numbers_11_3() -> list[Row]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.opening_path()
+    result = _build(path, 31)
+    overflow = _build(path, 19)
+    price = fixtures.opening_estimator
+    groups = ctxlab.group_interactions([e for e in path if e.type == "message"])
+    costs = [sum(price(e.message) for e in group.entries) for group in groups]
+    available = result.tokens.available_for_messages
+    steps, used = [], 0
+    for cost in reversed(costs):  # from the newest group backwards
+        fits = used + cost <= available
+        steps.append(f"{used} + {cost} = {used + cost} {'✔' if fits else '✘'}")
+        if not fits:
+            break
+        used += cost
+    return [
+        ("the fixed costs first", "先扣固定成本", _tokens(result)),
+        ("group costs, oldest first", "各组成本（从最早一组起）", ", ".join(map(str, costs))),
+        (
+            f"from the newest backwards, within {available}",
+            f"从最新一组向前，额度 {available}",
+            "; ".join(steps),
+        ),
+        ("keptEntryIds", "keptEntryIds", _ids(result.kept_entry_ids)),
+        ("reason, tokens.total", "reason、tokens.total", f"{result.reason}, {result.tokens.total}"),
+        (
+            f"maxTokens 19: {overflow.tokens.available_for_messages} left for messages",
+            f"maxTokens 19：消息只剩 {overflow.tokens.available_for_messages}",
+            f"{overflow.reason}, total {overflow.tokens.total} > 19",
+        ),
+    ]
+
+
+def _numbers_11_4() -> list[Row]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    path = fixtures.opening_path()
+    compact = fixtures.compact1(path)
+    heads = [g.head.id for g in ctxlab.group_interactions([e for e in path if e.type == "message"])]
+    price = fixtures.opening_estimator
+    conversation = [e for e in path if e.type == "message" and e.message.role != "system"]
+    total = sum(price(e.message) for e in conversation)
+    splits = []
+    for head in heads:
+        index = next(i for i, e in enumerate(conversation) if e.id == head)
+        kept = sum(price(e.message) for e in conversation[index:])
+        splits.append(f"{head}: {kept} / {total - kept}")
+    refused = []
+    for candidate in ("a2", "calls", "r-test"):
+        try:
+            ctxlab.create_compaction_entry(
+                path,
+                id="compact-1",
+                timestamp=100,
+                summary=fixtures.compact1_summary(),
+                first_kept_entry_id=candidate,
+                tokens_before=29,
+            )
+        except ctxlab.CtxlabError:
+            refused.append(candidate)
+    return [
+        (
+            "compact-1: parentId = the path's last entry",
+            "compact-1：parentId = 路径最后一条",
+            f"{compact.parent_id} (= {path[-1].id})",
+        ),
+        (
+            "compact-1: firstKeptEntryId, tokensBefore",
+            "compact-1：firstKeptEntryId、tokensBefore",
+            f"{compact.first_kept_entry_id}, {compact.tokens_before}",
+        ),
+        ("legal first kept entries (group heads)", "合法的保留起点（各组首条）", _ids(heads)),
+        ("kept / summarised tokens", "保留 / 被摘要的 token", "; ".join(splits)),
+        ("refused as first kept (inside a group)", "不能作保留起点（在组内）", _ids(refused)),
+        (
+            "the path after create",
+            "create 之后的路径",
+            f"{len(path)} entries, unchanged"
+            if get_language() != "zh"
+            else f"{len(path)} 条，没有改动",
+        ),
+    ]
+
+
+def _numbers_11_5() -> list[Row]:
+    import ctxlab
+    from ctxlab import fixtures
+
+    resumed = fixtures.resumed_path()
+    at31, at40 = _build(resumed, 31), _build(resumed, 40)
+    summary_cost = at40.tokens.messages - sum(
+        fixtures.opening_estimator(e.message)
+        for e in resumed
+        if e.type == "message" and e.id in at40.kept_entry_ids
+    )
+    system_path = fixtures.system_patch_path()
+    replayed = ctxlab.current_system_message(e.message for e in system_path if e.type == "message")
+    assert replayed is not None
+    sys_result = _build(system_path, 40)
+    summary = "摘要" if get_language() == "zh" else "summary"
+    return [
+        ("resumed path", "恢复用的路径", " → ".join(e.id for e in resumed[-4:])),
+        ("the summary message's cost", "摘要消息的成本", str(summary_cost)),
+        (
+            "maxTokens 31: keptEntryIds",
+            "maxTokens 31：keptEntryIds",
+            f"{_ids(at31.kept_entry_ids)} ({at31.reason}, total {at31.tokens.total})",
+        ),
+        (
+            "maxTokens 40: keptEntryIds",
+            "maxTokens 40：keptEntryIds",
+            f"{_ids(at40.kept_entry_ids)} ({at40.reason}, total {at40.tokens.total})",
+        ),
+        (
+            "system replay across compact-1",
+            "跨过 compact-1 的 system 重放",
+            f"content {replayed.content!r}, sections {dict(replayed.sections or {})!r},"
+            f" timestamp {replayed.timestamp}",
+        ),
+        (
+            "system-patch path, maxTokens 40",
+            "system-patch 路径，maxTokens 40",
+            f"[system, {summary}, {_ids(sys_result.kept_entry_ids)}]",
+        ),
+    ]
+
+
+# ----------------------------------------------------------------------------- pictures
+
+
+def _picture_11_1() -> Figure:
+    from ctxlab import fixtures
+    from ctxlab.lab import lab11_5
+
+    path = fixtures.opening_path()
+    return lab11_5.resume_diagram([*path, fixtures.compact1(path)])
+
+
+def _picture_11_2() -> Figure:
+    from ctxlab.lab import lab11_2
+
+    return lab11_2.timeline_figure()
+
+
+def _picture_11_3() -> Figure:
+    from ctxlab.lab import lab11_3
+
+    return lab11_3.budget_figure()
+
+
+def _picture_11_4() -> Figure:
+    from ctxlab.lab import lab11_4
+
+    return lab11_4.first_kept_figure()
+
+
+def _picture_11_5() -> Figure:
+    from ctxlab import fixtures
+    from ctxlab.lab import lab11_5
+
+    return lab11_5.resume_diagram(fixtures.system_patch_path())
+
+
+# ----------------------------------------------------------------------------- the sheets
+
+HANDOUTS: dict[str, Handout] = {
+    "11.1": Handout(
+        "11.1",
+        "摘要先成为 session 中的一条普通事实",
+        "A summary is first an ordinary fact in the session",
+        (
+            (
+                "它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
+                "It is a CompactionSessionEntry appended after the current leaf.",
+            ),
+            (
+                "goal、parentId 和 firstKeptEntryId 不能为空；数组中的每一项都是字符串；"
+                "tokensBefore 是非负有限数",
+                "goal, parentId and firstKeptEntryId may not be empty; every array item is a "
+                "string; tokensBefore is a finite number ≥ 0.",
+            ),
+            (
+                "parser 只检查它是非负有限数，不会重新估算并核对该值",
+                "The parser only checks that it is a finite number ≥ 0; it never re-estimates it.",
+            ),
+            (
+                "JSONL 重新打开时，同一条解析路径会恢复 compact-1",
+                "When the JSONL file is reopened, the same parsing path restores compact-1.",
+            ),
+            (
+                "缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异",
+                "A missing field or an old alias stops at compact-1, never later as a budget "
+                "difference.",
+            ),
+        ),
+        _numbers_11_1,
+        _picture_11_1,
+        "compact-1 is appended after a3; firstKeptEntryId points back to u2.",
+        "compact-1 追加在 a3 后面；firstKeptEntryId 指回 u2。",
+    ),
+    "11.2": Handout(
+        "11.2",
+        "两个 tool result 仍属于 u3 开始的同一组",
+        "Both tool results still belong to the group u3 starts",
+        (
+            (
+                "groupInteractions() 跳过 sys，以 user 消息为起点",
+                "groupInteractions() skips sys and starts a group at each user message.",
+            ),
+            (
+                "system message 出现在两组之间时也一样跳过，不会切开或混入哪一组",
+                "A system message between two groups is skipped too:"
+                " it neither splits nor joins one.",
+            ),
+            (
+                "每个 call.id 只声明一次；每条 result 的 toolCallId 都能在组内找到对应 call",
+                "Each call.id is declared once;"
+                " each result's toolCallId finds its call in the group.",
+            ),
+            (
+                "一个 call 至多对应一条 result；group 结束时，所有 call 都已经配齐 result",
+                "A call has at most one result; when the group ends, every call has its result.",
+            ),
+            (
+                "result 的数组位置、toolName 与终态 assistant 不参与这次配对",
+                "A result's position, toolName and the final assistant take no part in pairing.",
+            ),
+            ("裁剪位置只能落在 a1/u2 或 a2/u3 之间", "A cut can only fall between a1/u2 or a2/u3."),
+        ),
+        _numbers_11_2,
+        _picture_11_2,
+        "Three groups; a cut is legal only between two groups.",
+        "三组；只有组与组之间的切点合法。",
+    ),
+    "11.3": Handout(
+        "11.3",
+        "31 个 token 怎样留下第二、三组",
+        "How 31 tokens keep groups 2 and 3",
+        (
+            (
+                "reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差",
+                "reservedOutput leaves room for this turn's reply; safetyMargin absorbs estimation "
+                "error.",
+            ),
+            (
+                "固定成本超过总窗口时，消息额度降到 0",
+                "When the fixed costs exceed the window, the message budget drops to 0.",
+            ),
+            (
+                "剩下的 22 从最新组向前使用",
+                "The remaining 22 are spent from the newest group backwards.",
+            ),
+            (
+                "keptEntryIds 只记录被选中组的原始 entry",
+                "keptEntryIds records only the original entries of the chosen groups.",
+            ),
+            (
+                "结果允许超过 maxTokens，因为当前函数不能安全地从组内剪掉 call、result 或终态回答",
+                "The result may exceed maxTokens: the function cannot safely cut a call, a result "
+                "or the final answer out of a group.",
+            ),
+        ),
+        _numbers_11_3,
+        _picture_11_3,
+        "The ledger at maxTokens 31: fixed costs, then whole groups from the newest.",
+        "maxTokens 31 时的账目：先扣固定成本，再从最新一组起整组保留。",
+    ),
+    "11.4": Handout(
+        "11.4",
+        "compact-1 记录摘要与保留起点",
+        "compact-1 records the summary and where to keep from",
+        (
+            (
+                '函数从 activePath.at(-1) 得到 parentId: "a3"',
+                'The function takes parentId: "a3" from activePath.at(-1).',
+            ),
+            ("parent 不由调用者重复传入", "The caller does not pass the parent a second time."),
+            (
+                "它是恢复上下文时保留原消息的起点",
+                "firstKeptEntryId is where the original messages are kept from on resume.",
+            ),
+            (
+                "返回 compact1 以后，active path 仍保持原样。函数也不接收 Store。",
+                "After returning compact1 the active path is unchanged."
+                " The function takes no Store.",
+            ),
+            ("写入权仍由 Session Store 持有", "Only the Session Store writes."),
+        ),
+        _numbers_11_4,
+        _picture_11_4,
+        "For each legal first kept entry: kept tokens (solid) and summarised ones (hatched).",
+        "每个合法的保留起点：保留的 token（实心）与被摘要的 token（斜线）。",
+    ),
+    "11.5": Handout(
+        "11.5",
+        "恢复时把最新摘要接在保留后缀前面",
+        "On resume, the newest summary goes before the kept suffix",
+        (
+            (
+                "结果的顺序是 [system?, 摘要, ...保留的后缀]",
+                "The result's order is [system?, summary, ...kept suffix].",
+            ),
+            (
+                "合成的摘要消息紧跟在重放出的 system message 后面，它有自己的 token 成本",
+                "The synthetic summary message comes right after the replayed system message and "
+                "has its own token cost.",
+            ),
+            (
+                "路径中若已经有 compact-2，恢复只读取它",
+                "If the path already has compact-2, resuming reads only that one.",
+            ),
+            (
+                "replayedSystemMessage() 读取的是整条 active path，包括 compaction 之前的部分",
+                "replayedSystemMessage() reads the whole active path, also the part before the "
+                "compaction.",
+            ),
+            (
+                "keptEntryIds 只列原 session 中保留的 message entries，不为合成消息制造虚假 id",
+                "keptEntryIds lists only kept message entries of the session; the synthetic "
+                "message gets no made-up id.",
+            ),
+        ),
+        _numbers_11_5,
+        _picture_11_5,
+        "The system-patch path: system replayed from the whole path, then the summary and u2.",
+        "system-patch 路径：system 从整条路径重放，随后是摘要和 u2 起的后缀。",
+    ),
+}
+
+# ----------------------------------------------------------------------------- rendering
+
+_CSS = """
+@page { size: A4; margin: 11mm 13mm; }
+* { box-sizing: border-box; }
+html, body { margin: 0; padding: 0; }
+body { font-family: "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
+  "Microsoft YaHei", "PingFang SC", "Hiragino Sans GB", "DejaVu Sans", sans-serif;
+  font-size: 9.6pt; line-height: 1.32; color: #111; }
+h1 { font-size: 14.5pt; margin: 0 0 0.6mm; }
+.sub { color: #444; margin: 0 0 1.5mm; }
+h2 { font-size: 10.8pt; margin: 2.4mm 0 1mm; padding-bottom: 0.4mm;
+  border-bottom: 1.2px solid #0072B2; color: #0072B2; }
+ol { margin: 0; padding-left: 5.5mm; }
+li { margin: 0.5mm 0; }
+.gloss { color: #444; font-size: 8.9pt; }
+table { border-collapse: collapse; width: 100%; font-size: 8.9pt; }
+td { border: 1px solid #bbb; padding: 0.5mm 1.6mm; vertical-align: top; }
+td.label { width: 33%; color: #333; }
+td.value { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace;
+  white-space: pre-wrap; word-break: break-word; }
+figure { margin: 1mm 0 0; text-align: center; }
+figure img { width: 100%; max-height: 78mm; object-fit: contain; }
+figcaption { font-size: 8.8pt; color: #333; }
+footer { margin-top: 2mm; font-size: 8.4pt; color: #333; border-top: 1px solid #ccc;
+  padding-top: 1mm; }
+code { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; font-size: 8.6pt; }
+"""
+
+
+def _svg(figure: Figure) -> str:
+    import matplotlib.pyplot as plt
+
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def _in_language(language: Language, make: Callable[[], str]) -> str:
+    """``make()`` with ctxlab's report and figure language set to ``language``."""
+    from ctxlab.lab import display, fonts
+    from ctxlab.lab import language as lang
+
+    before, figure_before = lang.get_language(), lang.figure_language()
+    set_language(language)
+    display.use_course_style()
+    lang.set_figure_language(fonts.use_figure_language(language, notice=io.StringIO()))
+    try:
+        return make()
+    finally:
+        set_language(before)
+        lang.set_figure_language(figure_before)
+
+
+def handout_html(lab: str, language: Language) -> str:
+    """The one-page summary sheet of ``lab`` in ``language``, as a self-contained HTML page."""
+    if lab not in HANDOUTS or language not in LANGUAGES:
+        from ctxlab.errors import CtxlabError
+
+        raise CtxlabError(
+            f"handout: lab must be one of {', '.join(HANDOUTS)} and language one of "
+            f"{', '.join(LANGUAGES)}; got {lab!r}, {language!r}"
+        )
+    return _in_language(language, lambda: _page(HANDOUTS[lab]))
+
+
+def _page(sheet: Handout) -> str:
+    zh = get_language() == "zh"
+    e = html.escape
+    lab = sheet.lab
+    title = f"实验 {lab} — {sheet.heading_zh}" if zh else f"Lab {lab} — {sheet.title_en}"
+    sub = (
+        "第 11 章《历史不动，上下文按预算重建》· 一页小结（ctxlab）"
+        if zh
+        else f"Chapter 11 · § {sheet.heading_zh} · one-page summary (ctxlab)"
+    )
+    rules = []
+    for quote, gloss in sheet.rules:
+        item = f"「{e(quote)}」"
+        if not zh:
+            item += f'<br><span class="gloss">{e(gloss)}</span>'
+        rules.append(f"<li>{item}</li>")
+    rows = "".join(
+        f'<tr><td class="label">{e(label_zh if zh else label_en)}</td>'
+        f'<td class="value">{e(value)}</td></tr>'
+        for label_en, label_zh, value in sheet.numbers()
+    )
+    svg = _svg(sheet.picture())
+    src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    caption = sheet.picture_zh if zh else sheet.picture_en
+    heads = (
+        ("本章的规则（原文引用）", "开篇例子的数字（ctxlab 用本章的 fixture 算出）", "一张图")
+        if zh
+        else (
+            "The chapter's rules (quoted verbatim; English: ctxlab's rendering)",
+            "The worked example's numbers (computed by ctxlab from the chapter's fixtures)",
+            "The picture",
+        )
+    )
+    number = lab.replace(".", "_")
+    pattern = f'node --test --test-name-pattern="Lab {lab}"'
+    foot = (
+        f"本章的测试：<code>{e(pattern)}</code> · ctxlab 的检查："
+        f"<code>pytest -m lab{number} --ctxlab-impl=my_lab.py</code>"
+        " · 引文出自本章；标题、数字说明与图是 ctxlab 的。"
+        if zh
+        else f"The chapter's tests: <code>{e(pattern)}</code> · ctxlab's checks: "
+        f"<code>pytest -m lab{number} --ctxlab-impl=my_lab.py</code> · Quotes are the "
+        "chapter's; titles, number labels and the picture are ctxlab's."
+    )
+    language_tag = "zh-CN" if zh else "en"
+    return (
+        f'<!doctype html>\n<html lang="{language_tag}"><head><meta charset="utf-8">'
+        f"<title>{e(title)}</title><style>{_CSS}</style></head><body>"
+        f'<main class="ctxlab-handout" data-lab="{e(lab)}">'
+        f'<h1>{e(title)}</h1><p class="sub">{e(sub)}</p>'
+        f"<h2>{e(heads[0])}</h2><ol>{''.join(rules)}</ol>"
+        f"<h2>{e(heads[1])}</h2><table>{rows}</table>"
+        f'<h2>{e(heads[2])}</h2><figure><img src="{src}" alt="{e(caption)}">'
+        f"<figcaption>{e(caption)}</figcaption></figure>"
+        f"<footer>{foot}</footer></main></body></html>\n"
+    )
+
+
+# ----------------------------------------------------------------------------- building
+
+
+def find_chromium() -> Path | None:
+    """Chromium to print PDFs with: ``CTXLAB_CHROMIUM``, else Debian's, else on PATH."""
+    named = os.environ.get("CTXLAB_CHROMIUM")
+    if named:
+        return Path(named) if Path(named).is_file() else None
+    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    return None
+
+
+def print_pdf(page: Path, pdf: Path, chromium: Path, timeout: float = 120) -> None:
+    """Print the HTML file ``page`` to ``pdf`` with headless Chromium (A4, from the page's
+    ``@page`` rule, without the browser's header and footer)."""
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [
+                str(chromium),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={pdf}",
+                page.resolve().as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+
+
+_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def pdf_page_count(pdf: bytes) -> int:
+    """The number of pages of a PDF (its ``/Type /Page`` objects, as Chromium writes them)."""
+    return len(_PAGE.findall(pdf))
+
+
+def build(out: Path, labs: Sequence[str] = tuple(HANDOUTS), pdf: bool | None = None) -> list[Path]:
+    """Write every sheet of ``labs`` in both languages to ``out/<language>/<lab>.html`` (and
+    an ``index.html``); ``pdf``: also print each to PDF (``None``: when Chromium is found)."""
+    chromium = find_chromium() if pdf is not False else None
+    if pdf and chromium is None:
+        from ctxlab.errors import CtxlabError
+
+        raise CtxlabError("handouts: --pdf needs Chromium (apt-get install chromium)")
+    written: list[Path] = []
+    links = []
+    for language in LANGUAGES:
+        folder = out / language
+        folder.mkdir(parents=True, exist_ok=True)
+        for lab in labs:
+            page = folder / f"{lab}.html"
+            page.write_text(handout_html(lab, language), encoding="utf-8")
+            written.append(page)
+            links.append(f'<li><a href="{language}/{lab}.html">{language} · {lab}</a>')
+            if chromium is not None:
+                target = page.with_suffix(".pdf")
+                print_pdf(page, target, chromium)
+                written.append(target)
+                links[-1] += f' · <a href="{language}/{lab}.pdf">PDF</a>'
+    index = out / "index.html"
+    index.write_text(
+        '<!doctype html><html><head><meta charset="utf-8"><title>ctxlab handouts</title>'
+        f"</head><body><h1>ctxlab · handouts</h1><ul>{''.join(links)}</ul></body></html>\n",
+        encoding="utf-8",
+    )
+    written.append(index)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ctxlab.lab.handouts",
+        description="One-page summary sheet per lab, zh and en: printable HTML (and PDF).",
+    )
+    parser.add_argument("--out", type=Path, default=Path("handouts"), help="output folder")
+    parser.add_argument("labs", nargs="*", help="labs, e.g. 11.3 (default: 11.1-11.5)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--pdf", action="store_true", default=None, help="require PDFs")
+    group.add_argument("--no-pdf", dest="pdf", action="store_false", help="HTML only")
+    args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    labs = tuple(args.labs) or tuple(HANDOUTS)
+    for path in build(args.out, labs, args.pdf):
+        print(f"wrote {path}")
+    if args.pdf is None and find_chromium() is None:
+        print("no Chromium found: HTML only (apt-get install chromium for PDFs)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
