@@ -296,6 +296,10 @@ def _draft_cases() -> list[_Case]:
             f"{prefix}{new_name} instead of {dotted}", f"用 {prefix}{new_name} 代替 {dotted}"
         )
         cases.append((name, _renamed(dotted, new_name), prefix + new_name))
+    beside = compact_1_wire()
+    beside["summary"]["files"] = ["context.ts"]
+    name = Text("files beside changedFiles", "changedFiles 旁多了 files")
+    cases.append((name, beside, "summary.files"))
     return cases
 
 

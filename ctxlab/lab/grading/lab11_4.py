@@ -16,6 +16,7 @@ extension" in their description.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -132,8 +133,7 @@ def compact_1(t: Trial) -> None:
 
 
 @LAB.check(
-    "creating is pure: the path and the summary are left as they were, and the result "
-    "shares nothing with them",
+    "creating is pure: the path is left as it was, and the same call gives an equal entry",
     "返回 compact1 以后，active path 仍保持原样；函数也不接收 Store",
     source="chapter",
     quote_zh="返回 compact1 以后，active path 仍保持原样",
@@ -141,24 +141,14 @@ def compact_1(t: Trial) -> None:
 )
 def pure(t: Trial) -> None:
     path = fx.opening_path()
-    summary = fx.compact1_summary().to_json()
-    options = _options(summary=summary)
+    options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, path, **options)
     if [entry.id for entry in path] != [entry.id for entry in fx.opening_path()]:
         fail(label, ": the path changed", "：路径被改动了")
     expected = create_compaction_entry(fx.opening_path(), **_options())
     entry_result(label, got, expected)
-    summary["changedFiles"].append("evil.ts")
-    summary["goal"] = "changed"
-    shares_nothing(
-        label,
-        got,
-        expected,
-        "changed with the summary mapping it was given",
-        "随传入的 summary 一起变了",
-    )
-    again = t.returns(label, fx.opening_path(), **_options())
+    again = t.returns(label, path, **_options())
     entry_result(label, again, expected)
 
 
@@ -316,7 +306,7 @@ def _parser_cases() -> list[_ParserCase]:
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
-    empty_goal = {**fx.compact1_summary().to_json(), "goal": ""}
+    empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
     blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
     cases: list[_ParserCase] = [
         (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
@@ -407,8 +397,10 @@ def errors_named(t: Trial) -> None:
 
 
 @LAB.check(
-    "the summary may be a CompactionSummary or its wire-form mapping",
-    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping）",
+    "the summary may be a CompactionSummary or its wire-form mapping (copied: changing the"
+    " mapping afterwards changes nothing)",
+    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping；会被复制，之后修改"
+    " mapping 不影响结果）",
     source="ctxlab",
     why_en="Python callers hold a summary either as ctxlab's CompactionSummary or as the dict"
     " the wire format gives; ctxlab takes both",
@@ -419,6 +411,22 @@ def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
     _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
     _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    # The entry is a copy: changing the mapping afterwards changes nothing.
+    summary = fx.compact1_summary().to_json()
+    options = _options(summary=summary)
+    label = _label("sys..a3", options)
+    got = t.returns(label, fx.opening_path(), **options)
+    expected = create_compaction_entry(fx.opening_path(), **_options())
+    entry_result(label, got, expected)
+    summary["changedFiles"].append("evil.ts")
+    summary["goal"] = "changed"
+    shares_nothing(
+        label,
+        got,
+        expected,
+        "changed with the summary mapping it was given",
+        "随传入的 summary 一起变了",
+    )
 
 
 @LAB.check(
