@@ -55,6 +55,7 @@ __all__ = [
     "expect_context",
     "expect_deterministic",
     "halves",
+    "one_each",
     "rejects_bad_estimates",
     "rejects_bad_options",
     "subject_of",
@@ -441,7 +442,7 @@ def system_replayed(t: Trial) -> None:
     )
     # A system message with empty content is still a system message: it is replayed.
     empty = crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
-    _expect_crafted(t, empty, budget(10, 1, 1, tag_estimator), kept=("u1", "a1"))
+    _expect_crafted(t, empty, budget(10, 1, 1, one_each), kept=("u1", "a1"))
 
 
 @LAB.check(
@@ -638,6 +639,11 @@ def _zero_for(message: object) -> int:
 
 def _zero_for_user(message: object) -> int:
     return 0 if isinstance(message, UserMessage) else int(fx.opening_estimator(message))
+
+
+def one_each(message: object) -> int:
+    """An estimator that prices every message at 1, an empty one too."""
+    return 1
 
 
 def halves(message: object) -> float:

@@ -273,7 +273,7 @@ def first_kept_unknown(t: Trial) -> None:
 
 
 def _unknown_heads(t: Trial, *, strict: bool = False) -> None:
-    for first_kept in ("nope", "u9"):
+    for first_kept in ("nope", "u9", " u2", "u2 "):
         options = _options(first_kept=first_kept)
         _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
     for first_kept in ("compact-1", "note"):
@@ -448,6 +448,8 @@ def kept_as_given(t: Trial) -> None:
                 f": id must be kept exactly as given ({shown(entry_id)}), got {shown(got.id)}",
                 f"：id 必须原样保存（{shown(entry_id)}），实际是 {shown(got.id)}",
             )
+    padded = dataclasses.replace(fx.compact1_summary(), goal="  keep the budget  ")
+    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=padded), parent="a3")
     for tokens_before, timestamp in (
         (29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7), (29, -5),
     ):  # fmt: skip
