@@ -47,11 +47,15 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
     if newest is not None:
         compaction = active_path[newest]
         ids = [entry.id for entry in active_path]
-        start = ids.index(compaction.first_kept_entry_id) if (
-            compaction.first_kept_entry_id in ids[:newest]
-        ) else newest
+        start = (
+            ids.index(compaction.first_kept_entry_id)
+            if (compaction.first_kept_entry_id in ids[:newest])
+            else newest
+        )
         candidates = [entry for entry in active_path[start:] if entry.type == "message"]
-        summary = UserMessage((TextContent(render_summary(compaction.summary)),), compaction.timestamp)
+        summary = UserMessage(
+            (TextContent(render_summary(compaction.summary)),), compaction.timestamp
+        )
         summary_cost = price(summary)
 
     budget = max(0, available - summary_cost)

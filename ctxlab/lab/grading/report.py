@@ -112,6 +112,17 @@ _REFERENCE_NAMES = {
 }
 
 
+#: The helpers of each lab's solution that count as the solution too, as the notice names them.
+_HELPERS = {
+    "11.1": "ctxlab.entries' reader",
+    "11.2": "ctxlab.interactions.GroupBuilder",
+    "11.3": "ctxlab.context._build and the other private functions of ctxlab.context",
+    "11.4": "ctxlab.compaction.first_kept_problem",
+    "11.5": "ctxlab.context._build, resume_candidates and the other private functions of"
+    " ctxlab.context",
+}
+
+
 def _cut(count: int) -> str:
     return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
 
@@ -122,14 +133,17 @@ def reference_notice(lab: str, keyword: str, *, rows: bool = True) -> Text:
     name = _REFERENCE_NAMES.get(lab, f"ctxlab's {keyword}")
     judged = "these rows" if rows else "this check"
     judged_zh = "下面各行" if rows else "这项检查"
+    helper = _HELPERS.get(lab)
+    helpers_en = f" Its helpers count as the solution too ({helper})." if helper else ""
+    helpers_zh = f"它的辅助函数（{helper}）同样算作参考实现。" if helper else ""
     return Text(
         f"Your {keyword} is, or calls, {name} — ctxlab's own solution of this lab — so"
         f" {judged} judged ctxlab's code, not yours, and the lab is not passed. Write"
         f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
-        " allowed.",
+        f" allowed.{helpers_en}",
         f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以{judged_zh}"
         f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
-        " 导入的前面实验的函数仍然可以调用。",
+        f" 导入的前面实验的函数仍然可以调用。{helpers_zh}",
     )
 
 
