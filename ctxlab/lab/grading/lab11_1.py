@@ -140,8 +140,9 @@ def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict
     return wire
 
 
-#: A refusal case: its label, the wire value, and the field path the error is about.
-_Case = tuple[Text | str, object, str]
+#: A refusal case: its label, the wire value, and the field path the error is about (or the
+#: paths it may name, when the value allows several, such as an empty summary).
+_Case = tuple[Text | str, object, str | tuple[str, ...]]
 
 
 def _readable_id(wire: object) -> bool:
@@ -166,10 +167,13 @@ def _refuses(t: Trial, case: _Case, *, strict: bool = False) -> None:
     if not strict:
         t.rejects(label, [["compact-1"]] if readable else [], wire, error_type=CHAPTER_ERROR)
         return
-    names = [["compact-1"], [field]] if readable else ([[field]] if field else [])
-    attrs = {"entry_id": "compact-1", "field": field} if readable else {}
-    if not readable and field:
-        attrs = {"field": field}
+    fields = [field] if isinstance(field, str) else list(field)
+    names = [["compact-1"], fields] if readable else ([fields] if field else [])
+    attrs: dict[str, str | tuple[str, ...]] = {}
+    if field:
+        attrs["field"] = field
+    if readable:
+        attrs["entry_id"] = "compact-1"
     t.rejects(label, names, wire, error_type=EntryParseError, attrs=attrs)
 
 
@@ -336,10 +340,14 @@ _MISSING = (
 
 
 def _missing_cases() -> list[_Case]:
-    return [
+    cases: list[_Case] = [
         (Text(f"{dotted} missing", f"缺少 {dotted}"), _changed(dotted, delete=True), dotted)
         for dotted in _MISSING
     ]
+    # An empty summary misses all seven fields: the error may name any of them.
+    every = tuple(f"summary.{key}" for key in ("goal", *_LISTS))
+    cases.append((Text("summary = {}", "summary 为 {}"), _changed("summary", {}), every))
+    return cases
 
 
 @LAB.check(
