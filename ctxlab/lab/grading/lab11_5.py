@@ -277,6 +277,14 @@ def first_kept_checked(t: Trial) -> None:
     )
     late = _first_kept_at("u4", after=True)
     t.rejects(label, [["u4"]], late, **budget(100, estimate_tokens=_tag_or_opening))
+    # A compaction first on the path: nothing stands before it to keep from.
+    label = Text(
+        "path c0,u1,a1 whose compaction c0 comes first and keeps from u1",
+        "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
+    )
+    first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
+    path = rechain([first, *crafted(user("u1", 1), assistant("a1", 1))])
+    t.rejects(label, [["u1"]], path, **budget(100, estimate_tokens=_tag_or_opening))
 
 
 def _compacted_again() -> list[SessionEntry]:
