@@ -1,14 +1,18 @@
 """Lab 11.1 checks: ``parse_compaction_entry(value)``, the compaction branch of the parser.
 
 The chapter, "摘要先成为 session 中的一条普通事实": a summary is appended to the session
-as an ordinary ``CompactionSessionEntry``; ``parseSessionEntry()`` reads it field by field
-(goal, parentId and firstKeptEntryId not blank, every list item a string, tokensBefore a
-finite number >= 0, never recomputed) and returns a new object that shares nothing with its
-input. "损坏记录在进入预算前就会被拒绝": the chapter's early-draft name ``files`` (for
-``changedFiles``) or a missing current field stops at compact-1, naming the field. The other
-old names checked here (``nextSteps``, ``invariants``, ``compactedEntryIds``) are not the
-chapter's: they are the old names of ctxlab's migration exercise (Lab 11.x), refused like any
-other unknown key (a ctxlab extension).
+as an ordinary ``CompactionSessionEntry`` (``timestamp: number``); ``parseSessionEntry()``
+reads it field by field (goal, parentId and firstKeptEntryId not empty, every list item a
+string, tokensBefore a finite number >= 0, never recomputed) and returns a new object that
+shares nothing with its input. "损坏记录在进入预算前就会被拒绝": the chapter's early-draft
+name ``files`` (for ``changedFiles``) or a missing current field stops at compact-1.
+
+The chapter's rows ask only that: a refusal is an error (a ValueError) naming compact-1, any
+number is a timestamp, only the empty string is empty. ctxlab's rows (optional extras) hold
+ctxlab's own parser: every unknown key refused (also the old names of ctxlab's migration
+exercise, Lab 11.x: ``nextSteps``, ``invariants``, ``compactedEntryIds``), white space
+counted as empty, a finite timestamp, entry objects read, and every error an
+``EntryParseError`` naming the field.
 
 Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
 tokensBefore 29) with one field changed. The expected entry of an accepted case is the
@@ -18,7 +22,7 @@ The function only reads compaction entries. Decision (spec §2 describes the who
 the lab builds its compaction branch): a value whose ``type`` is another entry type
 (``message``, ``metadata``) is refused with a ``CtxlabError`` naming the entry id and the
 field ``type`` -- it is not this function's business to read it, and returning something
-else would let a caller mistake a message for a compaction.
+else would let a caller mistake a message for a compaction (a ctxlab row).
 """
 
 from __future__ import annotations
@@ -313,10 +317,11 @@ _STOPS_AT_COMPACT_1_EN = (
 
 
 @LAB.check(
-    "the chapter's early-draft name files (and a snake_case alias such as first_kept_entry_id"
-    " in place of a camelCase field) is refused: the error stops at compact-1",
-    "本章早期草案中的 files 被拒绝（用 first_kept_entry_id 这样的 snake_case 别名代替 camelCase"
-    " 字段也一样），错误停在 compact-1",
+    "the chapter's early-draft name files, in place of changedFiles or beside it (and a"
+    " snake_case alias such as first_kept_entry_id in place of a camelCase field), is"
+    " refused: the error stops at compact-1",
+    "本章早期草案中的 files 被拒绝，无论它代替了 changedFiles 还是与之并存（用"
+    " first_kept_entry_id 这样的 snake_case 别名代替 camelCase 字段也一样），错误停在 compact-1",
     source="chapter",
     quote_zh=_STOPS_AT_COMPACT_1,
     quote_en=_STOPS_AT_COMPACT_1_EN,

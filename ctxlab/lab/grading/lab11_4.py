@@ -9,9 +9,10 @@ through ``parseSessionEntry()`` as its final check and copy; creating is pure --
 stays as it was and no Store is involved.
 
 Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
-expected entry is the reference's for the same input, compared as in Lab 11.1. ctxlab's own
-rules (an empty path, an id already on the path, the summary as a mapping) say "ctxlab
-extension" in their description.
+expected entry is the reference's for the same input, compared as in Lab 11.1. The
+chapter's rows accept any error (a ValueError) that names what the chapter names; ctxlab's
+rows (optional extras) hold its own rules: an empty path, an id already on the path, the
+summary as a mapping, and errors of ctxlab's classes naming the field.
 """
 
 from __future__ import annotations

@@ -341,7 +341,7 @@ def recompaction(t: Trial) -> None:
     quote_en="the same active path and options should give deeply equal results",
 )
 def deterministic_and_isolated(t: Trial) -> None:
-    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=False)
+    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=True)
 
 
 @LAB.check(
