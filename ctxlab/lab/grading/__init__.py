@@ -25,7 +25,9 @@ Each lab has a list of *behaviours*, in English and Chinese, each declared with 
 (``CheckResult.source``): the chapter's rule, with the chapter's sentence quoted (or the
 course's code, as the notebook teaches it), or ctxlab's own extension, with why ctxlab
 decides so. A lab is passed when every chapter row passes; ctxlab's rows are optional
-extras, reported apart (``LabReport.extras_passed``). A behaviour is checked on the chapter's worked examples -- their numbers are
+extras, reported apart (``LabReport.extras_passed``).
+
+A behaviour is checked on the chapter's worked examples -- their numbers are
 written in the checks literally, they are the chapter's facts -- and on small crafted cases
 whose expected result is the reference implementation's result for the same input, called
 with the same arguments the student's function got.
