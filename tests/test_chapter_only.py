@@ -58,7 +58,8 @@ def test_a_chapter_only_function_passes_its_lab_from_the_terminal(lab: str) -> N
     finally:
         worker.close()
     for key, verdict in verdicts.items():
-        if g.behaviour_source(lab, key) == "chapter":
+        assert verdict.source == g.behaviour_source(lab, key)
+        if verdict.source == "chapter":
             assert verdict.passed, verdict.message
         else:
             assert not verdict.passed, f"{key}: the chapter-only file passes ctxlab's extra"
