@@ -169,3 +169,19 @@ def test_the_table_shows_the_chapters_rows_then_ctxlabs_extras_apart() -> None:
 def test_a_report_without_extras_has_no_extras_heading() -> None:
     report = LabReport("11.3", "build_context", (_row("a", True, "chapter"),))
     assert "extras" not in str(report) and report.extras_headline() == ""
+
+
+def test_a_rows_behaviour_shows_its_quote_or_its_reason_on_hover() -> None:
+    report = check_implementation("11.2", **g.reference_functions("11.2"))
+    page = report._repr_html_()
+    assert 'title="the chapter: 「groupInteractions() 跳过 sys' in page
+    assert 'title="ctxlab: the chapter asks for the entry id or the call id' in page
+    set_language("zh")
+    try:
+        page = report._repr_html_()
+        assert 'title="本章：「一个 call 至多对应一条 result」"' in page
+        assert 'title="ctxlab：本章只要求携带 entry id 或 call id' in page
+    finally:
+        set_language("en")
+    within = check_implementation("11.3", **g.reference_functions("11.3"))._repr_html_()
+    assert 'title="the course&#x27;s code: 「三组都放得下' in within

@@ -310,10 +310,32 @@ def _colour(passed: bool, extra: bool = False) -> str:
     return "#E69F00" if extra else "#D55E00"
 
 
+def _source_note(result: CheckResult) -> str:
+    """What a row's behaviour cell says on hover: the chapter's sentence, or why ctxlab
+    decides so."""
+    zh = get_language() == "zh"
+    if result.source == "chapter" and result.quote_zh:
+        where = (
+            ("课程代码" if zh else "the course's code")
+            if result.course
+            else ("本章" if zh else "the chapter")
+        )
+        return (
+            f"{where}：「{result.quote_zh}」"
+            if zh
+            else f"{where}: 「{result.quote_zh}」 ({result.quote_en})"
+        )
+    if result.why:
+        return f"ctxlab：{result.why}" if zh else f"ctxlab: {result.why}"
+    return ""
+
+
 def _html_row(result: CheckResult, *, extra: bool = False) -> str:
+    note = _source_note(result)
+    title = f' title="{html.escape(note, quote=True)}"' if note else ""
     return (
         "<tr>"
-        f'<td style="text-align:left">{html.escape(result.behaviour)}</td>'
+        f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
         f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
         f"{result.mark}</td>"
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
