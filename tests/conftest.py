@@ -2,9 +2,11 @@
 
 Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
 
-* ``lab11_1`` ... ``lab11_5`` -- exactly the chapter's checks of one lab
+* ``lab11_1`` ... ``lab11_5`` -- exactly the checks of one lab
   (tests/test_lab_checks_chapter.py), the twin of the course's
-  ``node --test --test-name-pattern="Lab 11.N"``. ``pytest -m lab11_3`` runs them against
+  ``node --test --test-name-pattern="Lab 11.N"``: the chapter's rows, which decide the lab,
+  and ctxlab's optional extras, which on a student's file are reported (a warning and a
+  summary at the end), never failed. ``pytest -m lab11_3`` runs them against
   ctxlab's reference; ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against the
   functions defined in ``my_lab.py`` (a student's own code). That file is imported and
   called only in a child process, one per lab (:mod:`ctxlab.lab.grading.remote`): only
@@ -19,6 +21,7 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 _IMPL_KEY = pytest.StashKey[Path]()
 _WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> remote.Worker
 _FAILED_KEY = pytest.StashKey[dict[str, dict[str, str]]]()  # lab -> failed key -> message
+#: ctxlab's extra rows judged on a student's file: (lab, key, passed, message).
+_EXTRAS_KEY = pytest.StashKey[list[tuple[str, str, bool, str]]]()
 _LAB_MARKERS = {f"lab11_{n}": f"11.{n}" for n in range(1, 6)}
 _CHAPTER_CHECKS = Path(__file__).resolve().parent / "test_lab_checks_chapter.py"
 
@@ -76,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args[:] = [str(_CHAPTER_CHECKS)]
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """With ``--ctxlab-impl``: after the failed checks, one hint per lab whose failures
     match a catalogued misconception (the notebook's first rung), in both languages."""
     from ctxlab.lab.grading import behaviour_keys
@@ -158,6 +163,62 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
         return verdict.passed, verdict.message
 
     return judge
+
+
+class CtxlabExtraWarning(UserWarning):
+    """One of ctxlab's optional extra rows did not pass on the student's file."""
+
+
+@pytest.fixture
+def report_extra(request: pytest.FixtureRequest) -> Callable[[str, str, bool, str], None]:
+    """``report_extra(lab, key, passed, message)`` for one of ctxlab's extra rows.
+
+    On ctxlab's reference (no ``--ctxlab-impl``) an extra row must pass like any test. On a
+    student's file it never fails the run: a failed extra is a warning, and every extra
+    row is counted in the "ctxlab's extras (optional)" summary at the end.
+    """
+    impl = request.config.stash.get(_IMPL_KEY, None)
+
+    def report(lab: str, key: str, passed: bool, message: str) -> None:
+        if impl is None:
+            assert passed, message
+            return
+        request.config.stash.setdefault(_EXTRAS_KEY, []).append((lab, key, passed, message))
+        if not passed:
+            warnings.warn(
+                CtxlabExtraWarning(
+                    f"ctxlab's extra (optional) {lab} {key} did not pass; the lab is judged by"
+                    f" the chapter's rows alone:\n{message}"
+                ),
+                stacklevel=2,
+            )
+
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """After a run on a student's file: ctxlab's extra rows, per lab, with their own count,
+    then one hint per lab whose failures match a catalogued misconception."""
+    _extras_summary(terminalreporter, config)
+    _hint_summary(terminalreporter, config)
+
+
+def _extras_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    extras = config.stash.get(_EXTRAS_KEY, [])
+    if not extras:
+        return
+    terminalreporter.write_sep("-", "ctxlab's extras (optional) / ctxlab 的扩展检查（选做）")
+    for lab in sorted({row[0] for row in extras}):
+        rows = [row for row in extras if row[0] == lab]
+        done = sum(passed for _, _, passed, _ in rows)
+        terminalreporter.write_line(
+            f"Lab {lab}: {done}/{len(rows)} pass (they do not decide the lab)"
+            f" / 实验 {lab}：通过 {done}/{len(rows)} 项（不影响本实验是否通过）"
+        )
+        for _, key, passed, message in rows:
+            if not passed:
+                first = message.splitlines()[1] if "\n" in message else message
+                terminalreporter.write_line(f"  ✘ {key}: {first}")
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ For each lab, the instructor solution of its build-it cell (``:::cell 11-N-b02``
 ``:::instructor`` of ``notebooks/_src/11.N-*.md``) is mutated automatically, and each mutant
 is judged by ``ctxlab.lab.check_implementation`` exactly as a student's cell would be: the
 mutated cell is exec'd in a fresh namespace and the lab's function is taken from it. A
-mutant is *killed* when the report is not passed, when the cell does not run, when the
+mutant is *killed* when any row fails -- a chapter row (the lab is not passed) or one of
+ctxlab's extras (the instructor solution passes those too) --, when the cell does not run, when the
 function is missing, or when it crashes or overruns the wall-clock bound. A mutant that
 survives is either a gap in the checks or listed in ``tests/mutants_equivalent.json`` with
 a one-line reason why no input the chapter's contract allows can tell it apart.
@@ -25,6 +26,11 @@ Each mutant runs in its own process forked from a parent that has already import
 and the lab's checks (a few ms per fork, nothing shared back): a mutant that loops,
 recurses, exits or corrupts module state cannot affect another, and the parent kills any
 mutant that is not done within ``--timeout`` seconds. ``--workers`` (2) run at once.
+
+Besides the classic operators (flipped comparisons, swapped arguments, deleted statements,
+...), the mutator applies the misconception shapes of issue 24 (:func:`_misconceptions`):
+``int()`` around an estimate, ``.strip()`` on the arguments, metadata removed from the
+caller's ``active_path`` in place, ``or ()`` for a ``null`` value.
 
 Run: ``python tests/mutation_audit.py [--lab 11.3] [--sample N --seed S]`` (``make mutants
 MUTANTS_ARGS=...``). Prints a table per lab, writes ``artifacts/mutants/survivors.md``,
@@ -88,6 +94,11 @@ OPERATORS = {
     "drop-call": "call removed, argument kept",
     "arith": "arithmetic operator swapped",
     "slice": "slice bound removed",
+    # The misconception shapes of issue 24: what a student who misread the chapter writes.
+    "int-wrap": "an estimate or returned value truncated with int()",
+    "strip": "an argument stripped of white space",
+    "in-place": "metadata removed from the caller's active_path in place",
+    "or-empty": "a null value read as empty (`or ()`)",
 }
 
 Path_ = tuple[tuple[str, int | None], ...]  # a node's place: (field, index) from the root
@@ -259,11 +270,66 @@ def _replacements(node: ast.AST, parent: ast.AST | None) -> Iterator[tuple[str, 
     )
     if isinstance(node, ast.Return) and not returns_none:
         yield "return-none", ast.Return(value=ast.Constant(value=None))
+    yield from _misconceptions(node, parent)
     if isinstance(node, ast.stmt) and not isinstance(
         node,
         (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass),
     ):
         yield "delete", ast.Pass()
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
+
+
+def _with_first(node: ast.FunctionDef, statement: ast.stmt) -> ast.FunctionDef:
+    """``node`` with ``statement`` run first (after its docstring, if any)."""
+    new = copy.deepcopy(node)
+    at = 1 if _is_docstring(new.body[0], new, 0) else 0
+    new.body.insert(at, statement)
+    return new
+
+
+def _misconceptions(node: ast.AST, parent: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
+    """The misconception shapes of issue 24 (each a mistake a student draws from the chapter).
+
+    * ``int-wrap``: ``return x`` -> ``return int(x)``, ``cost = sum(...)`` -> ``int(sum(...))``
+      (an estimate counted in whole tokens: 2.5 -> 2);
+    * ``strip``: a top-level function strips each argument first (``id = id.strip()``);
+    * ``in-place``: a top-level function taking ``active_path`` removes its non-message
+      entries from the caller's list (``active_path[:] = [...]``);
+    * ``or-empty``: ``x = y[k]`` -> ``x = y[k] or ()`` (a ``null`` read as an empty list).
+    """
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+        yield "int-wrap", ast.Return(value=_call("int", copy.deepcopy(node.value)))
+    if (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "sum"
+    ):
+        new = copy.deepcopy(node)
+        new.value = _call("int", new.value)
+        yield "int-wrap", new
+    if (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Subscript)
+    ):
+        new = copy.deepcopy(node)
+        new.value = ast.BoolOp(op=ast.Or(), values=[new.value, ast.Tuple(elts=[], ctx=ast.Load())])
+        yield "or-empty", new
+    if isinstance(node, ast.FunctionDef) and isinstance(parent, ast.Module):
+        names = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        for name in names:
+            strip = ast.parse(f"{name} = {name}.strip()").body[0]
+            yield "strip", _with_first(node, strip)
+        if "active_path" in names:
+            in_place = ast.parse(
+                "active_path[:] = [e for e in active_path if getattr(e, 'type', None) == 'message']"
+            ).body[0]
+            yield "in-place", _with_first(node, in_place)
 
 
 def _replace(tree: ast.Module, path: Path_, new: ast.AST) -> ast.Module:
@@ -347,9 +413,10 @@ def judge(lab: str, code: str, time_limit: float) -> tuple[bool, str]:
         report = check_implementation(lab, **{keyword: function})
     finally:
         set_time_limit(previous)
-    if report.passed:
+    if report.passed and report.extras_passed:  # every row: the chapter's and ctxlab's
         return False, "every check passes"
-    return True, "fails " + ", ".join(r.key for r in report.results if not r.passed)
+    kind = "a chapter row" if not report.passed else "only ctxlab's extras"
+    return True, f"fails {kind}: " + ", ".join(r.key for r in report.results if not r.passed)
 
 
 def _child(conn: Connection, lab: str, code: str, time_limit: float) -> None:

@@ -132,3 +132,45 @@ def test_checklist_items_and_markers_are_read_as_meant() -> None:
         "- [ ] two markers <!-- checks: a --> <!-- checks: b -->",
     ]
     assert [item_keys(item) for item in items] == [["a", "b"], None, None]
+
+
+#: Where a checklist's ctxlab extensions start, and where the course's code starts (both
+#: languages); every item before the first is the chapter's.
+_CTXLAB_HEADS = ("ctxlab extensions", "ctxlab 扩展")
+_COURSE_HEADS = ("From the course's code", "来自课程代码")
+
+
+def _items_by_kind(text: str) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {"chapter": [], "ctxlab": []}
+    kind = "chapter"
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith(_CTXLAB_HEADS) or line.startswith(_COURSE_HEADS):
+            kinds[kind] += checklist_items("\n".join(lines))
+            kind = "ctxlab" if line.startswith(_CTXLAB_HEADS) else "chapter"
+            lines = []
+        else:
+            lines.append(line)
+    kinds[kind] += checklist_items("\n".join(lines))
+    return kinds
+
+
+@pytest.mark.parametrize("source", LAB_SOURCES, ids=lambda s: s.lab)
+def test_the_student_checklist_shows_the_two_kinds_apart(source: Any) -> None:
+    """The chapter's items (and the course's code) name only chapter rows; the items under
+    "ctxlab extensions" name only ctxlab's rows, which the check table shows as optional
+    extras."""
+    from ctxlab.lab.grading import behaviour_source
+
+    for language in source.languages:
+        text = _build_it_text(source, language)
+        assert any(head in text for head in _CTXLAB_HEADS), f"{source.lab} {language}"
+        assert "ctxlab's extras" in text or "ctxlab 的扩展检查（选做）" in text
+        for kind, items in _items_by_kind(text).items():
+            assert items, f"{source.lab} {language}: no {kind} items"
+            for item in items:
+                for key in item_keys(item) or []:
+                    assert behaviour_source(source.lab, key) == kind, (
+                        f"{source.lab} {language}: {key} is a {behaviour_source(source.lab, key)}"
+                        f" row, listed among the {kind} items: {item[:70]!r}"
+                    )

@@ -436,5 +436,7 @@ def test_printed_output_is_bounded() -> None:
 def test_a_report_without_notices_or_output_reads_as_before() -> None:
     row = CheckResult("k", True, "a behaviour", "一个行为")
     report = LabReport("11.2", "group_interactions", (row,))
-    assert str(report) == "Lab 11.2 · group_interactions: 1/1 checks pass ✔\n✔ a behaviour"
+    assert str(report) == (
+        "Lab 11.2 · group_interactions (the chapter's checks): 1/1 checks pass ✔\n✔ a behaviour"
+    )
     assert "notice" not in report._repr_html_() and "<pre" not in report._repr_html_()

@@ -28,6 +28,12 @@ TINY = textwrap.dedent(
         name = f"{key}!"
         ok = True if kept else False
         return kept[1:], any(kept), isinstance(name, str), ok
+
+
+    def last(active_path, index):
+        entry = active_path[index]
+        total = sum(active_path)
+        return entry
     '''
 )
 
@@ -51,7 +57,30 @@ def test_every_operator_is_generated_on_a_tiny_function() -> None:
     assert ("remove-not", "not key in item", "key in item") in texts
     assert any(m.operator == "delete" and m.original == "continue" for m in mutants)
     assert any(m.operator == "delete" and m.original == "break" for m in mutants)
-    assert not any("docstring" in m.original for m in mutants)
+    # (a misconception shape run first in a function keeps the function's docstring whole)
+    whole = ("strip", "in-place")
+    assert not any("docstring" in m.original for m in mutants if m.operator not in whole)
+    assert all(
+        m.mutated.count("A docstring is never mutated.") == 1
+        for m in mutants
+        if m.operator in whole and m.original.startswith("def pick")
+    )
+    # The misconception shapes of issue 24.
+    assert ("int-wrap", "return entry", "return int(entry)") in texts
+    assert ("int-wrap", "total = sum(active_path)", "total = int(sum(active_path))") in texts
+    assert ("or-empty", "entry = active_path[index]", "entry = active_path[index] or ()") in texts
+    shapes = {
+        (m.operator, line.strip())
+        for m in mutants
+        if m.operator in whole
+        for line in set(m.mutated.split("\n")) - set(m.original.split("\n"))
+    }
+    assert ("strip", "items = items.strip()") in shapes
+    assert ("strip", "index = index.strip()") in shapes
+    assert (
+        "in-place",
+        "active_path[:] = [e for e in active_path if getattr(e, 'type', None) == 'message']",
+    ) in shapes
 
 
 def test_ids_are_unique_and_do_not_depend_on_line_numbers() -> None:

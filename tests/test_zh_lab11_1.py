@@ -149,6 +149,9 @@ class _Recorder:
     def rejects(self, label: Text, names: Any, *args: Any, **kwargs: Any) -> None:
         self.labels.append(label)
 
+    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        return True, self.returns(label, *args, **kwargs)
+
 
 def _labels() -> list[Text]:
     recorder = _Recorder()
@@ -182,10 +185,14 @@ def test_the_case_labels_stay_english_in_en() -> None:
 
 
 def test_the_check_table_names_only_files_as_the_chapters_early_draft_name() -> None:
-    (check,) = [c for c in grading.LAB.checks if c.key == "rejects_draft_names"]
-    assert check.en.startswith("the chapter's early-draft name files is refused")
-    assert "ctxlab extension" in check.en and "nextSteps" in check.en.split("ctxlab extension")[1]
-    assert "ctxlab 扩展" in check.zh and "nextSteps" in check.zh.split("ctxlab 扩展")[1]
+    checks = {c.key: c for c in grading.LAB.checks}
+    draft = checks["rejects_draft_names"]  # the chapter's row: files, and no migration name
+    assert draft.source == "chapter"
+    assert draft.en.startswith("the chapter's early-draft name files")
+    assert "nextSteps" not in draft.en and "nextSteps" not in draft.zh
+    unknown = checks["rejects_unknown_keys"]  # the migration exercise's names: ctxlab's row
+    assert unknown.source == "ctxlab"
+    assert "nextSteps" in unknown.en and "nextSteps" in unknown.zh
 
 
 # -- the source: zh code cells, and who owns the old names -----------------------------------------

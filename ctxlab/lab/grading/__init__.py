@@ -21,8 +21,13 @@ lab      keyword                     the student's function
                                      "system 状态跨过 compaction 边界")
 =======  ==========================  ===================================================
 
-Each lab has a list of *behaviours* (the chapter's rules, in its own words, in English and
-Chinese). A behaviour is checked on the chapter's worked examples -- their numbers are
+Each lab has a list of *behaviours*, in English and Chinese, each declared with its kind
+(``CheckResult.source``): the chapter's rule, with the chapter's sentence quoted (or the
+course's code, as the notebook teaches it), or ctxlab's own extension, with why ctxlab
+decides so. A lab is passed when every chapter row passes; ctxlab's rows are optional
+extras, reported apart (``LabReport.extras_passed``).
+
+A behaviour is checked on the chapter's worked examples -- their numbers are
 written in the checks literally, they are the chapter's facts -- and on small crafted cases
 whose expected result is the reference implementation's result for the same input, called
 with the same arguments the student's function got.
@@ -63,6 +68,7 @@ from ctxlab.lab.grading.engine import (
     LABS,
     GradingUsageError,
     behaviour_keys,
+    behaviour_source,
     check_behaviour,
     check_implementation,
     get_time_limit,
@@ -80,6 +86,7 @@ __all__ = [
     "GradingUsageError",
     "LabReport",
     "behaviour_keys",
+    "behaviour_source",
     "check_behaviour",
     "check_implementation",
     "get_time_limit",

@@ -31,7 +31,12 @@ from ctxlab.lab.grading.perform import (
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
-__all__ = ["Failed", "Trial", "fail"]
+__all__ = ["CHAPTER_ERROR", "Failed", "Trial", "fail"]
+
+#: What a chapter row asks of a refusal: an error, a ``ValueError`` -- every ctxlab error
+#: (``EntryParseError``, ``InteractionError``, ...) is one. Which class, and which attributes
+#: (``.field``, ``.option``, ...), are ctxlab's rules, checked by ctxlab's rows.
+CHAPTER_ERROR: type[Exception] = ValueError
 
 
 class Failed(Exception):
@@ -126,6 +131,11 @@ class Trial:
         self.output += text[: max(room, 0)]
         self.output_cut += cut + max(0, len(text) - max(room, 0))
 
+    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """Call the function: (True, what it returned) or (False, what it raised), for a
+        case where the chapter allows either."""
+        return self._invoke(label, args, kwargs)
+
     def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
         """Call the function; it must return (what it returned is for the check to judge)."""
         ok, value = self._invoke(label, args, kwargs)
@@ -138,15 +148,23 @@ class Trial:
         label: Text,
         names: Sequence[Sequence[str]],
         *args: Any,
-        error_type: type[CtxlabError] = CtxlabError,
+        error_type: type[Exception] = CtxlabError,
         attrs: Mapping[str, str | tuple[str, ...]] | None = None,
         **kwargs: Any,
     ) -> None:
-        """The call must raise ``error_type`` (a CtxlabError) whose message names each group
+        """The call must raise ``error_type`` (a CtxlabError, or :data:`CHAPTER_ERROR` for a
+        chapter row: any ValueError) whose message names each group
         of ``names`` (one of the alternatives of each group, as a whole word: ``tokensBefore``
         is not named by ``mutanttokensBefore``), and whose attributes ``attrs`` hold the given
         values (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
         expected = error_type.__name__
+        ours = error_type.__module__.startswith("ctxlab")
+        hint_en = (
+            f" (from ctxlab import {expected})" if ours else " (ctxlab's errors are ValueErrors)"
+        )
+        hint_zh = (
+            f"（from ctxlab import {expected}）" if ours else "（ctxlab 的错误都是 ValueError）"
+        )
         wanted_en = " and ".join(" or ".join(group) for group in names)
         wanted_zh = "、".join(" 或 ".join(group) for group in names)
         naming = Text(f" naming {wanted_en}", f"，并指出 {wanted_zh}") if names else same("")
@@ -163,9 +181,8 @@ class Trial:
             text = exception_text(value)
             fail(
                 label,
-                f": raised {text}; expected {_article(expected)}{naming.en}"
-                f" (from ctxlab import {expected})",
-                f"：抛出了 {text}；期望 {expected}{naming.zh}（from ctxlab import {expected}）",
+                f": raised {text}; expected {_article(expected)}{naming.en}{hint_en}",
+                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint_zh}",
             )
         message = exception_text(value)
         for group in names:

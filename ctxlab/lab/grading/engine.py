@@ -3,7 +3,10 @@
 Each lab module of this package (:mod:`~ctxlab.lab.grading.lab11_1` ...) declares its lab
 once with :func:`register_lab` -- the keyword the student's function is passed as, its
 argument names, ctxlab's reference function -- and then each behaviour with
-``@LAB.check(en, zh)`` above the function that checks it, named after the behaviour's key.
+``@LAB.check(en, zh, source=..., ...)`` above the function that checks it, named after the
+behaviour's key. ``source`` declares the row's kind, as data: ``"chapter"`` with the
+chapter's sentence (``quote_zh`` verbatim, ``quote_en``; ``course=True`` when the rule is
+the course's code as the notebook teaches it) or ``"ctxlab"`` with ``why_en``/``why_zh``.
 A lab module is imported the first time its lab is asked for, so checking Lab 11.2 never
 builds Lab 11.5's cases.
 
@@ -38,7 +41,7 @@ import ctxlab.entries
 import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Trial
-from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 from ctxlab.lab.grading.runner import NOT_RUN, Outcome, Pristine, run_check, stuck_threads
 from ctxlab.lab.grading.text import bounded_output, clean, kind
 
@@ -47,6 +50,7 @@ __all__ = [
     "GradingUsageError",
     "LabChecks",
     "behaviour_keys",
+    "behaviour_source",
     "check_behaviour",
     "check_implementation",
     "get_time_limit",
@@ -102,12 +106,19 @@ CheckFunction = Callable[[Trial], None]
 
 @dataclass(frozen=True)
 class _Check:
-    """One behaviour of a lab: its key, the chapter's words in English and Chinese, its check."""
+    """One behaviour of a lab: its key, its words in English and Chinese, its check, and its
+    kind (the chapter's sentence it checks, or why ctxlab decides so)."""
 
     key: str
     en: str
     zh: str
     run: CheckFunction
+    source: Source = "chapter"
+    quote_zh: str = ""
+    quote_en: str = ""
+    why_en: str = ""
+    why_zh: str = ""
+    course: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,16 +134,44 @@ class LabChecks:
     reference: Callable[..., Any]
     checks: list[_Check] = field(default_factory=list)
 
-    def check(self, en: str, zh: str) -> Callable[[CheckFunction], CheckFunction]:
+    def check(
+        self,
+        en: str,
+        zh: str,
+        *,
+        source: Source,
+        quote_zh: str = "",
+        quote_en: str = "",
+        why_en: str = "",
+        why_zh: str = "",
+        course: bool = False,
+    ) -> Callable[[CheckFunction], CheckFunction]:
         """Register the decorated function as the check of one behaviour, in report order.
 
         The function's name is the behaviour's key (``worked_example_31``: what
         ``pytest -m lab11_3`` names the test, and what the mutation suite asserts); ``en``
-        and ``zh`` are the behaviour in the chapter's words.
+        and ``zh`` are the behaviour in words. ``source="chapter"`` needs the chapter's
+        sentence the row checks, ``quote_zh`` (verbatim; with ``course=True``, the course's
+        code as the notebook states it) and ``quote_en``; ``source="ctxlab"`` needs
+        ``why_en`` and ``why_zh``, one line on why ctxlab decides so.
         """
+        if source == "chapter":
+            complete = bool(quote_zh and quote_en) and not (why_en or why_zh)
+        else:
+            complete = source == "ctxlab" and bool(why_en and why_zh) and not (quote_zh or course)
+        if not complete:  # pragma: no cover - a programming error
+            raise GradingUsageError(
+                f"lab {self.lab}: a {source!r} row needs "
+                + ("quote_zh and quote_en" if source == "chapter" else "why_en and why_zh"),
+                option="source",
+            )
 
         def register(run: CheckFunction) -> CheckFunction:
-            self.checks.append(_Check(run.__name__, en, zh, run))
+            self.checks.append(
+                _Check(
+                    run.__name__, en, zh, run, source, quote_zh, quote_en, why_en, why_zh, course
+                )
+            )
             return run
 
         return register
@@ -207,6 +246,14 @@ def behaviour_keys(lab: str) -> tuple[str, ...]:
     return tuple(check.key for check in _lab(lab).checks)
 
 
+def behaviour_source(lab: str, key: str) -> Source:
+    """The kind of one behaviour of a lab: ``"chapter"`` or ``"ctxlab"``."""
+    for check in _lab(lab).checks:
+        if check.key == key:
+            return check.source
+    raise GradingUsageError(f"lab {lab} has no behaviour {key!r}", option="key")
+
+
 def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
     """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes.
 
@@ -248,6 +295,12 @@ def _result(check: _Check, outcome: Outcome) -> CheckResult:
         clean(detail.zh) if detail else "",
         output,
         cut,
+        check.source,
+        check.quote_zh,
+        check.quote_en,
+        check.why_en,
+        check.why_zh,
+        check.course,
     )
 
 

@@ -1,14 +1,18 @@
 """Lab 11.1 checks: ``parse_compaction_entry(value)``, the compaction branch of the parser.
 
 The chapter, "摘要先成为 session 中的一条普通事实": a summary is appended to the session
-as an ordinary ``CompactionSessionEntry``; ``parseSessionEntry()`` reads it field by field
-(goal, parentId and firstKeptEntryId not blank, every list item a string, tokensBefore a
-finite number >= 0, never recomputed) and returns a new object that shares nothing with its
-input. "损坏记录在进入预算前就会被拒绝": the chapter's early-draft name ``files`` (for
-``changedFiles``) or a missing current field stops at compact-1, naming the field. The other
-old names checked here (``nextSteps``, ``invariants``, ``compactedEntryIds``) are not the
-chapter's: they are the old names of ctxlab's migration exercise (Lab 11.x), refused like any
-other unknown key (a ctxlab extension).
+as an ordinary ``CompactionSessionEntry`` (``timestamp: number``); ``parseSessionEntry()``
+reads it field by field (goal, parentId and firstKeptEntryId not empty, every list item a
+string, tokensBefore a finite number >= 0, never recomputed) and returns a new object that
+shares nothing with its input. "损坏记录在进入预算前就会被拒绝": the chapter's early-draft
+name ``files`` (for ``changedFiles``) or a missing current field stops at compact-1.
+
+The chapter's rows ask only that: a refusal is an error (a ValueError) naming compact-1, any
+number is a timestamp, only the empty string is empty. ctxlab's rows (optional extras) hold
+ctxlab's own parser: every unknown key refused (also the old names of ctxlab's migration
+exercise, Lab 11.x: ``nextSteps``, ``invariants``, ``compactedEntryIds``), white space
+counted as empty, a finite timestamp, entry objects read, and every error an
+``EntryParseError`` naming the field.
 
 Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
 tokensBefore 29) with one field changed. The expected entry of an accepted case is the
@@ -18,7 +22,7 @@ The function only reads compaction entries. Decision (spec §2 describes the who
 the lab builds its compaction branch): a value whose ``type`` is another entry type
 (``message``, ``metadata``) is refused with a ``CtxlabError`` naming the entry id and the
 field ``type`` -- it is not this function's business to read it, and returning something
-else would let a caller mistake a message for a compaction.
+else would let a caller mistake a message for a compaction (a ctxlab row).
 """
 
 from __future__ import annotations
@@ -34,13 +38,13 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import EntryParseError, entry_error, shown
-from ctxlab.lab.grading.calls import Failed, Trial, fail
+from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.misconceptions import Misconception
 from ctxlab.lab.grading.misconceptions import register as register_misconceptions
-from ctxlab.lab.grading.text import Text, kind
+from ctxlab.lab.grading.text import Text, exception_text, kind
 from ctxlab.lab.language import tr
 
 __all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "shares_nothing"]
@@ -142,21 +146,47 @@ def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict
     return wire
 
 
-def _refuses(t: Trial, name: Text | str, wire: object, field: str) -> None:
-    """The changed compact-1 is refused: an EntryParseError naming compact-1 and ``field``
-    in its message, with ``.entry_id`` compact-1 and ``.field`` the field path."""
-    t.rejects(
-        _wire_label(name),
-        [["compact-1"], [field]],
-        wire,
-        error_type=EntryParseError,
-        attrs={"entry_id": "compact-1", "field": field},
-    )
+#: A refusal case: its label, the wire value, and the field path the error is about (or the
+#: paths it may name, when the value allows several, such as an empty summary).
+_Case = tuple[Text | str, object, str | tuple[str, ...]]
 
 
-def _refuses_values(t: Trial, cases: tuple[tuple[str, object], ...]) -> None:
-    for dotted, value in cases:
-        _refuses(t, f"{dotted} = {shown(value)}", _changed(dotted, value), dotted)
+def _readable_id(wire: object) -> bool:
+    """Does the value carry an id an error can name (a non-blank string)?"""
+    if not isinstance(wire, Mapping):
+        return False
+    entry_id = wire.get("id")
+    return isinstance(entry_id, str) and bool(entry_id.strip())
+
+
+def _refuses(t: Trial, case: _Case, *, strict: bool = False) -> None:
+    """The changed compact-1 is refused.
+
+    The chapter's rows (``strict=False``): an error -- a ValueError, as every ctxlab error
+    is -- that stops at compact-1 (its message names compact-1 when the value has a readable
+    id). ctxlab's row (``strict=True``): an EntryParseError naming compact-1 and the field
+    in its message, with ``.entry_id`` compact-1 and ``.field`` the field path.
+    """
+    name, wire, field = case
+    label = _wire_label(name)
+    readable = _readable_id(wire)
+    if not strict:
+        t.rejects(label, [["compact-1"]] if readable else [], wire, error_type=CHAPTER_ERROR)
+        return
+    fields = [field] if isinstance(field, str) else list(field)
+    names = [["compact-1"], fields] if readable else ([fields] if field else [])
+    attrs: dict[str, str | tuple[str, ...]] = {}
+    if field:
+        attrs["field"] = field
+    if readable:
+        attrs["entry_id"] = "compact-1"
+    t.rejects(label, names, wire, error_type=EntryParseError, attrs=attrs)
+
+
+def _value_cases(cases: tuple[tuple[str, object], ...]) -> list[_Case]:
+    return [
+        (f"{dotted} = {shown(value)}", _changed(dotted, value), dotted) for dotted, value in cases
+    ]
 
 
 def _accepts(t: Trial, name: Text | str, change: Callable[[dict[str, Any]], None]) -> None:
@@ -170,10 +200,42 @@ def _accepts(t: Trial, name: Text | str, change: Callable[[dict[str, Any]], None
     entry_result(label, got, parse_compaction_entry(expected))
 
 
+def _kept_or_refused(t: Trial, dotted: str, value: object, written: str) -> None:
+    """A number the chapter's type allows but a float cannot hold (``10**400``): kept
+    exactly as given, or refused with the parser's error (a ValueError naming compact-1) --
+    never a crash such as a bare OverflowError. ``written`` is how the label writes it."""
+    label = _wire_label(f"{dotted} = {written}")
+    ok, got = t.outcome(label, _changed(dotted, value))
+    if ok:
+        entry_result(label, got, parse_compaction_entry(_changed(dotted, value)))
+        return
+    if isinstance(got, NotImplementedError) or not isinstance(got, CHAPTER_ERROR):
+        fail(
+            label,
+            f": raised {exception_text(got)}; keep it as given, or refuse it with the"
+            " parser's error (a ValueError naming compact-1, such as EntryParseError)",
+            f"：抛出了 {exception_text(got)}；要么原样保存，要么用 parser 的错误拒绝它"
+            "（指出 compact-1 的 ValueError，例如 EntryParseError）",
+        )
+    if "compact-1" not in exception_text(got):
+        fail(
+            label,
+            f": the error should name compact-1; got {exception_text(got)}",
+            f"：错误信息应当指出 compact-1；实际是 {exception_text(got)}",
+        )
+
+
+# ----------------------------------------------------------------------------------------
+# The chapter's rows
+
+
 @LAB.check(
     "compact-1's wire form is read into an equal, canonical CompactionSessionEntry",
     "compact-1 的 wire 形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
     "firstKeptEntryId u2，tokensBefore 29）",
+    source="chapter",
+    quote_zh="JSONL 重新打开时，同一条解析路径会恢复 compact-1。",
+    quote_en="When the JSONL file is reopened, the same parsing path restores compact-1.",
 )
 def accepts_compact_1(t: Trial) -> None:
     label = Text("compact-1 (the chapter's entry)", "compact-1（本章的记录）")
@@ -195,6 +257,10 @@ def accepts_compact_1(t: Trial) -> None:
 @LAB.check(
     "the parser returns a new object: changing the input afterwards changes nothing",
     "parser 返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录",
+    source="chapter",
+    quote_zh="解析器返回新对象，因此调用者之后修改 summary 数组也不会改动 Store 中的记录。",
+    quote_en="The parser returns a new object, so a caller who later changes the summary's"
+    " arrays does not change the record in the Store.",
 )
 def no_shared_state(t: Trial) -> None:
     label = Text("compact-1, input changed after the call", "compact-1，调用后修改输入")
@@ -210,140 +276,123 @@ def no_shared_state(t: Trial) -> None:
     shares_nothing(label, got, expected, "changed with its input", "随输入一起变了")
 
 
-_DRAFTS: tuple[tuple[Text, str, str], ...] = (
-    # name, key to remove, key to add -> the field the error names. The first is the
-    # chapter's early-draft name; the others are old names of ctxlab's migration exercise.
-    (
-        Text("files instead of changedFiles", "用 files 代替 changedFiles"),
-        "summary.changedFiles",
-        "summary.files",
-    ),
-    (
-        Text("nextSteps instead of next", "用 nextSteps 代替 next"),
-        "summary.next",
-        "summary.nextSteps",
-    ),
-    (
-        Text("invariants beside constraints", "constraints 旁多了 invariants"),
-        "",
-        "summary.invariants",
-    ),
-    (
-        Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds"),
-        "",
-        "compactedEntryIds",
-    ),
+def _renamed(dotted: str, new_name: str) -> dict[str, Any]:
+    """compact-1's wire form with the key ``dotted`` renamed to ``new_name`` (same value)."""
+    wire = compact_1_wire()
+    *parents, key = dotted.split(".")
+    target = wire
+    for name in parents:
+        target = target[name]
+    target[new_name] = target.pop(key)
+    return wire
+
+
+#: (the current key, the name it is replaced by): the chapter's early-draft ``files``, and
+#: the snake_case spellings of the camelCase wire keys (Python names are not wire names).
+_ALIASES: tuple[tuple[str, str], ...] = (
+    ("summary.changedFiles", "files"),
+    ("firstKeptEntryId", "first_kept_entry_id"),
+    ("tokensBefore", "tokens_before"),
+    ("parentId", "parent_id"),
+    ("summary.changedFiles", "changed_files"),
+)
+
+
+def _draft_cases() -> list[_Case]:
+    cases: list[_Case] = []
+    for dotted, new_name in _ALIASES:
+        prefix = "summary." if dotted.startswith("summary.") else ""
+        key = dotted.removeprefix("summary.")
+        name = Text(f"{new_name} instead of {key}", f"用 {new_name} 代替 {key}")
+        cases.append((name, _renamed(dotted, new_name), prefix + new_name))
+    beside = compact_1_wire()
+    beside["summary"]["files"] = ["context.ts"]
+    name = Text("files beside changedFiles", "changedFiles 旁多了 files")
+    cases.append((name, beside, "summary.files"))
+    return cases
+
+
+_STOPS_AT_COMPACT_1 = "缺少当前字段或加入旧别名时，错误停在 compact-1"
+_STOPS_AT_COMPACT_1_EN = (
+    "when a current field is missing or an old alias is added, the error stops at compact-1"
 )
 
 
 @LAB.check(
-    "the chapter's early-draft name files is refused: the error stops at compact-1 "
-    "(ctxlab extension: the error names the field, and the migration exercise's old names "
-    "nextSteps, invariants, compactedEntryIds are refused too)",
-    "本章早期草案中的 files 被拒绝，错误停在 compact-1"
-    "（ctxlab 扩展：错误信息写明字段；迁移练习里的旧字段名 nextSteps、invariants、"
-    "compactedEntryIds 同样被拒绝）",
+    "the chapter's early-draft name files, in place of changedFiles or beside it (and a"
+    " snake_case alias such as first_kept_entry_id in place of a camelCase field), is"
+    " refused: the error stops at compact-1",
+    "本章早期草案中的 files 被拒绝，无论它代替了 changedFiles 还是与之并存（用"
+    " first_kept_entry_id 这样的 snake_case 别名代替 camelCase 字段也一样），错误停在 compact-1",
+    source="chapter",
+    quote_zh=_STOPS_AT_COMPACT_1,
+    quote_en=_STOPS_AT_COMPACT_1_EN,
 )
 def rejects_draft_names(t: Trial) -> None:
-    for name, remove, add in _DRAFTS:
-        wire = compact_1_wire()
-        if remove:
-            _edit(wire, remove, delete=True)
-        _edit(wire, add, ["context.ts"])
-        _refuses(t, name, wire, add)
-    # A draft name is named as such, also when a current field is missing as well.
-    wire = compact_1_wire()
-    wire["compactedEntryIds"] = ["u1"]
-    del wire["firstKeptEntryId"]
-    _refuses(
-        t,
-        Text(
-            "compactedEntryIds instead of firstKeptEntryId",
-            "用 compactedEntryIds 代替 firstKeptEntryId",
-        ),
-        wire,
-        "compactedEntryIds",
-    )
+    for case in _draft_cases():
+        _refuses(t, case)
 
 
-@LAB.check(
-    "any other unknown key is refused too, on the entry and in the summary (ctxlab extension)",
-    "任何未知字段都被拒绝，entry 上和 summary 里都一样（ctxlab 扩展）",
+_MISSING = (
+    "summary.changedFiles",
+    "summary.goal",
+    "summary.unresolved",
+    "firstKeptEntryId",
+    "tokensBefore",
+    "parentId",
+    "timestamp",
+    "summary",
 )
-def rejects_unknown_keys(t: Trial) -> None:
-    for dotted in ("summary.notes", "notes", "summary.goals"):
-        _refuses(
-            t, Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted
-        )
-    # A snake_case spelling is not an alias of the camelCase field (issue 24).
-    for camel, snake in (
-        ("firstKeptEntryId", "first_kept_entry_id"),
-        ("summary.changedFiles", "summary.changed_files"),
-    ):
-        wire = _changed(camel, delete=True)
-        _edit(
-            wire, snake, compact_1_wire()["summary"]["changedFiles"] if "summary" in camel else "u2"
-        )
-        t.rejects(
-            _wire_label(Text(f"{camel} spelled {snake}", f"{camel} 写成 {snake}")),
-            [["compact-1"], list(dict.fromkeys((snake, camel, camel.split(".")[-1])))],
-            wire,
-            error_type=EntryParseError,
-        )
+
+
+def _missing_cases() -> list[_Case]:
+    cases: list[_Case] = [
+        (Text(f"{dotted} missing", f"缺少 {dotted}"), _changed(dotted, delete=True), dotted)
+        for dotted in _MISSING
+    ]
+    # An empty summary misses all seven fields: the error may name any of them.
+    every = tuple(f"summary.{key}" for key in ("goal", *_LISTS))
+    cases.append((Text("summary = {}", "summary 为 {}"), _changed("summary", {}), every))
+    return cases
 
 
 @LAB.check(
     "a missing field (summary.changedFiles, goal, firstKeptEntryId, tokensBefore, ...) is "
-    "refused: the error stops at compact-1 (ctxlab extension: it names the field)",
+    "refused: the error stops at compact-1",
     "缺少当前字段（summary.changedFiles、goal、firstKeptEntryId、tokensBefore 等）时，"
-    "错误停在 compact-1（ctxlab 扩展：错误信息写明字段）",
+    "错误停在 compact-1",
+    source="chapter",
+    quote_zh=_STOPS_AT_COMPACT_1,
+    quote_en=_STOPS_AT_COMPACT_1_EN,
 )
 def rejects_missing_fields(t: Trial) -> None:
-    for dotted in (
-        "summary.changedFiles",
-        "summary.goal",
-        "summary.unresolved",
-        "firstKeptEntryId",
-        "tokensBefore",
-        "parentId",
-        "timestamp",
-        "summary",
-    ):
-        _refuses(
-            t, Text(f"{dotted} missing", f"缺少 {dotted}"), _changed(dotted, delete=True), dotted
-        )
+    for case in _missing_cases():
+        _refuses(t, case)
 
 
-#: Every blank form: empty, spaces, a tab, a newline, and a mix of them.
-_BLANKS = ("", " ", "   ", "\t", "\n", " \t\r\n ")
+def _empty_cases() -> list[_Case]:
+    values = [("parentId", None)] + [
+        (d, "") for d in ("parentId", "firstKeptEntryId", "summary.goal")
+    ]
+    return _value_cases(tuple(values))
 
 
 @LAB.check(
-    "id, goal, parentId and firstKeptEntryId must not be blank (empty, spaces, tabs, "
-    "newlines), and parentId is not null",
-    "id、goal、parentId 和 firstKeptEntryId 都不能是空白字符串（空串、只有空格、制表符或换行"
-    "都算空白）；compaction 的 parentId 不能是 null",
+    "goal, parentId and firstKeptEntryId must not be empty (and parentId is not null)",
+    "goal、parentId 和 firstKeptEntryId 不能为空（compaction 的 parentId 也不能是 null）",
+    source="chapter",
+    quote_zh="goal、parentId 和 firstKeptEntryId 不能为空",
+    quote_en="goal, parentId and firstKeptEntryId must not be empty",
 )
 def rejects_blank_ids(t: Trial) -> None:
-    _refuses_values(t, (("parentId", None),))
-    for dotted in ("parentId", "firstKeptEntryId", "summary.goal"):
-        _refuses_values(t, tuple((dotted, blank) for blank in _BLANKS))
-    # A blank id gives no entry to name: the error names the field id.
-    for blank in _BLANKS:
-        t.rejects(
-            _wire_label(f"id = {shown(blank)}"),
-            [["id"]],
-            _changed("id", blank),
-            error_type=EntryParseError,
-            attrs={"field": "id"},
-        )
+    for case in _empty_cases():
+        _refuses(t, case)
 
 
-@LAB.check(
-    "each of the six lists is an array and every item in it is a string",
-    "六个数组字段都是数组，数组中的每一项都是字符串",
-)
-def rejects_non_string_items(t: Trial) -> None:
+_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
+
+
+def _item_cases() -> list[_Case]:
     cases: tuple[tuple[str, object, str], ...] = (
         # field, value, the field path the error names (an item by its index)
         ("summary.decisions", [42], "summary.decisions[0]"),
@@ -352,73 +401,92 @@ def rejects_non_string_items(t: Trial) -> None:
         ("summary.completed", [["nested"]], "summary.completed[0]"),
         ("summary.constraints", {"0": "append-only"}, "summary.constraints"),
         ("summary.unresolved", ["ok", "ok", 3.5], "summary.unresolved[2]"),
+        # null is no array (string[]): it is not read as an empty list
+        *((f"summary.{name}", None, f"summary.{name}") for name in _LISTS),
     )
-    for dotted, value, field in cases:
-        _refuses(t, f"{dotted} = {shown(value)}", _changed(dotted, value), field)
+    return [
+        (f"{dotted} = {shown(value)}", _changed(dotted, value), field)
+        for dotted, value, field in cases
+    ]
+
+
+@LAB.check(
+    "each of the six lists is an array (null is not an empty list) and every item in it is"
+    " a string",
+    "六个数组字段都是数组（null 不是空数组），数组中的每一项都是字符串",
+    source="chapter",
+    quote_zh="数组中的每一项都是字符串",
+    quote_en="every item of an array is a string",
+)
+def rejects_non_string_items(t: Trial) -> None:
+    for case in _item_cases():
+        _refuses(t, case)
+
+
+def _tokens_cases() -> list[_Case]:
+    bad = (-1, float("nan"), float("inf"), float("-inf"), -0.5, True, False, "29", None)
+    return _value_cases(tuple(("tokensBefore", value) for value in bad))
 
 
 @LAB.check(
     "tokensBefore is a finite number >= 0: NaN, infinity, a negative number, a bool or a "
-    "string is refused",
-    "tokensBefore 是非负有限数：NaN、无穷大、负数、布尔值或字符串都被拒绝",
+    "string is refused (a number too large for a float is kept or refused, never a crash)",
+    "tokensBefore 是非负有限数：NaN、无穷大、负数、布尔值或字符串都被拒绝"
+    "（大到 float 放不下的数要么原样保存，要么被拒绝，不能让程序崩溃）",
+    source="chapter",
+    quote_zh="tokensBefore 是非负有限数",
+    quote_en="tokensBefore is a finite number >= 0",
 )
 def rejects_bad_tokens_before(t: Trial) -> None:
-    bad = (-1, float("nan"), float("inf"), float("-inf"), -0.5, True, False, "29", None)
-    _refuses_values(t, tuple(("tokensBefore", value) for value in bad))
+    for case in _tokens_cases():
+        _refuses(t, case)
+    _kept_or_refused(t, "tokensBefore", 10**400, "10**400")
 
 
-@LAB.check(
-    "a field of the wrong type, or a value that is not an object, is refused",
-    "字段类型不对（或整个值不是对象）时被拒绝",
-)
-def rejects_wrong_types(t: Trial) -> None:
-    _refuses_values(
-        t,
+def _type_cases() -> list[_Case]:
+    cases = _value_cases(
         (
             ("summary", tr("Keep the context small.", "让上下文保持精简。")),
             ("summary.goal", 7),
             ("timestamp", "100"),
             ("timestamp", True),
+            ("timestamp", None),
             ("firstKeptEntryId", 2),
             ("parentId", 3),
-        ),
+            ("summary", None),
+            ("summary", 5),
+            ("summary", ["goal"]),
+        )
     )
-    _refuses_values(t, (("summary", None), ("summary", 5), ("summary", ["goal"])))
-    # A null list is not an empty list (issue 24: read as () by a wrong parser).
-    _refuses_values(t, (("summary.constraints", None), ("summary.next", None)))
-    for bad_id in (5, None):
-        t.rejects(
-            _wire_label(f"id = {shown(bad_id)}"),
-            [["id"]],
-            _changed("id", bad_id),
-            error_type=EntryParseError,
-            attrs={"field": "id"},
-        )
-    for value in (["compact-1"], "compact-1", None, 42):
-        t.rejects(
-            Text(f"the value {shown(value)}", f"值 {shown(value)}"),
-            [],
-            value,
-            error_type=EntryParseError,
-        )
+    cases += [(f"id = {shown(bad)}", _changed("id", bad), "id") for bad in (5, None)]
+    cases += [
+        (Text(f"the value {shown(value)}", f"值 {shown(value)}"), value, "")
+        for value in (["compact-1"], "compact-1", None, 42)
+    ]
+    return cases
 
 
 @LAB.check(
-    "timestamp is a finite number: NaN, infinity, -infinity, a bool or a string is refused",
-    "timestamp 必须是有限数：NaN、正负无穷大、布尔值或字符串都被拒绝",
+    "a field of the wrong type (timestamp: number, the ids: string, summary: an object), or"
+    " a value that is not an object, is refused",
+    "字段类型不对（timestamp 是 number，各个 id 是 string，summary 是对象）或整个值不是对象时"
+    "被拒绝",
+    source="chapter",
+    quote_zh="parseSessionEntry() 逐字段读取外部对象。",
+    quote_en="parseSessionEntry() reads the external object field by field.",
 )
-def rejects_bad_timestamp(t: Trial) -> None:
-    bad = (float("nan"), float("inf"), float("-inf"), True, "100", None)
-    _refuses_values(t, tuple(("timestamp", value) for value in bad))
-
-
-def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
-    return lambda wire: _edit(wire, dotted, value)
+def rejects_wrong_types(t: Trial) -> None:
+    for case in _type_cases():
+        _refuses(t, case)
 
 
 @LAB.check(
     "tokensBefore is the caller's estimate: it is kept as given, never recomputed",
     "tokensBefore 由调用者写入；parser 只检查它是非负有限数，不会重新估算并核对该值",
+    source="chapter",
+    quote_zh="parser 只检查它是非负有限数，不会重新估算并核对该值。",
+    quote_en="the parser only checks that it is a finite number >= 0; it does not re-estimate"
+    " it and compare.",
 )
 def tokens_before_not_recomputed(t: Trial) -> None:
     # An int too large for a float (10**400) is an int all the same: kept as given, or
@@ -447,42 +515,25 @@ def tokens_before_not_recomputed(t: Trial) -> None:
             )
 
 
-@LAB.check(
-    "only compaction entries are read: a message or metadata entry is refused, naming its "
-    "id and the field type (ctxlab extension)",
-    "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段"
-    "（ctxlab 扩展）",
-)
-def other_types_refused(t: Trial) -> None:
-    u2 = by_id(fx.opening_path())["u2"].to_json()
-    t.rejects(Text("the message entry u2", "message entry u2"), [["u2"], ["type"]], u2)
-    note = MetadataSessionEntry("note-1", "a3", 50, "model", "course-model-1").to_json()
-    t.rejects(
-        Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
-    )
-    _refuses_values(t, (("type", "compactio"), ("type", None)))
-    _refuses(t, Text("type missing", "缺少 type"), _changed("type", delete=True), "type")
+def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda wire: _edit(wire, dotted, value)
 
 
 @LAB.check(
-    "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object; "
-    "ctxlab extension)",
-    "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象；ctxlab 扩展）",
+    "timestamp is any number: negative, zero, decimal or huge, it is kept as given",
+    "timestamp 可以是任何数：负数、0、小数或很大的数都原样保存",
+    source="chapter",
+    quote_zh="timestamp: number;",
+    quote_en="timestamp: number;",
 )
-def accepts_entry_object(t: Trial) -> None:
-    entry = fx.compact1()
-    label = Text("the CompactionSessionEntry compact-1", "CompactionSessionEntry 对象 compact-1")
-    got = t.returns(label, entry)
-    entry_result(label, got, entry)
-    second = Text("compact-1 read twice (parse(parse(wire).to_json()))", "compact-1 读两遍")
-    first = t.returns(second, compact_1_wire())
-    if isinstance(first, CompactionSessionEntry):
-        again = t.returns(second, first.to_json())
-        entry_result(second, again, fx.compact1())
+def timestamp_any_number(t: Trial) -> None:
+    for value in (-5, -0.5, 0, 100.5, 1e300, 10**20):
+        _accepts(t, f"timestamp = {shown(value)}", _setting("timestamp", value))
+    _kept_or_refused(t, "timestamp", 10**400, "10**400")
 
 
 def _empty_lists(wire: dict[str, Any]) -> None:
-    for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
+    for key in _LISTS:
         wire["summary"][key] = []
 
 
@@ -497,9 +548,18 @@ def _chinese(wire: dict[str, Any]) -> None:
     wire["id"] = "压缩-1"
 
 
+def _padded(wire: dict[str, Any]) -> None:
+    wire["summary"]["goal"] = "  keep the budget  "
+    wire["summary"]["next"] = ["", "  "]
+
+
 @LAB.check(
-    "other valid compactions (empty lists, decimal numbers, Chinese text) are accepted as they are",
-    "其他合法的 compaction（空数组、小数、中文文本）原样接受",
+    "other valid compactions (empty lists, decimal numbers, Chinese text, strings with"
+    " spaces) are accepted as they are",
+    "其他合法的 compaction（空数组、小数、中文文本、带空格的字符串）原样接受",
+    source="chapter",
+    quote_zh="parseSessionEntry() 逐字段读取外部对象。",
+    quote_en="parseSessionEntry() reads the external object field by field.",
 )
 def accepts_valid_variants(t: Trial) -> None:
     _accepts(t, Text("all six lists empty", "六个列表全为空"), _empty_lists)
@@ -509,6 +569,182 @@ def accepts_valid_variants(t: Trial) -> None:
         _decimals,
     )
     _accepts(t, Text("Chinese text", "中文文本"), _chinese)
+    _accepts(t, Text("goal and items with spaces", "goal 和列表项带空格"), _padded)
+
+
+# ----------------------------------------------------------------------------------------
+# ctxlab's rows
+
+
+@LAB.check(
+    "any other unknown key is refused too, on the entry and in the summary (the migration"
+    " exercise's old names nextSteps, invariants, compactedEntryIds; a snake_case key beside"
+    " its camelCase one)",
+    "任何未知字段都被拒绝，entry 上和 summary 里都一样（包括迁移练习里的旧字段名 nextSteps、"
+    "invariants、compactedEntryIds，以及 camelCase 字段旁多出的 snake_case 键）",
+    source="ctxlab",
+    why_en="the chapter's parser only builds the seven-field summary; ctxlab refuses every key"
+    " it does not read, so a typo or an old name never passes silently",
+    why_zh="本章的 parser 只生成七字段 summary；ctxlab 拒绝所有它不读取的键，"
+    "拼错的或旧的字段名都不会悄悄通过",
+)
+def rejects_unknown_keys(t: Trial) -> None:
+    for case in _unknown_cases():
+        _refuses(t, case)
+
+
+def _unknown_cases() -> list[_Case]:
+    cases: list[_Case] = [
+        (Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted)
+        for dotted in ("summary.notes", "notes", "summary.goals", "first_kept_entry_id")
+    ]
+    migration: tuple[tuple[Text, str, str], ...] = (
+        (Text("nextSteps instead of next", "用 nextSteps 代替 next"), "summary.next", "nextSteps"),
+        (
+            Text("invariants beside constraints", "constraints 旁多了 invariants"),
+            "",
+            "summary.invariants",
+        ),
+        (
+            Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds"),
+            "",
+            "compactedEntryIds",
+        ),
+    )
+    for name, remove, add in migration:
+        if remove:
+            cases.append((name, _renamed(remove, add), f"summary.{add}"))
+        else:
+            wire = compact_1_wire()
+            _edit(wire, add, ["context.ts"])
+            cases.append((name, wire, add))
+    # A draft name is named as such, also when a current field is missing as well.
+    wire = compact_1_wire()
+    wire["compactedEntryIds"] = ["u1"]
+    del wire["firstKeptEntryId"]
+    name = Text(
+        "compactedEntryIds instead of firstKeptEntryId",
+        "用 compactedEntryIds 代替 firstKeptEntryId",
+    )
+    cases.append((name, wire, "compactedEntryIds"))
+    return cases
+
+
+#: Blank forms beyond the empty string: spaces, a tab, a newline, and a mix of them.
+_WHITESPACE = (" ", "   ", "\t", "\n", " \t\r\n ")
+
+
+def _whitespace_cases() -> list[_Case]:
+    cases: list[_Case] = []
+    for dotted in ("parentId", "firstKeptEntryId", "summary.goal"):
+        cases += _value_cases(tuple((dotted, blank) for blank in _WHITESPACE))
+    cases += [(f"id = {shown(b)}", _changed("id", b), "id") for b in ("", *_WHITESPACE)]
+    return cases
+
+
+@LAB.check(
+    "a string of only spaces, tabs or newlines counts as empty (for parentId,"
+    " firstKeptEntryId and goal), and the id must not be blank either",
+    "只由空格、制表符或换行组成的字符串也算空（parentId、firstKeptEntryId 和 goal），id 也不能为空",
+    source="ctxlab",
+    why_en="the chapter says 'not empty'; ctxlab also refuses a string of white space, which"
+    " names nothing either, and asks the same of the entry's own id",
+    why_zh="本章只说「不能为空」；ctxlab 把只有空白字符的字符串也当作空（它同样什么都没有指明），"
+    "并对 entry 自己的 id 提同样的要求",
+)
+def rejects_whitespace_ids(t: Trial) -> None:
+    for case in _whitespace_cases():
+        _refuses(t, case)
+
+
+def _timestamp_cases() -> list[_Case]:
+    bad = (float("nan"), float("inf"), float("-inf"))
+    return _value_cases(tuple(("timestamp", value) for value in bad))
+
+
+@LAB.check(
+    "timestamp is a finite number: NaN, infinity and -infinity are refused",
+    "timestamp 必须是有限数：NaN、正负无穷大都被拒绝",
+    source="ctxlab",
+    why_en="the chapter types timestamp as a number and asks finiteness only of tokensBefore;"
+    " ctxlab refuses NaN and infinity, which JSON cannot carry and which order nothing",
+    why_zh="本章把 timestamp 写成 number，只要求 tokensBefore 是有限数；ctxlab 拒绝 NaN 和"
+    "无穷大，JSON 表示不了它们，它们也无法给记录排序",
+)
+def rejects_bad_timestamp(t: Trial) -> None:
+    for case in _timestamp_cases():
+        _refuses(t, case)
+
+
+@LAB.check(
+    "only compaction entries are read: a message or metadata entry is refused, naming its "
+    "id and the field type",
+    "只读 compaction entry：message 或 metadata entry 被拒绝，错误指出它的 id 和 type 字段",
+    source="ctxlab",
+    why_en="the lab builds the compaction branch of parseSessionEntry(); ctxlab refuses the"
+    " other types so a caller never mistakes a message for a compaction",
+    why_zh="本实验只写 parseSessionEntry() 的 compaction 分支；ctxlab 拒绝其他类型，"
+    "调用者就不会把 message 误当成 compaction",
+)
+def other_types_refused(t: Trial) -> None:
+    u2 = by_id(fx.opening_path())["u2"].to_json()
+    t.rejects(Text("the message entry u2", "message entry u2"), [["u2"], ["type"]], u2)
+    note = MetadataSessionEntry("note-1", "a3", 50, "model", "course-model-1").to_json()
+    t.rejects(
+        Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
+    )
+    for case in _value_cases((("type", "compactio"), ("type", None))):
+        _refuses(t, case, strict=True)
+    _refuses(
+        t, (Text("type missing", "缺少 type"), _changed("type", delete=True), "type"), strict=True
+    )
+
+
+@LAB.check(
+    "an existing CompactionSessionEntry, and its to_json(), read back equal (a new object)",
+    "已有的 CompactionSessionEntry 对象及其 to_json() 读回后相等（且是新对象）",
+    source="ctxlab",
+    why_en="ctxlab's stores hand the parser entry objects as well as wire dicts, so the"
+    " parser reads both",
+    why_zh="ctxlab 的 Store 交给 parser 的既有 wire 字典也有 entry 对象，所以 parser 两种都读",
+)
+def accepts_entry_object(t: Trial) -> None:
+    entry = fx.compact1()
+    label = Text("the CompactionSessionEntry compact-1", "CompactionSessionEntry 对象 compact-1")
+    got = t.returns(label, entry)
+    entry_result(label, got, entry)
+    second = Text("compact-1 read twice (parse(parse(wire).to_json()))", "compact-1 读两遍")
+    first = t.returns(second, compact_1_wire())
+    if isinstance(first, CompactionSessionEntry):
+        again = t.returns(second, first.to_json())
+        entry_result(second, again, fx.compact1())
+
+
+@LAB.check(
+    "every error is an EntryParseError naming compact-1 and the field path (.entry_id,"
+    " .field), e.g. session entry compact-1: summary.files",
+    "每个错误都是 EntryParseError，写明 compact-1 和字段路径（.entry_id、.field），"
+    "例如 session entry compact-1: summary.files",
+    source="ctxlab",
+    why_en="the chapter asks that the error stop at compact-1; ctxlab's errors also say which"
+    " field, in the message and as attributes a program can read",
+    why_zh="本章要求错误停在 compact-1；ctxlab 的错误还要写明是哪个字段，"
+    "既写在错误信息里，也作为程序可读的属性",
+)
+def errors_name_the_field(t: Trial) -> None:
+    for cases in (
+        _draft_cases,
+        _missing_cases,
+        _empty_cases,
+        _item_cases,
+        _tokens_cases,
+        _type_cases,
+        _unknown_cases,
+        _whitespace_cases,
+        _timestamp_cases,
+    ):
+        for case in cases():
+            _refuses(t, case, strict=True)
 
 
 # ----------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from ctxlab.entries import (
     SessionEntry,
 )
 from ctxlab.errors import ContextOptionError, EstimatorError, shown
-from ctxlab.lab.grading.calls import Trial, fail
+from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import (
     assistant,
     by_id,
@@ -56,6 +56,8 @@ __all__ = [
     "compare_context",
     "expect_context",
     "expect_deterministic",
+    "halves",
+    "one_each",
     "rejects_bad_estimates",
     "rejects_bad_options",
     "subject_of",
@@ -299,6 +301,9 @@ def _expect_crafted(
     "reason trimmed, tokens 31/3/22/4/2/22/31",
     "31 个 token 的例子留下第二、三组：保留 u2,a2,u3,calls,r-test,r-read,a3，"
     "reason 为 trimmed，tokens 与本章完全一致",
+    source="chapter",
+    quote_zh="结果正好保留第二、三组",
+    quote_en="the result keeps exactly the second and third groups",
 )
 def worked_example_31(t: Trial) -> None:
     _expect_opening(t, budget(31), kept=_KEPT_31, reason="trimmed", tokens=_TOKENS_31)
@@ -307,6 +312,9 @@ def worked_example_31(t: Trial) -> None:
 @LAB.check(
     "with 10 tokens left the newest group (15) is still returned whole: single_group_overflow",
     "消息额度只有 10 而第三组需要 15：函数仍返回完整的第三组，reason 为 single_group_overflow",
+    source="chapter",
+    quote_zh="并把 reason 设为 single_group_overflow",
+    quote_en="and sets reason to single_group_overflow",
 )
 def single_group_overflow(t: Trial) -> None:
     # 19 - system 3 - reserved 4 - margin 2 = 10 tokens for messages; group 3 needs 15.
@@ -318,6 +326,11 @@ def single_group_overflow(t: Trial) -> None:
     "the course's code (not in the chapter's text): when every group fits (or there is none)"
     " the reason is within_budget",
     "课程代码（本章正文没有提到）：所有组都放得下（或根本没有组）时，reason 为 within_budget",
+    source="chapter",
+    course=True,
+    quote_zh="三组都放得下，reason 是 within_budget（课程代码里的值，本章正文没有提到）",
+    quote_en="all three groups fit, so the reason is within_budget (the course's code; the"
+    " chapter's text does not name it)",
 )
 def within_budget(t: Trial) -> None:
     for max_tokens in (38, 500):
@@ -332,6 +345,9 @@ def within_budget(t: Trial) -> None:
     "allowance never goes below 0",
     "先扣除固定成本（system、回答预留、安全余量）；"
     "固定成本超过总窗口时消息额度降到 0，不会变成负数",
+    source="chapter",
+    quote_zh="固定成本超过总窗口时，消息额度降到 0",
+    quote_en="when the fixed costs exceed the whole window, the message allowance drops to 0",
 )
 def fixed_costs_first(t: Trial) -> None:
     # One token more of margin leaves 21: group 2 no longer fits beside group 3.
@@ -352,6 +368,9 @@ def fixed_costs_first(t: Trial) -> None:
     "groups are chosen from the newest backwards and the choice stops at the first group "
     "that does not fit",
     "从最新一组向前选择，停在第一个放不下的组：保留的是路径末尾连续的几组",
+    source="chapter",
+    quote_zh="于是选择停在 u2",
+    quote_en="so the choice stops at u2",
 )
 def contiguous_newest_suffix(t: Trial) -> None:
     # Groups cost 2, 10, 3. With 8 tokens the newest (3) fits and the middle one (10) does
@@ -375,6 +394,9 @@ def contiguous_newest_suffix(t: Trial) -> None:
 @LAB.check(
     "a group is kept or dropped whole: the cut lies only between groups",
     "group 是预算可以整体保留或整体丢弃的最小单位：裁剪位置只能落在两组之间",
+    source="chapter",
+    quote_zh="裁剪位置只能落在 a1/u2 或 a2/u3 之间",
+    quote_en="the cut can only fall between a1/u2 or a2/u3",
 )
 def whole_groups(t: Trial) -> None:
     # The budget would hold a part of group 2 (r-1, a2) beside group 3, but groups are
@@ -407,7 +429,11 @@ def _replay_path() -> list[SessionEntry]:
 @LAB.check(
     "the system message is replayed from the whole path, placed first and priced once "
     "as one message; it is not in keptEntryIds",
-    "system message 从整条路径重放，排在最前面，作为一条消息计价，不进入 keptEntryIds",
+    "system message 从整条路径重放，排在最前面，作为一条消息计价，不进入 keptEntryIds"
+    "（content 为空的 system message 也是 system message）",
+    source="chapter",
+    quote_zh="currentSystemMessage() 是第 03 章的重放函数",
+    quote_en="currentSystemMessage() is chapter 03's replay function",
 )
 def system_replayed(t: Trial) -> None:
     # Replayed: "BASE [2]\n\nTIP [1]", sections rules "RULE v2 [1]", style "terse [1]" = 5.
@@ -416,6 +442,9 @@ def system_replayed(t: Trial) -> None:
     expect_context(
         t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
     )
+    # A system message with empty content is still a system message: it is replayed.
+    empty = crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
+    _expect_crafted(t, empty, budget(10, 1, 1, one_each), kept=("u1", "a1"))
 
     # Empty content is still a system message (its sections are the prompt): issue 24.
     def sections_only() -> list[SessionEntry]:
@@ -427,6 +456,10 @@ def system_replayed(t: Trial) -> None:
 @LAB.check(
     "without a system message tokens.system is 0 and no system message comes first",
     "路径上没有 system message 时，tokens.system 为 0，结果里也没有开头的 system",
+    source="chapter",
+    quote_zh="路径上没有 system message 时，这一项为 0，结果里也没有开头的 system。",
+    quote_en="When the path has no system message this item is 0, and the result has no"
+    " leading system message.",
 )
 def no_system(t: Trial) -> None:
     def path() -> list[SessionEntry]:
@@ -448,10 +481,11 @@ _BAD_NUMBERS: tuple[object, ...] = (
 
 
 def rejects_bad_options(
-    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]]
+    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], *, strict: bool = False
 ) -> None:
-    """Every bad budget number, and an estimator that is not a function, is a
-    ContextOptionError naming the option (message and ``.option``), on ``make_path()``."""
+    """Every bad budget number is refused on ``make_path()``. The chapter (``strict=False``):
+    an error (a ValueError). ctxlab (``strict``): a ContextOptionError naming the option
+    (message and ``.option``), and an estimator that is not a function is one too."""
     path = _bilingual(name)
     for option, camel in (
         ("max_tokens", "maxTokens"),
@@ -460,17 +494,22 @@ def rejects_bad_options(
     ):
         for bad in _BAD_NUMBERS:
             options = {**budget(31), option: bad}
+            label = Text(
+                f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
+            )
+            if not strict:
+                t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
+                continue
             t.rejects(
-                Text(
-                    f"path {path.en}, {option}={shown(bad)}",
-                    f"路径 {path.zh}，{option}={shown(bad)}",
-                ),
+                label,
                 [[option, camel]],
                 make_path(),
                 error_type=ContextOptionError,
                 attrs={"option": option},
                 **options,
             )
+    if not strict:
+        return
     for bad in (None, 5, "estimate"):
         t.rejects(
             Text(
@@ -486,14 +525,42 @@ def rejects_bad_options(
 
 
 @LAB.check(
-    "the three budget numbers must be finite and >= 0, and estimate_tokens a function: "
-    "anything else is a ContextOptionError naming the option",
-    "三个预算数值都要是非负有限数，estimate_tokens 必须是函数；"
-    "否则抛出 ContextOptionError 并指出是哪个选项",
+    "the three budget numbers must be finite and >= 0: NaN, infinity, a negative number, a"
+    " bool, a string or None is refused with an error",
+    "三个预算数值都要是非负有限数：NaN、无穷大、负数、布尔值、字符串或 None 都会被拒绝",
+    source="chapter",
+    quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
+    quote_en="the four configured numbers and every value the estimator returns must be"
+    " finite numbers >= 0",
 )
 def options_checked(t: Trial) -> None:
     rejects_bad_options(t, "sys..a3", fx.opening_path)
     rejects_bad_options(t, "[]", list)
+
+
+_OPTIONS_WHY_EN = (
+    "the chapter asks for finite numbers >= 0; ctxlab's error also says which option is"
+    " wrong (ContextOptionError, .option), and refuses an estimator that is not a function"
+    " before it is called"
+)
+_OPTIONS_WHY_ZH = (
+    "本章要求非负有限数；ctxlab 的错误还要指出是哪个选项（ContextOptionError、.option），"
+    "并且在调用之前就拒绝不是函数的估算器"
+)
+
+
+@LAB.check(
+    "a bad budget number, or an estimate_tokens that is not a function, is a"
+    " ContextOptionError naming the option (.option)",
+    "预算数值不合法、estimate_tokens 不是函数时，抛出 ContextOptionError 并指出是哪个选项"
+    "（.option）",
+    source="ctxlab",
+    why_en=_OPTIONS_WHY_EN,
+    why_zh=_OPTIONS_WHY_ZH,
+)
+def options_named(t: Trial) -> None:
+    rejects_bad_options(t, "sys..a3", fx.opening_path, strict=True)
+    rejects_bad_options(t, "[]", list, strict=True)
 
 
 class _BadEstimator:
@@ -540,26 +607,36 @@ def rejects_bad_estimates(
     make_path: Callable[[], list[SessionEntry]],
     cases: Sequence[tuple[str, object]],
     estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
+    *,
+    strict: bool = False,
 ) -> None:
-    """Each estimator that prices one message (``target``) badly or raises is an
-    EstimatorError naming the message (message and ``.subject``)."""
+    """Each estimator that prices one message (``target``) badly is refused. The chapter
+    (``strict=False``): an error (a ValueError) for a bad value. ctxlab (``strict``): an
+    EstimatorError naming the message (message and ``.subject``), also for an estimator
+    that raises."""
     named = _bilingual(name)
     for target, bad in cases:
         path = make_path()
         raising = isinstance(bad, BaseException)
+        if raising and not strict:
+            continue  # the chapter says nothing of an estimator that raises
         shown_bad = f"raises {type(bad).__name__}" if raising else f"returns {shown(bad)}"
         shown_bad_zh = f"抛出 {type(bad).__name__}" if raising else f"返回 {shown(bad)}"
         label = Text(
             f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
             f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
         )
+        options = budget(500, estimate_tokens=estimator(path, target, bad))
+        if not strict:
+            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
+            continue
         t.rejects(
             label,
             [[target]],
             path,
             error_type=EstimatorError,
             attrs={"subject": subject_of(target)},
-            **budget(500, estimate_tokens=estimator(path, target, bad)),
+            **options,
         )
 
 
@@ -572,39 +649,67 @@ def _zero_for_user(message: object) -> int:
     return 0 if isinstance(message, UserMessage) else int(fx.opening_estimator(message))
 
 
-def _plus_half(message: object) -> float:
-    """The chapter's estimator plus half a token per message (a valid estimate)."""
-    return fx.opening_estimator(message) + 0.5
+def one_each(message: object) -> int:
+    """An estimator that prices every message at 1, an empty one too."""
+    return 1
+
+
+def halves(message: object) -> float:
+    """The chapter's estimator plus half a token per message: every estimate a fraction."""
+    return float(fx.opening_estimator(message)) + 0.5
 
 
 @LAB.check(
-    "every estimate must be a finite number >= 0 (0 is valid); a bad or failing estimate "
-    "is an EstimatorError naming the message",
-    "估算器的每次返回值都要是非负有限数（0 也合法）；出错时抛出 EstimatorError，并指出是哪条消息",
+    "every estimate must be a finite number >= 0: a bad one is refused with an error; 0 is"
+    " valid, and a fraction such as 2.5 is used as it is (not rounded)",
+    "估算器的每次返回值都要是非负有限数：不合法的值会被拒绝；0 也合法，2.5 这样的小数"
+    "原样使用（不取整）",
+    source="chapter",
+    quote_zh="估算器的每次返回值都要是非负有限数",
+    quote_en="the estimator's every return value must be a finite number >= 0",
 )
 def estimator_checked(t: Trial) -> None:
-    cases: tuple[tuple[str, object], ...] = (
-        ("a3", -1),
-        ("system", float("nan")),
-        ("r-read", True),
-        ("calls", "3"),
-        ("u3", RuntimeError("tokenizer offline")),
-        ("a3", float("inf")),
-        ("system", RuntimeError("tokenizer offline")),
-        ("u1", -0.5),
-    )
-    rejects_bad_estimates(t, "sys..a3", fx.opening_path, cases, _BadEstimator)
+    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, _BadEstimator)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
-    # An estimate is any finite number >= 0: 2.5 is taken as 2.5, never truncated.
-    half = Text("sys..a3 (every estimate + 0.5)", "sys..a3（每条估算值 + 0.5）")
-    expect_context(t, half, fx.opening_path, budget(31, estimate_tokens=_plus_half))
+    for max_tokens in (31, 35, 40):
+        _expect_opening(t, budget(max_tokens, estimate_tokens=halves))
+
+
+@LAB.check(
+    "a bad or failing estimate is an EstimatorError naming the message (.subject: entry a3,"
+    " the system message)",
+    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject：entry a3、"
+    "system message）",
+    source="ctxlab",
+    why_en="the chapter asks for finite estimates >= 0; ctxlab's error also names the message"
+    " that was priced badly, and wraps an estimator that raises",
+    why_zh="本章要求估算值是非负有限数；ctxlab 的错误还要指出是哪条消息估算出了问题，"
+    "估算器自己抛出的异常也包装成 EstimatorError",
+)
+def estimator_errors_named(t: Trial) -> None:
+    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, _BadEstimator, strict=True)
+
+
+_BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
+    ("a3", -1),
+    ("system", float("nan")),
+    ("r-read", True),
+    ("calls", "3"),
+    ("u3", RuntimeError("tokenizer offline")),
+    ("a3", float("inf")),
+    ("system", RuntimeError("tokenizer offline")),
+    ("u1", -0.5),
+)
 
 
 @LAB.check(
     "tool ids that do not pair stop the build (r-test -> unknown-1); results in any "
     "order still pair",
     "tool id 配不上时第三组不进入预算选择（r-test -> unknown-1）；result 反序仍然合法",
+    source="chapter",
+    quote_zh="第三组不进入预算选择",
+    quote_en="the third group does not enter the budget selection",
 )
 def broken_groups_refused(t: Trial) -> None:
     t.rejects(
@@ -614,6 +719,7 @@ def broken_groups_refused(t: Trial) -> None:
         ),
         [["unknown-1", "r-test"]],
         fx.unknown_call_path(),
+        error_type=CHAPTER_ERROR,
         **budget(31),
     )
     expect_context(
@@ -629,15 +735,24 @@ def broken_groups_refused(t: Trial) -> None:
     "the same path and options give equal results, each an independent copy; the path "
     "is left untouched",
     "相同 active path 与 options 得到深相等结果；每次结果都是独立副本，不改写 session entries",
+    source="chapter",
+    quote_zh="相同 active path 与 options 应得到深相等结果",
+    quote_en="the same active path and options should give deeply equal results",
 )
 def deterministic_and_isolated(t: Trial) -> None:
     expect_deterministic(t, "sys..a3", fx.opening_path, 31, independent_copies=True)
-    # A path with a metadata entry: skipped, and never removed from the caller's path.
-    expect_context(t, "sys..a3,note", _with_note, budget(31))
+    # A path with metadata entries: they are skipped, and the caller's list is left whole.
+    expect_deterministic(
+        t, Text("sys..a3 with note", "sys..a3（带 note）"), _noted, 31, independent_copies=True
+    )
 
 
-def _with_note() -> list[SessionEntry]:
-    return [*fx.opening_path(), MetadataSessionEntry("note", "a3", 50, "model", "course-model-1")]
+def _noted() -> list[SessionEntry]:
+    """The opening path with a metadata entry after a1 and another at the end."""
+    entries: list[SessionEntry] = fx.opening_path()
+    entries.insert(3, MetadataSessionEntry("note-1", None, 60, "model", "course-model-1"))
+    entries.append(MetadataSessionEntry("note-2", None, 70, "reviewed", True))
+    return rechain(entries)
 
 
 # ----------------------------------------------------------------------------------------

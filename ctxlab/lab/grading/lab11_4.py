@@ -9,13 +9,15 @@ through ``parseSessionEntry()`` as its final check and copy; creating is pure --
 stays as it was and no Store is involved.
 
 Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
-expected entry is the reference's for the same input, compared as in Lab 11.1. ctxlab's own
-rules (an empty path, an id already on the path, the summary as a mapping) say "ctxlab
-extension" in their description.
+expected entry is the reference's for the same input, compared as in Lab 11.1. The
+chapter's rows accept any error (a ValueError) that names what the chapter names; ctxlab's
+rows (optional extras) hold its own rules: an empty path, an id already on the path, the
+summary as a mapping, and errors of ctxlab's classes naming the field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,7 +31,7 @@ from ctxlab.entries import (
 )
 from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
 from ctxlab.lab.errors_zh import message_zh
-from ctxlab.lab.grading.calls import Failed, Trial, fail
+from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
 from ctxlab.lab.grading.misconceptions import Misconception
@@ -132,16 +134,22 @@ def _refused(
     path: list[SessionEntry],
     options: Mapping[str, Any],
     names: Sequence[Sequence[str]],
-    error_type: type[CtxlabError] = CompactionError,
+    *,
+    strict: bool = False,
 ) -> None:
-    """Creating on ``path`` with ``options`` is refused: a CompactionError (the checklist:
-    "Errors are CompactionError(message)") naming ``names``."""
+    """Creating on ``path`` with ``options`` is refused, naming ``names``. The chapter
+    (``strict=False``): an error (a ValueError). ctxlab (``strict``): a CompactionError (the
+    checklist: "Errors are CompactionError(message)")."""
+    error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
     t.rejects(_label(name, options), names, path, error_type=error_type, **options)
 
 
 @LAB.check(
     "compact-1 (timestamp 100, first kept u2, tokensBefore 29) gets parentId a3",
     '函数从 activePath.at(-1) 得到 parentId: "a3"',
+    source="chapter",
+    quote_zh='函数从 activePath.at(-1) 得到 parentId: "a3"',
+    quote_en='the function takes parentId: "a3" from activePath.at(-1)',
 )
 def compact_1(t: Trial) -> None:
     got = _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
@@ -156,36 +164,31 @@ def compact_1(t: Trial) -> None:
 
 
 @LAB.check(
-    "creating is pure: the path and the summary are left as they were, and the result "
-    "shares nothing with them",
+    "creating is pure: the path is left as it was, and the same call gives an equal entry",
     "返回 compact1 以后，active path 仍保持原样；函数也不接收 Store",
+    source="chapter",
+    quote_zh="返回 compact1 以后，active path 仍保持原样",
+    quote_en="after compact1 is returned, the active path stays as it was",
 )
 def pure(t: Trial) -> None:
     path = fx.opening_path()
-    summary = fx.compact1_summary().to_json()
-    options = _options(summary=summary)
+    options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, path, **options)
     if [entry.id for entry in path] != [entry.id for entry in fx.opening_path()]:
         fail(label, ": the path changed", "：路径被改动了")
     expected = create_compaction_entry(fx.opening_path(), **_options())
     entry_result(label, got, expected)
-    summary["changedFiles"].append("evil.ts")
-    summary["goal"] = "changed"
-    shares_nothing(
-        label,
-        got,
-        expected,
-        "changed with the summary mapping it was given",
-        "随传入的 summary 一起变了",
-    )
-    again = t.returns(label, fx.opening_path(), **_options())
+    again = t.returns(label, path, **_options())
     entry_result(label, again, expected)
 
 
 @LAB.check(
     "parentId is the id of the path's last entry, whatever its type",
     "parent 不由调用者重复传入：parentId 总是路径最后一条 entry 的 id",
+    source="chapter",
+    quote_zh="parent 不由调用者重复传入",
+    quote_en="the parent is not passed again by the caller",
 )
 def parent_is_last_entry(t: Trial) -> None:
     def tagged() -> list[SessionEntry]:
@@ -230,13 +233,19 @@ def parent_is_last_entry(t: Trial) -> None:
 
 
 @LAB.check(
-    "ctxlab extension: an id already on the path is an error naming it",
-    "ctxlab 扩展：id 已经在路径上时报错，并写明这个 id",
+    "an id already on the path is an error (a CompactionError) naming it",
+    "id 已经在路径上时报错（CompactionError），并写明这个 id",
+    source="ctxlab",
+    why_en="the chapter leaves ids to the caller; ctxlab refuses a second entry with the same"
+    " id, which would make the session tree ambiguous",
+    why_zh="本章把 id 交给调用者决定；ctxlab 拒绝与已有 entry 同 id 的新记录，否则 session 树"
+    "就有了歧义",
 )
 def id_already_on_path(t: Trial) -> None:
     for entry_id in ("u2", "a3", "sys"):
-        _refused(t, "sys..a3", fx.opening_path(), _options(entry_id), [[entry_id]])
-    _refused(t, "sys..a4", fx.resumed_path(), _options("compact-1", "u3"), [["compact-1"]])
+        _refused(t, "sys..a3", fx.opening_path(), _options(entry_id), [[entry_id]], strict=True)
+    options = _options("compact-1", "u3")
+    _refused(t, "sys..a4", fx.resumed_path(), options, [["compact-1"]], strict=True)
 
 
 @LAB.check(
@@ -244,84 +253,140 @@ def id_already_on_path(t: Trial) -> None:
     "calls, r-test are inside a group",
     "firstKeptEntryId 只能指向一组的首条 user message：u2 合法；"
     "a2、calls、r-test 都位于组内，不能成为切点",
+    source="chapter",
+    quote_zh="u2 合法；a2、calls、r-test 都位于组内，不能成为",
+    quote_en="u2 is valid; a2, calls and r-test lie inside a group and cannot be",
 )
 def first_kept_starts_group(t: Trial) -> None:
     for first_kept in ("u1", "u2", "u3"):
         _expect_created(t, "sys..a3", fx.opening_path, _options(first_kept=first_kept), parent="a3")
+    _not_group_heads(t)
+
+
+def _not_group_heads(t: Trial, *, strict: bool = False) -> None:
     for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
-        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=first_kept), [[first_kept]])
+        options = _options(first_kept=first_kept)
+        _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
 
 
 @LAB.check(
     "a system message (e.g. patch-2) cannot be the first kept entry",
     'system message 也不能成为切点：firstKeptEntryId: "patch-2" 会被报告',
+    source="chapter",
+    quote_zh='createCompactionEntry() 遇到 firstKeptEntryId: "patch-2" 会报告它不是完整'
+    " interaction 的首条 message",
+    quote_en='createCompactionEntry() given firstKeptEntryId: "patch-2" reports that it is not'
+    " the first message of a whole interaction",
 )
 def first_kept_not_system(t: Trial) -> None:
+    _system_heads(t)
+    name = "sys..a3 (system patches)"
+    options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
+    _expect_created(t, name, fx.system_patch_path, options, parent="a3")
+
+
+def _system_heads(t: Trial, *, strict: bool = False) -> None:
     name = "sys..a3 (system patches)"
     for first_kept in ("patch-2", "sys", "patch-1"):
         options = _options("compact-2", first_kept, tokens_before=10, timestamp=200)
-        _refused(t, name, fx.system_patch_path(), options, [[first_kept]])
-    options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
-    _expect_created(t, name, fx.system_patch_path, options, parent="a3")
+        _refused(t, name, fx.system_patch_path(), options, [[first_kept]], strict=strict)
 
 
 @LAB.check(
     "an unknown id, a compaction or a metadata entry as first kept entry is an error naming it",
     "未知 id、compaction 或 metadata entry 作为 firstKeptEntryId 时报错并指出它",
+    source="chapter",
+    quote_zh="只能指向 一组的首条 user message",
+    quote_en="can only point to the first user message of a group",
 )
 def first_kept_unknown(t: Trial) -> None:
-    for first_kept in ("nope", "u9"):
-        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=first_kept), [[first_kept]])
+    _unknown_heads(t)
+
+
+def _unknown_heads(t: Trial, *, strict: bool = False) -> None:
+    for first_kept in ("nope", "u9", " u2", "u2 "):
+        options = _options(first_kept=first_kept)
+        _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
     for first_kept in ("compact-1", "note"):
         path = [*fx.resumed_path(), MetadataSessionEntry("note", "a4", 103, "k", 1)]
-        _refused(t, "sys..a4,note", path, _options("c-9", first_kept), [[first_kept]])
+        options = _options("c-9", first_kept)
+        _refused(t, "sys..a4,note", path, options, [[first_kept]], strict=strict)
 
 
 @LAB.check(
-    "ctxlab extension: an empty path is an error naming the compaction's id: there is no "
-    "leaf to append after",
-    "ctxlab 扩展：路径为空时报错，并写明 compaction 的 id：没有 leaf 可以接在后面",
+    "an empty path is an error (a CompactionError) naming the compaction's id: there is no"
+    " leaf to append after",
+    "路径为空时报错（CompactionError），并写明 compaction 的 id：没有 leaf 可以接在后面",
+    source="ctxlab",
+    why_en="the chapter always has a leaf (a3); ctxlab says plainly when there is none instead"
+    " of failing on activePath.at(-1)",
+    why_zh="本章的路径总有 leaf（a3）；没有 leaf 时，ctxlab 明确报错，而不是在"
+    " activePath.at(-1) 处出错",
 )
 def empty_path(t: Trial) -> None:
     for entry_id in ("compact-1", "compact-7"):
-        _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]])
+        _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]], strict=True)
+
+
+#: A parser case: the options, what the chapter's error names (one of), the parser's field
+#: path (``.field``), and whether the rule is the chapter's.
+_ParserCase = tuple[dict[str, Any], list[list[str]], str, bool]
+
+
+def _parser_cases() -> list[_ParserCase]:
+    bad_summary = fx.compact1_summary().to_json()
+    del bad_summary["changedFiles"]
+    bad_summary["files"] = ["context.ts"]
+    empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
+    blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
+    cases: list[_ParserCase] = [
+        (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
+        (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
+        (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
+        (_options(timestamp="100"), [["compact-1", "timestamp"]], "timestamp", True),
+        (_options(summary=empty_goal), [["compact-1", "summary.goal"]], "summary.goal", True),
+        (_options(summary=blank_goal), [["compact-1", "summary.goal"]], "summary.goal", False),
+    ]
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        cases.append((_options(tokens_before=bad), [["tokensBefore"]], "tokensBefore", True))
+        cases.append((_options(timestamp=bad), [["timestamp"]], "timestamp", False))
+    for blank in ("", "  ", "\t", "\n", " \t\n"):
+        cases.append((_options(blank), [["id"]], "id", False))
+    return cases
+
+
+def _parser_refusals(t: Trial, *, strict: bool) -> None:
+    for options, names, field, chapter in _parser_cases():
+        label = _label("sys..a3", options)
+        if strict:
+            t.rejects(
+                label,
+                [[field]],
+                fx.opening_path(),
+                error_type=EntryParseError,
+                attrs={"field": field},
+                **options,
+            )
+        elif chapter:
+            t.rejects(label, names, fx.opening_path(), error_type=CHAPTER_ERROR, **options)
 
 
 @LAB.check(
     "the candidate goes through parseSessionEntry() as its final check and copy: a bad "
-    "summary, id, timestamp or tokensBefore is the parser's EntryParseError naming the field",
-    "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制：summary、id、timestamp "
-    "或 tokensBefore 不合法时，由 parser 抛出 EntryParseError 并指出字段",
+    "summary, timestamp or tokensBefore, or an empty first kept entry, is refused",
+    "再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制：summary、timestamp "
+    "或 tokensBefore 不合法、firstKeptEntryId 为空时都会被拒绝",
+    source="chapter",
+    quote_zh="再把候选对象交给 parseSessionEntry() 做最后一次运行时校验和复制",
+    quote_en="then hands the candidate to parseSessionEntry() for a last runtime check and copy",
 )
 def parsed_result(t: Trial) -> None:
-    bad_summary = fx.compact1_summary().to_json()
-    del bad_summary["changedFiles"]
-    bad_summary["files"] = ["context.ts"]
-    blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
-    cases: list[tuple[dict[str, Any], list[list[str]], tuple[str, ...]]] = [
-        # options, what the message names, the parser's field path (.field)
-        (_options(summary=bad_summary), [["summary.files"]], ("summary.files",)),
-        (_options(tokens_before=-1), [["tokensBefore", "tokens_before"]], ("tokensBefore",)),
-        (_options(tokens_before=True), [["tokensBefore", "tokens_before"]], ("tokensBefore",)),
-        (_options(timestamp="100"), [["timestamp"]], ("timestamp",)),
-        (_options(summary=blank_goal), [["summary.goal"]], ("summary.goal",)),
-    ]
-    for bad in (float("nan"), float("inf"), float("-inf")):
-        cases.append((_options(tokens_before=bad), [["tokensBefore"]], ("tokensBefore",)))
-        cases.append((_options(timestamp=bad), [["timestamp"]], ("timestamp",)))
-    for blank in ("", "  ", "\t", "\n", " \t\n"):
-        cases.append((_options(blank), [["id"]], ("id",)))
-    for options, names, field in cases:
-        t.rejects(
-            _label("sys..a3", options, field[0]),
-            names,
-            fx.opening_path(),
-            error_type=EntryParseError,
-            attrs={"field": field},
-            **options,
-        )
+    _parser_refusals(t, strict=False)
     for blank in ("", "\t", " \n"):
-        _refused(t, "sys..a3", fx.opening_path(), _options(first_kept=blank), [["compact-1"]])
+        options = _options(first_kept=blank)
+        t.rejects(
+            _label("sys..a3", options), [], fx.opening_path(), error_type=CHAPTER_ERROR, **options
+        )
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -339,35 +404,86 @@ def parsed_result(t: Trial) -> None:
 
 
 @LAB.check(
-    "ctxlab extension: the summary may be a CompactionSummary or its wire-form mapping",
-    "ctxlab 扩展：summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping）",
+    "every error names what is wrong as ctxlab's parser does: an EntryParseError naming the"
+    " field (.field) for a bad summary, id, timestamp or tokensBefore (a blank id, a NaN"
+    " timestamp too), a CompactionError naming a first kept entry that starts no group",
+    "每个错误都像 ctxlab 的 parser 那样写明问题：summary、id、timestamp 或 tokensBefore 不合法"
+    "（包括空白的 id、NaN 的 timestamp）时是写明字段（.field）的 EntryParseError；"
+    "firstKeptEntryId 不是组首时是写明它的 CompactionError",
+    source="ctxlab",
+    why_en="the chapter asks for the parser's check; ctxlab's parser also refuses a blank id"
+    " and a timestamp that is not finite, and ctxlab's errors name the field and have a class"
+    " of their own",
+    why_zh="本章要求经过 parser 的校验；ctxlab 的 parser 还拒绝空白的 id 和非有限的 timestamp，"
+    "而且 ctxlab 的错误写明字段，并有各自的错误类型",
+)
+def errors_named(t: Trial) -> None:
+    _parser_refusals(t, strict=True)
+    for blank in ("", "\t", " \n"):
+        options = _options(first_kept=blank)
+        _refused(t, "sys..a3", fx.opening_path(), options, [["compact-1"]], strict=True)
+    _not_group_heads(t, strict=True)
+    _system_heads(t, strict=True)
+    _unknown_heads(t, strict=True)
+
+
+@LAB.check(
+    "the summary may be a CompactionSummary or its wire-form mapping (copied: changing the"
+    " mapping afterwards changes nothing)",
+    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping；会被复制，之后修改"
+    " mapping 不影响结果）",
+    source="ctxlab",
+    why_en="Python callers hold a summary either as ctxlab's CompactionSummary or as the dict"
+    " the wire format gives; ctxlab takes both",
+    why_zh="Python 调用者手里的 summary 可能是 ctxlab 的 CompactionSummary，也可能是 wire 格式"
+    "给出的 dict；ctxlab 两种都接受",
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
-    _expect_created(
-        t, "sys..a3 (summary = a mapping)", fx.opening_path, _options(summary=mapping), parent="a3"
-    )
-    _expect_created(
-        t, "sys..a3 (summary = a CompactionSummary)", fx.opening_path, _options(), parent="a3"
+    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
+    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    # The entry is a copy: changing the mapping afterwards changes nothing.
+    summary = fx.compact1_summary().to_json()
+    options = _options(summary=summary)
+    label = _label("sys..a3", options)
+    got = t.returns(label, fx.opening_path(), **options)
+    expected = create_compaction_entry(fx.opening_path(), **_options())
+    entry_result(label, got, expected)
+    summary["changedFiles"].append("evil.ts")
+    summary["goal"] = "changed"
+    shares_nothing(
+        label,
+        got,
+        expected,
+        "changed with the summary mapping it was given",
+        "随传入的 summary 一起变了",
     )
 
 
 @LAB.check(
     "tokensBefore and timestamp are kept exactly as the caller gave them (29.6 stays 29.6, "
-    "29 stays an int): never rounded or recomputed",
+    "29 stays an int): never rounded or recomputed (and the id too, spaces and all)",
     "tokensBefore 与 timestamp 由调用者写入，原样保存（29.6 仍是 29.6，29 仍是整数），"
-    "不会取整，也不会重新估算",
+    "不会取整，也不会重新估算（id 也原样保存，两端的空格不会被去掉）",
+    source="chapter",
+    quote_zh="也不重算压缩前规模",
+    quote_en="nor recomputes the size before compaction",
 )
 def kept_as_given(t: Trial) -> None:
-    for entry_id in (" compact-1", "compact-1 ", "compact 1"):  # the id as given, not stripped
-        got = _expect_created(t, "sys..a3", fx.opening_path, _options(entry_id), parent="a3")
+    for entry_id in (" compact-1", "compact-1 ", "compact 1"):
+        options = _options(entry_id)
+        got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")
         if got.id != entry_id:
             fail(
-                _label("sys..a3", _options(entry_id)),
+                _label("sys..a3", options),
                 f": id must be kept exactly as given ({shown(entry_id)}), got {shown(got.id)}",
                 f"：id 必须原样保存（{shown(entry_id)}），实际是 {shown(got.id)}",
             )
-    for tokens_before, timestamp in ((29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7)):
+    padded = dataclasses.replace(fx.compact1_summary(), goal="  keep the budget  ")
+    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=padded), parent="a3")
+    for tokens_before, timestamp in (
+        (29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7), (29, -5),
+    ):  # fmt: skip
         options = _options(tokens_before=tokens_before, timestamp=timestamp)
         got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")
         for name, given, kept in (

@@ -41,6 +41,7 @@ from ctxlab.lab.grading.lab11_3 import (
     budget_label,
     expect_context,
     expect_deterministic,
+    halves,
     rejects_bad_estimates,
     rejects_bad_options,
     worked_example_31,
@@ -85,6 +86,9 @@ def _tag_or_opening(message: object) -> int:
 @LAB.check(
     "without a compaction it is Lab 11.3's build: the 31-token example keeps groups 2 and 3",
     "没有 compaction 时，结果与实验 11.3 相同：31 个 token 的例子留下第二、三组",
+    source="chapter",
+    quote_zh="fixedMessages 目前为空，留给后文的压缩摘要。",
+    quote_en="fixedMessages is empty for now; it is kept for the compaction summary later on.",
 )
 def no_compaction(t: Trial) -> None:
     worked_example_31(t)
@@ -94,6 +98,9 @@ def no_compaction(t: Trial) -> None:
     "the newest summary becomes one user message right after the system message; "
     "keptEntryIds lists only original entries",
     "结果的顺序是 [system?, 摘要, ...保留的后缀]；keptEntryIds 不为合成消息制造虚假 id",
+    source="chapter",
+    quote_zh="结果的顺序是 [system?, 摘要, ...保留的后缀]。",
+    quote_en="The result's order is [system?, summary, ...the kept suffix].",
 )
 def summary_after_system(t: Trial) -> None:
     _expect_resumed(t, budget(100), kept=_RESUMED_ALL)
@@ -102,6 +109,10 @@ def summary_after_system(t: Trial) -> None:
 @LAB.check(
     "the summary's cost is taken from the allowance first; the rest goes to whole groups",
     "合成的摘要消息有自己的 token 成本，这个成本先从消息额度中扣除，余量才交给完整 groups",
+    source="chapter",
+    quote_zh="这个成本先从消息额度中扣除，余量才交给完整 groups。",
+    quote_en="This cost comes off the message allowance first; only what is left goes to"
+    " whole groups.",
 )
 def summary_priced_first(t: Trial) -> None:
     # 22 for messages; the summary (4) is paid first; 18 left holds [u4,a4]=7, not group 3.
@@ -115,6 +126,9 @@ def summary_priced_first(t: Trial) -> None:
 @LAB.check(
     "only the newest compaction is read (compact-2): no second summary message",
     "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
+    source="chapter",
+    quote_zh="路径中若已经有 compact-2，恢复只读取它。",
+    quote_en="If the path already has compact-2, resuming reads only that one.",
 )
 def newest_compaction_only(t: Trial) -> None:
     expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
@@ -138,6 +152,10 @@ def _compacted_at_u3() -> list[SessionEntry]:
     "original messages are collected from firstKeptEntryId on, also those after the "
     "compaction (u4, a4)",
     "从 firstKeptEntryId 收集原消息，并继续收集 compaction 之后的 u4、a4",
+    source="chapter",
+    quote_zh="从 u2 收集原消息，并继续收集 compaction 之后的 u4、a4",
+    quote_en="collect the original messages from u2 on, and go on to collect u4 and a4 after"
+    " the compaction",
 )
 def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
@@ -166,6 +184,10 @@ def _with_notes() -> list[SessionEntry]:
 @LAB.check(
     "metadata and compaction entries are skipped before grouping",
     "跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
+    source="chapter",
+    quote_zh="跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算。",
+    quote_en="skip metadata and compaction entries, then group the message suffix and apply"
+    " the budget.",
 )
 def metadata_skipped(t: Trial) -> None:
     name = Text("sys..a4 with note-1 and note-2", "sys..a4（插入 note-1 和 note-2）")
@@ -186,6 +208,10 @@ _REPLAYED = {
     "whole path, also the part before the compaction (what sys and patch-1 set is kept)",
     "system 状态跨过 compaction 边界：replayedSystemMessage() 读取整条 active path，"
     "包括 compaction 之前的部分，sys 和 patch-1 设下的内容都保留",
+    source="chapter",
+    quote_zh="replayedSystemMessage() 读取的是整条 active path，包括 compaction 之前的部分。",
+    quote_en="replayedSystemMessage() reads the whole active path, including the part before"
+    " the compaction.",
 )
 def system_replay_across_boundary(t: Trial) -> None:
     name = _SYSTEM_PATCHES_KEPT
@@ -215,6 +241,11 @@ def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
     "a system patch, a metadata entry, an unknown or a later id is an error naming it)",
     "firstKeptEntryId 只能指向 compaction 之前一组的首条 user message；a2、r-test、"
     "system patch、metadata entry、未知的 id 或 compaction 之后的 id 都会报错，并指出它",
+    source="ctxlab",
+    why_en="the chapter checks firstKeptEntryId when the compaction is created (Lab 11.4);"
+    " ctxlab checks it again when resuming, so a compaction built by hand cannot cut a group",
+    why_zh="本章在创建 compaction 时检查 firstKeptEntryId（实验 11.4）；ctxlab 在恢复时再检查一次，"
+    "手工构造的 compaction 也就切不开一组",
 )
 def first_kept_checked(t: Trial) -> None:
     for first_kept in ("a2", "r-test", "nope"):
@@ -248,6 +279,14 @@ def first_kept_checked(t: Trial) -> None:
     )
     late = _first_kept_at("u4", after=True)
     t.rejects(label, [["u4"]], late, **budget(100, estimate_tokens=_tag_or_opening))
+    # A compaction first on the path: nothing stands before it to keep from.
+    label = Text(
+        "path c0,u1,a1 whose compaction c0 comes first and keeps from u1",
+        "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
+    )
+    first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
+    path = rechain([first, *crafted(user("u1", 1), assistant("a1", 1))])
+    t.rejects(label, [["u1"]], path, **budget(100, estimate_tokens=_tag_or_opening))
 
 
 def _compacted_again() -> list[SessionEntry]:
@@ -274,6 +313,10 @@ def _continued() -> list[SessionEntry]:
 @LAB.check(
     "a resumed path can be compacted again; the newest compaction and its suffix win",
     "第二次 compaction 使用同一个创建函数；后续 buildContext() 先读取最新的 compaction",
+    source="chapter",
+    quote_zh="后续 buildContext() 先读取 compact-2，再从 u3 收集原消息。",
+    quote_en="A later buildContext() reads compact-2 first, then collects the original"
+    " messages from u3.",
 )
 def recompaction(t: Trial) -> None:
     expect_context(
@@ -295,19 +338,40 @@ def recompaction(t: Trial) -> None:
 @LAB.check(
     "the same path and options give equal results; the path is left untouched",
     "相同 active path 与 options 应得到深相等结果；不会改写 session entries",
+    source="chapter",
+    quote_zh="相同 active path 与 options 应得到深相等结果",
+    quote_en="the same active path and options should give deeply equal results",
 )
 def deterministic_and_isolated(t: Trial) -> None:
-    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=False)
+    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=True)
 
 
 @LAB.check(
-    "Lab 11.3's option rules still hold on a resumed path: a bad budget number or an "
-    "estimate_tokens that is not a function is a ContextOptionError naming the option",
-    "实验 11.3 的选项规则在恢复路径上照样成立：预算数值不合法、estimate_tokens 不是函数时，"
-    "抛出 ContextOptionError 并指出是哪个选项",
+    "Lab 11.3's option rules still hold on a resumed path: a budget number that is not finite"
+    " and >= 0 is refused with an error",
+    "实验 11.3 的选项规则在恢复路径上照样成立：预算数值不是非负有限数时会被拒绝",
+    source="chapter",
+    quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
+    quote_en="the four configured numbers and every value the estimator returns must be"
+    " finite numbers >= 0",
 )
 def options_checked(t: Trial) -> None:
     rejects_bad_options(t, _RESUMED, fx.resumed_path)
+
+
+@LAB.check(
+    "on a resumed path too, a bad budget number or an estimate_tokens that is not a function"
+    " is a ContextOptionError naming the option (.option)",
+    "在恢复路径上，预算数值不合法、estimate_tokens 不是函数时，同样抛出 ContextOptionError"
+    " 并指出是哪个选项（.option）",
+    source="ctxlab",
+    why_en="the chapter asks for finite numbers >= 0; ctxlab's error also says which option is"
+    " wrong, and refuses an estimator that is not a function before it is called",
+    why_zh="本章要求非负有限数；ctxlab 的错误还要指出是哪个选项，并且在调用之前就拒绝不是"
+    "函数的估算器",
+)
+def options_named(t: Trial) -> None:
+    rejects_bad_options(t, _RESUMED, fx.resumed_path, strict=True)
 
 
 def _path_messages(path: list[SessionEntry]) -> list[AgentMessage]:
@@ -346,26 +410,57 @@ class _ResumeBadEstimator:
         return self.bad
 
 
+def _zero(message: object) -> int:
+    """An estimator that prices every message at 0 (a valid estimate; a module-level
+    function, so the terminal route can send it to the child process)."""
+    return 0
+
+
 @LAB.check(
-    "Lab 11.3's estimator rules still hold, also for the summary message: a bad or failing "
-    "estimate is an EstimatorError naming the message (the summary of compact-1); 0 is valid",
-    "实验 11.3 的估算器规则照样成立，摘要消息也不例外：估算器抛出异常或返回值不合法时，"
-    "抛出 EstimatorError 并指出是哪条消息（compact-1 的摘要）；返回 0 是合法的",
+    "Lab 11.3's estimator rules still hold, also for the summary message: a bad estimate is"
+    " refused with an error; 0 is valid, and a fraction is used as it is",
+    "实验 11.3 的估算器规则照样成立，摘要消息也不例外：返回值不合法时会被拒绝；返回 0 是合法的，"
+    "小数原样使用",
+    source="chapter",
+    quote_zh="它有自己的 token 成本",
+    quote_en="it has a token cost of its own",
 )
 def estimator_checked(t: Trial) -> None:
-    cases: tuple[tuple[str, object], ...] = (
-        ("compact-1", RuntimeError("tokenizer offline")),
-        ("compact-1", -1),
-        ("compact-1", float("nan")),
-        ("compact-1", True),
-        ("compact-1", "4"),
-        ("system", RuntimeError("tokenizer offline")),
-        ("system", float("inf")),
-        ("a4", RuntimeError("tokenizer offline")),
-        ("a4", -0.5),
+    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES, _ResumeBadEstimator)
+    _expect_resumed(t, budget(31, estimate_tokens=_zero), kept=_RESUMED_ALL)
+    for max_tokens in (31, 45, 100):
+        _expect_resumed(t, budget(max_tokens, estimate_tokens=halves))
+
+
+@LAB.check(
+    "a bad or failing estimate is an EstimatorError naming the message (.subject: the summary"
+    " of compact-1, the system message, entry a4)",
+    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject："
+    "compact-1 的摘要、system message、entry a4）",
+    source="ctxlab",
+    why_en="the chapter asks for finite estimates >= 0; ctxlab's error also names the message"
+    " that was priced badly (the summary by its compaction), and wraps an estimator that"
+    " raises",
+    why_zh="本章要求估算值是非负有限数；ctxlab 的错误还要指出是哪条消息估算出了问题"
+    "（摘要消息按它的 compaction 命名），估算器自己抛出的异常也包装成 EstimatorError",
+)
+def estimator_errors_named(t: Trial) -> None:
+    rejects_bad_estimates(
+        t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES, _ResumeBadEstimator, strict=True
     )
-    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, cases, _ResumeBadEstimator)
-    _expect_resumed(t, budget(31, estimate_tokens=lambda message: 0), kept=_RESUMED_ALL)
+
+
+_BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
+    ("compact-1", RuntimeError("tokenizer offline")),
+    ("compact-1", -1),
+    ("compact-1", float("nan")),
+    ("compact-1", True),
+    ("compact-1", "4"),
+    ("system", RuntimeError("tokenizer offline")),
+    ("system", float("inf")),
+    ("a4", RuntimeError("tokenizer offline")),
+    ("a4", -0.5),
+)
 
 
 class _SummaryAt:
@@ -389,6 +484,9 @@ def _without_system() -> list[SessionEntry]:
     "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
     "恢复路径上的 token 账目与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
+    source="chapter",
+    quote_zh="固定成本超过总窗口时，消息额度降到 0",
+    quote_en="when the fixed costs exceed the whole window, the message allowance drops to 0",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
     try:

@@ -22,7 +22,7 @@ import io
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any, Final, TypeAlias
 
 from ctxlab.lab.grading.plain import TooLarge, encode, encode_error, type_name
@@ -54,27 +54,57 @@ class StopStudent(BaseException):
 
 
 def reference_code(lab: str) -> frozenset[CodeType]:
-    """The code objects of ctxlab's reference of ``lab``: if one of them runs during the
-    student's call, the student's function is, wraps or calls it. The references of
-    earlier labs that the notebooks allow (``group_interactions`` in 11.3, ...) are not
-    listed."""
+    """The code objects of ctxlab's reference of ``lab``, and of the private helpers that
+    only its solution runs: if one of them runs during the student's call, the student's
+    function is, wraps or calls ctxlab's solution (``ctxlab.context._build`` computes 11.5's
+    answer as surely as ``build_context`` does). The references of earlier labs that the
+    notebooks allow (``group_interactions`` in 11.3, ``parse_session_entry`` in 11.4, ...)
+    and the public helpers they teach (``current_system_message``, ``render_summary``) are
+    not listed."""
     from ctxlab import compaction as compaction_module
     from ctxlab import context, entries, interactions, window
 
-    functions: tuple[Any, ...]
+    functions: list[Any]
     if lab == "11.1":
         from ctxlab.lab.grading import lab11_1
 
-        functions = (entries.parse_session_entry, lab11_1.parse_compaction_entry)
+        functions = [entries.parse_session_entry, lab11_1.parse_compaction_entry]
+        functions += [entries._read_summary, entries._wire_of, *_methods(entries._Reader)]
     elif lab == "11.2":
-        functions = (interactions.group_interactions,)
+        functions = [interactions.group_interactions, interactions._tool_pairs]
+        functions += _methods(interactions.GroupBuilder)
     elif lab in ("11.3", "11.5"):
-        functions = (context.build_context, window.ContextWindow.build)
+        functions = [context.build_context, window.ContextWindow.build]
+        functions += _private_functions(context)
+        if lab == "11.5":
+            functions.append(context.resume_candidates)
     elif lab == "11.4":
-        functions = (compaction_module.create_compaction_entry,)
+        functions = [
+            compaction_module.create_compaction_entry,
+            compaction_module.first_kept_problem,
+        ]
     else:
-        functions = ()
+        functions = []
     return frozenset(function.__code__ for function in functions)
+
+
+def _methods(cls: type) -> list[Any]:
+    """The functions defined in ``cls``'s own body (its methods)."""
+    return [value for value in vars(cls).values() if isinstance(value, FunctionType)]
+
+
+def _private_functions(module: Any) -> list[Any]:
+    """The private module-level functions of ``module`` and the methods of its private
+    classes (those defined there, not imported)."""
+    found: list[Any] = []
+    for name, value in vars(module).items():
+        if not name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if isinstance(value, FunctionType):
+            found.append(value)
+        elif isinstance(value, type):
+            found += _methods(value)
+    return found
 
 
 class _Watch:

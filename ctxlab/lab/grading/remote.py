@@ -43,7 +43,7 @@ import ctxlab
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
 from ctxlab.lab.grading.perform import CallRecord
-from ctxlab.lab.grading.report import reference_notice
+from ctxlab.lab.grading.report import Source, reference_notice
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, clean, exception_text, same
 from ctxlab.lab.grading.worker import pack
@@ -89,13 +89,15 @@ class WorkerGone(BaseException):
 
 @dataclass(frozen=True)
 class Verdict:
-    """One behaviour, judged: ``passed``, and ``message`` (the behaviour, then the detail)."""
+    """One behaviour, judged: ``passed``, and ``message`` (the behaviour, then the detail);
+    ``source`` is the row's kind (a ctxlab row is an optional extra, not the lab's verdict)."""
 
     lab: str
     key: str
     passed: bool
     message: str
     output: str = ""
+    source: Source = "chapter"
 
 
 class Worker:
@@ -337,7 +339,7 @@ def run_behaviour(worker: Worker, key: str, *, limit: float | None = None) -> Ve
         raise GradingUsageError(f"lab {spec.lab} has no behaviour {key!r}", option="key")
     seconds = get_time_limit() if limit is None else limit
     if worker.state == "hung":
-        return _verdict(worker, check.key, check.en, NOT_RUN)
+        return _verdict(worker, check.key, check.en, NOT_RUN, source=check.source)
     if worker.state != "ready":
         worker.start()
     trial = Trial(_not_callable, spec.arg_names, caller=worker.call)
@@ -369,7 +371,8 @@ def run_behaviour(worker: Worker, key: str, *, limit: float | None = None) -> Ve
     if thread.is_alive():
         worker.kill("hung")  # the call it waits for then ends with WorkerGone
         thread.join(5)
-        return _verdict(worker, check.key, check.en, _hung(trial, seconds), trial.output)
+        hung = _hung(trial, seconds)
+        return _verdict(worker, check.key, check.en, hung, trial.output, source=check.source)
     if lost:  # the child died or sent nonsense: this check fails, the next starts afresh
         worker.kill("gone")
         detail: Text | None = _at(trial) + _gone(lost[0].why, worker.stderr_tail())
@@ -381,15 +384,21 @@ def run_behaviour(worker: Worker, key: str, *, limit: float | None = None) -> Ve
     if trial.used_reference:
         notice = reference_notice(worker.lab, worker.keyword, rows=False)
         detail = notice if detail is None else notice + same("\n") + detail
-    return _verdict(worker, check.key, check.en, detail, trial.output)
+    return _verdict(worker, check.key, check.en, detail, trial.output, source=check.source)
 
 
 def _verdict(
-    worker: Worker, key: str, behaviour: str, detail: Text | None, output: str = ""
+    worker: Worker,
+    key: str,
+    behaviour: str,
+    detail: Text | None,
+    output: str = "",
+    *,
+    source: Source = "chapter",
 ) -> Verdict:
     if detail is None:
-        return Verdict(worker.lab, key, True, behaviour, output)
-    return Verdict(worker.lab, key, False, f"{behaviour}\n{clean(detail.en)}", output)
+        return Verdict(worker.lab, key, True, behaviour, output, source)
+    return Verdict(worker.lab, key, False, f"{behaviour}\n{clean(detail.en)}", output, source)
 
 
 def _gone(why: str, stderr: str) -> Text:

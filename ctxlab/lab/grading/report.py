@@ -1,22 +1,33 @@
-"""The lab report: one ✔ or ✘ row per behaviour of the chapter, as text and as a table.
+"""The lab report: one ✔ or ✘ row per behaviour, as text and as a table.
 
 :func:`~ctxlab.lab.grading.check_implementation` returns a :class:`LabReport`; in a notebook
-it shows as a table (one row per behaviour, in the chapter's words, ✔ or ✘, and for ✘ the
-first failing example), and ``str()`` gives the same as plain text. Both languages are kept
-in every row; :func:`ctxlab.lab.set_language` chooses which one is shown.
+it shows as a table (one row per behaviour, ✔ or ✘, and for ✘ the first failing example),
+and ``str()`` gives the same as plain text. Both languages are kept in every row;
+:func:`ctxlab.lab.set_language` chooses which one is shown.
+
+Each row has a kind (:attr:`CheckResult.source`): ``"chapter"`` -- a rule the chapter
+states (its sentence quoted in ``quote_zh``, rendered in ``quote_en``), or that the course's
+code decides and the notebook teaches before the build-it cell (``course``) -- or
+``"ctxlab"``, ctxlab's own extension (``why_en``/``why_zh`` say why ctxlab decides so). The
+lab is passed when every chapter row passes (:attr:`LabReport.passed`); ctxlab's rows come
+after them under their own heading and count, as optional extras
+(:attr:`LabReport.extras_passed`), and never turn the lab's verdict red.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_lines, match
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
-__all__ = ["CheckResult", "LabReport"]
+__all__ = ["CheckResult", "LabReport", "Source"]
+
+#: A row's kind: the chapter's rule, or ctxlab's extension.
+Source: TypeAlias = Literal["chapter", "ctxlab"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,10 @@ class CheckResult:
 
     ``behaviour`` and ``detail`` are in the language of :func:`ctxlab.lab.set_language`;
     both languages are kept (``behaviour_en``/``behaviour_zh``, ``detail_en``/``detail_zh``).
+    ``source`` is the row's kind: ``"chapter"`` (with the chapter's sentence it checks,
+    ``quote_zh`` verbatim and ``quote_en`` in English; ``course`` when the rule is the course's
+    code as the notebook teaches it, not the chapter's text) or ``"ctxlab"`` (with
+    ``why_en``/``why_zh``: why ctxlab decides so).
     """
 
     key: str
@@ -37,6 +52,22 @@ class CheckResult:
     #: characters of it were cut.
     output: str = ""
     output_cut: int = 0
+    source: Source = "chapter"
+    quote_zh: str = ""
+    quote_en: str = ""
+    why_en: str = ""
+    why_zh: str = ""
+    course: bool = False
+
+    @property
+    def quote(self) -> str:
+        """For a chapter row: the chapter's sentence it checks (Chinese, or its English)."""
+        return self.quote_zh if get_language() == "zh" else self.quote_en
+
+    @property
+    def why(self) -> str:
+        """For a ctxlab row: why ctxlab decides so."""
+        return self.why_zh if get_language() == "zh" else self.why_en
 
     @property
     def behaviour(self) -> str:
@@ -82,6 +113,17 @@ _REFERENCE_NAMES = {
 }
 
 
+#: The helpers of each lab's solution that count as the solution too, as the notice names them.
+_HELPERS = {
+    "11.1": "ctxlab.entries' reader",
+    "11.2": "ctxlab.interactions.GroupBuilder",
+    "11.3": "ctxlab.context._build and the other private functions of ctxlab.context",
+    "11.4": "ctxlab.compaction.first_kept_problem",
+    "11.5": "ctxlab.context._build, resume_candidates and the other private functions of"
+    " ctxlab.context",
+}
+
+
 def _cut(count: int) -> str:
     return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
 
@@ -92,14 +134,17 @@ def reference_notice(lab: str, keyword: str, *, rows: bool = True) -> Text:
     name = _REFERENCE_NAMES.get(lab, f"ctxlab's {keyword}")
     judged = "these rows" if rows else "this check"
     judged_zh = "下面各行" if rows else "这项检查"
+    helper = _HELPERS.get(lab)
+    helpers_en = f" Its helpers count as the solution too ({helper})." if helper else ""
+    helpers_zh = f"它的辅助函数（{helper}）同样算作参考实现。" if helper else ""
     return Text(
         f"Your {keyword} is, or calls, {name} — ctxlab's own solution of this lab — so"
         f" {judged} judged ctxlab's code, not yours, and the lab is not passed. Write"
         f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
-        " allowed.",
+        f" allowed.{helpers_en}",
         f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以{judged_zh}"
         f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
-        " 导入的前面实验的函数仍然可以调用。",
+        f" 导入的前面实验的函数仍然可以调用。{helpers_zh}",
     )
 
 
@@ -124,11 +169,16 @@ def _stuck_notice(count: int) -> Text:
     )
 
 
+_EXTRAS_HEADING = Text("ctxlab's extras (optional)", "ctxlab 的扩展检查（选做）")
+
+
 @dataclass(frozen=True, repr=False)
 class LabReport:
     """The result of :func:`check_implementation`: one :class:`CheckResult` per behaviour.
 
-    In a notebook it shows as a table (``_repr_html_``); ``str()`` gives the same as text.
+    The chapter's rows decide the lab (:attr:`passed`); ctxlab's rows are optional extras,
+    shown after them under their own heading and count (:attr:`extras_passed`). In a
+    notebook it shows as a table (``_repr_html_``); ``str()`` gives the same as text.
     """
 
     lab: str
@@ -164,13 +214,26 @@ class LabReport:
         return hint_lines(matches[0], self.hint_rung).pick()
 
     @property
+    def chapter_results(self) -> tuple[CheckResult, ...]:
+        """The rows of the chapter's rules (and the course's code): they decide the lab."""
+        return tuple(result for result in self.results if result.source == "chapter")
+
+    @property
+    def extra_results(self) -> tuple[CheckResult, ...]:
+        """ctxlab's own rows: optional extras, shown after the chapter's."""
+        return tuple(result for result in self.results if result.source != "chapter")
+
+    @property
     def passed(self) -> bool:
-        """True when every check passed on the student's own code."""
-        return (
-            bool(self.results)
-            and all(result.passed for result in self.results)
-            and not self.used_reference
-        )
+        """True when every chapter row passed on the student's own code (ctxlab's rows do
+        not count: see :attr:`extras_passed`)."""
+        chapter = self.chapter_results
+        return bool(chapter) and all(r.passed for r in chapter) and not self.used_reference
+
+    @property
+    def extras_passed(self) -> bool:
+        """True when every one of ctxlab's extra rows passed too (True when there is none)."""
+        return all(result.passed for result in self.extra_results)
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -187,12 +250,25 @@ class LabReport:
         return tuple(result for result in self.results if not result.passed)
 
     def headline(self) -> str:
-        done = sum(result.passed for result in self.results)
-        total = len(self.results)
+        """The lab's verdict: the chapter's rows passed, of how many."""
+        chapter = self.chapter_results
+        done = sum(result.passed for result in chapter)
+        total = len(chapter)
         mark = "✔" if self.passed else "✘"
+        name = f"{self.lab} · {self.function}"
         if get_language() == "zh":
-            return f"实验 {self.lab} · {self.function}：通过 {done}/{total} 项检查 {mark}"
-        return f"Lab {self.lab} · {self.function}: {done}/{total} checks pass {mark}"
+            return f"实验 {name}（本章的检查）：通过 {done}/{total} 项检查 {mark}"
+        return f"Lab {name} (the chapter's checks): {done}/{total} checks pass {mark}"
+
+    def extras_headline(self) -> str:
+        """The heading of ctxlab's rows and their own count (empty when there is none)."""
+        extras = self.extra_results
+        if not extras:
+            return ""
+        done = sum(result.passed for result in extras)
+        if get_language() == "zh":
+            return f"{_EXTRAS_HEADING.zh}：通过 {done}/{len(extras)} 项"
+        return f"{_EXTRAS_HEADING.en}: {done}/{len(extras)} pass"
 
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
@@ -206,11 +282,14 @@ class LabReport:
             for i, line in enumerate(self.hint.splitlines())
         )
         lines.append(self.headline())
-        for result in self.results:
-            lines.append(f"{result.mark} {result.behaviour}")
-            if result.detail:
-                lines.extend(f"    {line}" for line in result.detail.splitlines())
-            lines.extend(f"    {line}" for line in result._printed())
+        for index, rows in enumerate((self.chapter_results, self.extra_results)):
+            if index and rows:
+                lines.append(self.extras_headline())
+            for result in rows:
+                lines.append(f"{result.mark} {result.behaviour}")
+                if result.detail:
+                    lines.extend(f"    {line}" for line in result.detail.splitlines())
+                lines.extend(f"    {line}" for line in result._printed())
         if self._legend():
             lines.append(self._legend())
         return "\n".join(lines)
@@ -224,7 +303,14 @@ class LabReport:
     def _repr_html_(self) -> str:
         zh = get_language() == "zh"
         heads = ("行为", "结果", "说明") if zh else ("behaviour", "result", "detail")
-        rows = "".join(_html_row(result) for result in self.results)
+        rows = "".join(_html_row(result) for result in self.chapter_results)
+        if self.extra_results:
+            rows += (
+                '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
+                f'font-weight:normal;padding-top:0.6em"><em>{html.escape(self.extras_headline())}'
+                "</em></th></tr>"
+            )
+            rows += "".join(_html_row(result, extra=True) for result in self.extra_results)
         legend = ""
         if self._legend():
             legend = f'<p style="font-size:0.9em">{html.escape(self._legend())}</p>'
@@ -250,16 +336,41 @@ class LabReport:
         )
 
 
-def _colour(passed: bool) -> str:
-    """Okabe-Ito green for ✔, vermilion for ✘ (readable with colour blindness)."""
-    return "#009E73" if passed else "#D55E00"
+def _colour(passed: bool, extra: bool = False) -> str:
+    """Okabe-Ito green for ✔, vermilion for ✘ (readable with colour blindness); a failed
+    extra row is orange, never the lab's red."""
+    if passed:
+        return "#009E73"
+    return "#E69F00" if extra else "#D55E00"
 
 
-def _html_row(result: CheckResult) -> str:
+def _source_note(result: CheckResult) -> str:
+    """What a row's behaviour cell says on hover: the chapter's sentence, or why ctxlab
+    decides so."""
+    zh = get_language() == "zh"
+    if result.source == "chapter" and result.quote_zh:
+        where = (
+            ("课程代码" if zh else "the course's code")
+            if result.course
+            else ("本章" if zh else "the chapter")
+        )
+        return (
+            f"{where}：「{result.quote_zh}」"
+            if zh
+            else f"{where}: 「{result.quote_zh}」 ({result.quote_en})"
+        )
+    if result.why:
+        return f"ctxlab：{result.why}" if zh else f"ctxlab: {result.why}"
+    return ""
+
+
+def _html_row(result: CheckResult, *, extra: bool = False) -> str:
+    note = _source_note(result)
+    title = f' title="{html.escape(note, quote=True)}"' if note else ""
     return (
         "<tr>"
-        f'<td style="text-align:left">{html.escape(result.behaviour)}</td>'
-        f'<td style="text-align:center;color:{_colour(result.passed)};font-weight:bold">'
+        f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
+        f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
         f"{result.mark}</td>"
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
         f"{html.escape(result.detail)}</td>"
