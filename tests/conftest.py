@@ -33,7 +33,7 @@ settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 _IMPL_KEY = pytest.StashKey[Path]()
-_WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> remote.Worker
+_WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> sandbox.GradeOutcome
 _LAB_MARKERS = {f"lab11_{n}": f"11.{n}" for n in range(1, 6)}
 _CHAPTER_CHECKS = Path(__file__).resolve().parent / "test_lab_checks_chapter.py"
 
@@ -72,11 +72,6 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args[:] = [str(_CHAPTER_CHECKS)]
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    for worker in config.stash.get(_WORKERS_KEY, {}).values():
-        worker.close()
-
-
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """With ``--ctxlab-impl`` only the chapter's checks are collected (fast, and nothing
     else of the repository needs to import)."""
@@ -88,17 +83,33 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """With ``--ctxlab-impl``: what the sandbox of this platform lacks, first of all."""
+    if config.stash.get(_IMPL_KEY, None) is None:
+        return None
+    from ctxlab.lab.grading.sandbox import missing_protections
+
+    missing = missing_protections()
+    if not missing:
+        return ["ctxlab sandbox: every protection is in place (bubblewrap namespaces, limits)"]
+    return ["ctxlab sandbox: MISSING PROTECTIONS (a submission is untrusted code):"] + [
+        f"  - {line}" for line in missing
+    ]
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """After ``-m`` deselection: start one child per lab left to check; each imports the
-    file and says whether it defines the lab's function (a usage error if not)."""
+    """After ``-m`` deselection: grade the file once per lab left to check, in the sandbox
+    (:func:`ctxlab.lab.grading.sandbox.grade_file`); each test then shows its row. A file
+    that does not import or define the lab's function is a usage error, and so is one that
+    changed the grader's files (grading stops there)."""
     path = config.stash.get(_IMPL_KEY, None)
     if path is None:
         return
-    from ctxlab.lab.grading import GradingUsageError
-    from ctxlab.lab.grading.remote import Worker
+    from ctxlab.lab.grading.sandbox import grade_file
 
-    workers = config.stash[_WORKERS_KEY]
+    limit = config.getoption("--ctxlab-time-limit")
+    outcomes = config.stash[_WORKERS_KEY]
     for lab in sorted(
         {
             lab
@@ -107,11 +118,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if item.get_closest_marker(marker) is not None
         }
     ):
-        worker = workers[lab] = Worker(path, lab)
-        try:
-            worker.start()
-        except GradingUsageError as error:
-            raise pytest.UsageError(str(error)) from None
+        outcome = outcomes[lab] = grade_file(path, lab, time_limit=limit)
+        if outcome.status in ("invalid", "refused"):
+            raise pytest.UsageError(f"--ctxlab-impl: Lab {lab}: {outcome.status}: {outcome.reason}")
 
 
 @pytest.fixture
@@ -119,22 +128,23 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
     """``judge_behaviour("11.3", "worked_example_31")`` -> (passed, what to show).
 
     Without ``--ctxlab-impl``: ctxlab's reference, checked in this process. With it: the
-    file's function, called only in that lab's child process; the verdict is made here.
+    file's function, graded once per lab in the sandbox (grade_file); the verdict is made here.
     """
     from ctxlab.lab.grading import check_behaviour, reference_functions
-    from ctxlab.lab.grading.remote import run_behaviour
 
-    workers = request.config.stash.get(_WORKERS_KEY, None)
-    limit = request.config.getoption("--ctxlab-time-limit")
+    outcomes = request.config.stash.get(_WORKERS_KEY, None)
 
     def judge(lab: str, key: str) -> tuple[bool, str]:
-        if workers is None:
+        if outcomes is None:
             result = check_behaviour(lab, key, **reference_functions(lab))
             return result.passed, f"{result.behaviour_en}\n{result.detail_en}"
-        verdict = run_behaviour(workers[lab], key, limit=limit)
-        if verdict.output:  # what the student's function printed (pytest shows it)
-            print(verdict.output, end="" if verdict.output.endswith("\n") else "\n")
-        return verdict.passed, verdict.message
+        report = outcomes[lab].report
+        row = next(r for r in report.results if r.key == key)
+        if row.output:  # what the student's function printed (escaped; pytest shows it)
+            print(row.output, end="" if row.output.endswith("\n") else "\n")
+        if row.passed:
+            return True, row.behaviour_en
+        return False, f"{row.behaviour_en}\n{row.detail_en}"
 
     return judge
 

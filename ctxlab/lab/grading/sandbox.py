@@ -960,10 +960,14 @@ def _run_check(
         if "ready" not in hello:
             child.stop()
             if "import_error" in hello:
-                why = f"importing {child.path.name} failed: {escape(str(hello['import_error']))}"
+                why = f"importing {child.path} failed: {escape(str(hello['import_error']))}"
             else:
                 got = escape(str(hello.get("got", "None")))
-                why = f"{child.path.name} defines no function {child.keyword}() (it is {got})"
+                flag = f"-m lab{child.lab.replace('.', '_')}"
+                why = (
+                    f"{child.path} defines no function {child.keyword}(), which Lab"
+                    f" {child.lab} checks (it is {got}). Define it, or choose the lab with {flag}."
+                )
             if first:
                 return Text(why, why), "invalid"
             return Text(why, why), "gone"

@@ -1,3 +1,6 @@
+# A right Lab 11.2 written the way a student writes it (the notebook's build-it cell): it
+# imports only what the notebook allows (ctxlab's data types, errors and earlier labs).
+
 from ctxlab import InteractionError, InteractionGroup
 
 

@@ -1,3 +1,6 @@
+# A right Lab 11.3 written the way a student writes it (the notebook's build-it cell): it
+# imports only what the notebook allows (ctxlab's data types, errors and earlier labs).
+
 import math
 
 from ctxlab import (
