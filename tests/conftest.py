@@ -7,9 +7,9 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
   ``node --test --test-name-pattern="Lab 11.N"``. ``pytest -m lab11_3`` runs them against
   ctxlab's reference; ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against the
   functions defined in ``my_lab.py`` (a student's own code). That file is imported and
-  called only in a child process, one per lab (:mod:`ctxlab.lab.grading.remote`): only
-  plain JSON comes back, and every verdict is made in this process, where the student's
-  code never ran.
+  called only in a sandboxed child process, one per lab
+  (:func:`ctxlab.lab.grading.sandbox.grade_file`): only plain JSON comes back, and every
+  verdict is made in this process, where the student's code never ran.
 * ``reference``, ``window``, ``store``, ``fuzz``, ``cli``, ``teaching``, ``interop``,
   ``packaging`` -- ctxlab's other tests.
 """

@@ -166,7 +166,9 @@ def _start(mode: str, base: Path) -> Copy:
 
 
 @pytest.fixture(scope="module", params=["bwrap", "plain"])
-def copy(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Copy]:
+def copy(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Copy]:
     from ctxlab.lab.grading.sandbox import bwrap_works
 
     mode = request.param
@@ -190,9 +192,7 @@ def copy(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 @pytest.mark.parametrize("case", CASES, ids=[path.stem for path in CASES])
-def test_a_hostile_submission_gets_a_clean_row_and_changes_nothing(
-    copy: Copy, case: Path
-) -> None:
+def test_a_hostile_submission_gets_a_clean_row_and_changes_nothing(copy: Copy, case: Path) -> None:
     fields = header(case)
     lab = fields["lab"]
     expected = fields[copy.mode]
@@ -241,7 +241,9 @@ def test_a_hostile_submission_gets_a_clean_row_and_changes_nothing(
         pass
     else:
         assert _state(copy.repo, copy.site) == before, "changed after the run"
-    right = copy.grade(copy.repo / "tests" / "students" / "right" / f"lab{lab.replace('.', '_')}.py", lab)
+    right = copy.grade(
+        copy.repo / "tests" / "students" / "right" / f"lab{lab.replace('.', '_')}.py", lab
+    )
     assert right["status"] == "ok" and right["passed"], right
 
 

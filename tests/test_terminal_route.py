@@ -13,7 +13,6 @@ Each test runs pytest in a subprocess, as a student would.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -262,10 +261,13 @@ def test_a_right_solution_passes_and_a_file_that_fails_to_import_is_a_usage_erro
 
 
 def test_a_reply_that_is_not_a_calls_record_is_refused() -> None:
-    from ctxlab.lab.grading.remote import WorkerGone, _record
+    from ctxlab.lab.grading.sandbox import ChildGone, read_record
 
     good = {"returned": 1, "changed": [], "output": "", "output_cut": 0, "reference": False}
-    assert _record(dict(good)) == good
+    assert read_record(dict(good)) == good
+    # the child's word on reference use is never taken, and what it printed is escaped
+    told = read_record({**good, "reference": True, "output": "\x1b[2J"})
+    assert told["reference"] is False and told["output"] == "\\x1b[2J"
     for bad in (
         {**good, "extra": 1},
         {**good, "raised": {"type": "E", "base": "Exception", "message": "m"}},  # two outcomes
@@ -276,8 +278,8 @@ def test_a_reply_that_is_not_a_calls_record_is_refused() -> None:
         {"raised": {"type": "E"}},
         {"worker_error": "boom"},
     ):
-        with pytest.raises(WorkerGone):
-            _record(bad)
+        with pytest.raises(ChildGone):
+            read_record(bad)
 
 
 STUDENTS = ROOT / "tests" / "students"

@@ -1,9 +1,9 @@
-# Hostile submission: the child can change later runs: delete grading/remote.py and worker.py.
+# Hostile submission: the child can change later runs: delete grading/sandbox.py and worker.py.
 # lab: 11.2
 # bwrap: ok
 # plain: refused
 import os
-for name in ("remote.py", "worker.py"):
+for name in ("sandbox.py", "worker.py"):
     try:
         os.unlink("{{REPO}}/ctxlab/lab/grading/" + name)
     except OSError:

@@ -1,7 +1,7 @@
 # Hostile submission: no limits: unbounded recursion with the limit raised.
 # lab: 11.2
-# bwrap: ok crashed
-# plain: ok crashed
+# bwrap: ok crashed timeout
+# plain: ok crashed timeout
 import sys
 sys.setrecursionlimit(10**7)
 

@@ -51,7 +51,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -62,14 +62,17 @@ from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
+from ctxlab.lab.grading.worker import pack
 
 __all__ = [
     "MEMORY_LIMIT",
+    "ChildGone",
     "GradeOutcome",
     "Status",
     "escape",
     "grade_file",
     "missing_protections",
+    "read_record",
 ]
 
 Status = Literal["ok", "timeout", "crashed", "refused", "invalid"]
@@ -294,10 +297,10 @@ def fingerprint() -> dict[str, tuple[int, ...]]:
                 add(Path(entry.path))
     repository = _repository()
     if repository is not None:
-        for folder in (repository, repository / "tests"):
-            add(folder)
+        for place in (repository, repository / "tests"):
+            add(place)
             with contextlib.suppress(OSError):
-                for entry in os.scandir(folder):
+                for entry in os.scandir(place):
                     if _WATCHED_NAME.match(entry.name) and entry.name != "__pycache__":
                         add(Path(entry.path))
                         if entry.is_dir(follow_symlinks=False) and entry.name == "ctxlab":
@@ -389,7 +392,7 @@ def bwrap_works() -> bool:
                     stdin=subprocess.DEVNULL,
                     capture_output=True,
                     timeout=20,
-                    preexec_fn=_become_nobody if _as_nobody() else None,  # noqa: PLW1509
+                    preexec_fn=_become_nobody if _as_nobody() else None,
                     check=False,
                 ).returncode
                 == 0
@@ -420,7 +423,7 @@ def _as_nobody() -> bool:
 def missing_protections() -> tuple[str, ...]:
     """What this platform lacks, each in plain words with how to get it ('' none)."""
     container = (
-        "or grade inside a Linux container: docker run --rm -it -v \"$PWD\":/repo -w /repo"
+        'or grade inside a Linux container: docker run --rm -it -v "$PWD":/repo -w /repo'
         " python:3.12 bash -c 'apt-get update && apt-get install -y bubblewrap && make test-lab'"
         " (podman run works the same)"
     )
@@ -558,7 +561,7 @@ def _limits(cpu_seconds: int, processes: int, as_nobody: bool) -> Callable[[], N
     def preexec() -> None:  # pragma: no cover - runs in the forked child
         for which, value in wanted:
             with contextlib.suppress(ValueError, OSError):
-                soft, hard = resource.getrlimit(which)
+                _, hard = resource.getrlimit(which)
                 top = value if hard == resource.RLIM_INFINITY else min(value, hard)
                 resource.setrlimit(which, (top, top))
         if as_nobody:
@@ -581,7 +584,7 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
     token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
     as_nobody = _as_nobody()
     sandboxed = bwrap_works()
-    inside_lib, inside_work = (("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work)))
+    inside_lib, inside_work = ("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work))
     env = {
         "HOME": f"{inside_work}/home",
         "TMPDIR": f"{inside_work}/tmp",
@@ -714,7 +717,7 @@ def _reap_strays(before: set[int]) -> int:
 # The child, seen from here
 
 
-class _Gone(BaseException):
+class ChildGone(BaseException):
     """The child cannot answer (a ``BaseException``: no check's ``except`` takes it)."""
 
     def __init__(self, why: str) -> None:
@@ -735,7 +738,7 @@ class _Child:
         self.process: subprocess.Popen[bytes] | None = None
         self.launch: _Launch | None = None
         self.work: Path | None = None
-        self._replies: list[dict[str, Any] | _Gone] = []
+        self._replies: list[dict[str, Any] | ChildGone] = []
         self._wake = threading.Condition()
         self._asked = 0
         self._head = bytearray()
@@ -761,7 +764,7 @@ class _Child:
         self._replies = []
         self._asked = 1  # the hello
         self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
-        self.process = subprocess.Popen(  # noqa: PLW1509 - preexec_fn: the limits
+        self.process = subprocess.Popen(
             launch.command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -814,11 +817,11 @@ class _Child:
                 line = stream.readline(self.MAX_REPLY + 1)
             except (OSError, ValueError):
                 line = b""
-            message: dict[str, Any] | _Gone
+            message: dict[str, Any] | ChildGone
             if not line:
-                message = _Gone(_exit_text(process))
+                message = ChildGone(_exit_text(process))
             elif len(line) > self.MAX_REPLY or not line.endswith(b"\n"):
-                message = _Gone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
+                message = ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
             else:
                 try:
                     parsed = json.loads(line.decode("ascii"))
@@ -827,14 +830,14 @@ class _Child:
                 message = (
                     parsed
                     if isinstance(parsed, dict)
-                    else _Gone("it sent a reply that is not a JSON object")
+                    else ChildGone("it sent a reply that is not a JSON object")
                 )
             with self._wake:
-                if not isinstance(message, _Gone) and len(self._replies) >= self._asked:
-                    message = _Gone("it sent a reply nobody asked for")
+                if not isinstance(message, ChildGone) and len(self._replies) >= self._asked:
+                    message = ChildGone("it sent a reply nobody asked for")
                 self._replies.append(message)
                 self._wake.notify_all()
-            if isinstance(message, _Gone):
+            if isinstance(message, ChildGone):
                 with contextlib.suppress(OSError):
                     stream.close()
                 return
@@ -843,7 +846,7 @@ class _Child:
         stream = process.stderr
         assert stream is not None
         with contextlib.suppress(OSError, ValueError):
-            while chunk := stream.read1(65536):
+            while chunk := os.read(stream.fileno(), 65536):
                 self.stderr_bytes += len(chunk)
                 room = STDERR_KEEP - len(self._head)
                 if room > 0:
@@ -860,10 +863,10 @@ class _Child:
             while len(self._replies) <= index:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise _Gone(f"it did not answer within {limit:g} s")
+                    raise ChildGone(f"it did not answer within {limit:g} s")
                 self._wake.wait(left)
             reply = self._replies[index]
-        if isinstance(reply, _Gone):
+        if isinstance(reply, ChildGone):
             raise reply
         return reply
 
@@ -876,13 +879,10 @@ class _Child:
         middle = f"\n[... {cut:,} bytes cut ...]\n" if cut > 0 else ""
         return head + middle + tail.decode("utf-8", "replace")
 
-    def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        from ctxlab.lab.grading.remote import _record
-        from ctxlab.lab.grading.worker import pack
-
+    def call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         process = self.process
         if process is None or process.stdin is None:
-            raise _Gone("it is not running")
+            raise ChildGone("it is not running")
         request = pack((tuple(args), dict(kwargs), _lab(self.lab).arg_names))
         with self._wake:
             self._asked += 1
@@ -890,15 +890,52 @@ class _Child:
             process.stdin.write(request)
             process.stdin.flush()
         except (OSError, ValueError):
-            raise _Gone(_exit_text(process)) from None
-        reply = self.reply(3600.0)  # the check's own time limit ends this wait
-        try:
-            record = _record(reply)
-        except BaseException as error:  # WorkerGone: not a call's record
-            raise _Gone(getattr(error, "why", "it sent a reply that is not a call's record"))
-        record["reference"] = False  # never the child's word: its ctxlab has no solution
-        record["output"] = escape(record.get("output", ""))
-        return record
+            raise ChildGone(_exit_text(process)) from None
+        # the check's own time limit ends this wait (the child is killed)
+        return read_record(self.reply(3600.0))
+
+
+_RECORD_KEYS: Final = {
+    "returned",
+    "raised",
+    "too_large",
+    "changed",
+    "output",
+    "output_cut",
+    "reference",
+}
+
+
+def read_record(reply: dict[str, Any]) -> dict[str, Any]:
+    """A reply as the call's record :class:`Trial` reads (``reference`` always False: the
+    child's word is never taken for it), or :class:`ChildGone` when it is not one."""
+    if "worker_error" in reply:
+        raise ChildGone(f"it failed: {escape(str(reply['worker_error']))[:600]}")
+    if not set(reply) <= _RECORD_KEYS or len({"returned", "raised", "too_large"} & set(reply)) != 1:
+        raise ChildGone("it sent a reply that is not a call's record")
+    changed = reply.get("changed", [])
+    raised = reply.get("raised")
+    if (
+        not isinstance(reply.get("output", ""), str)
+        or type(reply.get("output_cut", 0)) is not int
+        or type(reply.get("reference", False)) is not bool
+        or not isinstance(changed, list)
+        or not all(isinstance(name, str) for name in changed)
+        or ("raised" in reply and not _is_error(raised))
+        or ("too_large" in reply and not isinstance(reply["too_large"], str))
+    ):
+        raise ChildGone("it sent a reply that is not a call's record")
+    return {**reply, "reference": False, "output": escape(reply.get("output", ""))}
+
+
+def _is_error(data: object) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("type"), str)
+        and isinstance(data.get("base"), str)
+        and isinstance(data.get("message"), str)
+        and isinstance(data.get("attributes", {}), dict)
+    )
 
 
 def _exit_text(process: subprocess.Popen[bytes]) -> str:
@@ -969,7 +1006,9 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
         source = path.read_bytes()
         compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
-        return outcome("invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}", None)
+        return outcome(
+            "invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}", None
+        )
     except (ValueError, OSError) as error:
         return outcome("invalid", f"{path.name} cannot be read as Python: {error}", None)
 
@@ -994,7 +1033,13 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
             spent = time.monotonic() - begun
             if how == "invalid":
                 return outcome("invalid", detail.en if detail else "", None)
-            if how == "hung":
+            kept_dying = Text(
+                "not run: the process running your file kept dying (one time limit spent)",
+                "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
+            )
+            if how == "hung" and status == "crashed":  # out of the time its deaths left
+                stop = kept_dying
+            elif how == "hung":
                 status, reason = "timeout", f"{check.key}: {_plain(detail)}"
                 stop = NOT_RUN
             elif how == "gone":
@@ -1002,11 +1047,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
                 if status == "ok":
                     status, reason = "crashed", f"{check.key}: {_plain(detail)}"
                 if lost >= limit - 0.05:
-                    stop = Text(
-                        "not run: the process running your file kept dying (one time limit"
-                        " spent)",
-                        "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
-                    )
+                    stop = kept_dying
             results.append(_row(check, detail, child.stderr_text() if how == "gone" else ""))
     finally:
         child.stop()
@@ -1047,7 +1088,7 @@ def _run_check(
         first = not child.started
         try:
             hello = child.start(limit)
-        except _Gone as gone:
+        except ChildGone as gone:
             child.stop()
             if "did not answer" in gone.why:
                 return Text(
@@ -1058,6 +1099,12 @@ def _run_check(
             return Text(
                 f"importing your file failed: {gone.why}\n{tail}".strip(),
                 f"导入你的文件失败：{gone.why}\n{tail}".strip(),
+            ), "gone"
+        if not _is_hello(hello):
+            child.stop()
+            return Text(
+                "the process running your file sent something else than its greeting",
+                "运行你的文件的进程发来的不是它的问候",
             ), "gone"
         if "ready" not in hello:
             child.stop()
@@ -1077,7 +1124,7 @@ def _run_check(
     remaining = limit - (time.monotonic() - begun)
     trial = Trial(_not_here, _lab(child.lab).arg_names, caller=child.call)
     box: list[Text | None] = []
-    lost: list[_Gone] = []
+    lost: list[ChildGone] = []
 
     def target() -> None:
         try:
@@ -1085,7 +1132,7 @@ def _run_check(
             box.append(None)
         except Failed as failure:
             box.append(failure.text)
-        except _Gone as gone:
+        except ChildGone as gone:
             lost.append(gone)
         except BaseException as error:
             text = exception_text(error)
@@ -1112,6 +1159,18 @@ def _run_check(
             f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
         ), "gone"
     return (box[0] if box else same("the check ended without a result")), "ran"
+
+
+def _is_hello(reply: dict[str, Any]) -> bool:
+    """The worker's first line: ``{"ready": true}``, ``{"import_error": str}`` or
+    ``{"missing": str, "got": str}``, and nothing else."""
+    if reply == {"ready": True}:
+        return True
+    if set(reply) == {"import_error"}:
+        return isinstance(reply["import_error"], str)
+    if set(reply) == {"missing", "got"}:
+        return isinstance(reply["missing"], str) and isinstance(reply["got"], str)
+    return False
 
 
 def _not_here(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called
