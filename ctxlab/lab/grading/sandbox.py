@@ -780,9 +780,16 @@ class _Child:
             threading.Thread(target=target, args=(self.process,), daemon=True).start()
         return self.reply(limit)
 
-    def stop(self) -> None:
-        """Kill the child, everything it started, and remove its folder."""
+    def stop(self, *, graceful: bool = False) -> None:
+        """Kill the child, everything it started, and remove its folder. ``graceful``: first
+        close its channel and give it a moment to exit by itself (so that its CPU time is
+        counted: a killed pid namespace's processes are not reaped here)."""
         process, launch = self.process, self.launch
+        if process is not None and graceful and process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(0.5)
         if process is not None:
             if os.name == "posix":
                 with contextlib.suppress(OSError):
@@ -1050,7 +1057,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
                     stop = kept_dying
             results.append(_row(check, detail, child.stderr_text() if how == "gone" else ""))
     finally:
-        child.stop()
+        child.stop(graceful=True)
         _reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
