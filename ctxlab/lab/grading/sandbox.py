@@ -423,9 +423,9 @@ def _as_nobody() -> bool:
 def missing_protections() -> tuple[str, ...]:
     """What this platform lacks, each in plain words with how to get it ('' none)."""
     container = (
-        'or grade inside a Linux container: docker run --rm -it -v "$PWD":/repo -w /repo'
-        " python:3.12 bash -c 'apt-get update && apt-get install -y bubblewrap && make test-lab'"
-        " (podman run works the same)"
+        "or grade inside a throwaway container (README, 'Grading untrusted code: the"
+        " sandbox': docker run --security-opt seccomp=unconfined ... with bubblewrap"
+        " installed in it; podman run works the same)"
     )
     if os.name != "posix":
         return (
