@@ -606,7 +606,9 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
         keyword,
         lab,
     ]
-    processes = PROCESSES + (0 if as_nobody else _user_processes(os.getuid()))
+    processes = PROCESSES
+    if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes
+        processes += _user_processes(os.getuid())
     preexec = _limits(cpu, processes, as_nobody) if os.name == "posix" else None
     if sandboxed:
         bwrap = _bwrap()
@@ -983,7 +985,10 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     """Run lab ``lab``'s checks on the function defined in the file ``path``, sandboxed.
 
     Never raises for anything the submission does (a wrong lab name is a
-    :class:`~ctxlab.lab.grading.GradingUsageError`, the caller's mistake).
+    :class:`~ctxlab.lab.grading.GradingUsageError`, the caller's mistake). Calls from
+    several threads may run at once; but on Linux a process that becomes a child of this
+    process during the call and is no sandbox child is taken for one the submission left
+    behind and killed, so start no other subprocess from another thread meanwhile.
     """
     spec = _lab(lab)  # the lab's module is imported here, before the fingerprint
     limit = get_time_limit() if time_limit is None else float(time_limit)
