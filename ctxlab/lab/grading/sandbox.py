@@ -1021,7 +1021,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
         return outcome(
             "invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}", None
         )
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, RecursionError, MemoryError) as error:
         return outcome("invalid", f"{path.name} cannot be read as Python: {error}", None)
 
     child_tree(lab)
@@ -1034,21 +1034,22 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     reason = ""
     lost = 0.0  # seconds of checks lost to a dying child (one time limit for them all)
     stop: Text | None = None
+    invalid: Text | None = None
+    kept_dying = Text(
+        "not run: the process running your file kept dying (one time limit spent)",
+        "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
+    )
     try:
         for check in spec.checks:
             if stop is not None:
                 results.append(_row(check, stop))
                 continue
             begun = time.monotonic()
-            allowed = min(limit, limit - lost) if lost else limit
-            detail, how = _run_check(child, check, allowed)
+            detail, how, output = _run_check(child, check, limit - lost)
             spent = time.monotonic() - begun
             if how == "invalid":
-                return outcome("invalid", detail.en if detail else "", None)
-            kept_dying = Text(
-                "not run: the process running your file kept dying (one time limit spent)",
-                "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
-            )
+                invalid = detail
+                break
             if how == "hung" and status == "crashed":  # out of the time its deaths left
                 stop = kept_dying
             elif how == "hung":
@@ -1060,13 +1061,14 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
                     status, reason = "crashed", f"{check.key}: {_plain(detail)}"
                 if lost >= limit - 0.05:
                     stop = kept_dying
-            results.append(_row(check, detail, child.stderr_text() if how == "gone" else ""))
+                output = f"{output}\n{child.stderr_text()}".strip("\n")
+            results.append(_row(check, detail, output))
     finally:
         child.stop(graceful=True)
         _reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
-    report = LabReport(spec.lab, spec.keyword, tuple(results))
+    report = None if invalid else LabReport(spec.lab, spec.keyword, tuple(results))
     if touched:
         shown = ", ".join(escape(p) for p in touched[:8])
         more = f" and {len(touched) - 8} more" if len(touched) > 8 else ""
@@ -1075,6 +1077,8 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
             f"{path} changed the grader's files: {shown}{more}; grading stops here",
             report,
         )
+    if invalid is not None:
+        return outcome("invalid", invalid.en, None)
     return outcome(status, reason, report)
 
 
@@ -1093,8 +1097,9 @@ def _row(check: Any, detail: Text | None, output: str = "") -> CheckResult:
 
 def _run_check(
     child: _Child, check: Any, limit: float
-) -> tuple[Text | None, Literal["ran", "hung", "gone", "invalid"]]:
-    """One check within ``limit`` seconds, the child's start counted in it."""
+) -> tuple[Text | None, Literal["ran", "hung", "gone", "invalid"], str]:
+    """One check within ``limit`` seconds, the child's start counted in it: its detail
+    (None: passed), how it ended, and what the student's function printed meanwhile."""
     begun = time.monotonic()
     if not child.alive():
         first = not child.started
@@ -1103,21 +1108,33 @@ def _run_check(
         except ChildGone as gone:
             child.stop()
             if "did not answer" in gone.why:
-                return Text(
-                    f"importing your file did not end within {limit:g} s",
-                    f"导入你的文件没有在 {limit:g} 秒内结束",
-                ), "hung"
+                return (
+                    Text(
+                        f"importing your file did not end within {limit:g} s",
+                        f"导入你的文件没有在 {limit:g} 秒内结束",
+                    ),
+                    "hung",
+                    "",
+                )
             tail = escape(child.stderr_text()[-600:])
-            return Text(
-                f"importing your file failed: {gone.why}\n{tail}".strip(),
-                f"导入你的文件失败：{gone.why}\n{tail}".strip(),
-            ), "gone"
+            return (
+                Text(
+                    f"importing your file failed: {gone.why}\n{tail}".strip(),
+                    f"导入你的文件失败：{gone.why}\n{tail}".strip(),
+                ),
+                "gone",
+                "",
+            )
         if not _is_hello(hello):
             child.stop()
-            return Text(
-                "the process running your file sent something else than its greeting",
-                "运行你的文件的进程发来的不是它的问候",
-            ), "gone"
+            return (
+                Text(
+                    "the process running your file sent something else than its greeting",
+                    "运行你的文件的进程发来的不是它的问候",
+                ),
+                "gone",
+                "",
+            )
         if "ready" not in hello:
             child.stop()
             if "import_error" in hello:
@@ -1129,9 +1146,7 @@ def _run_check(
                     f"{child.path} defines no function {child.keyword}(), which Lab"
                     f" {child.lab} checks (it is {got}). Define it, or choose the lab with {flag}."
                 )
-            if first:
-                return Text(why, why), "invalid"
-            return Text(why, why), "gone"
+            return Text(why, why), ("invalid" if first else "gone"), ""
         child.started = True
     remaining = limit - (time.monotonic() - begun)
     trial = Trial(_not_here, _lab(child.lab).arg_names, caller=child.call)
@@ -1163,14 +1178,19 @@ def _run_check(
     if thread.is_alive():
         child.stop()  # the call it waits for then ends
         thread.join(5)
-        return _hung(trial, limit), "hung"
+        return _hung(trial, limit), "hung", trial.output
     if lost:
         child.stop()
-        return _at(trial) + Text(
-            f"the call did not come back: {lost[0].why} (os._exit? a crash? a limit?)",
-            f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
-        ), "gone"
-    return (box[0] if box else same("the check ended without a result")), "ran"
+        return (
+            _at(trial)
+            + Text(
+                f"the call did not come back: {lost[0].why} (os._exit? a crash? a limit?)",
+                f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
+            ),
+            "gone",
+            trial.output,
+        )
+    return (box[0] if box else same("the check ended without a result")), "ran", trial.output
 
 
 def _is_hello(reply: dict[str, Any]) -> bool:
