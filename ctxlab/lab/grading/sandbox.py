@@ -619,32 +619,45 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
     return _Launch(command, str(work), env, preexec, token, sandboxed)
 
 
-def _sweep(token: str) -> int:
-    """Kill every process whose environment carries ``token`` (Linux); how many."""
+def _marked(needle: bytes) -> list[int]:
+    """The live (not zombie) processes whose environment holds ``needle`` (Linux)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as stream:
+                    environ = stream.read(1 << 20)
+                if needle not in environ.split(b"\0"):
+                    continue
+                with open(f"/proc/{entry.name}/stat", "rb") as stream:
+                    stat = stream.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X"):
+                found.append(int(entry.name))
+    return found
+
+
+def _sweep(token: str, seconds: float = 3.0) -> int:
+    """Kill every process whose environment carries ``token`` (Linux), and wait until
+    none is left (at most ``seconds``); how many were killed."""
     if not sys.platform.startswith("linux"):
         return 0
     needle = f"{MARKER}={token}".encode()
     killed = 0
-    for _ in range(5):  # what forks while we look is found by the next round
-        found = 0
-        with contextlib.suppress(OSError):
-            for entry in os.scandir("/proc"):
-                if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                    continue
-                try:
-                    with open(f"/proc/{entry.name}/environ", "rb") as stream:
-                        environ = stream.read(1 << 20)
-                except OSError:
-                    continue
-                if needle in environ.split(b"\0"):
-                    with contextlib.suppress(OSError):
-                        os.kill(int(entry.name), signal.SIGSTOP)
-                        os.kill(int(entry.name), signal.SIGKILL)
-                        found += 1
-        killed += found
-        if not found:
-            break
-    return killed
+    deadline = time.monotonic() + seconds
+    while True:  # what forks while we look, or is still dying, is found by the next round
+        found = _marked(needle)
+        if not found or time.monotonic() > deadline:
+            return killed
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.01)
 
 
 _PARENT_GUARDED: list[bool] = []
