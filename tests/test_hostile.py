@@ -216,6 +216,11 @@ def test_a_hostile_submission_gets_a_clean_row_and_changes_nothing(copy: Copy, c
     before = _state(copy.repo, copy.site)
     answer = copy.grade(submission, lab)
     status = answer["status"]
+    if os.environ.get("CTXLAB_HOSTILE_LOG"):  # a tally of the outcomes (issue 25's report)
+        with open(os.environ["CTXLAB_HOSTILE_LOG"], "a", encoding="utf-8") as log:
+            kind = fields["Hostile submission"].split(":")[0]
+            row = {"case": case.stem, "class": kind, "mode": copy.mode, "status": status}
+            log.write(json.dumps({**row, "seconds": answer["seconds"]}) + "\n")
     if expected == "plagiarism":
         # Without bubblewrap ctxlab's source stays readable: copying it in is plagiarism,
         # a question for the lecturer (README); the sandbox says so at the top.
