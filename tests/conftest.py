@@ -83,20 +83,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
-def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    """With ``--ctxlab-impl``: what the sandbox of this platform lacks, first of all."""
-    if config.stash.get(_IMPL_KEY, None) is None:
-        return None
-    from ctxlab.lab.grading.sandbox import missing_protections
-
-    missing = missing_protections()
-    if not missing:
-        return ["ctxlab sandbox: every protection is in place (bubblewrap namespaces, limits)"]
-    return ["ctxlab sandbox: MISSING PROTECTIONS (a submission is untrusted code):"] + [
-        f"  - {line}" for line in missing
-    ]
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """After ``-m`` deselection: grade the file once per lab left to check, in the sandbox
@@ -106,8 +92,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     path = config.stash.get(_IMPL_KEY, None)
     if path is None:
         return
-    from ctxlab.lab.grading.sandbox import grade_file
+    from ctxlab.lab.grading.sandbox import grade_file, missing_protections
 
+    # First of all, even with -q: what the sandbox of this platform lacks.
+    missing = missing_protections()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    lines = (
+        ["ctxlab sandbox: MISSING PROTECTIONS (a submission is untrusted code):"]
+        + [f"  - {line}" for line in missing]
+        if missing
+        else ["ctxlab sandbox: every protection is in place (bubblewrap, limits)"]
+    )
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(line, yellow=bool(missing))
+        else:  # pragma: no cover - no terminal reporter (-p no:terminal)
+            print(line)
     limit = config.getoption("--ctxlab-time-limit")
     outcomes = config.stash[_WORKERS_KEY]
     for lab in sorted(

@@ -24,7 +24,7 @@ submission that got through could only damage the copy. Each case must give
 Without bubblewrap and as root (this container's CI), a submission can write the
 grader's memory or stop it: those cases are not run there (they would hit the test
 machine itself); the test asserts instead that :func:`missing_protections` names what
-is missing. About 2-3 minutes on 2 cores for both ways.
+is missing. About 1.5 minutes on 2 cores for both ways (109 tests).
 """
 
 from __future__ import annotations

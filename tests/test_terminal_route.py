@@ -294,6 +294,8 @@ def test_every_labs_route_passes_a_right_student_file_and_fails_a_wrong_one(lab:
     right, _ = _pytest("-m", marker, f"--ctxlab-impl={STUDENTS / 'right' / (marker + '.py')}")
     assert right.returncode == 0, right.stdout + right.stderr
     assert _counts(right.stdout) == {"passed": checks}, right.stdout
+    # what the sandbox lacks here comes first, even with -q
+    assert right.stdout.lstrip().startswith("ctxlab sandbox: "), right.stdout
     wrong, _ = _pytest("-m", marker, f"--ctxlab-impl={STUDENTS / 'wrong' / (marker + '.py')}")
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     counts = _counts(wrong.stdout)
