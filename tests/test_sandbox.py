@@ -135,3 +135,30 @@ def test_missing_protections_are_plain_lines_naming_how_to_get_them() -> None:
     for line in lines:
         if "bubblewrap" in line and "install" in line:
             assert "apt-get install bubblewrap" in line and "container" in line
+
+
+def test_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
+    if any("process-count limit does not hold" in line for line in missing_protections()):
+        pytest.skip("this platform has no process-count limit for the child (said at the top)")
+    path = tmp_path / "bomb.py"
+    path.write_text(
+        "import os, time\n"
+        "def group_interactions(entries):\n"
+        "    n = 0\n"
+        "    for _ in range(300):\n"
+        "        try:\n"
+        "            pid = os.fork()\n"
+        "        except OSError:\n"
+        "            break\n"
+        "        if pid == 0:\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        n += 1\n"
+        "    raise ValueError(f'forked {n}')\n",
+        encoding="utf-8",
+    )
+    outcome = grade_file(path, "11.2", time_limit=3)
+    assert outcome.report is not None
+    detail = outcome.report.results[0].detail_en
+    forked = int(detail.rsplit("forked ", 1)[1].split()[0].strip(".'\""))
+    assert forked < 100, detail

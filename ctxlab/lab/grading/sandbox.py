@@ -86,6 +86,8 @@ DISK_LIMIT: Final = 64 * 1024 * 1024
 #: Open files (RLIMIT_NOFILE) and processes (RLIMIT_NPROC, beyond what the user has).
 OPEN_FILES: Final = 256
 PROCESSES: Final = 32
+#: Tasks (processes and threads) in the child's own cgroup, where one can be made (Linux).
+CGROUP_TASKS: Final = 64
 #: The largest submission accepted, in bytes.
 SUBMISSION_LIMIT: Final = 1024 * 1024
 #: How much of the child's standard error is kept (the start and the end), in bytes.
@@ -446,7 +448,7 @@ def missing_protections() -> tuple[str, ...]:
                 " and write your files (the fingerprint check refuses it afterwards)"
             )
         return tuple(lines)
-    if _is_root() and not _as_nobody():
+    if _is_root() and not _as_nobody() and _pids_cgroup_parent() is None:
         lines.append(
             "run as root, with the interpreter in a folder other users cannot open: the"
             " submission cannot become nobody, so the process-count limit does not hold"
@@ -545,8 +547,11 @@ def _user_processes(uid: int) -> int:
     return count
 
 
-def _limits(cpu_seconds: int, processes: int, as_nobody: bool) -> Callable[[], None]:
-    """The function run in the child before ``exec``: resource limits (and ``nobody``)."""
+def _limits(
+    cpu_seconds: int, processes: int, as_nobody: bool, cgroup: Path | None
+) -> Callable[[], None]:
+    """The function run in the child before ``exec``: its own cgroup (where there is one),
+    resource limits, and ``nobody``."""
     import resource
 
     wanted = [
@@ -558,7 +563,12 @@ def _limits(cpu_seconds: int, processes: int, as_nobody: bool) -> Callable[[], N
         (resource.RLIMIT_CORE, 0),
     ]
 
+    procs = None if cgroup is None else str(cgroup / "cgroup.procs")
+
     def preexec() -> None:  # pragma: no cover - runs in the forked child
+        if procs is not None:
+            with contextlib.suppress(OSError), open(procs, "w", encoding="ascii") as stream:
+                stream.write(str(os.getpid()))
         for which, value in wanted:
             with contextlib.suppress(ValueError, OSError):
                 _, hard = resource.getrlimit(which)
@@ -570,6 +580,65 @@ def _limits(cpu_seconds: int, processes: int, as_nobody: bool) -> Callable[[], N
     return preexec
 
 
+def _pids_cgroup_parent() -> Path | None:
+    """Linux: the folder of this process's cgroup in the ``pids`` hierarchy (cgroup v1),
+    or in the unified one (v2) when its children may use ``pids``; None otherwise."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        lines = Path("/proc/self/cgroup").read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in lines:
+        _, controllers, relative = [*line.split(":", 2), "", ""][:3]
+        if "pids" in controllers.split(","):
+            folder = Path("/sys/fs/cgroup/pids") / relative.lstrip("/")
+            return folder if folder.is_dir() else None
+    for line in lines:
+        if line.startswith("0::"):
+            folder = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+            try:
+                enabled = (folder / "cgroup.subtree_control").read_text(encoding="ascii")
+            except OSError:
+                return None
+            return folder if "pids" in enabled.split() else None
+    return None
+
+
+def _new_pids_cgroup(token: str) -> Path | None:
+    """A new cgroup of at most :data:`CGROUP_TASKS` tasks for one child, or None when
+    this process may not make one (an ordinary user without delegation)."""
+    parent = _pids_cgroup_parent()
+    if parent is None:
+        return None
+    folder = parent / f"ctxlab-{token}"
+    try:
+        folder.mkdir()
+        (folder / "pids.max").write_text(str(CGROUP_TASKS), encoding="ascii")
+    except OSError:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        return None
+    return folder
+
+
+def _end_cgroup(folder: Path) -> None:
+    """Kill every process in ``folder`` (it cannot leave it), then remove it."""
+    for _ in range(300):
+        try:
+            pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            break
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
 @dataclass
 class _Launch:
     command: list[str]
@@ -578,6 +647,7 @@ class _Launch:
     preexec: Callable[[], None] | None
     token: str
     sandboxed: bool
+    cgroup: Path | None
 
 
 def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu: int) -> _Launch:
@@ -609,14 +679,15 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
     processes = PROCESSES
     if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes
         processes += _user_processes(os.getuid())
-    preexec = _limits(cpu, processes, as_nobody) if os.name == "posix" else None
+    cgroup = _new_pids_cgroup(token)
+    preexec = _limits(cpu, processes, as_nobody, cgroup) if os.name == "posix" else None
     if sandboxed:
         bwrap = _bwrap()
         assert bwrap is not None
         command = [*_bwrap_args(bwrap, lib, work / submission), *python]
     else:
         command = python
-    return _Launch(command, str(work), env, preexec, token, sandboxed)
+    return _Launch(command, str(work), env, preexec, token, sandboxed, cgroup)
 
 
 def _marked(needle: bytes) -> list[int]:
@@ -819,6 +890,8 @@ class _Child:
                     with contextlib.suppress(OSError):
                         stream.close()
         if launch is not None:
+            if launch.cgroup is not None:
+                _end_cgroup(launch.cgroup)
             _sweep(launch.token)
         if self.work is not None:
             shutil.rmtree(self.work, ignore_errors=True)
