@@ -9,7 +9,8 @@ process behind, flood memory, disk or the terminal), or simply hang. :func:`grad
   ``python -I -S`` (no ``PYTHONPATH``, user site, ``site-packages``, ``.pth`` or
   ``sitecustomize``) from a fresh temporary working directory and home, with a minimal
   environment, under ``resource`` limits (CPU time, address space, file size, open files,
-  processes, no core file);
+  processes, no core file) and, on Linux where this process may make one, in a ``pids``
+  cgroup of its own (:data:`CGROUP_TASKS` tasks; it cannot leave it; emptied after the lab);
 * gives the child a *copy* of ctxlab in which the lab's solution (and its private helpers)
   is replaced by a stub that raises :class:`~ctxlab.errors.CtxlabError`: whatever the child
   does to a watch, there is no solution to call (the earlier labs' functions that the
