@@ -572,6 +572,91 @@ def bench_agent_scale(size: int, repeats: int) -> Row5:
     )
 
 
+# -- 6. one submission-lab through the sandboxed runner (issue 25) ------------------------------
+
+SANDBOX_SCRIPT = r"""
+import json, statistics, sys
+from pathlib import Path
+from ctxlab.lab.grading.sandbox import bwrap_works, grade_file
+repeats = int(sys.argv[1])
+rows = []
+for n in range(1, 6):
+    path = Path("tests/students/right") / f"lab11_{n}.py"
+    grade_file(path, f"11.{n}")  # warm: the child's ctxlab copy, the lab's module
+    outcomes = [grade_file(path, f"11.{n}") for _ in range(repeats)]
+    rows.append({
+        "lab": f"11.{n}",
+        "cpu": statistics.median(o.cpu_seconds for o in outcomes),
+        "wall": statistics.median(o.seconds for o in outcomes),
+        "ok": all(o.status == "ok" and o.report.passed for o in outcomes),
+        "checks": len(outcomes[0].report.results),
+    })
+print(json.dumps({"bwrap": bwrap_works(), "rows": rows}))
+"""
+
+
+@dataclass
+class Row6:
+    way: str
+    lab: str
+    checks: int
+    cpu_s: float
+    wall_s: float
+    ok: bool
+
+
+def bench_sandbox(repeats: int) -> list[Row6]:
+    """``grade_file`` on each lab's right student file (tests/students/right), with
+    bubblewrap (when it works here) and without it, each way in a fresh process."""
+    rows: list[Row6] = []
+    for way, chosen in (("bwrap", ""), ("no bwrap", "none")):
+        env = {**os.environ, "CTXLAB_BWRAP": chosen}
+        out = subprocess.run(
+            [sys.executable, "-c", SANDBOX_SCRIPT, str(repeats)],
+            check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=HERE.parent,
+        ).stdout
+        data = json.loads(out.strip().splitlines()[-1])
+        if way == "bwrap" and not data["bwrap"]:
+            way = "bwrap (not working here: same as no bwrap)"
+        rows += [
+            Row6(way, r["lab"], r["checks"], r["cpu"], r["wall"], r["ok"]) for r in data["rows"]
+        ]
+    return rows
+
+
+def sandbox_section(rows: list[Row6]) -> list[str]:
+    median = statistics.median(r.cpu_s for r in rows)
+    worst = max(r.cpu_s for r in rows)
+    return [
+        "## 6. One submission-lab through the sandboxed runner (issue 25)",
+        "",
+        "`grade_file(path, lab)` (`ctxlab.lab.grading.sandbox`) on each lab's right student"
+        " file (`tests/students/right/`), after one warm-up run per lab (the child's copy of"
+        " ctxlab is made once per grader process). *CPU*: the grader's and the child's user +"
+        " system time for the whole submission-lab (start, every check, the fingerprints"
+        " before and after, the sweep), median of the runs; *wall*: its wall time.",
+        "",
+        "| way | lab | checks | CPU (median) | wall (median) | graded right |",
+        "|---|---|---:|---:|---:|---|",
+        *(
+            f"| {r.way} | {r.lab} | {r.checks} | {_ms(r.cpu_s)} | {_ms(r.wall_s)} | {r.ok} |"
+            for r in rows
+        ),
+        "",
+        f"Target: <= 0.5 s CPU median for a right answer -> median {_ms(median)}, worst"
+        f" {_ms(worst)} -> {verdict(median <= 0.5)}. Before (issue 25): 2-3.3 s per"
+        " submission-lab, mostly starting pytest; `grade_file` starts no pytest, only one"
+        " `python -I -S` child per lab, which imports the standard library and the copy of"
+        " ctxlab (the terminal route, `pytest -m lab11_N --ctxlab-impl=...`, still pays"
+        " pytest's own start once per command).",
+        "",
+    ]
+
+
 # -- report -------------------------------------------------------------------------------------
 
 
@@ -639,7 +724,13 @@ def verdict(ok: bool) -> str:
 
 
 def report(
-    rows1: list[Row1], rows2: list[Row2], row3: Row3, row4: Row4, row5: Row5, row5_here: Row5
+    rows1: list[Row1],
+    rows2: list[Row2],
+    row3: Row3,
+    row4: Row4,
+    row5: Row5,
+    row5_here: Row5,
+    rows6: list[Row6],
 ) -> str:
     lines = ["# ctxlab benchmarks (issue 7)", "", "Written by `make bench`; do not edit.", ""]
     lines += ["## Machine", "", *_machine(), ""]
@@ -803,6 +894,7 @@ def report(
         " (issue 13) the same pass made four walks over the path (entry check, system"
         " replay, newest compaction, grouping) and a method call per message.",
         "",
+        *sandbox_section(rows6),
         "## Plot",
         "",
         f"![time vs history length]({PLOT.name})",
@@ -823,7 +915,25 @@ def _kept_class_section() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, no 100k")
+    parser.add_argument(
+        "--sandbox-only",
+        action="store_true",
+        help="only section 6 (the sandboxed runner): rewrite that section of RESULTS.md",
+    )
     args = parser.parse_args(argv)
+    if args.sandbox_only:
+        print("6. one submission-lab through the sandboxed runner", flush=True)
+        rows6 = bench_sandbox(3 if args.quick else 7)
+        text = RESULTS.read_text(encoding="utf-8")
+        start = text.find("## 6. ")
+        end = text.find("## Plot")
+        section = "\n".join(sandbox_section(rows6)) + "\n"
+        text = (
+            text[:start] + section + text[end:] if start >= 0 else text[:end] + section + text[end:]
+        )
+        RESULTS.write_text(text, encoding="utf-8")
+        print(section)
+        return 0
     sizes = SIZES[:2] if args.quick else SIZES
     repeats = {1_000: 15, 10_000: 7, 100_000: 5}
     if args.quick:
@@ -843,8 +953,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  fresh process:  {row5}", flush=True)
     row5_here = bench_agent_scale(sizes[-1], 5 if args.quick else 11)
     print(f"  after 1-4 here: {row5_here}", flush=True)
+    print("6. one submission-lab through the sandboxed runner", flush=True)
+    rows6 = bench_sandbox(3 if args.quick else 7)
     plot(rows1, rows2)
-    text = report(rows1, rows2, row3, row4, row5, row5_here)
+    text = report(rows1, rows2, row3, row4, row5, row5_here, rows6)
     RESULTS.write_text(text + _kept_class_section(), encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(HERE.parent)} and {PLOT.relative_to(HERE.parent)}")
     return 0

@@ -9,9 +9,9 @@ Markers (registered in pyproject.toml; ``pytest --markers`` lists them):
   summary at the end), never failed. ``pytest -m lab11_3`` runs them against
   ctxlab's reference; ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against the
   functions defined in ``my_lab.py`` (a student's own code). That file is imported and
-  called only in a child process, one per lab (:mod:`ctxlab.lab.grading.remote`): only
-  plain JSON comes back, and every verdict is made in this process, where the student's
-  code never ran.
+  called only in a sandboxed child process, one per lab
+  (:func:`ctxlab.lab.grading.sandbox.grade_file`): only plain JSON comes back, and every
+  verdict is made in this process, where the student's code never ran.
 * ``misconceptions`` -- the misconception catalogue of each lab run against its buggy
   implementations in tests/misconceptions (tests/test_misconceptions.py).
 * ``reference``, ``window``, ``store``, ``fuzz``, ``cli``, ``teaching``, ``interop``,
@@ -38,8 +38,7 @@ settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 _IMPL_KEY = pytest.StashKey[Path]()
-_WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> remote.Worker
-_FAILED_KEY = pytest.StashKey[dict[str, dict[str, str]]]()  # lab -> failed key -> message
+_WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> sandbox.GradeOutcome
 #: ctxlab's extra rows judged on a student's file: (lab, key, passed, message).
 _EXTRAS_KEY = pytest.StashKey[list[tuple[str, str, bool, str]]]()
 _LAB_MARKERS = {f"lab11_{n}": f"11.{n}" for n in range(1, 6)}
@@ -74,7 +73,6 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")
         config.stash[_IMPL_KEY] = path
         config.stash[_WORKERS_KEY] = {}
-        config.stash[_FAILED_KEY] = {}
         if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
             # No path given (the README's command): collect only the chapter's checks, not
             # the rest of tests/ and notebooks/ (the hook below cannot see notebooks/).
@@ -82,23 +80,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """With ``--ctxlab-impl``: after the failed checks, one hint per lab whose failures
-    match a catalogued misconception (the notebook's first rung), in both languages."""
-    from ctxlab.lab.grading import behaviour_keys
-    from ctxlab.lab.grading.misconceptions import evidence, match
+    """With ``--ctxlab-impl``: one hint per lab whose failures match a catalogued
+    misconception (the notebook's first rung), in both languages."""
+    from ctxlab.lab.grading.misconceptions import catalogue
 
-    for lab, failed in sorted(config.stash.get(_FAILED_KEY, {}).items()):
-        details = evidence(failed, len(behaviour_keys(lab)))
-        found = match(lab, details, details)
-        if found:
-            terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({found[0].id})")
-            terminalreporter.write_line(found[0].hint_en)
-            terminalreporter.write_line(found[0].hint_zh)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    for worker in config.stash.get(_WORKERS_KEY, {}).values():
-        worker.close()
+    for lab, outcome in sorted(config.stash.get(_WORKERS_KEY, {}).items()):
+        report = outcome.report
+        if report is None or not report.misconceptions:
+            continue
+        first = next(item for item in catalogue(lab) if item.id == report.misconceptions[0])
+        terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({first.id})")
+        terminalreporter.write_line(first.hint_en)
+        terminalreporter.write_line(first.hint_zh)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -114,15 +107,31 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """After ``-m`` deselection: start one child per lab left to check; each imports the
-    file and says whether it defines the lab's function (a usage error if not)."""
+    """After ``-m`` deselection: grade the file once per lab left to check, in the sandbox
+    (:func:`ctxlab.lab.grading.sandbox.grade_file`); each test then shows its row. A file
+    that does not import or define the lab's function is a usage error, and so is one that
+    changed the grader's files (grading stops there)."""
     path = config.stash.get(_IMPL_KEY, None)
     if path is None:
         return
-    from ctxlab.lab.grading import GradingUsageError
-    from ctxlab.lab.grading.remote import Worker
+    from ctxlab.lab.grading.sandbox import grade_file, missing_protections
 
-    workers = config.stash[_WORKERS_KEY]
+    # First of all, even with -q: what the sandbox of this platform lacks.
+    missing = missing_protections()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    lines = (
+        ["ctxlab sandbox: MISSING PROTECTIONS (a submission is untrusted code):"]
+        + [f"  - {line}" for line in missing]
+        if missing
+        else ["ctxlab sandbox: every protection is in place (bubblewrap, limits)"]
+    )
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(line, yellow=bool(missing))
+        else:  # pragma: no cover - no terminal reporter (-p no:terminal)
+            print(line)
+    limit = config.getoption("--ctxlab-time-limit")
+    outcomes = config.stash[_WORKERS_KEY]
     for lab in sorted(
         {
             lab
@@ -131,11 +140,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if item.get_closest_marker(marker) is not None
         }
     ):
-        worker = workers[lab] = Worker(path, lab)
-        try:
-            worker.start()
-        except GradingUsageError as error:
-            raise pytest.UsageError(str(error)) from None
+        outcome = outcomes[lab] = grade_file(path, lab, time_limit=limit)
+        if outcome.status in ("invalid", "refused"):
+            raise pytest.UsageError(f"--ctxlab-impl: Lab {lab}: {outcome.status}: {outcome.reason}")
 
 
 @pytest.fixture
@@ -143,24 +150,23 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
     """``judge_behaviour("11.3", "worked_example_31")`` -> (passed, what to show).
 
     Without ``--ctxlab-impl``: ctxlab's reference, checked in this process. With it: the
-    file's function, called only in that lab's child process; the verdict is made here.
+    file's function, graded once per lab in the sandbox (grade_file); the verdict is made here.
     """
     from ctxlab.lab.grading import check_behaviour, reference_functions
-    from ctxlab.lab.grading.remote import run_behaviour
 
-    workers = request.config.stash.get(_WORKERS_KEY, None)
-    limit = request.config.getoption("--ctxlab-time-limit")
+    outcomes = request.config.stash.get(_WORKERS_KEY, None)
 
     def judge(lab: str, key: str) -> tuple[bool, str]:
-        if workers is None:
+        if outcomes is None:
             result = check_behaviour(lab, key, **reference_functions(lab))
             return result.passed, f"{result.behaviour_en}\n{result.detail_en}"
-        verdict = run_behaviour(workers[lab], key, limit=limit)
-        if not verdict.passed:  # for the hint at the end of the run
-            request.config.stash[_FAILED_KEY].setdefault(lab, {})[key] = verdict.message
-        if verdict.output:  # what the student's function printed (pytest shows it)
-            print(verdict.output, end="" if verdict.output.endswith("\n") else "\n")
-        return verdict.passed, verdict.message
+        report = outcomes[lab].report
+        row = next(r for r in report.results if r.key == key)
+        if row.output:  # what the student's function printed (escaped; pytest shows it)
+            print(row.output, end="" if row.output.endswith("\n") else "\n")
+        if row.passed:
+            return True, row.behaviour_en
+        return False, f"{row.behaviour_en}\n{row.detail_en}"
 
     return judge
 

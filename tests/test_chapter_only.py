@@ -21,7 +21,7 @@ import pytest
 
 from ctxlab.lab import check_implementation
 from ctxlab.lab import grading as g
-from ctxlab.lab.grading.remote import Worker, run_behaviour
+from ctxlab.lab.grading.sandbox import grade_file
 from mutation_audit import solution
 from pytest_runs import pytest_command, pytest_env
 
@@ -51,18 +51,15 @@ def test_a_chapter_only_function_passes_its_lab_in_the_notebook(lab: str) -> Non
 
 @pytest.mark.parametrize("lab", g.LABS)
 def test_a_chapter_only_function_passes_its_lab_from_the_terminal(lab: str) -> None:
-    worker = Worker(_file(lab), lab)
-    worker.start()
-    try:
-        verdicts = {key: run_behaviour(worker, key) for key in g.behaviour_keys(lab)}
-    finally:
-        worker.close()
-    for key, verdict in verdicts.items():
-        assert verdict.source == g.behaviour_source(lab, key)
-        if verdict.source == "chapter":
-            assert verdict.passed, verdict.message
+    outcome = grade_file(_file(lab), lab)
+    assert outcome.status == "ok" and outcome.report is not None, outcome.reason
+    assert outcome.report.passed, str(outcome.report)
+    for row in outcome.report.results:
+        assert row.source == g.behaviour_source(lab, row.key)
+        if row.source == "chapter":
+            assert row.passed, row.detail_en
         else:
-            assert not verdict.passed, f"{key}: the chapter-only file passes ctxlab's extra"
+            assert not row.passed, f"{row.key}: the chapter-only file passes ctxlab's extra"
 
 
 def test_the_pytest_route_reports_extras_apart_and_passes_a_chapter_only_file() -> None:

@@ -2,9 +2,10 @@
 
 ``pytest -m lab11_3`` runs exactly Lab 11.3's behaviours against ctxlab's reference;
 ``pytest -m lab11_3 --ctxlab-impl=my_lab.py`` runs them against ``build_context`` as defined
-in ``my_lab.py``, which is imported and called only in a child process (the conftest's
-``judge_behaviour``; :mod:`ctxlab.lab.grading.remote`). The checks themselves live in
-:mod:`ctxlab.lab.grading` (the notebook's ``check_implementation`` runs the same ones).
+in ``my_lab.py``, which is imported and called only in a sandboxed child process (the
+conftest's ``judge_behaviour``; :func:`ctxlab.lab.grading.sandbox.grade_file`). The checks
+themselves live in :mod:`ctxlab.lab.grading` (the notebook's ``check_implementation`` runs
+the same ones).
 
 Two kinds of rows, as in the notebook's table: the chapter's rows decide the lab
 (``test_chapter_behaviour``: a failed one fails the run); ctxlab's rows are optional extras

@@ -31,6 +31,10 @@ from ctxlab.lab.grading import steps
 from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
 from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
+#: The clock the time limit is kept with, bound when grading loads: a student's function that
+#: rebinds ``time.monotonic`` (to freeze it) cannot stop the limit (issue 25, item 4).
+_CLOCK: Final = time.monotonic
+
 __all__ = ["NOT_RUN", "STOP_SECONDS", "Outcome", "Pristine", "run_check", "stuck_threads"]
 
 #: How long a thread that must stop is asked to, again and again, before it counts as stuck.
@@ -93,6 +97,22 @@ def run_check(
 
     traced = steps.use_trace()
     guard = _Guard()
+    _KERNEL.enter()
+    try:
+        return _run(check, trial, box, traced, guard, name, limit)
+    finally:
+        _KERNEL.leave()
+
+
+def _run(
+    check: Callable[[Trial], None],
+    trial: Trial,
+    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]],
+    traced: bool,
+    guard: _Guard,
+    name: str,
+    limit: float,
+) -> Outcome:
 
     def target() -> None:
         try:
@@ -131,6 +151,50 @@ def run_check(
     return _outcome(trial, status, ended)
 
 
+class _Kernel:
+    """What a student's function may change in the kernel that would stop the grader, put
+    back after each check (issue 25, item 4):
+
+    * ``sys.setswitchinterval``: during a check it is a stand-in that keeps the interval
+      at most :data:`_SWITCH_MAX` s (with ``sys.setswitchinterval(1000)`` a busy check
+      thread would hold the GIL for 1000 s, and the time limit could never act); after the
+      check the interval is put back, and so is the function, unless a check thread could
+      not be stopped (it may still call it: the stand-in stays);
+    * ``time.monotonic``, ``time.perf_counter``, ``time.time``, ``time.sleep`` and their
+      ``_ns`` forms, rebound by the function (the limit itself is kept with the clock
+      bound when grading loaded).
+    """
+
+    def __init__(self) -> None:
+        self.switch = sys.setswitchinterval
+        self.interval = sys.getswitchinterval()
+        self.clocks = {
+            name: getattr(time, name)
+            for name in (
+                *("monotonic", "perf_counter", "time", "sleep"),
+                *("monotonic_ns", "perf_counter_ns", "time_ns"),
+            )
+        }
+
+    def _clamped(self, interval: float) -> None:
+        self.switch(min(float(interval), _SWITCH_MAX))
+
+    def enter(self) -> None:
+        sys.setswitchinterval = self._clamped
+
+    def leave(self) -> None:
+        self.switch(self.interval)
+        if not stuck_threads():
+            sys.setswitchinterval = self.switch
+        for name, clock in self.clocks.items():
+            if getattr(time, name, None) is not clock:
+                setattr(time, name, clock)
+
+
+#: The longest GIL switch interval a student's function can set during a check, in seconds.
+_SWITCH_MAX: Final = 0.05
+
+
 def _hung(trial: Trial, limit: float) -> Text:
     """The detail of a check that did not return within ``limit`` seconds."""
     seconds = f"{limit:g} s"
@@ -162,9 +226,9 @@ def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text
 
 def _wait(thread: threading.Thread, limit: float) -> None:
     """Wait for ``thread`` at most ``limit`` s, in slices (an interrupt is not held up)."""
-    deadline = time.monotonic() + limit
+    deadline = _CLOCK() + limit
     while thread.is_alive():
-        left = deadline - time.monotonic()
+        left = deadline - _CLOCK()
         if left <= 0:
             return
         thread.join(min(left, _WAIT_SLICE))
@@ -180,6 +244,9 @@ def stuck_threads() -> int:
     """How many check threads that could not be stopped are still running."""
     _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
     return len(_STUCK)
+
+
+_KERNEL: Final = _Kernel()
 
 
 class _Guard:
@@ -233,7 +300,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
     except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
         thread.join(seconds)
         return not thread.is_alive()
-    deadline = time.monotonic() + seconds
+    deadline = _CLOCK() + seconds
     while thread.is_alive():
         if guard is not None:
             with guard.lock:
@@ -242,7 +309,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
         else:
             _send_stop(set_async_exc, ident)
         thread.join(_STOP_SLICE)
-        if time.monotonic() >= deadline:
+        if _CLOCK() >= deadline:
             break
     return not thread.is_alive()
 

@@ -1,7 +1,9 @@
 """The child process of the terminal route: imports a student's file, calls its function.
 
 ``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is started by
-:mod:`~ctxlab.lab.grading.remote` (``pytest -m lab11_N --ctxlab-impl=PATH.py``), one per lab.
+:mod:`~ctxlab.lab.grading.sandbox` (``grade_file``: the terminal route
+``pytest -m lab11_N --ctxlab-impl=PATH.py`` and the class grader), one per lab, as
+``python -I -S`` with a copy of ctxlab that holds no solution of the lab.
 It is the only process in which the student's code runs. It
 
 1. keeps the standard input and output it was started with as a *private channel* and

@@ -1,0 +1,14 @@
+# Hostile submission: the child can change later runs: delete grading/sandbox.py and worker.py.
+# lab: 11.2
+# bwrap: ok
+# plain: refused
+import os
+for name in ("sandbox.py", "worker.py"):
+    try:
+        os.unlink("{{REPO}}/ctxlab/lab/grading/" + name)
+    except OSError:
+        pass
+
+
+def group_interactions(entries):
+    return []
