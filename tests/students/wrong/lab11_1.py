@@ -30,7 +30,10 @@ def parse_compaction_entry(value):
         return raw
 
     def number(field, raw):
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+        # an int is always finite (math.isfinite(10**400) would raise OverflowError)
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (
+            isinstance(raw, float) and not math.isfinite(raw)
+        ):
             fail(field, f"must be a finite number, got {raw!r}")
         return raw
 
