@@ -29,6 +29,7 @@ import importlib
 import inspect
 import math
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -37,8 +38,16 @@ import ctxlab.entries
 import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Trial
+from ctxlab.lab.grading.kept import KeptObjects
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, Pristine, run_check, stuck_threads
+from ctxlab.lab.grading.runner import (
+    NOT_RUN,
+    Outcome,
+    Pristine,
+    Sealed,
+    run_check,
+    stuck_threads,
+)
 from ctxlab.lab.grading.text import bounded_output, clean, kind
 
 __all__ = [
@@ -145,6 +154,13 @@ _PRISTINE = Pristine()
 for _name, _module in sorted(sys.modules.items()):
     if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
         _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
+_PRISTINE.keep(time)  # a student's ``time.monotonic = ...`` lasts no longer than its run
+
+#: The objects behind those names, and then behind each lab module's (see :mod:`.kept`).
+_KEPT = KeptObjects()
+for _name, _module in sorted(sys.modules.items()):
+    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
+        _KEPT.keep(_module)
 
 
 def register_lab(
@@ -171,6 +187,7 @@ def _lab(lab: object) -> LabChecks:
         for name, module in sorted(sys.modules.items()):  # with the labs it builds on
             if name.startswith(f"{__package__}.lab"):
                 _PRISTINE.keep(module)
+                _KEPT.keep(module)
     return _REGISTRY[lab]
 
 
@@ -278,15 +295,19 @@ def _is_reference(lab: str, function: object, reference: object) -> bool:
 
 
 def _run_checks(
-    spec: LabChecks, checks: list[_Check], function: Callable[..., Any]
+    spec: LabChecks,
+    checks: list[_Check],
+    function: Callable[..., Any],
+    repaired: list[str] | None = None,
 ) -> tuple[list[CheckResult], bool]:
     """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
 
     The limit is read once: a ``set_time_limit`` by the code under check changes nothing
     for this run, and is undone when it ends.
 
-    Before each check ctxlab's modules are put back as grading found them; after the run
-    the student's own bindings are put back.
+    Before each check ctxlab's modules are put back as grading found them, the objects
+    behind their names too (what was changed is added to ``repaired``), with the grader's
+    switch interval; after the run the student's own bindings are put back.
     """
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed_out = function is _HANDED_OUT.get(spec.lab)
@@ -294,12 +315,16 @@ def _run_checks(
     results: list[CheckResult] = []
     hung = False
     students = _PRISTINE.restore()
+    sealed = Sealed().__enter__()
+    changed = repaired if repaired is not None else []
     try:
         for check in checks:
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
             _PRISTINE.restore()  # what an earlier check's call rebound, put back
+            changed.extend(where for where in _KEPT.repair() if where not in changed)
+            sealed.reset()
             outcome = run_check(
                 check.run,
                 function,
@@ -312,9 +337,11 @@ def _run_checks(
             used = used or (outcome.used_reference and not handed_out)
             results.append(_result(check, outcome))
     finally:
+        sealed.__exit__()
         _PRISTINE.restore()
         _PRISTINE.put_back(students)
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
+    changed.extend(where for where in _KEPT.repair() if where not in changed)
     return results, used
 
 
@@ -328,8 +355,11 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     """
     spec = _lab(lab)
     function = _function(spec, functions)
-    results, used = _run_checks(spec, spec.checks, function)
-    return LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads())
+    repaired: list[str] = []
+    results, used = _run_checks(spec, spec.checks, function, repaired)
+    return LabReport(
+        spec.lab, spec.keyword, tuple(results), used, stuck_threads(), tuple(repaired)
+    )
 
 
 def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:
