@@ -357,9 +357,7 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     function = _function(spec, functions)
     repaired: list[str] = []
     results, used = _run_checks(spec, spec.checks, function, repaired)
-    return LabReport(
-        spec.lab, spec.keyword, tuple(results), used, stuck_threads(), tuple(repaired)
-    )
+    return LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads(), tuple(repaired))
 
 
 def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:

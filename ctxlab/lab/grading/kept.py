@@ -19,6 +19,7 @@ happens again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 from types import FunctionType, MappingProxyType, ModuleType
@@ -214,9 +215,7 @@ def _put_back_object(value: Any, held: dict[str, Any]) -> None:
             del instance_dict[extra]
     for name, was in held.items():
         if was is _MISSING:
-            try:
+            with contextlib.suppress(AttributeError):
                 object.__delattr__(value, name)
-            except AttributeError:
-                pass
         else:
             object.__setattr__(value, name, was)

@@ -147,9 +147,10 @@ def run_check(
         status, ended = box[0]
         return _outcome(trial, status, ended)
     thread = threading.Thread(target=target, name=name, daemon=True)
+    begun = _clock()
     thread.start()
     try:
-        starved = _wait(thread, limit)
+        starved = _wait(thread, limit, begun)
     except BaseException:  # a kernel interrupt: the check must not outlive it
         _stop_thread(thread, guard)
         raise
@@ -180,8 +181,8 @@ def _hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
             " returns freezes the kernel: restart it (Kernel → Restart).",
             f"。它在一次长时间的 C 代码调用中（对几十亿个数求和或遍历 range、回溯失控的正则表达式、"
             f"极大的整数运算）持有 Python 解释器锁（GIL）达 {held}，kernel 中没有任何东西能打断"
-            "这样的调用：评分器只能等它返回后才停止它。永不返回的调用会让 kernel 卡死：请重启 kernel"
-            "（Kernel → Restart）。",
+            "这样的调用：评分器只能等它返回后才停止它。永不返回的调用会让 kernel 卡死："
+            "请重启 kernel（Kernel → Restart）。",
         )
     return text
 
@@ -206,13 +207,15 @@ def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text
     return Outcome(status, detail, output, cut, trial.used_reference is True)
 
 
-def _wait(thread: threading.Thread, limit: float) -> float:
-    """Wait for ``thread`` at most ``limit`` s, in slices (an interrupt is not held up).
+def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
+    """Wait for ``thread`` (started at ``begun``) at most ``limit`` s, in slices (an
+    interrupt is not held up).
 
-    Returns the longest time a slice overran what it asked for: how long this thread was
-    kept from running (starved of the GIL by a check thread in one long C call)."""
-    deadline = _clock() + limit
-    starved = 0.0
+    Returns the longest time this thread was kept from running: before its wait began, or
+    a slice's overrun of what it asked for (starved of the GIL by a check thread in one
+    long C call)."""
+    deadline = begun + limit
+    starved = _clock() - begun
     while thread.is_alive():
         now = _clock()
         left = deadline - now
