@@ -47,6 +47,8 @@ One module per lab, the machinery beside them:
 :mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
                                  ctxlab's modules kept as grading found them
 :mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
+:mod:`.kept`                     ctxlab's objects as grading found them, put back
+:mod:`.isolation`                a run in a forked copy of the kernel (Linux)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
@@ -68,6 +70,7 @@ from ctxlab.lab.grading.engine import (
     reference_functions,
     set_time_limit,
 )
+from ctxlab.lab.grading.isolation import get_isolation, set_isolation
 from ctxlab.lab.grading.lab11_1 import parse_compaction_entry
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
@@ -80,11 +83,13 @@ __all__ = [
     "behaviour_keys",
     "check_behaviour",
     "check_implementation",
+    "get_isolation",
     "get_time_limit",
     "get_time_limit_mode",
     "lab_keyword",
     "parse_compaction_entry",
     "reference_functions",
+    "set_isolation",
     "set_time_limit",
     "set_time_limit_mode",
 ]

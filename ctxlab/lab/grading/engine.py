@@ -37,6 +37,7 @@ from typing import Any, Final
 import ctxlab.entries
 import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
 from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading import isolation
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.kept import KeptObjects
 from ctxlab.lab.grading.report import CheckResult, LabReport
@@ -299,6 +300,7 @@ def _run_checks(
     checks: list[_Check],
     function: Callable[..., Any],
     repaired: list[str] | None = None,
+    progress: Callable[[int, CheckResult | None, bool], None] | None = None,
 ) -> tuple[list[CheckResult], bool]:
     """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
 
@@ -308,6 +310,8 @@ def _run_checks(
     Before each check ctxlab's modules are put back as grading found them, the objects
     behind their names too (what was changed is added to ``repaired``), with the grader's
     switch interval; after the run the student's own bindings are put back.
+    ``progress(index, row, used)`` is told when each check starts (``row`` None) and ends
+    (the grading child of :mod:`.isolation` reports to the notebook's process with it).
     """
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed_out = function is _HANDED_OUT.get(spec.lab)
@@ -318,10 +322,12 @@ def _run_checks(
     sealed = Sealed().__enter__()
     changed = repaired if repaired is not None else []
     try:
-        for check in checks:
+        for index, check in enumerate(checks):
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
+            if progress is not None:
+                progress(index, None, used)
             _PRISTINE.restore()  # what an earlier check's call rebound, put back
             changed.extend(where for where in _KEPT.repair() if where not in changed)
             sealed.reset()
@@ -336,6 +342,8 @@ def _run_checks(
             hung = outcome.status == "hung"
             used = used or (outcome.used_reference and not handed_out)
             results.append(_result(check, outcome))
+            if progress is not None:
+                progress(index, results[-1], used)
     finally:
         sealed.__exit__()
         _PRISTINE.restore()
@@ -355,8 +363,15 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     """
     spec = _lab(lab)
     function = _function(spec, functions)
-    repaired: list[str] = []
-    results, used = _run_checks(spec, spec.checks, function, repaired)
+    repaired: list[str] = _KEPT.repair()  # what the notebook changed, before any copy
+    if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
+        limit = get_time_limit()
+        results, used, more = isolation.run_in_child(
+            spec, spec.checks, function, limit, _run_checks
+        )
+        repaired.extend(where for where in more if where not in repaired)
+    else:
+        results, used = _run_checks(spec, spec.checks, function, repaired)
     return LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads(), tuple(repaired))
 
 
