@@ -10,8 +10,11 @@ instructor solution of the lab's build-it cell (``tests/lite_cases.py``) in the 
 process: the right answer gets every ✔ at normal speed, or the report says first, in English
 and Chinese, that the kernel must be restarted and why.
 
-Each case runs in a child Python (``python -c``) with a wall-time bound, so a case that hangs
-again fails here instead of hanging the test run; the child prints what it saw as JSON.
+Each case runs twice: with the checks in the notebook's own process (``in-process``: what
+macOS, Windows and Pyodide get) and in a forked copy of it (``process``: the default on
+Linux, :mod:`ctxlab.lab.grading.isolation`). Each runs in a child Python (``python -c``)
+with a wall-time bound, so a case that hangs again fails here instead of hanging the test
+run; the child prints what it saw as JSON.
 """
 
 from __future__ import annotations
@@ -82,12 +85,35 @@ os._exit(0)  # a thread the case left running must not hold the child up
 """
 
 
-def _case(body: str, *, lab: str = "11.2", pause: float = 0.0, mode: str = "auto") -> Any:
+ISOLATIONS = [
+    "in-process",
+    pytest.param(
+        "process",
+        marks=pytest.mark.skipif(
+            not sys.platform.startswith("linux"), reason="the grading child: Linux"
+        ),
+    ),
+]
+
+
+@pytest.fixture(params=ISOLATIONS)
+def isolation(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _case(
+    body: str,
+    isolation: str,
+    *,
+    lab: str = "11.2",
+    pause: float = 0.0,
+    mode: str = "auto",
+) -> Any:
     """Run ``body`` (it defines ``hostile``) in a child, then the right answer; its JSON."""
     code = (
         _PREAMBLE.format(tests=str(REPO / "tests"))
         + f"LAB = {lab!r}\nAFTER_PAUSE_SLICES = {round(pause * 10)}\n"
-        + f"g.set_time_limit_mode({mode!r})\n"
+        + f"g.set_time_limit_mode({mode!r})\ng.set_isolation({isolation!r})\n"
         + textwrap.dedent(body)
         + _EPILOGUE
     )
@@ -130,7 +156,7 @@ def _right_answer_healthy(result: Any) -> None:
 
 
 @pytest.mark.parametrize("mode", ["thread", "trace"])
-def test_a_frozen_clock_stops_no_time_limit(mode: str) -> None:
+def test_a_frozen_clock_stops_no_time_limit(mode: str, isolation: str) -> None:
     result = _case(
         """
         def hostile(entries):
@@ -139,6 +165,7 @@ def test_a_frozen_clock_stops_no_time_limit(mode: str) -> None:
             while True:
                 pass
         """,
+        isolation,
         mode=mode,
     )
     assert result["hostile"]["seconds"] < 10
@@ -147,7 +174,7 @@ def test_a_frozen_clock_stops_no_time_limit(mode: str) -> None:
     assert result["monotonic_is_builtin"]  # the student's clock did not outlast the run
 
 
-def test_a_huge_switch_interval_does_not_starve_the_grader() -> None:
+def test_a_huge_switch_interval_does_not_starve_the_grader(isolation: str) -> None:
     result = _case(
         """
         sys.setswitchinterval(0.004)  # the notebook's own value, kept after the run
@@ -155,7 +182,8 @@ def test_a_huge_switch_interval_does_not_starve_the_grader() -> None:
             sys.setswitchinterval(1000)  # the waiting thread would wait 1000 s for the GIL
             while True:
                 pass
-        """
+        """,
+        isolation,
     )
     assert result["hostile"]["seconds"] < 10
     _first_row_hung(result)
@@ -163,7 +191,7 @@ def test_a_huge_switch_interval_does_not_starve_the_grader() -> None:
     assert result["switch_interval"] == pytest.approx(0.004)
 
 
-def test_a_long_c_call_holding_the_gil_is_named_once_it_returns() -> None:
+def test_a_long_c_call_holding_the_gil_is_named_once_it_returns(isolation: str) -> None:
     result = _case(
         """
         import ctypes
@@ -171,18 +199,24 @@ def test_a_long_c_call_holding_the_gil_is_named_once_it_returns() -> None:
         def hostile(entries):
             hold(3_000_000)
             return []
-        """
+        """,
+        isolation,
     )
-    assert 2.9 < result["hostile"]["seconds"] < 15
     first = result["hostile"]["rows"][0]
-    assert not first[1] and "did not return within 0.5 s" in first[2]
-    assert "held Python's interpreter lock (the GIL) for 3 s" in first[2], first[2]
-    assert "restart it (Kernel → Restart)" in first[2]
-    assert "持有 Python 解释器锁（GIL）达 3 s" in first[3] and "重启 kernel" in first[3]
+    assert not first[1] and first[2].startswith("path sys..a3: did not return within 0.5 s")
+    if isolation == "process":  # the kernel ends the child at 0.5 + 0.5 + 1 s
+        assert result["hostile"]["seconds"] < 2.9
+        assert "its grading process was ended" in first[2]
+        assert "评分进程已被结束" in first[3]
+    else:  # nothing in the kernel can stop it: named once it returns
+        assert 2.9 < result["hostile"]["seconds"] < 15
+        assert "held Python's interpreter lock (the GIL) for 3 s" in first[2], first[2]
+        assert "restart it (Kernel → Restart)" in first[2]
+        assert "持有 Python 解释器锁（GIL）达 3 s" in first[3] and "重启 kernel" in first[3]
     _right_answer_healthy(result)
 
 
-def test_a_catastrophic_regular_expression_is_stopped_between_its_calls() -> None:
+def test_a_catastrophic_regular_expression_is_stopped_between_its_calls(isolation: str) -> None:
     result = _case(
         """
         import re
@@ -195,7 +229,8 @@ def test_a_catastrophic_regular_expression_is_stopped_between_its_calls() -> Non
                 if time.perf_counter() - started > 1.5:
                     return []
                 n += 1
-        """
+        """,
+        isolation,
     )
     first = result["hostile"]["rows"][0]
     assert not first[1] and "did not return within 0.5 s" in first[2], first
@@ -213,7 +248,9 @@ def test_a_catastrophic_regular_expression_is_stopped_between_its_calls() -> Non
     ],
     ids=["settrace-setprofile", "monitoring"],
 )
-def test_the_thread_free_limit_holds_when_its_hooks_are_switched_off(switch_off: str) -> None:
+def test_the_thread_free_limit_holds_when_its_hooks_are_switched_off(
+    switch_off: str, isolation: str
+) -> None:
     result = _case(
         f"""
         def hostile(entries):
@@ -221,6 +258,7 @@ def test_the_thread_free_limit_holds_when_its_hooks_are_switched_off(switch_off:
             while True:
                 pass
         """,
+        isolation,
         mode="trace",
     )
     assert result["hostile"]["seconds"] < 10
@@ -232,7 +270,9 @@ def test_the_thread_free_limit_holds_when_its_hooks_are_switched_off(switch_off:
 # Threads that outlive their check
 
 
-def test_a_thread_that_rewrites_ctxlabs_frozen_objects_later_is_undone_and_named() -> None:
+def test_a_thread_that_rewrites_ctxlabs_frozen_objects_later_is_undone_and_named(
+    isolation: str,
+) -> None:
     result = _case(
         """
         from types import MappingProxyType
@@ -251,10 +291,15 @@ def test_a_thread_that_rewrites_ctxlabs_frozen_objects_later_is_undone_and_named
         def EXTRA():
             return {"prices": fx.opening_estimator(fx.opening_path()[2].message)}
         """,
+        isolation,
         lab="11.3",
         pause=2.5,
     )
     _first_row_hung(result)
+    assert result["prices"] == 4  # a1's price, as the chapter gives it
+    if isolation == "process":  # the thread and its writes ended with the grading child
+        _right_answer_healthy(result)
+        return
     hostile = result["hostile"]  # it could not be stopped, and wrote after its run had ended
     assert hostile["stuck"] == 1 and not any("ctxlab's own" in n for n in hostile["notices_en"])
     after = result["after"]
@@ -265,10 +310,9 @@ def test_a_thread_that_rewrites_ctxlabs_frozen_objects_later_is_undone_and_named
     assert "Restart the kernel" in notice_en and "put back" in notice_en
     (notice_zh,) = after["notices_zh"]
     assert "opening_estimator" in notice_zh and "请重启 kernel" in notice_zh
-    assert result["prices"] == 4  # a1's price, as the chapter gives it
 
 
-def test_a_rebound_code_object_of_the_reference_is_put_back() -> None:
+def test_a_rebound_code_object_of_the_reference_is_put_back(isolation: str) -> None:
     result = _case(
         """
         import ctxlab.context
@@ -281,6 +325,7 @@ def test_a_rebound_code_object_of_the_reference_is_put_back() -> None:
         def EXTRA():
             return {"code": ctxlab.context.build_context.__code__.co_name}
         """,
+        isolation,
         lab="11.5",
     )
     assert not result["hostile"]["passed"]
@@ -293,7 +338,7 @@ def test_a_rebound_code_object_of_the_reference_is_put_back() -> None:
     assert not after["notices_en"]
 
 
-def test_a_sleep_in_a_loop_that_swallows_every_stop_says_restart() -> None:
+def test_a_sleep_in_a_loop_that_swallows_every_stop_says_restart(isolation: str) -> None:
     result = _case(
         """
         def hostile(entries):
@@ -302,12 +347,68 @@ def test_a_sleep_in_a_loop_that_swallows_every_stop_says_restart() -> None:
                     time.sleep(0.01)
                 except BaseException:
                     pass
-        """
+        """,
+        isolation,
     )
     _first_row_hung(result)
+    if isolation == "process":  # the thread ended with the grading child
+        _right_answer_healthy(result)
+        return
     after = result["after"]
     assert after["passed"] and all(row[1] for row in after["rows"]), after
     assert after["stuck"] == 1
     assert any("Restart the kernel" in n for n in after["notices_en"])
     assert any("请重启 kernel" in n for n in after["notices_zh"])
     assert after["seconds"] < max(2.0, 5 * result["before"]["seconds"])
+
+
+# ----------------------------------------------------------------------------------------
+# The grading child (Linux)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")
+def test_a_function_that_ends_the_grading_process_fails_one_row_and_the_rest_run() -> None:
+    result = _case(
+        """
+        def hostile(entries):
+            if any(e.id == "r0" for e in entries):  # only the leading-message check
+                os._exit(3)
+            return right(LAB)[g.lab_keyword(LAB)](entries)
+        """,
+        "process",
+    )
+    rows = result["hostile"]["rows"]
+    ended = [row for row in rows if not row[1]]
+    assert len(ended) == 1, rows
+    assert "the grading process ended during this call (exit code 3)" in ended[0][2]
+    assert "评分进程在这次调用中结束了" in ended[0][3]
+    assert rows.index(ended[0]) < len(rows) - 1  # the checks after it ran, and passed
+    _right_answer_healthy(result)
+
+
+def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
+    from ctxlab.lab import grading as g
+    from ctxlab.lab.grading import isolation
+
+    previous = g.set_isolation("auto")
+    try:
+        assert isolation.use_process() == sys.platform.startswith("linux")
+        g.set_isolation("in-process")
+        assert not isolation.use_process()
+        with pytest.raises(g.GradingUsageError, match="mode must be one of") as caught:
+            g.set_isolation("fork")
+        assert caught.value.option == "mode"
+    finally:
+        g.set_isolation(previous)
+    state: list[str] = []
+
+    def group_interactions(entries: Any) -> Any:
+        state.append("called")  # in the grading child: the notebook does not see it
+        return []
+
+    previous = g.set_isolation("process")
+    try:
+        g.check_implementation("11.2", group_interactions=group_interactions)
+    finally:
+        g.set_isolation(previous)
+    assert state == [] or not isolation.process_available()

@@ -29,6 +29,7 @@ The *isolation* is chosen by :func:`set_isolation` or ``CTXLAB_NOTEBOOK_ISOLATIO
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -175,10 +176,8 @@ def _one_child(
         os.close(read_end)
         _child(write_end, spec, checks[start:], function, run_checks)
     os.close(write_end)
-    try:
-        os.setpgid(pid, pid)  # also done by the child: whichever runs first
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # also done by the child: whichever runs first
+        os.setpgid(pid, pid)
     try:
         return _listen(pid, read_end, checks, start, limit)
     finally:
@@ -272,10 +271,8 @@ def _end(pid: int) -> None:
             kill(pid, signal.SIGKILL)
         except OSError:
             continue
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 # ----------------------------------------------------------------------------------------
@@ -291,10 +288,8 @@ def _child(  # pragma: no cover - runs in the forked child
 ) -> None:
     """Run ``checks`` here, tell the kernel each step as one JSON line; never returns."""
     try:
-        try:
+        with contextlib.suppress(OSError):
             os.setpgid(0, 0)
-        except OSError:
-            pass
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel ends this child itself
         sys.stdout = sys.stderr = _Nowhere()  # never the kernel's streams (its sockets)
         from ctxlab.lab.grading.runner import CALL_SINKS
