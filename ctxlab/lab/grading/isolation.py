@@ -33,8 +33,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import select
-import signal
 import sys
 import warnings
 from collections.abc import Callable
@@ -188,6 +186,8 @@ def _one_child(
 def _listen(
     pid: int, fd: int, checks: list[_Check], start: int, limit: float
 ) -> tuple[list[CheckResult], bool, list[str], _Stop | None]:
+    import select  # here: Pyodide (no fork) never needs it
+
     from ctxlab.lab.grading.report import CheckResult
 
     rows: list[CheckResult] = []
@@ -243,6 +243,8 @@ def _hung(limit: float) -> Text:
 
 
 def _died(pid: int) -> Text:
+    import select
+
     how = ""
     for _ in range(40):  # the child's end, if it ended by itself (it is killed after)
         try:
@@ -266,6 +268,8 @@ def _died(pid: int) -> Text:
 
 def _end(pid: int) -> None:
     """End the child and everything in its process group; reap it."""
+    import signal
+
     for kill in (os.killpg, os.kill):
         try:
             kill(pid, signal.SIGKILL)
@@ -287,6 +291,8 @@ def _child(  # pragma: no cover - runs in the forked child
     run_checks: RunChecks,
 ) -> None:
     """Run ``checks`` here, tell the kernel each step as one JSON line; never returns."""
+    import signal
+
     try:
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
