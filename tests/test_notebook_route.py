@@ -412,3 +412,32 @@ def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
     finally:
         g.set_isolation(previous)
     assert state == [] or not isolation.process_available()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")
+def test_a_kernel_interrupt_ends_the_grading_child() -> None:
+    import _thread
+    import threading
+    import time
+
+    from ctxlab.lab import grading as g
+
+    def group_interactions(entries: Any) -> Any:
+        while True:
+            pass
+
+    previous = (g.set_isolation("process"), g.set_time_limit(10))
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            g.check_implementation("11.2", group_interactions=group_interactions)
+        assert time.perf_counter() - started < 3
+        with pytest.raises(ChildProcessError):  # the child was ended and reaped
+            os.waitpid(-1, os.WNOHANG)
+        assert g.check_implementation("11.2", **g.reference_functions("11.2")).passed
+    finally:
+        timer.cancel()
+        g.set_isolation(previous[0])
+        g.set_time_limit(previous[1])
