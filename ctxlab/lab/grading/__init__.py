@@ -35,7 +35,9 @@ a right answer right: every check runs in a daemon thread with a time limit
 grading found them. The report says first, in plain words, when the function is, wraps or
 calls ctxlab's own solution of the lab (it is then not passed), and when earlier check
 threads could not be stopped (restart the kernel); what the function printed is shown under
-the row of the check that printed it.
+the row of the check that printed it. On Linux each run is made in a forked copy of the
+kernel, ended after the run or as soon as a check overruns (:func:`set_isolation`), so
+nothing the function does there reaches the next check.
 
 One module per lab, the machinery beside them:
 

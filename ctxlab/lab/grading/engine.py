@@ -20,6 +20,12 @@ module that the student's code rebound -- ``ctxlab.context.build_context``,
 loads, and the student's own binding is put back after the run. The report says first, in
 plain words, when the student's function is, wraps or called the lab's reference (it is
 then not passed), and when earlier check threads could not be stopped.
+
+The objects behind those names are kept too (:mod:`.kept`): what a student's code (or a
+thread it left running) changed in them with ``object.__setattr__`` is put back before each
+check, and the report names it. On Linux, ``check_implementation`` makes each run in a
+forked copy of the kernel that the kernel ends afterwards, or as soon as a check overruns
+(:mod:`.isolation`; ``set_isolation("in-process")`` turns it off).
 """
 
 from __future__ import annotations
