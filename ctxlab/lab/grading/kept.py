@@ -143,11 +143,10 @@ class KeptObjects:
                         value.__dict__ = held[3]
             elif kind == "class":
                 now = vars(value)
-                if len(now) - sum(k in _CLASS_SKIP for k in now) != len(held) or any(
-                    now.get(k, _MISSING) is not v for k, v in held.items()
-                ):
+                added = [k for k in now if k not in held and not _cache(k)]
+                if added or any(now.get(k, _MISSING) is not v for k, v in held.items()):
                     changed.append(where)
-                    for k in [k for k in now if k not in held and k not in _CLASS_SKIP]:
+                    for k in added:
                         type.__delattr__(value, k)
                     for k, v in held.items():
                         if now.get(k, _MISSING) is not v:
@@ -157,6 +156,12 @@ class KeptObjects:
                     changed.append(where)
                     _put_back_object(value, held)
         return changed
+
+
+def _cache(name: str) -> bool:
+    """Is ``name`` one that Python itself may add to a class later (``__slotnames__`` by
+    ``copy``, ``__non_callable_proto_members__`` by ``isinstance``, ``_abc_impl``)?"""
+    return name in _CLASS_SKIP or (name.startswith("__") and name.endswith("__"))
 
 
 def _full(cell: Any) -> bool:
