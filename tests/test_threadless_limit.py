@@ -34,11 +34,13 @@ pytestmark = pytest.mark.teaching
 def trace_mode() -> Iterator[None]:
     previous_mode = g.set_time_limit_mode("trace")
     previous_limit = g.set_time_limit(0.5)
+    previous_isolation = g.set_isolation("in-process")  # the hook, in this process
     try:
         yield
     finally:
         g.set_time_limit(previous_limit)
         g.set_time_limit_mode(previous_mode)
+        g.set_isolation(previous_isolation)
 
 
 def _copy_of_reference(entries: Any) -> Any:

@@ -40,7 +40,9 @@ a right answer right: every check runs in a daemon thread with a time limit
 grading found them. The report says first, in plain words, when the function is, wraps or
 calls ctxlab's own solution of the lab (it is then not passed), and when earlier check
 threads could not be stopped (restart the kernel); what the function printed is shown under
-the row of the check that printed it.
+the row of the check that printed it. On Linux each run is made in a forked copy of the
+kernel, ended after the run or as soon as a check overruns (:func:`set_isolation`), so
+nothing the function does there reaches the next check.
 
 One module per lab, the machinery beside them:
 
@@ -52,6 +54,8 @@ One module per lab, the machinery beside them:
 :mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
                                  ctxlab's modules kept as grading found them
 :mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
+:mod:`.kept`                     ctxlab's objects as grading found them, put back
+:mod:`.isolation`                a run in a forked copy of the kernel (Linux)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.misconceptions`           the misconception catalogues (declared at the end of each
                                  lab's module) and the hint ladder's matching
@@ -76,6 +80,7 @@ from ctxlab.lab.grading.engine import (
     reference_functions,
     set_time_limit,
 )
+from ctxlab.lab.grading.isolation import get_isolation, set_isolation
 from ctxlab.lab.grading.lab11_1 import parse_compaction_entry
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
@@ -89,11 +94,13 @@ __all__ = [
     "behaviour_source",
     "check_behaviour",
     "check_implementation",
+    "get_isolation",
     "get_time_limit",
     "get_time_limit_mode",
     "lab_keyword",
     "parse_compaction_entry",
     "reference_functions",
+    "set_isolation",
     "set_time_limit",
     "set_time_limit_mode",
 ]

@@ -23,6 +23,12 @@ module that the student's code rebound -- ``ctxlab.context.build_context``,
 loads, and the student's own binding is put back after the run. The report says first, in
 plain words, when the student's function is, wraps or called the lab's reference (it is
 then not passed), and when earlier check threads could not be stopped.
+
+The objects behind those names are kept too (:mod:`.kept`): what a student's code (or a
+thread it left running) changed in them with ``object.__setattr__`` is put back before each
+check, and the report names it. On Linux, ``check_implementation`` makes each run in a
+forked copy of the kernel that the kernel ends afterwards, or as soon as a check overruns
+(:mod:`.isolation`; ``set_isolation("in-process")`` turns it off).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import importlib
 import inspect
 import math
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -40,10 +47,19 @@ from typing import Any, Final
 import ctxlab.entries
 import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
 from ctxlab.errors import CtxlabError, shown
+from ctxlab.lab.grading import isolation
 from ctxlab.lab.grading.calls import Trial
+from ctxlab.lab.grading.kept import KeptObjects
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, Pristine, run_check, stuck_threads
-from ctxlab.lab.grading.text import bounded_output, clean, kind
+from ctxlab.lab.grading.runner import (
+    NOT_RUN,
+    Outcome,
+    Pristine,
+    Sealed,
+    run_check,
+    stuck_threads,
+)
+from ctxlab.lab.grading.text import Text, bounded_output, clean, kind
 
 __all__ = [
     "LABS",
@@ -120,6 +136,28 @@ class _Check:
     why_zh: str = ""
     course: bool = False
 
+    def row(
+        self, passed: bool, detail: Text | None = None, output: str = "", output_cut: int = 0
+    ) -> CheckResult:
+        """This behaviour's row in a report, with its kind and quotes (every route makes its
+        rows here: in-process, in a grading child, from the sandbox)."""
+        return CheckResult(
+            self.key,
+            passed,
+            self.en,
+            self.zh,
+            clean(detail.en) if detail else "",
+            clean(detail.zh) if detail else "",
+            output,
+            output_cut,
+            self.source,
+            self.quote_zh,
+            self.quote_en,
+            self.why_en,
+            self.why_zh,
+            self.course,
+        )
+
 
 @dataclass(frozen=True)
 class LabChecks:
@@ -185,6 +223,13 @@ _PRISTINE = Pristine()
 for _name, _module in sorted(sys.modules.items()):
     if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
         _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
+_PRISTINE.keep(time)  # a student's ``time.monotonic = ...`` lasts no longer than its run
+
+#: The objects behind those names, and then behind each lab module's (see :mod:`.kept`).
+_KEPT = KeptObjects()
+for _name, _module in sorted(sys.modules.items()):
+    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
+        _KEPT.keep(_module)
 
 
 def register_lab(
@@ -211,6 +256,7 @@ def _lab(lab: object) -> LabChecks:
         for name, module in sorted(sys.modules.items()):  # with the labs it builds on
             if name.startswith(f"{__package__}.lab"):
                 _PRISTINE.keep(module)
+                _KEPT.keep(module)
     return _REGISTRY[lab]
 
 
@@ -284,24 +330,8 @@ _HANDED_OUT: dict[str, Callable[..., Any]] = {}
 
 
 def _result(check: _Check, outcome: Outcome) -> CheckResult:
-    detail = outcome.detail
     output, cut = bounded_output(outcome.output, outcome.output_cut)
-    return CheckResult(
-        check.key,
-        outcome.status == "pass",
-        check.en,
-        check.zh,
-        clean(detail.en) if detail else "",
-        clean(detail.zh) if detail else "",
-        output,
-        cut,
-        check.source,
-        check.quote_zh,
-        check.quote_en,
-        check.why_en,
-        check.why_zh,
-        check.course,
-    )
+    return check.row(outcome.status == "pass", outcome.detail, output, cut)
 
 
 #: ctxlab's functions that also count as a lab's own solution when passed as the student's
@@ -332,15 +362,22 @@ def _is_reference(lab: str, function: object, reference: object) -> bool:
 
 
 def _run_checks(
-    spec: LabChecks, checks: list[_Check], function: Callable[..., Any]
+    spec: LabChecks,
+    checks: list[_Check],
+    function: Callable[..., Any],
+    repaired: list[str] | None = None,
+    progress: Callable[[int, CheckResult | None, bool], None] | None = None,
 ) -> tuple[list[CheckResult], bool]:
     """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
 
     The limit is read once: a ``set_time_limit`` by the code under check changes nothing
     for this run, and is undone when it ends.
 
-    Before each check ctxlab's modules are put back as grading found them; after the run
-    the student's own bindings are put back.
+    Before each check ctxlab's modules are put back as grading found them, the objects
+    behind their names too (what was changed is added to ``repaired``), with the grader's
+    switch interval; after the run the student's own bindings are put back.
+    ``progress(index, row, used)`` is told when each check starts (``row`` None) and ends
+    (the grading child of :mod:`.isolation` reports to the notebook's process with it).
     """
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed_out = function is _HANDED_OUT.get(spec.lab)
@@ -348,12 +385,18 @@ def _run_checks(
     results: list[CheckResult] = []
     hung = False
     students = _PRISTINE.restore()
+    sealed = Sealed().__enter__()
+    changed = repaired if repaired is not None else []
     try:
-        for check in checks:
+        for index, check in enumerate(checks):
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
+            if progress is not None:
+                progress(index, None, used)
             _PRISTINE.restore()  # what an earlier check's call rebound, put back
+            changed.extend(where for where in _KEPT.repair() if where not in changed)
+            sealed.reset()
             outcome = run_check(
                 check.run,
                 function,
@@ -365,10 +408,14 @@ def _run_checks(
             hung = outcome.status == "hung"
             used = used or (outcome.used_reference and not handed_out)
             results.append(_result(check, outcome))
+            if progress is not None:
+                progress(index, results[-1], used)
     finally:
+        sealed.__exit__()
         _PRISTINE.restore()
         _PRISTINE.put_back(students)
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
+    changed.extend(where for where in _KEPT.repair() if where not in changed)
     return results, used
 
 
@@ -382,8 +429,18 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
     """
     spec = _lab(lab)
     function = _function(spec, functions)
-    results, used = _run_checks(spec, spec.checks, function)
-    report = LabReport(spec.lab, spec.keyword, tuple(results), used, stuck_threads())
+    repaired: list[str] = _KEPT.repair()  # what the notebook changed, before any copy
+    if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
+        limit = get_time_limit()
+        results, used, more = isolation.run_in_child(
+            spec, spec.checks, function, limit, _run_checks
+        )
+        repaired.extend(where for where in more if where not in repaired)
+    else:
+        results, used = _run_checks(spec, spec.checks, function, repaired)
+    report = LabReport(
+        spec.lab, spec.keyword, tuple(results), used, stuck_threads(), repaired=tuple(repaired)
+    )
     return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 
 

@@ -172,6 +172,22 @@ def _stuck_notice(count: int) -> Text:
 _EXTRAS_HEADING = Text("ctxlab's extras (optional)", "ctxlab 的扩展检查（选做）")
 
 
+def _repaired_notice(where: tuple[str, ...]) -> Text:
+    names = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+    names_zh = "、".join(where[:3]) + (f" 等 {len(where)} 处" if len(where) > 3 else "")
+    return Text(
+        f"ctxlab's own objects were changed after grading loaded them ({names}), by your"
+        " function or by a thread of an earlier check that kept running. They were put back"
+        " before each check, so these rows judged ctxlab as it should be; but while such a"
+        " thread runs it can change them again at any moment. Restart the kernel"
+        " (Kernel → Restart) and run the cells again.",
+        f"评分器加载后，ctxlab 自己的对象被改动了（{names_zh}）：是你的函数，或前面某项检查中"
+        "一直没有结束的线程改的。每项检查之前它们都已复原，所以下面各行检查的是正常的 ctxlab；"
+        "但只要这样的线程还在运行，它随时可能再次改动。请重启 kernel（Kernel → Restart），"
+        "然后重新运行各个单元格。",
+    )
+
+
 @dataclass(frozen=True, repr=False)
 class LabReport:
     """The result of :func:`check_implementation`: one :class:`CheckResult` per behaviour.
@@ -223,6 +239,10 @@ class LabReport:
         """ctxlab's own rows: optional extras, shown after the chapter's."""
         return tuple(result for result in self.results if result.source != "chapter")
 
+    #: ctxlab's objects that had been changed (by this function, or by a thread of an
+    #: earlier check that kept running) and were put back before the checks ran.
+    repaired: tuple[str, ...] = ()
+
     @property
     def passed(self) -> bool:
         """True when every chapter row passed on the student's own code (ctxlab's rows do
@@ -243,6 +263,8 @@ class LabReport:
             notices.append(reference_notice(self.lab, self.function).pick())
         if self.stuck_threads:
             notices.append(_stuck_notice(self.stuck_threads).pick())
+        if self.repaired:
+            notices.append(_repaired_notice(self.repaired).pick())
         return tuple(notices)
 
     @property

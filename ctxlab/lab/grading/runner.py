@@ -15,6 +15,16 @@ every later report says so at its top until they end (issue 17, item 7).
 :class:`Pristine` keeps ctxlab's own modules as they were when grading loaded: a student's
 function that rebinds ``ctxlab.context.build_context`` or ``ctxlab.fixtures.opening_path``
 changes nothing for the checks that follow, nor for the lab modules loaded later.
+
+What the student's code may change in this process is taken out of the grader's hands
+(issue 25, item 4): the grader reads its own clock (``time.monotonic`` as it was when grading
+loaded, so a student's ``time.monotonic = lambda: 0`` cannot stop the time limit), and
+:class:`Sealed` runs every check with the switch interval as grading found it, and with
+``sys.setswitchinterval`` capped at that value while a run lasts (a student's
+``sys.setswitchinterval(1000)`` would starve the waiting thread of the GIL for 1000 s). A
+check thread that holds the GIL in one long C call (``sum(range(10**10))``, a regular
+expression that backtracks) cannot be stopped by anything in this process: its row says so,
+with how long the grader could not run, once the call returns.
 """
 
 from __future__ import annotations
@@ -31,11 +41,16 @@ from ctxlab.lab.grading import steps
 from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
 from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
-#: The clock the time limit is kept with, bound when grading loads: a student's function that
-#: rebinds ``time.monotonic`` (to freeze it) cannot stop the limit (issue 25, item 4).
-_CLOCK: Final = time.monotonic
-
-__all__ = ["NOT_RUN", "STOP_SECONDS", "Outcome", "Pristine", "run_check", "stuck_threads"]
+__all__ = [
+    "NOT_RUN",
+    "STOP_SECONDS",
+    "SWITCH_INTERVAL",
+    "Outcome",
+    "Pristine",
+    "Sealed",
+    "run_check",
+    "stuck_threads",
+]
 
 #: How long a thread that must stop is asked to, again and again, before it counts as stuck.
 STOP_SECONDS: Final = 0.5
@@ -43,6 +58,16 @@ STOP_SECONDS: Final = 0.5
 _WAIT_SLICE: Final = 0.1
 #: The pause between two stop requests.
 _STOP_SLICE: Final = 0.005
+#: A wait slice that took this much longer than asked: the waiting thread was starved of
+#: the GIL (a check thread in one long C call), not merely slow.
+_STARVED: Final = 1.0
+
+#: The grader's own clock and switch interval, bound when grading loaded: a student's
+#: ``time.monotonic = ...`` or ``sys.setswitchinterval(...)`` changes neither.
+_clock: Final = time.monotonic
+_set_switch_interval: Final = sys.setswitchinterval
+_get_switch_interval: Final = sys.getswitchinterval
+SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
 
 
 @dataclass(frozen=True)
@@ -60,6 +85,9 @@ class Outcome:
     output_cut: int = 0
     used_reference: bool = False
 
+
+#: Called with the label of each call of the student's function, just before it is made.
+CALL_SINKS: list[Callable[[Text | None], None]] = []
 
 #: The detail of every check after one that did not return in time.
 NOT_RUN = Text(
@@ -93,26 +121,19 @@ def run_check(
     check thread and is raised again.
     """
     trial = Trial(function, arg_names, lab=lab)
+    if CALL_SINKS:  # told of each call's label first (a grading child tells its kernel)
+        call, sinks = trial._caller, tuple(CALL_SINKS)
+
+        def told(args: tuple[Any, ...], kwargs: Any) -> Any:
+            for sink in sinks:
+                sink(trial.current)
+            return call(args, kwargs)
+
+        trial._caller = told
     box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
 
     traced = steps.use_trace()
     guard = _Guard()
-    _KERNEL.enter()
-    try:
-        return _run(check, trial, box, traced, guard, name, limit)
-    finally:
-        _KERNEL.leave()
-
-
-def _run(
-    check: Callable[[Trial], None],
-    trial: Trial,
-    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]],
-    traced: bool,
-    guard: _Guard,
-    name: str,
-    limit: float,
-) -> Outcome:
 
     def target() -> None:
         try:
@@ -138,70 +159,44 @@ def _run(
         status, ended = box[0]
         return _outcome(trial, status, ended)
     thread = threading.Thread(target=target, name=name, daemon=True)
+    begun = _clock()
     thread.start()
     try:
-        _wait(thread, limit)
+        starved = _wait(thread, limit, begun)
     except BaseException:  # a kernel interrupt: the check must not outlive it
         _stop_thread(thread, guard)
         raise
     if thread.is_alive() or not box:
         _stop_thread(thread, guard)
-        return _outcome(trial, "hung", _hung(trial, limit))
+        return _outcome(trial, "hung", _hung(trial, limit, starved))
+    if starved > max(_STARVED, limit):  # it ended, but held the GIL past the whole limit
+        return _outcome(trial, "hung", _hung(trial, limit, starved))
     status, ended = box[0]
     return _outcome(trial, status, ended)
 
 
-class _Kernel:
-    """What a student's function may change in the kernel that would stop the grader, put
-    back after each check (issue 25, item 4):
-
-    * ``sys.setswitchinterval``: during a check it is a stand-in that keeps the interval
-      at most :data:`_SWITCH_MAX` s (with ``sys.setswitchinterval(1000)`` a busy check
-      thread would hold the GIL for 1000 s, and the time limit could never act); after the
-      check the interval is put back, and so is the function, unless a check thread could
-      not be stopped (it may still call it: the stand-in stays);
-    * ``time.monotonic``, ``time.perf_counter``, ``time.time``, ``time.sleep`` and their
-      ``_ns`` forms, rebound by the function (the limit itself is kept with the clock
-      bound when grading loaded).
-    """
-
-    def __init__(self) -> None:
-        self.switch = sys.setswitchinterval
-        self.interval = sys.getswitchinterval()
-        self.clocks = {
-            name: getattr(time, name)
-            for name in (
-                *("monotonic", "perf_counter", "time", "sleep"),
-                *("monotonic_ns", "perf_counter_ns", "time_ns"),
-            )
-        }
-
-    def _clamped(self, interval: float) -> None:
-        self.switch(min(float(interval), _SWITCH_MAX))
-
-    def enter(self) -> None:
-        sys.setswitchinterval = self._clamped
-
-    def leave(self) -> None:
-        self.switch(self.interval)
-        if not stuck_threads():
-            sys.setswitchinterval = self.switch
-        for name, clock in self.clocks.items():
-            if getattr(time, name, None) is not clock:
-                setattr(time, name, clock)
-
-
-#: The longest GIL switch interval a student's function can set during a check, in seconds.
-_SWITCH_MAX: Final = 0.05
-
-
-def _hung(trial: Trial, limit: float) -> Text:
-    """The detail of a check that did not return within ``limit`` seconds."""
+def _hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
+    """The detail of a check that did not return within ``limit`` seconds; ``starved``: how
+    long the grader's thread could not run at once (the check held the GIL in C code)."""
     seconds = f"{limit:g} s"
-    return _at(trial) + Text(
+    text = _at(trial) + Text(
         f"did not return within {seconds} (an endless loop? a blocking call?)",
         f"{seconds} 内没有返回（死循环？阻塞调用？）",
     )
+    if starved > _STARVED:
+        held = f"{starved:.0f} s"
+        text = text + Text(
+            f". It held Python's interpreter lock (the GIL) for {held} in one long call into C"
+            " code (a sum or range over billions of numbers, a regular expression that"
+            " backtracks, an enormous number), and nothing in the kernel can interrupt such a"
+            " call: the grader could only stop it once the call returned. A call that never"
+            " returns freezes the kernel: restart it (Kernel → Restart).",
+            f"。它在一次长时间的 C 代码调用中（对几十亿个数求和或遍历 range、回溯失控的正则表达式、"
+            f"极大的整数运算）持有 Python 解释器锁（GIL）达 {held}，kernel 中没有任何东西能打断"
+            "这样的调用：评分器只能等它返回后才停止它。永不返回的调用会让 kernel 卡死："
+            "请重启 kernel（Kernel → Restart）。",
+        )
+    return text
 
 
 def _unreadable(error: BaseException) -> Text:
@@ -224,14 +219,62 @@ def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text
     return Outcome(status, detail, output, cut, trial.used_reference is True)
 
 
-def _wait(thread: threading.Thread, limit: float) -> None:
-    """Wait for ``thread`` at most ``limit`` s, in slices (an interrupt is not held up)."""
-    deadline = _CLOCK() + limit
+def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
+    """Wait for ``thread`` (started at ``begun``) at most ``limit`` s, in slices (an
+    interrupt is not held up).
+
+    Returns the longest time this thread was kept from running: before its wait began, or
+    a slice's overrun of what it asked for (starved of the GIL by a check thread in one
+    long C call)."""
+    deadline = begun + limit
+    starved = _clock() - begun
     while thread.is_alive():
-        left = deadline - _CLOCK()
+        now = _clock()
+        left = deadline - now
         if left <= 0:
-            return
-        thread.join(min(left, _WAIT_SLICE))
+            break
+        asked = min(left, _WAIT_SLICE)
+        thread.join(asked)
+        starved = max(starved, _clock() - now - asked)
+    return starved
+
+
+# ----------------------------------------------------------------------------------------
+# The switch interval
+
+
+def _capped_switch_interval(interval: float) -> None:
+    """``sys.setswitchinterval`` while a run lasts: a value above the grader's is capped
+    (a check thread that set 1000 s would keep the waiting thread from the GIL that long)."""
+    _set_switch_interval(min(interval, SWITCH_INTERVAL))
+
+
+class Sealed:
+    """For one run of checks: the switch interval as grading found it (set again before
+    each check by :meth:`reset`), ``sys.setswitchinterval`` capped; both as the notebook
+    had them once the run ends."""
+
+    def __init__(self) -> None:
+        self._interval = SWITCH_INTERVAL
+        self._binding: object = _MISSING
+
+    def __enter__(self) -> Sealed:
+        self._interval = _get_switch_interval()
+        self._binding = vars(sys).get("setswitchinterval", _MISSING)
+        self.reset()
+        return self
+
+    def reset(self) -> None:
+        """Before each check: the grader's switch interval, the cap in place."""
+        _set_switch_interval(SWITCH_INTERVAL)
+        sys.setswitchinterval = _capped_switch_interval
+
+    def __exit__(self, *exc: object) -> None:
+        if self._binding is _MISSING:  # pragma: no cover - sys always has it
+            vars(sys).pop("setswitchinterval", None)
+        else:
+            vars(sys)["setswitchinterval"] = self._binding
+        _set_switch_interval(self._interval)
 
 
 # ----------------------------------------------------------------------------------------
@@ -244,9 +287,6 @@ def stuck_threads() -> int:
     """How many check threads that could not be stopped are still running."""
     _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
     return len(_STUCK)
-
-
-_KERNEL: Final = _Kernel()
 
 
 class _Guard:
@@ -300,7 +340,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
     except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
         thread.join(seconds)
         return not thread.is_alive()
-    deadline = _CLOCK() + seconds
+    deadline = _clock() + seconds
     while thread.is_alive():
         if guard is not None:
             with guard.lock:
@@ -309,7 +349,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
         else:
             _send_stop(set_async_exc, ident)
         thread.join(_STOP_SLICE)
-        if _CLOCK() >= deadline:
+        if _clock() >= deadline:
             break
     return not thread.is_alive()
 

@@ -1174,29 +1174,13 @@ def _plain(detail: Text | None) -> str:
 
 
 def _row(check: Any, detail: Text | None, output: str = "") -> CheckResult:
-    """The check's row: its kind and quotes as the lab declares them, the verdict made here."""
-    kind = {
-        "source": check.source,
-        "quote_zh": check.quote_zh,
-        "quote_en": check.quote_en,
-        "why_en": check.why_en,
-        "why_zh": check.why_zh,
-        "course": check.course,
-    }
+    """The check's row (its kind and quotes as the lab declares them); the verdict, and
+    everything the child said, escaped here."""
     if detail is None:
-        return CheckResult(check.key, True, check.en, check.zh, "", "", escape(output), **kind)
+        return check.row(True, None, escape(output))  # type: ignore[no-any-return]
     kept, cut = bounded_output(escape(output))
-    return CheckResult(
-        check.key,
-        False,
-        check.en,
-        check.zh,
-        escape(detail.en),
-        escape(detail.zh),
-        kept,
-        cut,
-        **kind,
-    )
+    said = Text(escape(detail.en), escape(detail.zh))
+    return check.row(False, said, kept, cut)  # type: ignore[no-any-return]
 
 
 def _run_check(

@@ -19,6 +19,14 @@ calls as the code runs:
   calls nothing at all (``except BaseException: pass``) escapes the limit; on 3.12+ and in
   Pyodide it does not.
 
+A student's code can switch the hook off (``sys.settrace(None)`` and ``sys.setprofile(None)``
+on 3.10/3.11, ``sys.monitoring.set_events(3, 0)`` on 3.12+). Where a thread can be started
+(CPython with ``CTXLAB_TIME_LIMIT_MODE=trace``), a *backstop* thread then stops the check
+from outside, as :mod:`.runner` does, once the limit and :data:`BACKSTOP_SECONDS` have
+passed; in Pyodide nothing can, and such a function that never returns freezes the page
+(reload it). The clock is the grader's own (``time.monotonic`` bound when grading loaded),
+so a student's ``time.monotonic = lambda: 0`` changes no deadline.
+
 What the hook cannot stop: one long call into C (``sum(range(10**12))``, ``time.sleep(1e9)``)
 runs no Python event until it returns. Deep recursion needs no hook: Python raises
 ``RecursionError``, which the grader reports as a failed row. A huge print is bounded by
@@ -50,10 +58,6 @@ from typing import Any, Final, Literal, TypeAlias
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.perform import StopStudent
 
-#: The clock the time limit is kept with, bound when grading loads: a student's function that
-#: rebinds ``time.monotonic`` (to freeze it) cannot stop the limit (issue 25, item 4).
-_CLOCK: Final = time.monotonic
-
 __all__ = [
     "MODES",
     "TimeLimitMode",
@@ -72,6 +76,12 @@ ENV_VAR: Final = "CTXLAB_TIME_LIMIT_MODE"
 #: of its output capture and reference watch included, always runs to its end): the
 #: student's function, and whatever it calls.
 _GRADER: Final = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+#: The grader's clock, bound when grading loaded (a student's ``time.monotonic = ...``
+#: changes no deadline).
+_clock: Final = time.monotonic
+#: How long after the limit the backstop thread stops a check whose hook was switched off.
+BACKSTOP_SECONDS: Final = 0.5
 
 _mode: list[TimeLimitMode | None] = [None]  # None: the environment variable, else "auto"
 _threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
@@ -140,7 +150,7 @@ class _Deadline:
     _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
 
     def __init__(self, limit: float) -> None:
-        self.deadline = _CLOCK() + limit
+        self.deadline = _clock() + limit
         self.expired = False
         self.thread = threading.get_ident()
         self._monitoring: Any = getattr(sys, "monitoring", None)
@@ -151,7 +161,7 @@ class _Deadline:
     def _overdue(self, code: CodeType) -> bool:
         if code.co_filename.startswith(_GRADER):  # the grader's own code runs to its end
             return False
-        if self.expired or _CLOCK() > self.deadline:
+        if self.expired or _clock() > self.deadline:
             self.expired = True
             return True
         return False
@@ -171,8 +181,9 @@ class _Deadline:
         return self._trace
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
-        """On every call (Python or C): put the trace function back where a stop took it."""
-        if self.expired and sys.gettrace() is None:
+        """On every call (Python or C): put the trace function back where a stop (or the
+        student's ``sys.settrace(None)``) took it."""
+        if sys.gettrace() is None:
             sys.settrace(self._trace)
             frame.f_trace = self._trace
 
@@ -198,24 +209,90 @@ class _Deadline:
         monitoring = self._monitoring
         if monitoring is not None:
             events = monitoring.events
-            monitoring.set_events(self._TOOL, 0)
-            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
-                monitoring.register_callback(self._TOOL, event, None)
+            try:  # the student's code may have freed the tool id already
+                monitoring.set_events(self._TOOL, 0)
+                for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                    monitoring.register_callback(self._TOOL, event, None)
+            except ValueError:
+                pass
             monitoring.free_tool_id(self._TOOL)
         else:
             sys.setprofile(self._previous_trace[1])
             sys.settrace(self._previous_trace[0])
 
 
+class _Backstop:
+    """A thread that stops the calling thread from outside (``PyThreadState_SetAsyncExc``,
+    again and again) once ``limit`` + :data:`BACKSTOP_SECONDS` have passed: for a check
+    whose code switched the hook off. CPython only; never started where threads are not."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.target = threading.get_ident()
+        self.lock = threading.Lock()
+        self.done = False
+        # Held until the check ends: released by ``finish`` (a C call: the hook, still on,
+        # sees no Python code of threading.py there).
+        self.ended = threading.Lock()
+        self.ended.acquire()
+        self.fired = False
+        self._thread = threading.Thread(target=self._watch, name="ctxlab-backstop", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _watch(self) -> None:
+        if self.ended.acquire(timeout=self.limit + BACKSTOP_SECONDS):
+            return
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+        while True:
+            with self.lock:
+                if self.done:
+                    return
+                self.fired = True
+                set_async_exc(ctypes.c_ulong(self.target), ctypes.py_object(StopStudent))
+            if self.ended.acquire(timeout=0.005):
+                return
+
+    def finish(self) -> None:
+        """Called by the checked thread last (again if a stop interrupts it): no stop is
+        sent after this, and one sent before lands here, inside the caller's retry."""
+        with self.lock:
+            if self.done:  # already finished (a stop interrupted the caller after this)
+                return
+            self.done = True
+        self.ended.release()
+        _land()
+        _land()
+
+
+def _land() -> None:
+    """Nothing: entering a Python function is where a pending stop is raised."""
+
+
 def run_traced(target: Callable[[], None], limit: float) -> bool:
     """Run ``target()`` in this thread for at most ``limit`` seconds (as far as Python
-    events show); True when it finished in time, False when it was stopped."""
+    events show, and on CPython a backstop thread); True when it finished in time, False
+    when it was stopped."""
     deadline = _Deadline(limit)
+    backstop = (
+        _Backstop(limit) if sys.implementation.name == "cpython" and threads_available() else None
+    )
+    if backstop is not None:
+        backstop.start()
     deadline.start()
     try:
         target()
     except StopStudent:
         deadline.expired = True
     finally:
+        while backstop is not None:  # a stop may land on the call itself: then again
+            try:
+                backstop.finish()
+                break
+            except StopStudent:
+                continue
         deadline.stop()
-    return not deadline.expired
+    return not deadline.expired and not (backstop is not None and backstop.fired)
