@@ -383,6 +383,18 @@ def _pairs_within_group(t: Trial, *, strict: bool = False) -> None:
         assistant("a2", 1),
     )
     _refused(t, early, [["r-read", "calls"], ["read-1"]], strict=strict)
+    # A result in a later group answers no call of its own group, even when an earlier
+    # group declared (and answered) that call id.
+    again = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        tool_result("r-read", "read-1", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        tool_result("r-again", "read-1", 1),
+        assistant("a2", 1),
+    )
+    _refused(t, again, [["r-again"], ["read-1"]], strict=strict)
 
 
 @LAB.check(

@@ -91,7 +91,12 @@ def _plain(value: object) -> str:
     return shown(value)
 
 
-_OPTION_OF = {"tokensBefore": "tokens_before", "timestamp": "timestamp", "id": "id"}
+_OPTION_OF = {
+    "tokensBefore": "tokens_before",
+    "timestamp": "timestamp",
+    "id": "id",
+    "firstKeptEntryId": "first_kept_entry_id",
+}
 
 
 def _wrong_value(options: Mapping[str, Any], field: str) -> str:
@@ -136,12 +141,14 @@ def _refused(
     names: Sequence[Sequence[str]],
     *,
     strict: bool = False,
+    wrong: str = "",
 ) -> None:
     """Creating on ``path`` with ``options`` is refused, naming ``names``. The chapter
     (``strict=False``): an error (a ValueError). ctxlab (``strict``): a CompactionError (the
-    checklist: "Errors are CompactionError(message)")."""
+    checklist: "Errors are CompactionError(message)"). ``wrong``: the field the case gets
+    wrong, shown with its value."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
-    t.rejects(_label(name, options), names, path, error_type=error_type, **options)
+    t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
 
 @LAB.check(
@@ -357,7 +364,7 @@ def _parser_cases() -> list[_ParserCase]:
 
 def _parser_refusals(t: Trial, *, strict: bool) -> None:
     for options, names, field, chapter in _parser_cases():
-        label = _label("sys..a3", options)
+        label = _label("sys..a3", options, field)
         if strict:
             t.rejects(
                 label,
@@ -384,9 +391,8 @@ def parsed_result(t: Trial) -> None:
     _parser_refusals(t, strict=False)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        t.rejects(
-            _label("sys..a3", options), [], fx.opening_path(), error_type=CHAPTER_ERROR, **options
-        )
+        label = _label("sys..a3", options, "firstKeptEntryId")
+        t.rejects(label, [], fx.opening_path(), error_type=CHAPTER_ERROR, **options)
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -421,7 +427,10 @@ def errors_named(t: Trial) -> None:
     _parser_refusals(t, strict=True)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        _refused(t, "sys..a3", fx.opening_path(), options, [["compact-1"]], strict=True)
+        path = fx.opening_path()
+        _refused(
+            t, "sys..a3", path, options, [["compact-1"]], strict=True, wrong="firstKeptEntryId"
+        )
     _not_group_heads(t, strict=True)
     _system_heads(t, strict=True)
     _unknown_heads(t, strict=True)
@@ -440,12 +449,16 @@ def errors_named(t: Trial) -> None:
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
-    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    as_mapping, as_object = (
+        "sys..a3 (summary = a mapping)",
+        "sys..a3 (summary = a CompactionSummary)",
+    )
+    _expect_created(t, as_mapping, fx.opening_path, _options(summary=mapping), parent="a3")
+    _expect_created(t, as_object, fx.opening_path, _options(), parent="a3")
     # The entry is a copy: changing the mapping afterwards changes nothing.
     summary = fx.compact1_summary().to_json()
     options = _options(summary=summary)
-    label = _label("sys..a3", options)
+    label = _label(as_mapping, options)
     got = t.returns(label, fx.opening_path(), **options)
     expected = create_compaction_entry(fx.opening_path(), **_options())
     entry_result(label, got, expected)
