@@ -665,7 +665,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/unknown-first-kept-accepted",
         lab=LAB.lab,
-        signature=frozenset({"first_kept_unknown", "parsed_result"}),
+        signature=frozenset({"first_kept_unknown"}),
         priority=20,
         hint_en=(
             "firstKeptEntryId must be one of the group heads of this path: an id that is not on "
@@ -684,17 +684,16 @@ MISCONCEPTIONS = register_misconceptions(
         priority=20,
         clue="IndexError",
         hint_en=(
-            "activePath.at(-1) on an empty path has nothing to give (ctxlab's rule: say so with "
-            "a CompactionError naming the compaction)."
+            "ctxlab's optional rule: activePath.at(-1) on an empty path has nothing to give (the chapter's paths always have a leaf); say so with a CompactionError naming the compaction instead of an IndexError."
         ),
         hint_zh=(
-            "空路径上 activePath.at(-1) 拿不到任何东西（ctxlab 的规则：用 CompactionError "
-            "说明，并写明 compaction 的 id）。"
+            "ctxlab 的选做规则：空路径上 activePath.at(-1) 拿不到任何东西（本章的路径总有 leaf）；请用写明 compaction 的 CompactionError 说明，而不是抛出 IndexError。"
         ),
         quote_zh="函数从 activePath.at(-1) 得到 parentId",
         quote_en="the function takes parentId from activePath.at(-1)",
         smallest_input_en="compact-1 on an empty path",
         smallest_input_zh="在空路径上创建 compact-1",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.4/duplicate-id-allowed",
@@ -702,17 +701,16 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"id_already_on_path"}),
         priority=30,
         hint_en=(
-            "The new entry is appended to the path, so its id must be new (ctxlab's rule: an id "
-            "already on the path is refused)."
+            "ctxlab's optional rule: the chapter leaves ids to the caller, but the new entry is appended to the path, so ctxlab refuses an id already on it (the session tree would be ambiguous)."
         ),
         hint_zh=(
-            "新 entry 要追加到路径上，所以它的 id 必须是新的（ctxlab 的规则：id "
-            "已在路径上时拒绝）。"
+            "ctxlab 的选做规则：本章把 id 交给调用者决定，但新 entry 要追加到路径上，所以 ctxlab 拒绝已在路径上的 id（否则 session 树就有了歧义）。"
         ),
         quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
         quote_en="it is a CompactionSessionEntry appended after the current leaf",
         smallest_input_en="a compaction with the id u2 on the opening path",
         smallest_input_zh="在开篇路径上创建 id 为 u2 的 compaction",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.4/parent-id-accepted",
@@ -730,24 +728,17 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/value-error",
         lab=LAB.lab,
-        signature=frozenset(
-            {
-                "first_kept_starts_group",
-                "first_kept_not_system",
-                "first_kept_unknown",
-                "parsed_result",
-            }
-        ),
+        signature=frozenset({"errors_named"}),
         priority=10,
-        clue="ValueError",
+        clue="raised ValueError",
         hint_en=(
-            "A bad cut point is reported with the course's error type, CompactionError, which "
-            "names the compaction."
+            "ctxlab's optional rule: the chapter's rows accept any ValueError, but ctxlab's errors have classes of their own. A first kept entry that starts no group is a CompactionError naming the compaction; a bad field is the parser's EntryParseError."
         ),
-        hint_zh="不合法的切点要用课程的错误类型 CompactionError 报告，并写明 compaction。",
+        hint_zh="ctxlab 的选做规则：本章的检查接受任何 ValueError，但 ctxlab 的错误有各自的类型。firstKeptEntryId 不是组首时是写明 compaction 的 CompactionError；字段不合法时是 parser 的 EntryParseError。",
         quote_zh="会报告它不是完整 interaction 的首条 message",
         quote_en="reports that it is not the first message of a whole interaction",
         smallest_input_en="compact-1 keeping from a2",
         smallest_input_zh="compact-1 从 a2 开始保留",
+        rule="ctxlab",
     ),
 )
