@@ -883,10 +883,14 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"rejects_whitespace_ids"}),
         priority=30,
         hint_en=(
-            "The chapter says only “not empty”, so a string of spaces passes its rows. ctxlab's optional rule goes further: a string of only spaces, tabs or newlines names nothing either, so ctxlab's parser strips before it tests (the entry's own id too)."
+            "The chapter says only “not empty”, so a string of spaces passes its rows. ctxlab's "
+            "optional rule goes further: a string of only spaces, tabs or newlines names nothing "
+            "either, so ctxlab's parser strips before it tests (the entry's own id too)."
         ),
         hint_zh=(
-            "本章只说「不能为空」，只含空格的字符串能通过本章的检查。ctxlab 的选做规则更进一步：只有空格、制表符或换行的字符串同样什么都没有指明，所以 ctxlab 的 parser 先 strip 再判断（entry 自己的 id 也一样）。"
+            "本章只说「不能为空」，只含空格的字符串能通过本章的检查。ctxlab 的选做规则更进一步：只"
+            "有空格、制表符或换行的字符串同样什么都没有指明，所以 ctxlab 的 parser 先 strip 再判断"
+            "（entry 自己的 id 也一样）。"
         ),
         quote_zh="goal、parentId 和 firstKeptEntryId 不能为空",
         quote_en="goal, parentId and firstKeptEntryId must not be empty",
@@ -963,10 +967,13 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"other_types_refused"}),
         priority=30,
         hint_en=(
-            "ctxlab's optional rule: this lab's function reads compaction entries only, so read the type field first and refuse a message or metadata entry (the chapter's whole parser reads those in its other branches)."
+            "ctxlab's optional rule: this lab's function reads compaction entries only, so read "
+            "the type field first and refuse a message or metadata entry (the chapter's whole "
+            "parser reads those in its other branches)."
         ),
         hint_zh=(
-            "ctxlab 的选做规则：本实验的函数只读 compaction entry，所以先读 type 字段，message 或 metadata entry 要被拒绝（本章完整的 parser 在其他分支里读它们）。"
+            "ctxlab 的选做规则：本实验的函数只读 compaction entry，所以先读 type 字段，message 或 "
+            "metadata entry 要被拒绝（本章完整的 parser 在其他分支里读它们）。"
         ),
         quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
         quote_en="it is a CompactionSessionEntry appended after the current leaf",
@@ -980,10 +987,13 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"accepts_entry_object"}),
         priority=40,
         hint_en=(
-            "ctxlab's optional rule: ctxlab's stores hand the parser entry objects as well as wire forms, so an existing CompactionSessionEntry should read back equal (through its to_json())."
+            "ctxlab's optional rule: ctxlab's stores hand the parser entry objects as well as "
+            "wire forms, so an existing CompactionSessionEntry should read back equal (through "
+            "its to_json())."
         ),
         hint_zh=(
-            "ctxlab 的选做规则：ctxlab 的 Store 交给 parser 的既有 wire 形式，也有 entry 对象，所以已有的 CompactionSessionEntry 应当读回相等（经过它的 to_json()）。"
+            "ctxlab 的选做规则：ctxlab 的 Store 交给 parser 的既有 wire 形式，也有 entry 对象，所"
+            "以已有的 CompactionSessionEntry 应当读回相等（经过它的 to_json()）。"
         ),
         quote_zh="JSONL 重新打开时，同一条解析路径会恢复 compact-1。",
         quote_en="when the JSONL file is reopened, the same parsing path restores compact-1",
@@ -1018,10 +1028,12 @@ MISCONCEPTIONS = register_misconceptions(
         priority=25,
         clue="= (nan|inf|-inf)",
         hint_en=(
-            "Being a float is not being finite: NaN and infinity are floats too. The chapter asks tokensBefore to be finite (ctxlab's optional rule asks the same of timestamp)."
+            "Being a float is not being finite: NaN and infinity are floats too. The chapter asks "
+            "tokensBefore to be finite (ctxlab's optional rule asks the same of timestamp)."
         ),
         hint_zh=(
-            "是 float 不等于是有限数：NaN 和无穷大也是 float。本章要求 tokensBefore 是有限数（ctxlab 的选做规则对 timestamp 也这样要求）。"
+            "是 float 不等于是有限数：NaN 和无穷大也是 float。本章要求 tokensBefore 是有限数（"
+            "ctxlab 的选做规则对 timestamp 也这样要求）。"
         ),
         quote_zh="tokensBefore 是非负有限数",
         quote_en="tokensBefore is a non-negative finite number",

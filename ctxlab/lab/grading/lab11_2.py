@@ -754,10 +754,13 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"message_before_first_user"}),
         priority=30,
         hint_en=(
-            "ctxlab's optional rule: groups start at a user message, so a message before the first user message has no group. ctxlab refuses it, naming it, instead of dropping a fact of the session silently."
+            "ctxlab's optional rule: groups start at a user message, so a message before the "
+            "first user message has no group. ctxlab refuses it, naming it, instead of dropping a "
+            "fact of the session silently."
         ),
         hint_zh=(
-            "ctxlab 的选做规则：组从 user 消息开始，第一条 user message 之前的消息没有组可归。ctxlab 拒绝它并写明它，而不是悄悄丢掉 session 里的一条事实。"
+            "ctxlab 的选做规则：组从 user 消息开始，第一条 user message 之前的消息没有组可归。"
+            "ctxlab 拒绝它并写明它，而不是悄悄丢掉 session 里的一条事实。"
         ),
         quote_zh="以 user 消息为起点",
         quote_en="starting from the user messages",
@@ -818,9 +821,14 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"tool_pairs"}),
         priority=30,
         hint_en=(
-            "ctxlab's optional extra: the chapter checks the pairs and keeps them to itself; ctxlab hands them out in tool_pairs, following the calls as they were declared, not the order in which the results arrived."
+            "ctxlab's optional extra: the chapter checks the pairs and keeps them to itself; "
+            "ctxlab hands them out in tool_pairs, following the calls as they were declared, not "
+            "the order in which the results arrived."
         ),
-        hint_zh="ctxlab 的选做扩展：本章只在分组时核对配对，并不返回它们；ctxlab 在 tool_pairs 里返回配对，按 call 的声明顺序排列，而不是按 result 到达的顺序。",
+        hint_zh=(
+            "ctxlab 的选做扩展：本章只在分组时核对配对，并不返回它们；ctxlab 在 tool_pairs 里返回"
+            "配对，按 call 的声明顺序排列，而不是按 result 到达的顺序。"
+        ),
         quote_zh="处理 calls 时，函数记录 read-1 和 test-1",
         quote_en="when it handles calls, the function records read-1 and test-1",
         smallest_input_en="group 3 of the opening path (results in reverse order)",

@@ -684,10 +684,13 @@ MISCONCEPTIONS = register_misconceptions(
         priority=20,
         clue="IndexError",
         hint_en=(
-            "ctxlab's optional rule: activePath.at(-1) on an empty path has nothing to give (the chapter's paths always have a leaf); say so with a CompactionError naming the compaction instead of an IndexError."
+            "ctxlab's optional rule: activePath.at(-1) on an empty path has nothing to give (the "
+            "chapter's paths always have a leaf); say so with a CompactionError naming the "
+            "compaction instead of an IndexError."
         ),
         hint_zh=(
-            "ctxlab 的选做规则：空路径上 activePath.at(-1) 拿不到任何东西（本章的路径总有 leaf）；请用写明 compaction 的 CompactionError 说明，而不是抛出 IndexError。"
+            "ctxlab 的选做规则：空路径上 activePath.at(-1) 拿不到任何东西（本章的路径总有 leaf）；"
+            "请用写明 compaction 的 CompactionError 说明，而不是抛出 IndexError。"
         ),
         quote_zh="函数从 activePath.at(-1) 得到 parentId",
         quote_en="the function takes parentId from activePath.at(-1)",
@@ -701,10 +704,13 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"id_already_on_path"}),
         priority=30,
         hint_en=(
-            "ctxlab's optional rule: the chapter leaves ids to the caller, but the new entry is appended to the path, so ctxlab refuses an id already on it (the session tree would be ambiguous)."
+            "ctxlab's optional rule: the chapter leaves ids to the caller, but the new entry is "
+            "appended to the path, so ctxlab refuses an id already on it (the session tree would "
+            "be ambiguous)."
         ),
         hint_zh=(
-            "ctxlab 的选做规则：本章把 id 交给调用者决定，但新 entry 要追加到路径上，所以 ctxlab 拒绝已在路径上的 id（否则 session 树就有了歧义）。"
+            "ctxlab 的选做规则：本章把 id 交给调用者决定，但新 entry 要追加到路径上，所以 ctxlab "
+            "拒绝已在路径上的 id（否则 session 树就有了歧义）。"
         ),
         quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
         quote_en="it is a CompactionSessionEntry appended after the current leaf",
@@ -732,9 +738,15 @@ MISCONCEPTIONS = register_misconceptions(
         priority=10,
         clue="raised ValueError",
         hint_en=(
-            "ctxlab's optional rule: the chapter's rows accept any ValueError, but ctxlab's errors have classes of their own. A first kept entry that starts no group is a CompactionError naming the compaction; a bad field is the parser's EntryParseError."
+            "ctxlab's optional rule: the chapter's rows accept any ValueError, but ctxlab's "
+            "errors have classes of their own. A first kept entry that starts no group is a "
+            "CompactionError naming the compaction; a bad field is the parser's EntryParseError."
         ),
-        hint_zh="ctxlab 的选做规则：本章的检查接受任何 ValueError，但 ctxlab 的错误有各自的类型。firstKeptEntryId 不是组首时是写明 compaction 的 CompactionError；字段不合法时是 parser 的 EntryParseError。",
+        hint_zh=(
+            "ctxlab 的选做规则：本章的检查接受任何 ValueError，但 ctxlab 的错误有各自的类型。"
+            "firstKeptEntryId 不是组首时是写明 compaction 的 CompactionError；字段不合法时是 "
+            "parser 的 EntryParseError。"
+        ),
         quote_zh="会报告它不是完整 interaction 的首条 message",
         quote_en="reports that it is not the first message of a whole interaction",
         smallest_input_en="compact-1 keeping from a2",
