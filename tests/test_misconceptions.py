@@ -299,6 +299,24 @@ def test_the_terminal_route_fails_and_prints_the_same_hint(misconception: str) -
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"({item.id})" in run.stdout, run.stdout
     assert item.hint_en in run.stdout and item.hint_zh in run.stdout, run.stdout
+    assert f"{_HINT_LABEL['en']}{item.hint_en}" in run.stdout, run.stdout
+
+
+def test_the_terminal_route_labels_a_hint_on_ctxlabs_optional_extras() -> None:
+    item = CATALOGUE["11.4/duplicate-id-allowed"]  # passes the chapter's rows
+    run = subprocess.run(
+        pytest_command("-m", "lab11_4", f"--ctxlab-impl={_file(item)}"),
+        cwd=ROOT,
+        env=pytest_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+    )
+    assert f"({item.id})" in run.stdout, run.stdout
+    for language, hint in (("en", item.hint_en), ("zh", item.hint_zh)):
+        assert _EXTRA_LABEL[language] in run.stdout and hint in run.stdout, run.stdout
 
 
 def _stub(*args: object, **kwargs: object) -> object:
