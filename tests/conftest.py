@@ -82,7 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """With ``--ctxlab-impl``: one hint per lab whose failures match a catalogued
     misconception (the notebook's first rung), in both languages."""
-    from ctxlab.lab.grading.misconceptions import catalogue
+    from ctxlab.lab.grading.misconceptions import catalogue, hint_lines
 
     for lab, outcome in sorted(config.stash.get(_WORKERS_KEY, {}).items()):
         report = outcome.report
@@ -90,8 +90,10 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
             continue
         first = next(item for item in catalogue(lab) if item.id == report.misconceptions[0])
         terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({first.id})")
-        terminalreporter.write_line(first.hint_en)
-        terminalreporter.write_line(first.hint_zh)
+        # Labelled as the notebook's: a hint on ctxlab's own rule says it is optional.
+        text = hint_lines(first, 1)
+        terminalreporter.write_line(text.en)
+        terminalreporter.write_line(text.zh)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -14,6 +14,7 @@ expected.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import runpy
@@ -29,6 +30,8 @@ from ctxlab.lab.grading import (
     LABS,
     LabReport,
     behaviour_keys,
+    behaviour_source,
+    check_behaviour,
     engine,
     lab_keyword,
     reference_functions,
@@ -91,6 +94,9 @@ def test_each_lab_has_at_least_eight_misconceptions_each_with_its_buggy_file() -
     )
     for item in CATALOGUE.values():
         assert item.signature <= set(behaviour_keys(item.lab)), item.id
+        # Its rule is the chapter's when a chapter row is in its signature, else ctxlab's.
+        kinds = {behaviour_source(item.lab, key) for key in item.signature}
+        assert item.rule == ("chapter" if "chapter" in kinds else "ctxlab"), item.id
         assert all((item.hint_en, item.hint_zh, item.quote_en, item.smallest_input_en)), item.id
         assert re.search(r"[\u4e00-\u9fff]", item.hint_zh + item.smallest_input_zh), item.id
 
@@ -115,7 +121,10 @@ def test_the_buggy_file_is_caught_matched_and_shown_its_hint(misconception: str)
     report = _run(item)
     # A misconception of a chapter rule fails the lab; one of ctxlab's own rules fails an
     # extra row (the lab may still be passed: extras are optional).
-    assert not (report.passed and report.extras_passed), f"{item.id}: passes every row"
+    if item.rule == "chapter":
+        assert not report.passed, f"{item.id}: passes the chapter's rows"
+    else:
+        assert not report.extras_passed, f"{item.id}: passes ctxlab's extras"
     failed = {result.key for result in report.failed}
     assert item.signature <= failed, f"{item.id}: fails {sorted(failed)}"
     assert report.misconceptions[:1] == (item.id,), report.misconceptions
@@ -123,12 +132,85 @@ def test_the_buggy_file_is_caught_matched_and_shown_its_hint(misconception: str)
     for language, hint in (("en", item.hint_en), ("zh", item.hint_zh)):
         set_language(language)
         text = str(report)
-        assert text.splitlines()[0].endswith(hint), text  # the report opens with it
+        first = text.splitlines()[0]
+        assert first.endswith(hint), text  # the report opens with it
+        # A hint about ctxlab's own rule is labelled as about the optional extras (it says
+        # so itself too); a hint about the chapter's is a plain hint.
+        label = _EXTRA_LABEL[language] if item.rule == "ctxlab" else _HINT_LABEL[language]
+        assert first.startswith(f"💡 {label}"), first
+        if item.rule == "ctxlab":
+            assert "ctxlab" in hint, item.id
         assert text.count(hint) == 1
         assert html.escape(hint) in report._repr_html_()
         assert item.smallest_input_zh not in report.hint
         assert item.smallest_input_en not in report.hint
         assert "本章原文" not in text and "The chapter: “" not in text  # the second rung's
+
+
+_HINT_LABEL = {"en": "Hint: ", "zh": "提示："}
+_EXTRA_LABEL = {"en": "Hint on ctxlab's optional extras", "zh": "提示（关于 ctxlab 的选做扩展检查"}
+
+
+def test_a_report_passed_by_the_chapters_rows_opens_with_a_hint_on_the_optional_extras() -> None:
+    passed_labs = 0
+    for item in CATALOGUE.values():
+        report = _run(item)
+        if not report.passed:
+            continue
+        passed_labs += 1
+        assert item.rule == "ctxlab", item.id
+        for language in ("en", "zh"):
+            set_language(language)
+            first = str(report).splitlines()[0]
+            assert first.startswith(f"💡 {_EXTRA_LABEL[language]}"), first
+            assert html.escape(_EXTRA_LABEL[language]) in report._repr_html_()
+            # The lab's verdict still reads passed.
+            assert report.headline().endswith("✔")
+        set_language("en")
+    assert passed_labs >= 5  # the ctxlab-rule entries whose files pass the chapter's rows
+
+
+def test_a_chapter_misconception_is_shown_before_a_ctxlab_one() -> None:
+    behaviour_keys("11.4")
+    # 11.4/value-error (ctxlab's rule) is confirmed by its clue; the chapter's mistake,
+    # with no clue, still comes first: it is why the lab is not passed.
+    details = {
+        "errors_named": "path sys..a3: raised ValueError: no; expected a CompactionError",
+        "first_kept_not_system": "path sys..a3 (system patches): it returned an entry",
+    }
+    found = [item.id for item in match("11.4", details, details)]
+    assert found[0] == "11.4/first-kept-system-allowed", found
+    assert "11.4/value-error" in found
+
+
+def test_the_parser_rows_of_11_4_name_the_field_and_its_wrong_value() -> None:
+    chapter_only = runpy.run_path(str(ROOT / "tests" / "chapter_only" / "lab11_4.py"))
+    create = chapter_only["create_compaction_entry"]
+
+    def negative_kept(active_path: Any, **options: Any) -> Any:
+        """Right, except that a negative tokensBefore is stored instead of refused."""
+        if options["tokens_before"] == -1:
+            entry = create(active_path, **{**options, "tokens_before": 0})
+            return dataclasses.replace(entry, tokens_before=-1)
+        return create(active_path, **options)
+
+    result = check_behaviour("11.4", "parsed_result", create_compaction_entry=negative_kept)
+    assert not result.passed
+    assert "with tokensBefore = -1" in result.detail_en, result.detail_en
+    assert "其中 tokensBefore = -1" in result.detail_zh, result.detail_zh
+    wrong = runpy.run_path(str(EVIDENCE / "lab11_4" / "summary-object-only.py"))
+    result = check_behaviour(
+        "11.4", "summary_forms", create_compaction_entry=wrong[lab_keyword("11.4")]
+    )
+    assert not result.passed and "summary = a mapping" in result.detail_en, result.detail_en
+
+
+def test_a_failed_ledger_row_of_11_5_says_the_estimator_prices_the_summary_too() -> None:
+    item = CATALOGUE["11.5/ledger-without-summary"]
+    result = check_behaviour("11.5", "ledger_on_resumed_paths", build_context=_function(item))
+    assert not result.passed
+    assert "the estimator prices the summary message too" in result.detail_en, result.detail_en
+    assert "估算器也给摘要消息计价" in result.detail_zh, result.detail_zh
 
 
 #: A value a failed row expected: a number, an id with digits, a list of ids.
@@ -217,6 +299,24 @@ def test_the_terminal_route_fails_and_prints_the_same_hint(misconception: str) -
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"({item.id})" in run.stdout, run.stdout
     assert item.hint_en in run.stdout and item.hint_zh in run.stdout, run.stdout
+    assert f"{_HINT_LABEL['en']}{item.hint_en}" in run.stdout, run.stdout
+
+
+def test_the_terminal_route_labels_a_hint_on_ctxlabs_optional_extras() -> None:
+    item = CATALOGUE["11.4/duplicate-id-allowed"]  # passes the chapter's rows
+    run = subprocess.run(
+        pytest_command("-m", "lab11_4", f"--ctxlab-impl={_file(item)}"),
+        cwd=ROOT,
+        env=pytest_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+    )
+    assert f"({item.id})" in run.stdout, run.stdout
+    for language, hint in (("en", item.hint_en), ("zh", item.hint_zh)):
+        assert _EXTRA_LABEL[language] in run.stdout and hint in run.stdout, run.stdout
 
 
 def _stub(*args: object, **kwargs: object) -> object:

@@ -490,13 +490,14 @@ def rejects_wrong_types(t: Trial) -> None:
 )
 def tokens_before_not_recomputed(t: Trial) -> None:
     # An int too large for a float (10**400) is an int all the same: kept as given, or
-    # refused by the parser's own error -- never a bare OverflowError (issue 24).
+    # refused by the parser's own error (the chapter's: a ValueError stopping at compact-1)
+    # -- never a bare OverflowError (issue 24).
     huge = _wire_label("tokensBefore = 10**400")
     try:
         got = t.returns(huge, _changed("tokensBefore", 10**400))
     except Failed:
         t.rejects(
-            huge, [["tokensBefore"]], _changed("tokensBefore", 10**400), error_type=EntryParseError
+            huge, [["compact-1"]], _changed("tokensBefore", 10**400), error_type=CHAPTER_ERROR
         )
     else:
         entry_result(huge, got, parse_compaction_entry(_changed("tokensBefore", 10**400)))
@@ -758,7 +759,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/null-list-as-empty",
         lab=LAB.lab,
-        signature=frozenset({"rejects_wrong_types"}),
+        signature=frozenset({"rejects_non_string_items"}),
         priority=20,
         clue="= None",
         hint_en=(
@@ -774,9 +775,9 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/snake-case-aliases",
         lab=LAB.lab,
-        signature=frozenset({"rejects_unknown_keys"}),
+        signature=frozenset({"rejects_draft_names"}),
         priority=20,
-        clue="spelled \\w+_",
+        clue="\\w+_\\w+ instead of",
         hint_en=(
             "The entry's field names are exactly the interface's camelCase names; another "
             "spelling is an unknown key, not an alias. Reread how the chapter treats old names."
@@ -860,13 +861,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/bool-is-number",
         lab=LAB.lab,
-        signature=frozenset(
-            {
-                "rejects_bad_tokens_before",
-                "rejects_wrong_types",
-                "rejects_bad_timestamp",
-            }
-        ),
+        signature=frozenset({"rejects_bad_tokens_before", "rejects_wrong_types"}),
         priority=20,
         clue="= (True|False)",
         hint_en=(
@@ -886,20 +881,23 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/blank-is-empty-only",
         lab=LAB.lab,
-        signature=frozenset({"rejects_blank_ids"}),
+        signature=frozenset({"rejects_whitespace_ids"}),
         priority=30,
         hint_en=(
-            "“Not empty” in the chapter means not blank: a string of spaces or a newline carries "
-            "no id either. Strip before you test."
+            "The chapter says only “not empty”, so a string of spaces passes its rows. ctxlab's "
+            "optional rule goes further: a string of only spaces, tabs or newlines names nothing "
+            "either, so ctxlab's parser strips before it tests (the entry's own id too)."
         ),
         hint_zh=(
-            "本章说的“不能为空”指的是不能是空白：只有空格或换行的字符串同样不是 id。先 strip "
-            "再判断。"
+            "本章只说「不能为空」，只含空格的字符串能通过本章的检查。ctxlab 的选做规则更进一步：只"
+            "有空格、制表符或换行的字符串同样什么都没有指明，所以 ctxlab 的 parser 先 strip 再判断"
+            "（entry 自己的 id 也一样）。"
         ),
         quote_zh="goal、parentId 和 firstKeptEntryId 不能为空",
         quote_en="goal, parentId and firstKeptEntryId must not be empty",
         smallest_input_en="compact-1 with parentId a single space",
         smallest_input_zh="compact-1 的 parentId 只有一个空格",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.1/shares-input-lists",
@@ -970,17 +968,19 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"other_types_refused"}),
         priority=30,
         hint_en=(
-            "The lab's function reads compaction entries: read the type field first, and refuse "
-            "a message or metadata entry."
+            "ctxlab's optional rule: this lab's function reads compaction entries only, so read "
+            "the type field first and refuse a message or metadata entry (the chapter's whole "
+            "parser reads those in its other branches)."
         ),
         hint_zh=(
-            "本实验的函数读的是 compaction entry：先读 type 字段，message 或 metadata entry "
-            "要被拒绝。"
+            "ctxlab 的选做规则：本实验的函数只读 compaction entry，所以先读 type 字段，message 或 "
+            "metadata entry 要被拒绝（本章完整的 parser 在其他分支里读它们）。"
         ),
         quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
         quote_en="it is a CompactionSessionEntry appended after the current leaf",
         smallest_input_en="the message entry u2 given instead of a compaction",
         smallest_input_zh="传入 message entry u2 而不是 compaction",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.1/entry-object-refused",
@@ -988,17 +988,19 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"accepts_entry_object"}),
         priority=40,
         hint_en=(
-            "Stores hand the parser entry objects as well as wire forms: an existing "
-            "CompactionSessionEntry reads back equal (through its to_json())."
+            "ctxlab's optional rule: ctxlab's stores hand the parser entry objects as well as "
+            "wire forms, so an existing CompactionSessionEntry should read back equal (through "
+            "its to_json())."
         ),
         hint_zh=(
-            "Store 交给 parser 的既有 wire 形式，也有 entry 对象：已有的 CompactionSessionEntry "
-            "应当读回相等（经过它的 to_json()）。"
+            "ctxlab 的选做规则：ctxlab 的 Store 交给 parser 的既有 wire 形式，也有 entry 对象，所"
+            "以已有的 CompactionSessionEntry 应当读回相等（经过它的 to_json()）。"
         ),
         quote_zh="JSONL 重新打开时，同一条解析路径会恢复 compact-1。",
         quote_en="when the JSONL file is reopened, the same parsing path restores compact-1",
         smallest_input_en="the CompactionSessionEntry compact-1 itself",
         smallest_input_zh="CompactionSessionEntry 对象 compact-1 本身",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.1/missing-field-defaulted",
@@ -1027,12 +1029,12 @@ MISCONCEPTIONS = register_misconceptions(
         priority=25,
         clue="= (nan|inf|-inf)",
         hint_en=(
-            "Being a float is not being finite: NaN and infinity are floats too. Check "
-            "finiteness for tokensBefore and timestamp."
+            "Being a float is not being finite: NaN and infinity are floats too. The chapter asks "
+            "tokensBefore to be finite (ctxlab's optional rule asks the same of timestamp)."
         ),
         hint_zh=(
-            "是 float 不等于是有限数：NaN 和无穷大也是 float。tokensBefore 和 timestamp "
-            "都要检查是否有限。"
+            "是 float 不等于是有限数：NaN 和无穷大也是 float。本章要求 tokensBefore 是有限数（"
+            "ctxlab 的选做规则对 timestamp 也这样要求）。"
         ),
         quote_zh="tokensBefore 是非负有限数",
         quote_en="tokensBefore is a non-negative finite number",

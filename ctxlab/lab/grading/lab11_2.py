@@ -383,6 +383,18 @@ def _pairs_within_group(t: Trial, *, strict: bool = False) -> None:
         assistant("a2", 1),
     )
     _refused(t, early, [["r-read", "calls"], ["read-1"]], strict=strict)
+    # A result in a later group answers no call of its own group, even when an earlier
+    # group declared (and answered) that call id.
+    again = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        tool_result("r-read", "read-1", 1),
+        assistant("a1", 1),
+        user("u2", 1),
+        tool_result("r-again", "read-1", 1),
+        assistant("a2", 1),
+    )
+    _refused(t, again, [["r-again"], ["read-1"]], strict=strict)
 
 
 @LAB.check(
@@ -528,7 +540,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pair-by-position",
         lab=LAB.lab,
-        signature=frozenset({"unknown_call_rejected", "missing_result_rejected", "tool_pairs"}),
+        signature=frozenset({"tool_pairs", "unknown_call_rejected"}),
         priority=10,
         clue=r"got read-1->r-test",
         hint_en=(
@@ -547,15 +559,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pair-by-tool-name",
         lab=LAB.lab,
-        signature=frozenset(
-            {
-                "results_any_order",
-                "pairing_by_id_only",
-                "unknown_call_rejected",
-                "duplicate_result_rejected",
-                "tool_pairs",
-            }
-        ),
+        signature=frozenset({"pairing_by_id_only", "results_any_order", "unknown_call_rejected"}),
         priority=10,
         clue=r"has two results",
         hint_en=(
@@ -667,7 +671,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/unknown-result-ignored",
         lab=LAB.lab,
-        signature=frozenset({"unknown_call_rejected", "pairs_within_group"}),
+        signature=frozenset({"unknown_call_rejected"}),
         priority=20,
         hint_en=(
             "A result whose toolCallId no call of its group declares is not noise to skip: it "
@@ -750,37 +754,28 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"message_before_first_user"}),
         priority=30,
         hint_en=(
-            "Groups start at a user message; a message before the first user message has no "
-            "group. Dropping it silently loses a fact of the session."
+            "ctxlab's optional rule: groups start at a user message, so a message before the "
+            "first user message has no group. ctxlab refuses it, naming it, instead of dropping a "
+            "fact of the session silently."
         ),
         hint_zh=(
-            "组从 user 消息开始；第一条 user message 之前的消息没有组可归。悄悄丢掉它会丢失 "
-            "session 里的一条事实。"
+            "ctxlab 的选做规则：组从 user 消息开始，第一条 user message 之前的消息没有组可归。"
+            "ctxlab 拒绝它并写明它，而不是悄悄丢掉 session 里的一条事实。"
         ),
         quote_zh="以 user 消息为起点",
         quote_en="starting from the user messages",
         smallest_input_en="sys, an assistant message a0, u1, a1",
         smallest_input_zh="sys、一条 assistant message a0、u1、a1",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.2/last-group-dropped",
         lab=LAB.lab,
         signature=frozenset(
-            {
-                "three_groups",
-                "system_skipped",
-                "results_any_order",
-                "pairing_by_id_only",
-                "unknown_call_rejected",
-                "missing_result_rejected",
-                "duplicate_result_rejected",
-                "duplicate_call_rejected",
-                "pairs_within_group",
-                "tool_pairs",
-            }
+            {"pairing_by_id_only", "results_any_order", "system_skipped", "three_groups"}
         ),
         priority=10,
-        clue=r"expected 3 groups, got 2|got \[u1,a1\] \[u2,a2\]$",
+        clue="got \\[u1,a1\\] \\[u2,a2\\]$",
         hint_en=(
             "A group is closed when the next user message comes, and once more at the end of the "
             "path: the last group is settled there."
@@ -826,13 +821,18 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"tool_pairs"}),
         priority=30,
         hint_en=(
-            "The pairs follow the calls as they were declared, not the order in which the "
-            "results arrived."
+            "ctxlab's optional extra: the chapter checks the pairs and keeps them to itself; "
+            "ctxlab hands them out in tool_pairs, following the calls as they were declared, not "
+            "the order in which the results arrived."
         ),
-        hint_zh="配对按 call 的声明顺序排列，而不是按 result 到达的顺序。",
+        hint_zh=(
+            "ctxlab 的选做扩展：本章只在分组时核对配对，并不返回它们；ctxlab 在 tool_pairs 里返回"
+            "配对，按 call 的声明顺序排列，而不是按 result 到达的顺序。"
+        ),
         quote_zh="处理 calls 时，函数记录 read-1 和 test-1",
         quote_en="when it handles calls, the function records read-1 and test-1",
         smallest_input_en="group 3 of the opening path (results in reverse order)",
         smallest_input_zh="开篇路径的第三组（result 反序到达）",
+        rule="ctxlab",
     ),
 )

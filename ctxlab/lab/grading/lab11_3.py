@@ -442,9 +442,13 @@ def system_replayed(t: Trial) -> None:
     expect_context(
         t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
     )
+
     # A system message with empty content is still a system message: it is replayed.
-    empty = crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
-    _expect_crafted(t, empty, budget(10, 1, 1, one_each), kept=("u1", "a1"))
+    def empty() -> list[SessionEntry]:
+        return crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
+
+    name = "sys(content ''),u1,a1"
+    expect_context(t, name, empty, budget(10, 1, 1, one_each), kept=("u1", "a1"))
 
     # Empty content is still a system message (its sections are the prompt): issue 24.
     def sections_only() -> list[SessionEntry]:
@@ -672,8 +676,10 @@ def estimator_checked(t: Trial) -> None:
     rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, _BadEstimator)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
     _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
+    # An estimate is any finite number >= 0: 2.5 is taken as 2.5, never truncated.
+    half = Text("sys..a3 (every estimate + 0.5)", "sys..a3（每条估算值 + 0.5）")
     for max_tokens in (31, 35, 40):
-        _expect_opening(t, budget(max_tokens, estimate_tokens=halves))
+        expect_context(t, half, fx.opening_path, budget(max_tokens, estimate_tokens=halves))
 
 
 @LAB.check(
@@ -902,6 +908,7 @@ MISCONCEPTIONS = register_misconceptions(
         quote_en="the cut can fall only between a1/u2 or a2/u3",
         smallest_input_en="the opening path with room for only part of group 3",
         smallest_input_zh="开篇路径，额度只够第三组的一部分",
+        clue="got (?:a\\d|r-|calls)",
     ),
     Misconception(
         id="11.3/negative-allowance",
@@ -1009,7 +1016,7 @@ MISCONCEPTIONS = register_misconceptions(
         lab=LAB.lab,
         signature=frozenset({"estimator_checked"}),
         priority=20,
-        clue="EstimatorError",
+        clue="the estimator returns .*: expected a ValueError",
         hint_en=(
             "An estimator's answer is checked before it is used: a negative, NaN or non-number "
             "estimate is an error naming the message."

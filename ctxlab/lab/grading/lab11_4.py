@@ -91,7 +91,12 @@ def _plain(value: object) -> str:
     return shown(value)
 
 
-_OPTION_OF = {"tokensBefore": "tokens_before", "timestamp": "timestamp", "id": "id"}
+_OPTION_OF = {
+    "tokensBefore": "tokens_before",
+    "timestamp": "timestamp",
+    "id": "id",
+    "firstKeptEntryId": "first_kept_entry_id",
+}
 
 
 def _wrong_value(options: Mapping[str, Any], field: str) -> str:
@@ -136,12 +141,14 @@ def _refused(
     names: Sequence[Sequence[str]],
     *,
     strict: bool = False,
+    wrong: str = "",
 ) -> None:
     """Creating on ``path`` with ``options`` is refused, naming ``names``. The chapter
     (``strict=False``): an error (a ValueError). ctxlab (``strict``): a CompactionError (the
-    checklist: "Errors are CompactionError(message)")."""
+    checklist: "Errors are CompactionError(message)"). ``wrong``: the field the case gets
+    wrong, shown with its value."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
-    t.rejects(_label(name, options), names, path, error_type=error_type, **options)
+    t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
 
 @LAB.check(
@@ -357,7 +364,7 @@ def _parser_cases() -> list[_ParserCase]:
 
 def _parser_refusals(t: Trial, *, strict: bool) -> None:
     for options, names, field, chapter in _parser_cases():
-        label = _label("sys..a3", options)
+        label = _label("sys..a3", options, field)
         if strict:
             t.rejects(
                 label,
@@ -384,9 +391,8 @@ def parsed_result(t: Trial) -> None:
     _parser_refusals(t, strict=False)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        t.rejects(
-            _label("sys..a3", options), [], fx.opening_path(), error_type=CHAPTER_ERROR, **options
-        )
+        label = _label("sys..a3", options, "firstKeptEntryId")
+        t.rejects(label, [], fx.opening_path(), error_type=CHAPTER_ERROR, **options)
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -421,7 +427,10 @@ def errors_named(t: Trial) -> None:
     _parser_refusals(t, strict=True)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        _refused(t, "sys..a3", fx.opening_path(), options, [["compact-1"]], strict=True)
+        path = fx.opening_path()
+        _refused(
+            t, "sys..a3", path, options, [["compact-1"]], strict=True, wrong="firstKeptEntryId"
+        )
     _not_group_heads(t, strict=True)
     _system_heads(t, strict=True)
     _unknown_heads(t, strict=True)
@@ -440,12 +449,16 @@ def errors_named(t: Trial) -> None:
 )
 def summary_forms(t: Trial) -> None:
     mapping = fx.compact1_summary().to_json()
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=mapping), parent="a3")
-    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    as_mapping, as_object = (
+        "sys..a3 (summary = a mapping)",
+        "sys..a3 (summary = a CompactionSummary)",
+    )
+    _expect_created(t, as_mapping, fx.opening_path, _options(summary=mapping), parent="a3")
+    _expect_created(t, as_object, fx.opening_path, _options(), parent="a3")
     # The entry is a copy: changing the mapping afterwards changes nothing.
     summary = fx.compact1_summary().to_json()
     options = _options(summary=summary)
-    label = _label("sys..a3", options)
+    label = _label(as_mapping, options)
     got = t.returns(label, fx.opening_path(), **options)
     expected = create_compaction_entry(fx.opening_path(), **_options())
     entry_result(label, got, expected)
@@ -652,7 +665,7 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/unknown-first-kept-accepted",
         lab=LAB.lab,
-        signature=frozenset({"first_kept_unknown", "parsed_result"}),
+        signature=frozenset({"first_kept_unknown"}),
         priority=20,
         hint_en=(
             "firstKeptEntryId must be one of the group heads of this path: an id that is not on "
@@ -671,17 +684,19 @@ MISCONCEPTIONS = register_misconceptions(
         priority=20,
         clue="IndexError",
         hint_en=(
-            "activePath.at(-1) on an empty path has nothing to give (ctxlab's rule: say so with "
-            "a CompactionError naming the compaction)."
+            "ctxlab's optional rule: activePath.at(-1) on an empty path has nothing to give (the "
+            "chapter's paths always have a leaf); say so with a CompactionError naming the "
+            "compaction instead of an IndexError."
         ),
         hint_zh=(
-            "空路径上 activePath.at(-1) 拿不到任何东西（ctxlab 的规则：用 CompactionError "
-            "说明，并写明 compaction 的 id）。"
+            "ctxlab 的选做规则：空路径上 activePath.at(-1) 拿不到任何东西（本章的路径总有 leaf）；"
+            "请用写明 compaction 的 CompactionError 说明，而不是抛出 IndexError。"
         ),
         quote_zh="函数从 activePath.at(-1) 得到 parentId",
         quote_en="the function takes parentId from activePath.at(-1)",
         smallest_input_en="compact-1 on an empty path",
         smallest_input_zh="在空路径上创建 compact-1",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.4/duplicate-id-allowed",
@@ -689,17 +704,19 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"id_already_on_path"}),
         priority=30,
         hint_en=(
-            "The new entry is appended to the path, so its id must be new (ctxlab's rule: an id "
-            "already on the path is refused)."
+            "ctxlab's optional rule: the chapter leaves ids to the caller, but the new entry is "
+            "appended to the path, so ctxlab refuses an id already on it (the session tree would "
+            "be ambiguous)."
         ),
         hint_zh=(
-            "新 entry 要追加到路径上，所以它的 id 必须是新的（ctxlab 的规则：id "
-            "已在路径上时拒绝）。"
+            "ctxlab 的选做规则：本章把 id 交给调用者决定，但新 entry 要追加到路径上，所以 ctxlab "
+            "拒绝已在路径上的 id（否则 session 树就有了歧义）。"
         ),
         quote_zh="它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
         quote_en="it is a CompactionSessionEntry appended after the current leaf",
         smallest_input_en="a compaction with the id u2 on the opening path",
         smallest_input_zh="在开篇路径上创建 id 为 u2 的 compaction",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.4/parent-id-accepted",
@@ -717,24 +734,23 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/value-error",
         lab=LAB.lab,
-        signature=frozenset(
-            {
-                "first_kept_starts_group",
-                "first_kept_not_system",
-                "first_kept_unknown",
-                "parsed_result",
-            }
-        ),
+        signature=frozenset({"errors_named"}),
         priority=10,
-        clue="ValueError",
+        clue="raised ValueError",
         hint_en=(
-            "A bad cut point is reported with the course's error type, CompactionError, which "
-            "names the compaction."
+            "ctxlab's optional rule: the chapter's rows accept any ValueError, but ctxlab's "
+            "errors have classes of their own. A first kept entry that starts no group is a "
+            "CompactionError naming the compaction; a bad field is the parser's EntryParseError."
         ),
-        hint_zh="不合法的切点要用课程的错误类型 CompactionError 报告，并写明 compaction。",
+        hint_zh=(
+            "ctxlab 的选做规则：本章的检查接受任何 ValueError，但 ctxlab 的错误有各自的类型。"
+            "firstKeptEntryId 不是组首时是写明 compaction 的 CompactionError；字段不合法时是 "
+            "parser 的 EntryParseError。"
+        ),
         quote_zh="会报告它不是完整 interaction 的首条 message",
         quote_en="reports that it is not the first message of a whole interaction",
         smallest_input_en="compact-1 keeping from a2",
         smallest_input_zh="compact-1 从 a2 开始保留",
+        rule="ctxlab",
     ),
 )

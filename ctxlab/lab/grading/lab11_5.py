@@ -696,12 +696,15 @@ MISCONCEPTIONS = register_misconceptions(
         signature=frozenset({"first_kept_checked"}),
         priority=20,
         hint_en=(
-            "firstKeptEntryId must be found earlier on the path, on a user message; otherwise "
-            "the record is broken and resuming reports it."
+            "ctxlab's optional rule: the chapter checks firstKeptEntryId when the compaction is "
+            "created (Lab 11.4); ctxlab checks it again when resuming. It must be found earlier "
+            "on the path, on the user message that starts a group; otherwise the record is broken "
+            "and resuming reports it."
         ),
         hint_zh=(
-            "firstKeptEntryId 必须出现在路径更前面，并且指向 user "
-            "message；否则这条记录是坏的，恢复时要报告。"
+            "ctxlab 的选做规则：本章在创建 compaction 时检查 firstKeptEntryId（实验 11.4）；"
+            "ctxlab 在恢复时再检查一次。它必须出现在路径更前面，并且指向开启一组的 user message；"
+            "否则这条记录是坏的，恢复时要报告。"
         ),
         quote_zh='firstKeptEntryId: "u2" 表示恢复时从第二组开始保留原消息',
         quote_en=(
@@ -710,6 +713,7 @@ MISCONCEPTIONS = register_misconceptions(
         ),
         smallest_input_en="a compaction whose firstKeptEntryId is not on the path",
         smallest_input_zh="firstKeptEntryId 不在路径上的 compaction",
+        rule="ctxlab",
     ),
     Misconception(
         id="11.5/ledger-without-summary",

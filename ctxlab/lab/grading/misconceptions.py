@@ -11,8 +11,15 @@ words. ``tests/misconceptions/lab11_N/<slug>.py`` holds the buggy implementation
 :func:`match` reads a report's failed rows: a misconception matches when every row of its
 signature failed and, when it has a ``clue`` (a regular expression), the clue is found in the
 English detail of one of those rows (the first failing case shows the mistake itself). The
-matches are ordered most likely first: one confirmed by its clue, then the more specific
+matches are ordered most likely first: a mistake about one of the chapter's rules before one
+about ctxlab's own rules (``rule``), then one confirmed by its clue, then the more specific
 signature (more rows), then ``priority`` (lower first), then the catalogue's order.
+
+Each entry says whose rule the mistake breaks (``rule``). ``"chapter"``: its signature holds
+at least one chapter row, so the lab is not passed. ``"ctxlab"``: its signature holds only
+ctxlab's rows, optional extras -- a student may pass the lab and still make it; its hint says
+so, and the report labels it as a hint about ctxlab's optional extras
+(``tests/test_misconceptions.py`` checks the declared rule against the rows' kinds).
 
 The ladder: the report of a failed lab opens with the first match's hint (rung 1); the next
 ``check_implementation`` of the same lab in the same process with the same first match adds
@@ -27,6 +34,7 @@ import builtins
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from ctxlab.lab.grading.text import Text
 
@@ -56,6 +64,9 @@ class Misconception:
     #: A regular expression that must be found in the English detail of a failed signature
     #: row for this to match (it then ranks first); empty: the signature alone decides.
     clue: str = ""
+    #: Whose rule the mistake breaks: ``"chapter"`` (a chapter row is in its signature: the
+    #: lab fails) or ``"ctxlab"`` (only ctxlab's optional extra rows are).
+    rule: Literal["chapter", "ctxlab"] = "chapter"
 
     @property
     def slug(self) -> str:
@@ -111,7 +122,13 @@ def match(
     ]
     order = {item.id: index for index, item in enumerate(catalogue(lab))}
     found.sort(
-        key=lambda item: (not item.clue, -len(item.signature), item.priority, order[item.id])
+        key=lambda item: (
+            item.rule != "chapter",
+            not item.clue,
+            -len(item.signature),
+            item.priority,
+            order[item.id],
+        )
     )
     return tuple(found)
 
@@ -141,9 +158,20 @@ def evidence(failed: Mapping[str, str], rows: int) -> dict[str, str]:
     return kept
 
 
+_EXTRA_HEAD = Text(
+    "Hint on ctxlab's optional extras (not the chapter's rule; the lab's verdict comes from "
+    "the chapter's rows): ",
+    "提示（关于 ctxlab 的选做扩展检查，不是本章的规则；实验是否通过只看本章的检查）：",
+)
+
+
 def hint_lines(item: Misconception, rung: int) -> Text:
-    """What the report opens with at ``rung`` (1: the hint; 2: with the chapter's words)."""
+    """What the report opens with at ``rung`` (1: the hint; 2: with the chapter's words).
+    A hint about one of ctxlab's own rules says so first: it is about an optional extra, not
+    about the lab's verdict."""
     head = Text("Hint: ", "提示：")
+    if item.rule == "ctxlab":
+        head = _EXTRA_HEAD
     text = head + item.hint
     if rung >= 2:
         second = item.rung_two()
