@@ -10,7 +10,7 @@ through these functions.
 
 from __future__ import annotations
 
-from ctxlab.lab.grading.misconceptions import Misconception, catalogue
+from ctxlab.lab.grading.misconceptions import Misconception, catalogue, hint_lines
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 
 __all__ = [
@@ -69,7 +69,8 @@ def hint(report: LabReport, language: str) -> str:
     extra row's) behaviour; empty when nothing failed."""
     zh = language == "zh"
     for item in _matched(report):
-        return item.hint_zh if zh else item.hint_en
+        text = hint_lines(item, 1)  # as the notebook's first rung: an extras hint says so
+        return text.zh if zh else text.en
     failed = [r for r in report.results if not r.passed]
     if not failed:
         return ""
