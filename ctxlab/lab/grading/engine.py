@@ -46,7 +46,7 @@ from typing import Any, Final
 
 import ctxlab.entries
 import ctxlab.fixtures  # kept pristine below, with every ctxlab module loaded
-from ctxlab.errors import CtxlabError, shown
+from ctxlab.errors import shown
 from ctxlab.lab.grading import isolation
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.kept import KeptObjects
@@ -60,6 +60,7 @@ from ctxlab.lab.grading.runner import (
     stuck_threads,
 )
 from ctxlab.lab.grading.text import Text, bounded_output, clean, kind
+from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
     "LABS",
@@ -81,14 +82,6 @@ LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 _DEFAULT_TIME_LIMIT: Final = 10.0
 _time_limit: list[float] = [_DEFAULT_TIME_LIMIT]
-
-
-class GradingUsageError(CtxlabError):
-    """``check_implementation`` was called wrongly (a usage error, not a failed check).
-
-    ``option`` names what was wrong: ``lab``, a keyword such as ``build_context``, or
-    ``seconds``.
-    """
 
 
 def set_time_limit(seconds: float) -> float:

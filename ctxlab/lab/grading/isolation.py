@@ -71,7 +71,7 @@ def set_isolation(mode: str) -> str:
     """Choose where ``check_implementation`` runs the checks: ``"auto"``, ``"process"``
     or ``"in-process"``; returns the previous choice."""
     if mode not in ISOLATIONS:
-        from ctxlab.lab.grading.engine import GradingUsageError
+        from ctxlab.lab.grading.usage import GradingUsageError
 
         raise GradingUsageError(
             f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",

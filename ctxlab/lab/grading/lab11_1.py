@@ -44,6 +44,7 @@ from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.engine import register_lab
 from ctxlab.lab.grading.misconceptions import Misconception
 from ctxlab.lab.grading.misconceptions import register as register_misconceptions
+from ctxlab.lab.grading.perform import count_as_reference
 from ctxlab.lab.grading.text import Text, exception_text, kind
 from ctxlab.lab.language import tr
 
@@ -81,6 +82,7 @@ def parse_compaction_entry(value: object) -> CompactionSessionEntry:
 
 
 LAB = register_lab("11.1", "parse_compaction_entry", ("value",), parse_compaction_entry)
+count_as_reference("11.1", parse_compaction_entry)
 
 
 def compact_1_wire() -> dict[str, Any]:

@@ -53,6 +53,17 @@ class StopStudent(BaseException):
 # Which code is "the reference" of each lab
 
 
+#: Functions of a lab's grading module that are ctxlab's solution of that lab too (11.1's
+#: ``parse_compaction_entry``), declared there with :func:`count_as_reference`.
+_ALSO_REFERENCE: dict[str, tuple[Any, ...]] = {}
+
+
+def count_as_reference(lab: str, *functions: Any) -> None:
+    """Count ``functions`` (defined in the lab's grading module) as ctxlab's solution of
+    ``lab`` (so this module never imports a lab's module)."""
+    _ALSO_REFERENCE[lab] = tuple(functions)
+
+
 def reference_code(lab: str) -> frozenset[CodeType]:
     """The code objects of ctxlab's reference of ``lab``, and of the private helpers that
     only its solution runs: if one of them runs during the student's call, the student's
@@ -66,9 +77,7 @@ def reference_code(lab: str) -> frozenset[CodeType]:
 
     functions: list[Any]
     if lab == "11.1":
-        from ctxlab.lab.grading import lab11_1
-
-        functions = [entries.parse_session_entry, lab11_1.parse_compaction_entry]
+        functions = [entries.parse_session_entry, *_ALSO_REFERENCE.get(lab, ())]
         functions += [entries._read_summary, entries._wire_of, *_methods(entries._Reader)]
     elif lab == "11.2":
         functions = [interactions.group_interactions, interactions._tool_pairs]

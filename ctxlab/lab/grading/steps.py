@@ -94,7 +94,7 @@ def set_time_limit_mode(mode: str) -> str:
     trace hook, as they run in JupyterLite (Pyodide has no threads).
     """
     if mode not in MODES:
-        from ctxlab.lab.grading.engine import GradingUsageError
+        from ctxlab.lab.grading.usage import GradingUsageError
 
         raise GradingUsageError(
             f"set_time_limit_mode: mode must be one of {', '.join(MODES)}; got {shown(mode)}",

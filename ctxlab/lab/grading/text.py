@@ -99,9 +99,9 @@ def _guarded(get: Callable[[], object], fallback: str) -> str:
 
 def _pass_stop(error: BaseException) -> None:
     """Raise ``error`` again when it is the runner's request to stop the check thread."""
-    from ctxlab.lab.grading.calls import _StopStudent
+    from ctxlab.lab.grading.perform import StopStudent
 
-    if issubclass(type(error), _StopStudent):
+    if issubclass(type(error), StopStudent):
         raise error
 
 
