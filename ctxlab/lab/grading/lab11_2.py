@@ -795,8 +795,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/last-group-dropped",
         lab=LAB.lab,
-        title_en="Never closes the last group of the path",
-        title_zh="路径末尾的最后一组始终没有收尾",
+        title_en="Drops the last group: never closes it at the end of the path",
+        title_zh="路径结束时没有收尾，漏掉了最后一组",
         signature=frozenset(
             {"pairing_by_id_only", "results_any_order", "system_skipped", "three_groups"}
         ),
