@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
-import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +15,11 @@ from typing import Any
 import pytest
 
 from ctxlab.lab import classroom
-from ctxlab.lab.grading import behaviour_keys
+from ctxlab.lab.grading import behaviour_keys, behaviour_source
+from ctxlab.lab.grading.misconceptions import catalogue
 from ctxlab.lab.language import set_language
 from nbsource_module import load_nbsource
-from test_checklists import _build_it_text, checklist_items, item_keys
+from test_checklists import _build_it_text, _items_by_kind, item_keys
 
 pytestmark = pytest.mark.teaching
 
@@ -108,14 +107,16 @@ def test_every_exercise_has_a_core_or_stretch_mark(lab: str) -> None:
 
 
 @pytest.mark.parametrize("lab", QUIZ_LABS)
-def test_the_check_tables_extras_are_stretch(lab: str) -> None:
-    """The stretch rows are the keys the checklist lists under ctxlab's extensions only."""
-    head, sep, extensions = _build_it_text(SOURCES[lab], "en").partition("ctxlab extensions")
-    assert sep
-    core = {key for item in checklist_items(head) for key in item_keys(item) or []}
-    extra = {key for item in checklist_items(extensions) for key in item_keys(item) or []}
-    assert set(classroom.stretch_checks(lab)) == extra - core
-    assert set(classroom.stretch_checks(lab)) <= set(behaviour_keys(lab))
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_check_tables_extras_are_stretch(lab: str, language: str) -> None:
+    """The stretch rows are the grading registry's ctxlab rows, and the keys the build-it
+    checklist lists under "ctxlab extensions" only (the course's code is core)."""
+    kinds = _items_by_kind(_build_it_text(SOURCES[lab], language))
+    core = {key for item in kinds["chapter"] for key in item_keys(item) or []}
+    extra = {key for item in kinds["ctxlab"] for key in item_keys(item) or []}
+    stretch = classroom.stretch_checks(lab)
+    assert stretch and set(stretch) == extra - core
+    assert stretch == tuple(k for k in behaviour_keys(lab) if behaviour_source(lab, k) == "ctxlab")
 
 
 def test_the_plan_renders_in_both_languages(language: str) -> None:
@@ -127,7 +128,9 @@ def test_the_plan_renders_in_both_languages(language: str) -> None:
     else:
         assert "Timing plan" in text and "core" in text and "stretch" in text
         assert not HAN.search(text)
-    assert "within_budget" in text  # the one ctxlab-extension row of 11.3's check table
+    for key in ("options_named", "estimator_errors_named"):  # 11.3's ctxlab extras
+        assert key in text and key in page
+    assert "within_budget" not in text  # the course's code: a core row
 
 
 # ----------------------------------------------------------------------------- kit cells
@@ -300,29 +303,24 @@ def test_common_mistakes_render_one_line_and_a_hint_each(lab: str, language: str
         assert mistake.lab == lab and set(mistake.checks) <= keys, mistake.id
 
 
-def test_the_misconception_catalogue_replaces_the_provisional_list(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Once ``ctxlab.lab.grading.misconceptions`` exists, its entries are what is shown."""
-
-    class Misconception:
-        def __init__(self, id: str, lab: str, hint_en: str, hint_zh: str) -> None:
-            self.id, self.lab, self.hint_en, self.hint_zh = id, lab, hint_en, hint_zh
-            self.summary_en, self.summary_zh = f"{id} in words", f"{id} 的说明"
-
-    fake = types.ModuleType("ctxlab.lab.grading.misconceptions")
-    fake.Misconception = Misconception  # type: ignore[attr-defined]
-    fake.CATALOGUE = (  # type: ignore[attr-defined]
-        Misconception("pairs-by-position", "11.2", "pair by id", "按 id 配对"),
-        Misconception("forgets-fixed-costs", "11.3", "subtract first", "先扣除"),
-    )
-    monkeypatch.setitem(sys.modules, "ctxlab.lab.grading.misconceptions", fake)
-    rows = classroom.common_mistakes("11.2").rows
-    assert rows == [("pairs-by-position", "pairs-by-position in words", "pair by id")]
-    monkeypatch.delitem(sys.modules, "ctxlab.lab.grading.misconceptions")
-    assert len(classroom.common_mistakes("11.2").rows) == len(
-        classroom.PROVISIONAL_MISTAKES["11.2"]
-    )
+@pytest.mark.parametrize("lab", QUIZ_LABS)
+def test_the_mistakes_are_the_misconception_catalogue(lab: str, language: str) -> None:
+    """One row per catalogue entry, in its order: its title as the line, its hint, its
+    signature as the rows; a mistake about ctxlab's optional extras says so."""
+    mistakes = classroom.mistake_catalogue(lab)
+    entries = catalogue(lab)
+    assert len(entries) >= 8 and [m.id for m in mistakes] == [e.id for e in entries]
+    for mistake, entry in zip(mistakes, entries, strict=True):
+        assert set(mistake.checks) == entry.signature
+        assert mistake.hint == (entry.hint_zh if language == "zh" else entry.hint_en)
+        title = entry.title_zh if language == "zh" else entry.title_en
+        assert mistake.line.startswith(title)
+        extra = "ctxlab 的选做扩展" if language == "zh" else "ctxlab's optional extra"
+        assert (extra in mistake.line) == (entry.rule == "ctxlab"), entry.id
+    assert any(e.rule == "ctxlab" for e in catalogue("11.1"))
+    assert classroom.mistake_catalogue("11.x") == ()
+    none = "本实验没有收录常见错误" if language == "zh" else "none catalogued"
+    assert none in str(classroom.common_mistakes("11.x"))
 
 
 # ----------------------------------------------------------------------------- the guide
@@ -360,15 +358,13 @@ def test_the_notebooks_readme_table_matches_the_plans(readme: str) -> None:
             assert cells[1].startswith(str(plan.period)) and cells[2] == str(plan.core_minutes)
 
 
-def test_stretch_rows_come_from_the_grading_registry_once_it_has_kinds(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_stretch_rows_follow_the_grading_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     from ctxlab.lab import grading
 
     def source(lab: str, key: str) -> str:
         return "ctxlab" if key == "three_groups" else "chapter"
 
-    monkeypatch.setattr(grading, "behaviour_source", source, raising=False)
+    monkeypatch.setattr(grading, "behaviour_source", source)
     assert classroom.stretch_checks("11.2") == ("three_groups",)
     assert "three_groups" in str(classroom.timing_plan("11.2"))
     assert classroom.stretch_checks("11.x") == ()

@@ -228,10 +228,28 @@ def test_the_hint_does_not_state_the_expected_value(misconception: str) -> None:
         for value in found.strip("',").split(",")
         if re.search(r"\d", value)
     }
-    for hint in (item.hint_en, item.hint_zh):
+    for hint in (item.hint_en, item.hint_zh, item.title_en, item.title_zh):
         for value in values:
             pattern = rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\d)"
-            assert not re.search(pattern, hint), f"{item.id}: the hint states {value}"
+            assert not re.search(pattern, hint), f"{item.id}: the hint or title states {value}"
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_every_misconception_has_a_one_line_title_in_both_languages() -> None:
+    """The title says what students do (the classroom kit's "common mistakes" line): one
+    line in each language, the Chinese one in Chinese, and no two alike within a lab."""
+    for item in CATALOGUE.values():
+        for title in (item.title_en, item.title_zh):
+            assert title.strip() == title and title and "\n" not in title, item.id
+            assert len(title) <= 90, item.id
+        assert not _HAN.search(item.title_en), item.id
+        assert _HAN.search(item.title_zh), item.id
+        assert item.title_en != item.hint_en and item.title_zh != item.hint_zh, item.id
+    for lab in LABS:
+        titles = [(i.title_en, i.title_zh) for i in CATALOGUE.values() if i.lab == lab]
+        assert len({en for en, _ in titles}) == len({zh for _, zh in titles}) == len(titles), lab
 
 
 def test_the_second_run_climbs_one_rung_and_a_pass_or_another_failure_starts_again() -> None:

@@ -8,10 +8,11 @@ and names its tests; the minutes, the mistakes and the quiz questions are ctxlab
   class period) or **stretch** (for fast finishers or homework). The minutes are an
   *estimate* made from the size of each section (words to read, predict prompts, cells to
   run, exercises) and the size of the build-it solution; they are not measured in a class.
-  The check table's rows that check ctxlab's extensions (beyond the chapter's rules) are
-  stretch too: :data:`STRETCH_CHECKS`.
-* :func:`common_mistakes` -- one line and the hint for each mistake students make in the
-  lab's build-it, from the misconception catalogue (see :func:`mistake_catalogue`).
+  The check table's rows of ctxlab's optional extras (the grading registry's ``"ctxlab"``
+  rows) are stretch too: :func:`stretch_checks`.
+* :func:`common_mistakes` -- one line (the entry's title) and the hint for each mistake
+  students make in the lab's build-it, from the misconception catalogue
+  (:mod:`ctxlab.lab.grading.misconceptions`; see :func:`mistake_catalogue`).
 * :func:`check_quiz` -- the exit quiz's auto-check: one verdict per question, like the
   exercises' checkers (:mod:`ctxlab.lab.checks`); an unanswered ``...`` says "not answered
   yet". Each question is tied to one of the chapter's tests of the lab
@@ -29,11 +30,9 @@ from __future__ import annotations
 
 import functools
 import html
-import importlib
 import inspect
-import sys
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,7 +43,6 @@ __all__ = [
     "LABS",
     "PLANS",
     "QUIZZES",
-    "STRETCH_CHECKS",
     "ChapterTest",
     "LabPlan",
     "Mistake",
@@ -518,38 +516,18 @@ PLANS["11.x"] = LabPlan(
     ),
 )
 
-#: The check table's rows (behaviour keys of :mod:`ctxlab.lab.grading`) that check only
-#: ctxlab's extensions: stretch, optional. Every other row checks a rule of the chapter: core.
-#: These are the keys the build-it checklist lists under "ctxlab extensions" only
-#: (``tests/test_classroom.py`` checks this against the notebook sources). PROVISIONAL: once
-#: the grading registry gives each row its kind, :func:`stretch_checks` reads it from there.
-STRETCH_CHECKS: dict[str, tuple[str, ...]] = {
-    "11.1": (
-        "accepts_entry_object",
-        "other_types_refused",
-        "rejects_bad_timestamp",
-        "rejects_unknown_keys",
-    ),
-    "11.2": ("message_before_first_user", "tool_pairs"),
-    "11.3": ("within_budget",),
-    "11.4": ("empty_path", "id_already_on_path", "summary_forms"),
-    "11.5": ("first_kept_checked",),
-}
-
 
 def stretch_checks(lab: str) -> tuple[str, ...]:
-    """The check table's rows of ``lab`` that are stretch: those of ctxlab's extensions.
-
-    Read from the grading registry when it gives each row its kind
-    (``ctxlab.lab.grading.behaviour_source``); until then from :data:`STRETCH_CHECKS`."""
+    """The check table's rows of ``lab`` that are stretch: ctxlab's optional extras, the rows
+    the grading registry gives to ctxlab (``ctxlab.lab.grading.behaviour_source``). Every
+    other row checks the chapter's rule (or the course's code): core."""
     from ctxlab.lab import grading
 
-    source = getattr(grading, "behaviour_source", None)
-    if _lab(lab) not in STRETCH_CHECKS:
+    if _lab(lab) not in grading.LABS:
         return ()
-    if callable(source):
-        return tuple(k for k in grading.behaviour_keys(lab) if source(lab, k) == "ctxlab")
-    return STRETCH_CHECKS[lab]
+    return tuple(
+        k for k in grading.behaviour_keys(lab) if grading.behaviour_source(lab, k) == "ctxlab"
+    )
 
 
 def _mark_text(mark: Mark) -> str:
@@ -631,8 +609,9 @@ def timing_plan(lab: str) -> LabPlan:
 
 @dataclass(frozen=True)
 class Mistake:
-    """One catalogued mistake: its id, the lab, one line saying what students do, the hint
-    that gets them out, and the check-table rows (behaviour keys) where it shows as ✘."""
+    """One mistake of the misconception catalogue as the kit shows it: its id, the lab, one
+    line saying what students do (the entry's title), the hint that gets them out, the
+    check-table rows (behaviour keys) where it shows as ✘, and whose rule it breaks."""
 
     id: str
     lab: str
@@ -641,9 +620,14 @@ class Mistake:
     hint_en: str
     hint_zh: str
     checks: tuple[str, ...] = field(default=())
+    rule: Literal["chapter", "ctxlab"] = "chapter"
 
     @property
     def line(self) -> str:
+        if self.rule == "ctxlab":
+            return tr(
+                f"{self.line_en} (ctxlab's optional extra)", f"{self.line_zh}（ctxlab 的选做扩展）"
+            )
         return tr(self.line_en, self.line_zh)
 
     @property
@@ -651,299 +635,29 @@ class Mistake:
         return tr(self.hint_en, self.hint_zh)
 
 
-def _m(lab: str, id: str, line_en: str, line_zh: str, hint_en: str, hint_zh: str,
-       *checks: str) -> Mistake:  # fmt: skip
-    return Mistake(id, lab, line_en, line_zh, hint_en, hint_zh, tuple(checks))
-
-
-#: PROVISIONAL -- to be replaced at merge by the misconception catalogue
-#: (``ctxlab.lab.grading.misconceptions``: each lab's catalogue in ``grading/lab11_N.py``).
-#: :func:`mistake_catalogue` already prefers that catalogue whenever it is importable; this
-#: list only stands in until it is merged.
-PROVISIONAL_MISTAKES: dict[str, tuple[Mistake, ...]] = {
-    "11.1": (
-        _m(
-            "11.1",
-            "accepts-draft-names",
-            "Accepts the early draft names (files, nextSteps, invariants)"
-            " or renames them silently.",
-            "接受早期草案的字段名（files、nextSteps、invariants），或者悄悄改名。",
-            "The parser only reads the seven current fields;"
-            " migration happens outside the boundary.",
-            "parser 只认当前的七个字段；迁移在边界之外做。",
-            "rejects_draft_names",
-            "rejects_unknown_keys",
-        ),
-        _m(
-            "11.1",
-            "recomputes-tokens-before",
-            "Recomputes tokensBefore or checks it against the path.",
-            "重新估算 tokensBefore，或者拿它和路径核对。",
-            "tokensBefore is the caller's estimate: only check that it is a finite number ≥ 0.",
-            "tokensBefore 是调用者的估算：只检查它是非负有限数。",
-            "tokens_before_not_recomputed",
-            "rejects_bad_tokens_before",
-        ),
-        _m(
-            "11.1",
-            "shares-input-lists",
-            "Returns an entry that shares the summary lists with the input.",
-            "返回的 entry 和输入共用 summary 里的列表。",
-            "Build new tuples from the input: changing the caller's list"
-            " afterwards must not change the entry.",
-            "用输入新建 tuple：调用者之后改动自己的列表，不能影响返回的 entry。",
-            "no_shared_state",
-        ),
-        _m(
-            "11.1",
-            "blank-accepted",
-            'Accepts a blank goal, parentId or firstKeptEntryId ("" or spaces).',
-            '接受空白的 goal、parentId 或 firstKeptEntryId（"" 或只有空格）。',
-            "Non-blank means non-empty after strip().",
-            "非空白指 strip() 之后不为空。",
-            "rejects_blank_ids",
-            "rejects_missing_fields",
-        ),
-    ),
-    "11.2": (
-        _m(
-            "11.2",
-            "pairs-by-position",
-            "Pairs a result with the call next to it instead of by toolCallId.",
-            "按位置把 result 和相邻的 call 配对，而不是按 toolCallId。",
-            "Collect the group first, then match each result's toolCallId to a declared call id.",
-            "先把一组收齐，再用每条 result 的 toolCallId 去找声明过的 call id。",
-            "results_any_order",
-            "pairing_by_id_only",
-        ),
-        _m(
-            "11.2",
-            "system-opens-group",
-            "Lets a system message open, end or join a group.",
-            "让 system message 开启、结束或加入一组。",
-            "Skip system messages wherever they stand: only a user message opens a group.",
-            "system message 不管在哪里都跳过：只有 user message 开启一组。",
-            "system_skipped",
-            "three_groups",
-        ),
-        _m(
-            "11.2",
-            "assistant-ends-group",
-            "Ends a group at an assistant message (or at the final answer).",
-            "一遇到 assistant message（或终态回答）就结束一组。",
-            "A group runs up to the next user message;"
-            " the final assistant is not needed to close it.",
-            "一组一直延续到下一条 user message 之前；结束一组不依赖终态 assistant。",
-            "three_groups",
-            "pairing_by_id_only",
-        ),
-        _m(
-            "11.2",
-            "relations-unchecked",
-            "Does not check the four id relations"
-            " (unknown, missing, duplicate result, duplicate call).",
-            "没有核对四个 id 关系（找不到的 call、缺少 result、重复 result、重复 call）。",
-            "When a group is complete, check all four and raise naming the entry and the call id.",
-            "一组收齐时把四个关系都核对一遍，出错时写明 entry 和 call id。",
-            "unknown_call_rejected",
-            "missing_result_rejected",
-            "duplicate_result_rejected",
-            "duplicate_call_rejected",
-            "pairs_within_group",
-        ),
-    ),
-    "11.3": (
-        _m(
-            "11.3",
-            "forgets-fixed-costs",
-            "Gives the messages the whole max_tokens,"
-            " forgetting system, reservedOutput or safetyMargin.",
-            "把整个 max_tokens 都给了消息，忘了扣 system、reservedOutput 或 safetyMargin。",
-            "available = max(0, maxTokens − system − reservedOutput − safetyMargin):"
-            " 31 − 3 − 4 − 2 = 22.",
-            "消息额度 = max(0, maxTokens − system − reservedOutput − safetyMargin)："
-            "31 − 3 − 4 − 2 = 22。",
-            "fixed_costs_first",
-            "worked_example_31",
-        ),
-        _m(
-            "11.3",
-            "splits-groups",
-            "Trims message by message, or skips a big group and keeps an older small one.",
-            "逐条消息裁剪，或者跳过一个大组去保留更早的小组。",
-            "Take whole groups from the newest backwards and stop at the first that does not fit.",
-            "从最新一组向前整组选择，遇到第一组放不下就停。",
-            "whole_groups",
-            "contiguous_newest_suffix",
-        ),
-        _m(
-            "11.3",
-            "overflow-dropped",
-            "Returns nothing when the newest group alone is too big.",
-            "最新一组单独就放不下时，什么都不返回。",
-            "Return that group whole with reason single_group_overflow;"
-            " total may exceed maxTokens.",
-            "把这一组完整返回，reason 设为 single_group_overflow；total 可以超过 maxTokens。",
-            "single_group_overflow",
-        ),
-        _m(
-            "11.3",
-            "system-in-kept-ids",
-            "Puts sys into keptEntryIds, or prices only the first system message.",
-            "把 sys 放进 keptEntryIds，或者只给第一条 system message 计价。",
-            "Replay every system message of the path into one message; it is sent but never kept.",
-            "把路径上所有 system message 重放成一条；它会发送，但不进入 keptEntryIds。",
-            "system_replayed",
-            "worked_example_31",
-        ),
-    ),
-    "11.4": (
-        _m(
-            "11.4",
-            "parent-from-caller",
-            "Takes the parent from an argument or from the first kept entry.",
-            "从参数或保留起点取 parent。",
-            "parentId is the id of the path's last entry (a3 for compact-1).",
-            "parentId 是路径最后一条 entry 的 id（compact-1 的是 a3）。",
-            "parent_is_last_entry",
-            "compact_1",
-        ),
-        _m(
-            "11.4",
-            "any-first-kept",
-            "Accepts any id on the path as firstKeptEntryId (a2, calls, a system patch).",
-            "路径上任何 id 都接受为 firstKeptEntryId（a2、calls、system patch）。",
-            "Only the user message that starts a group can be the first kept entry.",
-            "只有开启一组的那条 user message 可以作保留起点。",
-            "first_kept_starts_group",
-            "first_kept_not_system",
-            "first_kept_unknown",
-        ),
-        _m(
-            "11.4",
-            "appends-itself",
-            "Appends to a store or changes the path instead of returning a new entry.",
-            "自己写进 Store 或改动路径，而不是返回一条新 entry。",
-            "The function is pure: return the entry; the caller calls store.append.",
-            "函数是纯的：返回 entry；由调用者调用 store.append。",
-            "pure",
-        ),
-        _m(
-            "11.4",
-            "skips-the-parser",
-            "Builds the entry by hand without passing it through parse_session_entry.",
-            "手工拼出 entry，不经过 parse_session_entry。",
-            "Pass the candidate through the parser as the last check and copy.",
-            "把候选对象交给 parser，做最后一次校验和复制。",
-            "parsed_result",
-            "kept_as_given",
-        ),
-    ),
-    "11.5": (
-        _m(
-            "11.5",
-            "every-summary",
-            "Puts every compaction's summary into the context, not only the newest.",
-            "把每一次 compaction 的摘要都放进上下文，而不只是最新的。",
-            "Scan from the end: only the newest compaction counts.",
-            "从末尾向前找：只有最新的 compaction 算数。",
-            "newest_compaction_only",
-            "recompaction",
-        ),
-        _m(
-            "11.5",
-            "system-from-suffix",
-            "Replays system messages from the kept suffix only, losing the base prompt.",
-            "只从保留后缀里重放 system message，丢掉了基础 prompt。",
-            "Replay the whole active path, also the part before the compaction.",
-            "重放整条活动路径，包括 compaction 之前的部分。",
-            "system_replay_across_boundary",
-        ),
-        _m(
-            "11.5",
-            "summary-not-priced",
-            "Does not price the summary message, or prices it after the groups.",
-            "没给摘要消息计价，或者在选组之后才计价。",
-            "Take the summary's cost from the message budget first; the rest goes to whole groups.",
-            "先从消息额度里扣掉摘要的成本，剩下的才给完整的组。",
-            "summary_priced_first",
-            "ledger_on_resumed_paths",
-        ),
-        _m(
-            "11.5",
-            "summary-id-kept",
-            "Gives the synthetic summary an id in keptEntryIds, or keeps metadata entries.",
-            "给合成的摘要消息编一个 id 放进 keptEntryIds，或者保留了 metadata entry。",
-            "keptEntryIds lists original message entries only;"
-            " skip metadata and compaction entries.",
-            "keptEntryIds 只列原有的 message entry；跳过 metadata 和 compaction entry。",
-            "summary_after_system",
-            "metadata_skipped",
-            "candidates_from_first_kept",
-        ),
-    ),
-}
-
-
-def _adapt(found: object, lab: str) -> Mistake | None:
-    """A catalogue entry (anything with ``id``, ``lab``, ``hint_en``, ``hint_zh``) as a
-    :class:`Mistake`; its one line is the first of the attributes below that it has."""
-    ident, hint_en, hint_zh = (getattr(found, a, None) for a in ("id", "hint_en", "hint_zh"))
-    if getattr(found, "lab", None) != lab or not all(
-        isinstance(x, str) for x in (ident, hint_en, hint_zh)
-    ):
-        return None
-    assert isinstance(ident, str) and isinstance(hint_en, str) and isinstance(hint_zh, str)
-
-    def line(language: str) -> str:
-        for name in ("line", "title", "summary", "text", "description", "behaviour"):
-            value = getattr(found, f"{name}_{language}", None)
-            if isinstance(value, str) and value.strip():
-                return value
-        return ident
-
-    checks = getattr(found, "checks", None) or getattr(found, "behaviours", None) or ()
-    keys = tuple(str(k) for k in checks) if isinstance(checks, (tuple, list)) else ()
-    return Mistake(ident, lab, line("en"), line("zh"), hint_en, hint_zh, keys)
-
-
-def _catalogue_items(value: object) -> Iterable[object]:
-    if isinstance(value, dict):
-        yield from value.values()
-    elif isinstance(value, (tuple, list)):
-        yield from value
-    else:
-        yield value
-
-
-def _from_catalogue(lab: str) -> tuple[Mistake, ...]:
-    """The lab's entries of the misconception catalogue, if it exists in this install."""
-    try:
-        catalogue = importlib.import_module("ctxlab.lab.grading.misconceptions")
-    except ImportError:
-        return ()
-    kind = getattr(catalogue, "Misconception", None)
-    if not isinstance(kind, type):
-        return ()
-    from ctxlab.lab.grading import behaviour_keys
-
-    behaviour_keys(lab)  # loads the lab's checks (and its catalogue) the way grading does
-    modules = [catalogue, sys.modules.get(f"ctxlab.lab.grading.lab{lab.replace('.', '_')}")]
-    found: dict[str, Mistake] = {}
-    for module in modules:
-        for value in list(vars(module).values()) if module is not None else []:
-            for item in _catalogue_items(value):
-                if isinstance(item, kind):
-                    mistake = _adapt(item, lab)
-                    if mistake is not None:
-                        found.setdefault(mistake.id, mistake)
-    return tuple(found.values())
-
-
 def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
-    """The mistakes of ``lab``: from the misconception catalogue when it is installed, else
-    from :data:`PROVISIONAL_MISTAKES` (to be replaced by the catalogue at merge)."""
-    return _from_catalogue(_lab(lab)) or PROVISIONAL_MISTAKES.get(lab, ())
+    """The mistakes of ``lab``, in catalogue order: its entries of the misconception catalogue
+    (:mod:`ctxlab.lab.grading.misconceptions`, loaded with the lab's checks)."""
+    from ctxlab.lab.grading import LABS as GRADED
+    from ctxlab.lab.grading import behaviour_keys
+    from ctxlab.lab.grading.misconceptions import catalogue
+
+    if _lab(lab) not in GRADED:
+        return ()
+    keys = behaviour_keys(lab)  # loads the lab's checks, which register its catalogue
+    return tuple(
+        Mistake(
+            item.id,
+            lab,
+            item.title_en,
+            item.title_zh,
+            item.hint_en,
+            item.hint_zh,
+            tuple(key for key in keys if key in item.signature),
+            item.rule,
+        )
+        for item in catalogue(lab)
+    )
 
 
 @dataclass(frozen=True, repr=False)

@@ -761,6 +761,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/null-list-as-empty",
         lab=LAB.lab,
+        title_en="Reads a null list field as an empty list",
+        title_zh="把值为 null 的列表字段当成空列表",
         signature=frozenset({"rejects_non_string_items"}),
         priority=20,
         clue="= None",
@@ -777,6 +779,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/snake-case-aliases",
         lab=LAB.lab,
+        title_en="Accepts snake_case spellings of the field names as aliases",
+        title_zh="把 snake_case 写法的字段名当作别名接受",
         signature=frozenset({"rejects_draft_names"}),
         priority=20,
         clue="\\w+_\\w+ instead of",
@@ -799,6 +803,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/huge-int-overflow",
         lab=LAB.lab,
+        title_en="Crashes with OverflowError on a huge integer tokensBefore",
+        title_zh="tokensBefore 是超大整数时抛出 OverflowError 崩溃",
         signature=frozenset({"tokens_before_not_recomputed"}),
         priority=10,
         clue="OverflowError",
@@ -823,6 +829,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/negative-tokens-accepted",
         lab=LAB.lab,
+        title_en="Accepts a negative tokensBefore",
+        title_zh="接受负数的 tokensBefore",
         signature=frozenset({"rejects_bad_tokens_before"}),
         priority=30,
         clue="tokensBefore = -",
@@ -838,6 +846,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/tokens-rounded",
         lab=LAB.lab,
+        title_en="Rounds or truncates a fractional tokensBefore",
+        title_zh="把小数形式的 tokensBefore 四舍五入或截断",
         signature=frozenset(
             {
                 "rejects_bad_tokens_before",
@@ -863,6 +873,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/bool-is-number",
         lab=LAB.lab,
+        title_en="Takes true or false for a number",
+        title_zh="把 true 或 false 当成数字",
         signature=frozenset({"rejects_bad_tokens_before", "rejects_wrong_types"}),
         priority=20,
         clue="= (True|False)",
@@ -883,6 +895,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/blank-is-empty-only",
         lab=LAB.lab,
+        title_en="Treats only the empty string as blank, not a string of spaces",
+        title_zh="只把空字符串当作空白，放过了只有空格的字符串",
         signature=frozenset({"rejects_whitespace_ids"}),
         priority=30,
         hint_en=(
@@ -904,6 +918,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/shares-input-lists",
         lab=LAB.lab,
+        title_en="Keeps the caller's summary lists instead of copies",
+        title_zh="直接保存调用者的 summary 列表，而不是复制一份",
         signature=frozenset({"no_shared_state"}),
         priority=5,
         hint_en=(
@@ -922,6 +938,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/draft-name-files-accepted",
         lab=LAB.lab,
+        title_en="Accepts the early draft name files for changedFiles",
+        title_zh="接受早期草案的字段名 files 来代替 changedFiles",
         signature=frozenset({"rejects_draft_names"}),
         priority=20,
         hint_en=(
@@ -937,6 +955,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/unknown-keys-ignored",
         lab=LAB.lab,
+        title_en="Ignores unknown keys instead of refusing them",
+        title_zh="忽略未知字段，而不是拒绝它们",
         signature=frozenset({"rejects_draft_names", "rejects_unknown_keys"}),
         priority=25,
         hint_en=(
@@ -955,6 +975,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/items-not-checked",
         lab=LAB.lab,
+        title_en="Checks that a field is a list but not its items",
+        title_zh="只检查字段是不是列表，不检查其中每一项",
         signature=frozenset({"rejects_non_string_items"}),
         priority=30,
         hint_en="Checking that a field is a list is half of the rule: look at each item too.",
@@ -967,6 +989,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/type-not-checked",
         lab=LAB.lab,
+        title_en="Does not check the entry's type field",
+        title_zh="不检查 entry 的 type 字段",
         signature=frozenset({"other_types_refused"}),
         priority=30,
         hint_en=(
@@ -987,6 +1011,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/entry-object-refused",
         lab=LAB.lab,
+        title_en="Refuses an existing CompactionSessionEntry object",
+        title_zh="拒绝已有的 CompactionSessionEntry 对象",
         signature=frozenset({"accepts_entry_object"}),
         priority=40,
         hint_en=(
@@ -1007,6 +1033,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/missing-field-defaulted",
         lab=LAB.lab,
+        title_en="Fills a missing field with a default value",
+        title_zh="给缺少的字段填上默认值",
         signature=frozenset({"rejects_missing_fields"}),
         priority=20,
         hint_en=(
@@ -1027,6 +1055,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.1/nan-accepted",
         lab=LAB.lab,
+        title_en="Accepts NaN or infinity as a number",
+        title_zh="把 NaN 或无穷大当作合法数字接受",
         signature=frozenset({"rejects_bad_tokens_before", "rejects_bad_timestamp"}),
         priority=25,
         clue="= (nan|inf|-inf)",

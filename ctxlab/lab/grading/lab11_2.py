@@ -540,6 +540,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pair-by-position",
         lab=LAB.lab,
+        title_en="Pairs a result with the call at the same position",
+        title_zh="按位置把 result 和同一位置的 call 配对",
         signature=frozenset({"tool_pairs", "unknown_call_rejected"}),
         priority=10,
         clue=r"got read-1->r-test",
@@ -559,6 +561,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pair-by-tool-name",
         lab=LAB.lab,
+        title_en="Pairs a result with its call by toolName",
+        title_zh="按 toolName 把 result 和 call 配对",
         signature=frozenset({"pairing_by_id_only", "results_any_order", "unknown_call_rejected"}),
         priority=10,
         clue=r"has two results",
@@ -580,6 +584,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/group-opened-at-assistant",
         lab=LAB.lab,
+        title_en="Opens a new group at an assistant message",
+        title_zh="在 assistant message 处开启新的一组",
         signature=frozenset(
             {
                 "three_groups",
@@ -607,6 +613,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/system-closes-group",
         lab=LAB.lab,
+        title_en="Ends a group at a system message",
+        title_zh="遇到 system message 就结束当前这一组",
         signature=frozenset({"system_skipped"}),
         priority=20,
         clue=r"calls,patch,r-test[^:]*: raised InteractionError",
@@ -627,6 +635,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/system-in-group",
         lab=LAB.lab,
+        title_en="Puts a system message into a group",
+        title_zh="把 system message 放进某一组",
         signature=frozenset({"system_skipped"}),
         priority=20,
         clue="patch\\]",
@@ -645,6 +655,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/results-reordered",
         lab=LAB.lab,
+        title_en="Reorders the results to follow their calls",
+        title_zh="把 result 重新排序，让它们跟在各自的 call 后面",
         signature=frozenset(
             {
                 "three_groups",
@@ -671,6 +683,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/unknown-result-ignored",
         lab=LAB.lab,
+        title_en="Skips a result whose call is unknown",
+        title_zh="跳过找不到对应 call 的 result",
         signature=frozenset({"unknown_call_rejected"}),
         priority=20,
         hint_en=(
@@ -686,6 +700,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/missing-result-ignored",
         lab=LAB.lab,
+        title_en="Lets a call without a result pass",
+        title_zh="放过没有 result 的 call",
         signature=frozenset({"missing_result_rejected"}),
         priority=20,
         hint_en=(
@@ -701,6 +717,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/duplicate-result-overwrites",
         lab=LAB.lab,
+        title_en="Lets a second result for the same call overwrite the first",
+        title_zh="同一个 call 的第二条 result 直接覆盖第一条",
         signature=frozenset({"duplicate_result_rejected"}),
         priority=20,
         hint_en=(
@@ -718,6 +736,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/duplicate-call-overwrites",
         lab=LAB.lab,
+        title_en="Lets a second declaration of a call id overwrite the first",
+        title_zh="同一个 call id 第二次声明时直接覆盖第一次",
         signature=frozenset({"duplicate_call_rejected"}),
         priority=20,
         hint_en=(
@@ -733,6 +753,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pairs-across-groups",
         lab=LAB.lab,
+        title_en="Pairs a result with a call from an earlier group",
+        title_zh="把 result 和前面某一组里的 call 配对",
         signature=frozenset({"pairs_within_group"}),
         priority=20,
         hint_en=(
@@ -751,6 +773,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/leading-messages-dropped",
         lab=LAB.lab,
+        title_en="Silently drops messages before the first user message",
+        title_zh="悄悄丢掉第一条 user message 之前的消息",
         signature=frozenset({"message_before_first_user"}),
         priority=30,
         hint_en=(
@@ -771,6 +795,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/last-group-dropped",
         lab=LAB.lab,
+        title_en="Drops the last group: never closes it at the end of the path",
+        title_zh="路径结束时没有收尾，漏掉了最后一组",
         signature=frozenset(
             {"pairing_by_id_only", "results_any_order", "system_skipped", "three_groups"}
         ),
@@ -791,6 +817,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/input-consumed",
         lab=LAB.lab,
+        title_en="Consumes or changes the list of entries it is given",
+        title_zh="消耗或改动了传入的 entry 列表",
         signature=frozenset(
             {
                 "three_groups",
@@ -818,6 +846,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.2/pairs-in-result-order",
         lab=LAB.lab,
+        title_en="Lists the tool pairs in the order the results arrived",
+        title_zh="按 result 到达的顺序列出 tool pairs",
         signature=frozenset({"tool_pairs"}),
         priority=30,
         hint_en=(

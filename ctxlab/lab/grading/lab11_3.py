@@ -772,6 +772,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/int-truncation",
         lab=LAB.lab,
+        title_en="Truncates fractional token estimates with int()",
+        title_zh="用 int() 截断小数形式的 token 估算值",
         signature=frozenset({"estimator_checked"}),
         priority=10,
         clue="estimate \\+ 0\\.5",
@@ -788,6 +790,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/empty-system-as-none",
         lab=LAB.lab,
+        title_en="Treats a system message with empty content as no system message",
+        title_zh="把 content 为空的 system message 当成没有 system message",
         signature=frozenset({"system_replayed"}),
         priority=10,
         clue="content ''",
@@ -809,6 +813,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/metadata-removed-in-place",
         lab=LAB.lab,
+        title_en="Removes metadata entries from the caller's list in place",
+        title_zh="直接从调用者的列表里删除 metadata entry",
         signature=frozenset({"deterministic_and_isolated"}),
         priority=10,
         clue="changed its input",
@@ -828,6 +834,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/system-not-priced",
         lab=LAB.lab,
+        title_en="Does not price the replayed system message",
+        title_zh="没有给重放的 system message 计价",
         signature=frozenset(
             {
                 "worked_example_31",
@@ -852,6 +860,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/oldest-first",
         lab=LAB.lab,
+        title_en="Keeps groups from the oldest forwards",
+        title_zh="从最旧的一组开始往后保留",
         signature=frozenset(
             {
                 "worked_example_31",
@@ -878,6 +888,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/skip-and-continue",
         lab=LAB.lab,
+        title_en="Skips a group that does not fit and keeps an older one",
+        title_zh="跳过放不下的一组，继续保留更早的组",
         signature=frozenset({"contiguous_newest_suffix", "whole_groups"}),
         priority=20,
         hint_en=(
@@ -893,6 +905,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/messages-not-groups",
         lab=LAB.lab,
+        title_en="Trims message by message instead of by whole groups",
+        title_zh="逐条消息裁剪，而不是按完整的组取舍",
         signature=frozenset(
             {
                 "single_group_overflow",
@@ -913,6 +927,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/negative-allowance",
         lab=LAB.lab,
+        title_en="Lets the message allowance go negative",
+        title_zh="让消息额度变成负数",
         signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
         priority=20,
         clue="availableForMessages",
@@ -929,6 +945,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/overflow-returns-nothing",
         lab=LAB.lab,
+        title_en="Returns no group when the newest group alone does not fit",
+        title_zh="最新一组单独放不下时，一组也不返回",
         signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
         priority=20,
         clue="got \\(none\\)",
@@ -950,6 +968,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/first-system-only",
         lab=LAB.lab,
+        title_en="Replays only the first system message",
+        title_zh="只重放第一条 system message",
         signature=frozenset({"system_replayed"}),
         priority=20,
         clue="got sys ",
@@ -969,6 +989,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/system-in-kept-ids",
         lab=LAB.lab,
+        title_en="Lists the system message in keptEntryIds",
+        title_zh="把 system message 列进 keptEntryIds",
         signature=frozenset(
             {
                 "worked_example_31",
@@ -996,6 +1018,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/options-unchecked",
         lab=LAB.lab,
+        title_en="Does not check the budget options",
+        title_zh="不检查预算选项",
         signature=frozenset({"options_checked"}),
         priority=20,
         hint_en=(
@@ -1014,6 +1038,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/estimates-unchecked",
         lab=LAB.lab,
+        title_en="Uses the estimator's answers without checking them",
+        title_zh="不检查估算函数的返回值就直接使用",
         signature=frozenset({"estimator_checked"}),
         priority=20,
         clue="the estimator returns .*: expected a ValueError",
@@ -1034,6 +1060,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/always-trimmed",
         lab=LAB.lab,
+        title_en="Always reports the reason trimmed",
+        title_zh="reason 一律报告为 trimmed",
         signature=frozenset({"within_budget", "system_replayed"}),
         priority=30,
         clue="reason within_budget",
@@ -1053,6 +1081,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.3/total-without-fixed",
         lab=LAB.lab,
+        title_en="Leaves the fixed costs out of tokens.total",
+        title_zh="tokens.total 里漏掉了固定成本",
         signature=frozenset(
             {
                 "worked_example_31",

@@ -524,6 +524,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/id-stripped",
         lab=LAB.lab,
+        title_en="Strips the spaces around the given id",
+        title_zh="去掉调用者给的 id 两端的空格",
         signature=frozenset({"kept_as_given"}),
         priority=10,
         clue="id must be kept|id: ",
@@ -540,6 +542,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/parent-is-first-kept",
         lab=LAB.lab,
+        title_en="Uses firstKeptEntryId as the parentId",
+        title_zh="把 firstKeptEntryId 当作 parentId",
         signature=frozenset(
             {
                 "compact_1",
@@ -566,6 +570,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/parent-is-last-message",
         lab=LAB.lab,
+        title_en="Takes the last message, not the last entry, as the parent",
+        title_zh="把最后一条 message 而不是最后一条 entry 当作 parent",
         signature=frozenset({"parent_is_last_entry"}),
         priority=20,
         clue="expected parentId",
@@ -585,6 +591,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/first-kept-any-message",
         lab=LAB.lab,
+        title_en="Accepts any message as the first kept entry",
+        title_zh="任何 message 都接受为保留起点",
         signature=frozenset({"first_kept_starts_group", "first_kept_not_system"}),
         priority=15,
         hint_en="Not every message can be a cut point: only the user message that starts a group.",
@@ -597,6 +605,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/first-kept-system-allowed",
         lab=LAB.lab,
+        title_en="Accepts a system message as the first kept entry",
+        title_zh="接受 system message 作为保留起点",
         signature=frozenset({"first_kept_not_system"}),
         priority=20,
         hint_en="A system message belongs to no group, so it cannot be where resuming starts.",
@@ -609,6 +619,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/appends-to-path",
         lab=LAB.lab,
+        title_en="Appends the new entry to the active path itself",
+        title_zh="自己把新 entry 追加到活动路径上",
         signature=frozenset(
             {
                 "compact_1",
@@ -633,6 +645,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/tokens-rounded",
         lab=LAB.lab,
+        title_en="Rounds or converts the given tokensBefore",
+        title_zh="把传入的 tokensBefore 取整或转换类型",
         signature=frozenset({"kept_as_given"}),
         priority=20,
         clue="tokens_?[bB]efore",
@@ -646,6 +660,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/summary-object-only",
         lab=LAB.lab,
+        title_en="Accepts the summary only as a CompactionSummary, not as a mapping",
+        title_zh="summary 只接受 CompactionSummary 对象，不接受映射形式",
         signature=frozenset({"parsed_result"}),
         priority=20,
         clue="to_json|AttributeError",
@@ -665,6 +681,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/unknown-first-kept-accepted",
         lab=LAB.lab,
+        title_en="Accepts a first kept id that is not on the path",
+        title_zh="接受不在路径上的保留起点 id",
         signature=frozenset({"first_kept_unknown"}),
         priority=20,
         hint_en=(
@@ -680,6 +698,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/empty-path-index-error",
         lab=LAB.lab,
+        title_en="Lets an empty path crash with IndexError",
+        title_zh="路径为空时抛出 IndexError 崩溃",
         signature=frozenset({"empty_path"}),
         priority=20,
         clue="IndexError",
@@ -701,6 +721,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/duplicate-id-allowed",
         lab=LAB.lab,
+        title_en="Accepts an id that is already on the path",
+        title_zh="接受路径上已经存在的 id",
         signature=frozenset({"id_already_on_path"}),
         priority=30,
         hint_en=(
@@ -721,6 +743,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/parent-id-accepted",
         lab=LAB.lab,
+        title_en="Lets the caller pass the parentId",
+        title_zh="允许调用者传入 parentId",
         signature=frozenset({"parent_is_last_entry"}),
         priority=20,
         clue="passed by the caller",
@@ -734,6 +758,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.4/value-error",
         lab=LAB.lab,
+        title_en="Raises a plain ValueError instead of ctxlab's named errors",
+        title_zh="抛出普通的 ValueError，而不是 ctxlab 自己命名的错误",
         signature=frozenset({"errors_named"}),
         priority=10,
         clue="raised ValueError",

@@ -536,6 +536,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/oldest-compaction",
         lab=LAB.lab,
+        title_en="Reads the oldest compaction instead of the newest",
+        title_zh="读取最早的 compaction，而不是最新的",
         signature=frozenset({"newest_compaction_only", "recompaction"}),
         priority=10,
         clue="expected kept",
@@ -549,6 +551,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/every-summary",
         lab=LAB.lab,
+        title_en="Puts every compaction's summary into the context",
+        title_zh="把每一次 compaction 的摘要都放进上下文",
         signature=frozenset({"newest_compaction_only", "recompaction"}),
         priority=10,
         clue="no price|EstimatorError|summary\\(",
@@ -565,6 +569,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-not-priced",
         lab=LAB.lab,
+        title_en="Does not take the summary's cost from the allowance first",
+        title_zh="没有先从消息额度里扣除摘要的成本",
         signature=frozenset(
             {
                 "summary_priced_first",
@@ -586,6 +592,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-before-system",
         lab=LAB.lab,
+        title_en="Puts the summary before the system message",
+        title_zh="把摘要放在 system message 前面",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -613,6 +621,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/system-from-suffix",
         lab=LAB.lab,
+        title_en="Replays system messages from the kept suffix only",
+        title_zh="只从保留后缀里重放 system message",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -643,6 +653,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/after-compaction-only",
         lab=LAB.lab,
+        title_en="Keeps only the messages after the compaction entry",
+        title_zh="只保留 compaction entry 之后的消息",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -673,6 +685,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/metadata-not-skipped",
         lab=LAB.lab,
+        title_en="Does not skip metadata and compaction entries before grouping",
+        title_zh="分组前没有跳过 metadata 和 compaction entry",
         signature=frozenset({"metadata_skipped"}),
         priority=20,
         hint_en=(
@@ -693,6 +707,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/first-kept-unchecked",
         lab=LAB.lab,
+        title_en="Does not check firstKeptEntryId when resuming",
+        title_zh="恢复时不检查 firstKeptEntryId",
         signature=frozenset({"first_kept_checked"}),
         priority=20,
         hint_en=(
@@ -718,6 +734,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/ledger-without-summary",
         lab=LAB.lab,
+        title_en="Leaves the summary's cost out of the ledger",
+        title_zh="账目里漏掉了摘要的成本",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -745,6 +763,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-as-system-cost",
         lab=LAB.lab,
+        title_en="Counts the summary's cost as part of tokens.system",
+        title_zh="把摘要的成本算进 tokens.system",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -775,6 +795,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-id-kept",
         lab=LAB.lab,
+        title_en="Gives the summary message an id in keptEntryIds",
+        title_zh="给摘要消息编一个 id 放进 keptEntryIds",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -802,6 +824,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-own-text",
         lab=LAB.lab,
+        title_en="Renders the summary in words of its own",
+        title_zh="用自己的措辞渲染摘要",
         signature=frozenset(
             {
                 "summary_after_system",
@@ -832,6 +856,8 @@ MISCONCEPTIONS = register_misconceptions(
     Misconception(
         id="11.5/summary-not-in-messages",
         lab=LAB.lab,
+        title_en="Prices the summary but leaves it out of messages",
+        title_zh="给摘要计了价，却没把它放进 messages",
         signature=frozenset(
             {
                 "summary_after_system",

@@ -1,7 +1,8 @@
 """The misconception catalogue and its hint ladder (issue 24).
 
 Each lab's module ends with its catalogue, ``MISCONCEPTIONS = register(LAB.lab, ...)``: one
-:class:`Misconception` per mistake a student draws from the chapter, each with the rows a
+:class:`Misconception` per mistake a student draws from the chapter, each with a title (what
+students do, in one line; the classroom kit lists it under "common mistakes"), the rows a
 buggy implementation of that mistake fails (its *signature*), a hint in both languages that
 points at the chapter's sentence without stating the expected value, that sentence (quoted
 verbatim from the chapter, and rendered in English), and the smallest failing input in
@@ -48,6 +49,10 @@ class Misconception:
     #: ``"11.3/int-truncation"``: the lab, then the slug of its buggy file.
     id: str
     lab: str
+    #: What students do, in one line and each language (``"Truncates fractional token
+    #: estimates with int()"``): the mistake named, never the expected value.
+    title_en: str
+    title_zh: str
     #: The rows the buggy implementation fails; it matches when every one of them failed.
     signature: frozenset[str]
     #: Where the hint points, in each language: the chapter's sentence, never the answer.
@@ -71,6 +76,10 @@ class Misconception:
     @property
     def slug(self) -> str:
         return self.id.split("/", 1)[1]
+
+    @property
+    def title(self) -> Text:
+        return Text(self.title_en, self.title_zh)
 
     @property
     def hint(self) -> Text:
