@@ -52,6 +52,8 @@ PROSE_WORDS = 3
 ENGLISH_ON_PURPOSE: dict[str, str] = {
     "Prefer small diffs.": "the chapter's own system content (patch-2), as the chapter writes it",
     "export function buildContext(": "TypeScript code: the read tool's result (often cut short)",
+    "isinstance(True, int)": "Python code in the 11.1 bool-is-number hint",
+    "python -m ctxlab grade submissions/*/*.ipynb --out grades/": "the grading command line",
 }
 
 
