@@ -426,6 +426,15 @@ def test_a_kernel_interrupt_ends_the_grading_child() -> None:
         while True:
             pass
 
+    def children() -> set[int]:
+        """This process's children now (Linux: what the grading child runs on)."""
+        return {
+            int(pid)
+            for task in Path("/proc/self/task").iterdir()
+            for pid in (task / "children").read_text().split()
+        }
+
+    before = children()  # other tests may have left children of this process (a subreaper)
     previous = (g.set_isolation("process"), g.set_time_limit(10))
     timer = threading.Timer(0.3, _thread.interrupt_main)
     started = time.perf_counter()
@@ -434,8 +443,7 @@ def test_a_kernel_interrupt_ends_the_grading_child() -> None:
         with pytest.raises(KeyboardInterrupt):
             g.check_implementation("11.2", group_interactions=group_interactions)
         assert time.perf_counter() - started < 3
-        with pytest.raises(ChildProcessError):  # the child was ended and reaped
-            os.waitpid(-1, os.WNOHANG)
+        assert children() <= before  # the grading child was ended and reaped
         assert g.check_implementation("11.2", **g.reference_functions("11.2")).passed
     finally:
         timer.cancel()
