@@ -30,6 +30,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ctxlab.lab.grading.sandbox import missing_protections
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 RESULTS = HERE / "RESULTS.md"
@@ -163,14 +165,16 @@ def main() -> int:
     scaled = "" if students == 200 else " (scaled down: `CTXLAB_BENCH_STUDENTS`; the class is 200)"
     lines = [
         START,
-        "## 6. Grading a class: `ctxlab grade` (issue 26)",
+        "## 7. Grading a class: `ctxlab grade` (issue 26)",
         "",
         f"`python -m benchmarks.grade_class` (`make bench`), {date},"
         f" Python {platform.python_version()}, {cores} cores (shared while measured).",
         f"Scale of this run: **{students} students × 5 labs = {pairs} notebooks**{scaled};"
         f" check time limit {TIME_LIMIT:g} s.",
         "Handed in: " + ", ".join(f"{kind} {made[kind]}" for kind, _ in MIX if made[kind]) + ".",
-        "Grading runs on the PROVISIONAL sandbox (the terminal route's child process, no limits).",
+        "Each submission-lab runs in the sandbox (`grade_file`); protections missing here: "
+        + ("; ".join(missing_protections()) or "none")
+        + ".",
         "",
         "| measure | value |",
         "| --- | --- |",
