@@ -59,7 +59,7 @@ from typing import Any, Final, Literal
 
 import ctxlab
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.engine import GradingUsageError, _lab, get_time_limit
+from ctxlab.lab.grading.engine import GradingUsageError, _Check, _lab, get_time_limit
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
@@ -1173,14 +1173,14 @@ def _plain(detail: Text | None) -> str:
     return "" if detail is None else detail.en
 
 
-def _row(check: Any, detail: Text | None, output: str = "") -> CheckResult:
+def _row(check: _Check, detail: Text | None, output: str = "") -> CheckResult:
     """The check's row (its kind and quotes as the lab declares them); the verdict, and
     everything the child said, escaped here."""
     if detail is None:
-        return check.row(True, None, escape(output))  # type: ignore[no-any-return]
+        return check.row(True, None, escape(output))
     kept, cut = bounded_output(escape(output))
     said = Text(escape(detail.en), escape(detail.zh))
-    return check.row(False, said, kept, cut)  # type: ignore[no-any-return]
+    return check.row(False, said, kept, cut)
 
 
 def _run_check(
