@@ -82,7 +82,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """With ``--ctxlab-impl``: one hint per lab whose failures match a catalogued
     misconception (the notebook's first rung), in both languages."""
-    from ctxlab.lab.grading.misconceptions import catalogue, hint_lines
+    from ctxlab.lab.grading.labs import catalogue
+    from ctxlab.lab.grading.misconceptions import hint_lines
 
     for lab, outcome in sorted(config.stash.get(_WORKERS_KEY, {}).items()):
         report = outcome.report

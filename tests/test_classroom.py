@@ -16,7 +16,7 @@ import pytest
 
 from ctxlab.lab import classroom
 from ctxlab.lab.grading import behaviour_keys, behaviour_source
-from ctxlab.lab.grading.misconceptions import catalogue
+from ctxlab.lab.grading.labs import catalogue
 from ctxlab.lab.language import set_language
 from nbsource_module import load_nbsource
 from test_checklists import _build_it_text, _items_by_kind, item_keys

@@ -18,7 +18,8 @@ import ctxlab
 from ctxlab import ContextResult, fixtures
 from ctxlab.lab import check_implementation
 from ctxlab.lab.grading import reference_functions, set_time_limit
-from ctxlab.lab.grading.perform import OUTPUT_LIMIT, perform, reference_code
+from ctxlab.lab.grading.labs import load
+from ctxlab.lab.grading.perform import OUTPUT_LIMIT, perform
 from ctxlab.lab.grading.plain import TooLarge, decode, encode
 
 pytestmark = pytest.mark.teaching
@@ -164,7 +165,7 @@ def test_calling_this_labs_reference_is_seen_and_earlier_labs_are_allowed() -> N
         "safety_margin": 2,
         "estimate_tokens": fixtures.opening_estimator,
     }
-    codes = reference_code("11.3")
+    codes = load("11.3").solution_code
 
     def wraps(active_path: Any, **kw: Any) -> Any:
         return ctxlab.build_context(active_path, **kw)

@@ -17,6 +17,8 @@ from ctxlab.lab.grading import LABS, behaviour_keys
 
 pytestmark = pytest.mark.teaching
 
+GRADING = "ctxlab.lab.grading"
+
 
 def _loaded_after(code: str) -> set[str]:
     probe = (
@@ -31,6 +33,18 @@ def _loaded_after(code: str) -> set[str]:
 
 def test_import_ctxlab_lab_loads_no_grading_code() -> None:
     assert _loaded_after("import ctxlab.lab") == set()
+
+
+def test_import_grading_loads_no_lab_file() -> None:
+    """The package's names come from the engine and :mod:`.labs`; a lab's file loads when
+    its lab is asked for (``parse_compaction_entry`` too: it is Lab 11.1's reference)."""
+    loaded = _loaded_after("import ctxlab.lab.grading")
+    assert f"{GRADING}.labs" in loaded and not {m for m in loaded if ".lab11_" in m}
+    loaded = _loaded_after(
+        "from ctxlab.lab.grading import parse_compaction_entry\n"
+        "assert parse_compaction_entry.__module__ == 'ctxlab.lab.grading.lab11_1'"
+    )
+    assert {m for m in loaded if ".lab11_" in m} == {f"{GRADING}.lab11_1"}
 
 
 def test_checking_a_lab_loads_only_the_labs_it_needs() -> None:

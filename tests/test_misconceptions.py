@@ -36,7 +36,8 @@ from ctxlab.lab.grading import (
     lab_keyword,
     reference_functions,
 )
-from ctxlab.lab.grading.misconceptions import Misconception, catalogue, match
+from ctxlab.lab.grading.labs import catalogue
+from ctxlab.lab.grading.misconceptions import Misconception, match
 from pytest_runs import ROOT, pytest_command, pytest_env
 
 pytestmark = [pytest.mark.teaching, pytest.mark.misconceptions]
@@ -48,7 +49,6 @@ CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
 def _catalogue() -> dict[str, Misconception]:
     found: dict[str, Misconception] = {}
     for lab in LABS:
-        behaviour_keys(lab)  # loads the lab's module, which registers its catalogue
         found.update((item.id, item) for item in catalogue(lab))
     return found
 
@@ -178,7 +178,7 @@ def test_a_chapter_misconception_is_shown_before_a_ctxlab_one() -> None:
         "errors_named": "path sys..a3: raised ValueError: no; expected a CompactionError",
         "first_kept_not_system": "path sys..a3 (system patches): it returned an entry",
     }
-    found = [item.id for item in match("11.4", details, details)]
+    found = [item.id for item in match(catalogue("11.4"), details, details)]
     assert found[0] == "11.4/first-kept-system-allowed", found
     assert "11.4/value-error" in found
 
@@ -279,15 +279,15 @@ def test_match_ranks_a_clue_then_the_more_specific_signature_then_priority() -> 
     behaviour_keys("11.5")
     # Only the signatures: every catalogued entry they cover, the largest first.
     rows = set(CATALOGUE["11.5/summary-before-system"].signature)
-    found = [item.id for item in match("11.5", rows)]
+    found = [item.id for item in match(catalogue("11.5"), rows)]
     sizes = [len(CATALOGUE[i].signature) for i in found]
     assert sizes == sorted(sizes, reverse=True)
     assert "11.5/summary-not-priced" in found  # no clue: its signature alone decides
     assert "11.5/summary-before-system" not in found  # its clue is in no detail
     # A detail that carries an entry's clue puts that entry first.
     details = {"tokens_before_not_recomputed": "raised OverflowError: int too large"}
-    assert match("11.1", details, details)[0].id == "11.1/huge-int-overflow"
-    assert match("11.1", ["no_such_row"]) == ()
+    assert match(catalogue("11.1"), details, details)[0].id == "11.1/huge-int-overflow"
+    assert match(catalogue("11.1"), ["no_such_row"]) == ()
 
 
 #: One buggy file per lab through ``pytest -m lab11_N --ctxlab-impl=FILE``.

@@ -18,7 +18,6 @@ import pytest
 
 from ctxlab.lab.grading import behaviour_keys, lab_keyword
 from ctxlab.lab.grading.sandbox import (
-    SOLUTIONS,
     GradeOutcome,
     _compiled_from_source,
     _touched,
@@ -27,6 +26,7 @@ from ctxlab.lab.grading.sandbox import (
     fingerprint,
     grade_file,
     missing_protections,
+    stubs,
 )
 
 pytestmark = pytest.mark.teaching
@@ -62,7 +62,7 @@ def test_the_childs_ctxlab_holds_no_solution_of_the_lab_but_the_earlier_labs(lab
     assert f"STUB ctxlab's {keyword} is not available while Lab {lab} is graded" in run.stdout
     if lab != "11.2":  # Lab 11.2's reference stays for the labs after it
         assert "GROUPS True" in run.stdout, run.stdout
-    for module in SOLUTIONS[lab]:  # no pyc of the original, no source of the solution
+    for module in stubs(lab):  # no pyc of the original, no source of the solution
         text = (lib / "ctxlab" / module).read_text(encoding="utf-8")
         assert "is not available while Lab" in text
 

@@ -14,7 +14,7 @@ import ctxlab
 from ctxlab import fixtures
 from ctxlab.lab import lab11_4
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.grading.engine import check_implementation
+from ctxlab.lab.grading import check_implementation
 from ctxlab.lab.language import get_language, set_language
 
 pytestmark = pytest.mark.teaching

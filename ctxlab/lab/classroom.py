@@ -8,7 +8,7 @@ and names its tests; the minutes, the mistakes and the quiz questions are ctxlab
   class period) or **stretch** (for fast finishers or homework). The minutes are an
   *estimate* made from the size of each section (words to read, predict prompts, cells to
   run, exercises) and the size of the build-it solution; they are not measured in a class.
-  The check table's rows of ctxlab's optional extras (the grading registry's ``"ctxlab"``
+  The check table's rows of ctxlab's optional extras (each lab's grading file's ``"ctxlab"``
   rows) are stretch too: :func:`stretch_checks`.
 * :func:`common_mistakes` -- one line (the entry's title) and the hint for each mistake
   students make in the lab's build-it, from the misconception catalogue
@@ -519,7 +519,7 @@ PLANS["11.x"] = LabPlan(
 
 def stretch_checks(lab: str) -> tuple[str, ...]:
     """The check table's rows of ``lab`` that are stretch: ctxlab's optional extras, the rows
-    the grading registry gives to ctxlab (``ctxlab.lab.grading.behaviour_source``). Every
+    its grading file gives to ctxlab (``ctxlab.lab.grading.behaviour_source``). Every
     other row checks the chapter's rule (or the course's code): core."""
     from ctxlab.lab import grading
 
@@ -640,11 +640,11 @@ def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
     (:mod:`ctxlab.lab.grading.misconceptions`, loaded with the lab's checks)."""
     from ctxlab.lab.grading import LABS as GRADED
     from ctxlab.lab.grading import behaviour_keys
-    from ctxlab.lab.grading.misconceptions import catalogue
+    from ctxlab.lab.grading.labs import catalogue
 
     if _lab(lab) not in GRADED:
         return ()
-    keys = behaviour_keys(lab)  # loads the lab's checks, which register its catalogue
+    keys = behaviour_keys(lab)
     return tuple(
         Mistake(
             item.id,

@@ -44,12 +44,17 @@ the row of the check that printed it. On Linux each run is made in a forked copy
 kernel, ended after the run or as soon as a check overruns (:func:`set_isolation`), so
 nothing the function does there reaches the next check.
 
-One module per lab, the machinery beside them:
+One file per lab, read by an engine that never imports a lab:
 
 ===============================  =========================================================
-:mod:`.lab11_1` ... ``lab11_5``  each lab's behaviours (EN/ZH) and one check per behaviour;
-                                 11.1 also holds the reference :func:`parse_compaction_entry`
-:mod:`.engine`                   the registry, :func:`check_implementation`, the time limit
+:mod:`.lab11_1` ... ``lab11_5``  everything of one lab: ``LAB = LabChecks(...)`` (the
+                                 student's function, ctxlab's reference and solution),
+                                 one ``@LAB.check(...)`` row per behaviour (kind, quote
+                                 or why, and its check function), and at the end the
+                                 misconception catalogue, ``LAB.misconceptions(...)``
+:mod:`.declare`                  what a lab's file declares with (:class:`LabChecks`)
+:mod:`.labs`                     where each lab's file is; :func:`check_implementation`
+:mod:`.engine`                   runs a lab's checks in order; the time limit
 :mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
 :mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
                                  ctxlab's modules kept as grading found them
@@ -57,33 +62,35 @@ One module per lab, the machinery beside them:
 :mod:`.kept`                     ctxlab's objects as grading found them, put back
 :mod:`.isolation`                a run in a forked copy of the kernel (Linux)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
-:mod:`.misconceptions`           the misconception catalogues (declared at the end of each
-                                 lab's module) and the hint ladder's matching
+:mod:`.misconceptions`           a catalogue entry, and matching failures to it (the hint
+                                 ladder)
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
 ===============================  =========================================================
 
-A lab's module loads the first time that lab is checked.
+A lab's file loads the first time that lab is checked; ``import ctxlab.lab.grading`` loads
+none.
 """
 
 from __future__ import annotations
 
-from ctxlab.lab.grading.engine import (
+from typing import Any
+
+import ctxlab.lab.grading.labs as labs
+from ctxlab.lab.grading.engine import get_time_limit, set_time_limit
+from ctxlab.lab.grading.isolation import get_isolation, set_isolation
+from ctxlab.lab.grading.labs import (
     LABS,
-    GradingUsageError,
     behaviour_keys,
     behaviour_source,
     check_behaviour,
     check_implementation,
-    get_time_limit,
     lab_keyword,
     reference_functions,
-    set_time_limit,
 )
-from ctxlab.lab.grading.isolation import get_isolation, set_isolation
-from ctxlab.lab.grading.lab11_1 import parse_compaction_entry
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
+from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
     "LABS",
@@ -104,3 +111,10 @@ __all__ = [
     "set_time_limit",
     "set_time_limit_mode",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``parse_compaction_entry``: Lab 11.1's reference, loaded with its lab."""
+    if name == "parse_compaction_entry":
+        return labs.load("11.1").reference
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ through these functions.
 
 from __future__ import annotations
 
-from ctxlab.lab.grading.misconceptions import Misconception, catalogue, hint_lines
+from ctxlab.lab.grading.misconceptions import Misconception, hint_lines
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 
 __all__ = [
@@ -51,7 +51,7 @@ def misconceptions(report: LabReport) -> tuple[str, ...]:
 
 
 def _matched(report: LabReport) -> list[Misconception]:
-    by_id = {item.id: item for item in catalogue(report.lab)}
+    by_id = {item.id: item for item in report.facts.catalogue}
     return [by_id[name] for name in report.misconceptions if name in by_id]
 
 

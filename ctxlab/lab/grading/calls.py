@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
@@ -26,7 +27,6 @@ from ctxlab.lab.grading.perform import (
     CallRecord,
     StopStudent,
     perform,
-    reference_code,
 )
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
@@ -77,7 +77,7 @@ class Trial:
         function: Callable[..., Any],
         arg_names: tuple[str, ...],
         *,
-        lab: str | None = None,
+        references: frozenset[CodeType] = frozenset(),
         caller: Caller | None = None,
     ) -> None:
         self.function = function
@@ -89,7 +89,6 @@ class Trial:
         self.output_cut = 0
         self.used_reference = False
         if caller is None:
-            references = reference_code(lab) if lab is not None else frozenset()
 
             def caller(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> CallRecord:
                 return perform(function, args, kwargs, arg_names=arg_names, references=references)

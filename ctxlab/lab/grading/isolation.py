@@ -36,15 +36,14 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.runner import STOP_SECONDS, _clock
+from ctxlab.lab.grading.declare import LabChecks, Row
+from ctxlab.lab.grading.report import CheckResult
+from ctxlab.lab.grading.runner import CALL_SINKS, NOT_RUN, STOP_SECONDS, _clock
 from ctxlab.lab.grading.text import COLON, Text
-
-if TYPE_CHECKING:
-    from ctxlab.lab.grading.engine import LabChecks, _Check
-    from ctxlab.lab.grading.report import CheckResult
+from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
     "ISOLATIONS",
@@ -71,8 +70,6 @@ def set_isolation(mode: str) -> str:
     """Choose where ``check_implementation`` runs the checks: ``"auto"``, ``"process"``
     or ``"in-process"``; returns the previous choice."""
     if mode not in ISOLATIONS:
-        from ctxlab.lab.grading.usage import GradingUsageError
-
         raise GradingUsageError(
             f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",
             option="mode",
@@ -113,12 +110,12 @@ def use_process() -> bool:
 # The kernel's side
 
 
-RunChecks: TypeAlias = Callable[..., tuple[list["CheckResult"], bool]]
+RunChecks: TypeAlias = Callable[..., tuple[list[CheckResult], bool]]
 
 
 def run_in_child(
     spec: LabChecks,
-    checks: list[_Check],
+    checks: list[Row],
     function: Callable[..., Any],
     limit: float,
     run_checks: RunChecks,
@@ -143,8 +140,6 @@ def run_in_child(
         said = label + detail
         rows.append(check.row(False, said))
         if status == "hung":
-            from ctxlab.lab.grading.runner import NOT_RUN
-
             rows.extend(c.row(False, NOT_RUN) for c in checks[len(rows) :])
     return rows[: len(checks)], used, repaired
 
@@ -154,7 +149,7 @@ _Stop: TypeAlias = tuple[Literal["hung", "died"], Text, Text]
 
 def _one_child(
     spec: LabChecks,
-    checks: list[_Check],
+    checks: list[Row],
     start: int,
     function: Callable[..., Any],
     limit: float,
@@ -180,11 +175,9 @@ def _one_child(
 
 
 def _listen(
-    pid: int, fd: int, checks: list[_Check], start: int, limit: float
+    pid: int, fd: int, checks: list[Row], start: int, limit: float
 ) -> tuple[list[CheckResult], bool, list[str], _Stop | None]:
     import select  # here: Pyodide (no fork) never needs it
-
-    from ctxlab.lab.grading.report import CheckResult
 
     rows: list[CheckResult] = []
     used = False
@@ -282,7 +275,7 @@ def _end(pid: int) -> None:
 def _child(  # pragma: no cover - runs in the forked child
     fd: int,
     spec: LabChecks,
-    checks: list[_Check],
+    checks: list[Row],
     function: Callable[..., Any],
     run_checks: RunChecks,
 ) -> None:
@@ -294,7 +287,6 @@ def _child(  # pragma: no cover - runs in the forked child
             os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel ends this child itself
         sys.stdout = sys.stderr = _Nowhere()  # never the kernel's streams (its sockets)
-        from ctxlab.lab.grading.runner import CALL_SINKS
 
         def tell(label: Text | None) -> None:
             if label is not None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ctxlab import entries
 from ctxlab import fixtures as fx
 from ctxlab.entries import (
     CompactionSessionEntry,
@@ -41,10 +42,8 @@ from ctxlab.errors import EntryParseError, entry_error, shown
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
-from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import register as register_misconceptions
-from ctxlab.lab.grading.perform import count_as_reference
 from ctxlab.lab.grading.text import Text, exception_text, kind
 from ctxlab.lab.language import tr
 
@@ -81,8 +80,23 @@ def parse_compaction_entry(value: object) -> CompactionSessionEntry:
     return entry
 
 
-LAB = register_lab("11.1", "parse_compaction_entry", ("value",), parse_compaction_entry)
-count_as_reference("11.1", parse_compaction_entry)
+LAB = LabChecks(
+    "11.1",
+    "parse_compaction_entry",
+    ("value",),
+    parse_compaction_entry,
+    solution=(
+        parse_session_entry,
+        parse_compaction_entry,
+        entries._read_summary,
+        entries._wire_of,
+        *methods(entries._Reader),
+    ),
+    stubbed=(parse_session_entry, entries._read_summary, parse_compaction_entry),
+    also_reference=(parse_session_entry,),
+    solution_name="ctxlab's parse_compaction_entry (or ctxlab.parse_session_entry)",
+    helpers="ctxlab.entries' reader",
+)
 
 
 def compact_1_wire() -> dict[str, Any]:
@@ -756,11 +770,9 @@ def errors_name_the_field(t: Trial) -> None:
 # implementation that fails every row of its signature); to add one, write that file
 # and an entry here (the hint points at the chapter's sentence, never at the value).
 
-MISCONCEPTIONS = register_misconceptions(
-    LAB.lab,
+MISCONCEPTIONS = LAB.misconceptions(
     Misconception(
         id="11.1/null-list-as-empty",
-        lab=LAB.lab,
         title_en="Reads a null list field as an empty list",
         title_zh="把值为 null 的列表字段当成空列表",
         signature=frozenset({"rejects_non_string_items"}),
@@ -778,7 +790,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/snake-case-aliases",
-        lab=LAB.lab,
         title_en="Accepts snake_case spellings of the field names as aliases",
         title_zh="把 snake_case 写法的字段名当作别名接受",
         signature=frozenset({"rejects_draft_names"}),
@@ -802,7 +813,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/huge-int-overflow",
-        lab=LAB.lab,
         title_en="Crashes with OverflowError on a huge integer tokensBefore",
         title_zh="tokensBefore 是超大整数时抛出 OverflowError 崩溃",
         signature=frozenset({"tokens_before_not_recomputed"}),
@@ -828,7 +838,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/negative-tokens-accepted",
-        lab=LAB.lab,
         title_en="Accepts a negative tokensBefore",
         title_zh="接受负数的 tokensBefore",
         signature=frozenset({"rejects_bad_tokens_before"}),
@@ -845,7 +854,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/tokens-rounded",
-        lab=LAB.lab,
         title_en="Rounds or truncates a fractional tokensBefore",
         title_zh="把小数形式的 tokensBefore 四舍五入或截断",
         signature=frozenset(
@@ -872,7 +880,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/bool-is-number",
-        lab=LAB.lab,
         title_en="Takes true or false for a number",
         title_zh="把 true 或 false 当成数字",
         signature=frozenset({"rejects_bad_tokens_before", "rejects_wrong_types"}),
@@ -894,7 +901,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/blank-is-empty-only",
-        lab=LAB.lab,
         title_en="Treats only the empty string as blank, not a string of spaces",
         title_zh="只把空字符串当作空白，放过了只有空格的字符串",
         signature=frozenset({"rejects_whitespace_ids"}),
@@ -917,7 +923,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/shares-input-lists",
-        lab=LAB.lab,
         title_en="Keeps the caller's summary lists instead of copies",
         title_zh="直接保存调用者的 summary 列表，而不是复制一份",
         signature=frozenset({"no_shared_state"}),
@@ -937,7 +942,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/draft-name-files-accepted",
-        lab=LAB.lab,
         title_en="Accepts the early draft name files for changedFiles",
         title_zh="接受早期草案的字段名 files 来代替 changedFiles",
         signature=frozenset({"rejects_draft_names"}),
@@ -954,7 +958,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/unknown-keys-ignored",
-        lab=LAB.lab,
         title_en="Ignores unknown keys instead of refusing them",
         title_zh="忽略未知字段，而不是拒绝它们",
         signature=frozenset({"rejects_draft_names", "rejects_unknown_keys"}),
@@ -974,7 +977,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/items-not-checked",
-        lab=LAB.lab,
         title_en="Checks that a field is a list but not its items",
         title_zh="只检查字段是不是列表，不检查其中每一项",
         signature=frozenset({"rejects_non_string_items"}),
@@ -988,7 +990,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/type-not-checked",
-        lab=LAB.lab,
         title_en="Does not check the entry's type field",
         title_zh="不检查 entry 的 type 字段",
         signature=frozenset({"other_types_refused"}),
@@ -1010,7 +1011,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/entry-object-refused",
-        lab=LAB.lab,
         title_en="Refuses an existing CompactionSessionEntry object",
         title_zh="拒绝已有的 CompactionSessionEntry 对象",
         signature=frozenset({"accepts_entry_object"}),
@@ -1032,7 +1032,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/missing-field-defaulted",
-        lab=LAB.lab,
         title_en="Fills a missing field with a default value",
         title_zh="给缺少的字段填上默认值",
         signature=frozenset({"rejects_missing_fields"}),
@@ -1054,7 +1053,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.1/nan-accepted",
-        lab=LAB.lab,
         title_en="Accepts NaN or infinity as a number",
         title_zh="把 NaN 或无穷大当作合法数字接受",
         signature=frozenset({"rejects_bad_tokens_before", "rejects_bad_timestamp"}),

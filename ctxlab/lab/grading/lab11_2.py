@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxlab import fixtures as fx
+from ctxlab import interactions
 from ctxlab.entries import SessionEntry
 from ctxlab.errors import InteractionError, shown
-from ctxlab.interactions import group_interactions
+from ctxlab.interactions import GroupBuilder, group_interactions
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import (
     assistant,
@@ -42,15 +43,23 @@ from ctxlab.lab.grading.cases import (
     user,
 )
 from ctxlab.lab.grading.compare import ids, path_name
-from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, kind
 from ctxlab.messages import AgentMessage
 
 __all__ = ["LAB"]
 
-LAB = register_lab("11.2", "group_interactions", ("entries",), group_interactions)
+LAB = LabChecks(
+    "11.2",
+    "group_interactions",
+    ("entries",),
+    group_interactions,
+    solution=(group_interactions, interactions._tool_pairs, *methods(GroupBuilder)),
+    stubbed=(group_interactions, GroupBuilder.feed, GroupBuilder.finish, GroupBuilder._close),
+    solution_name="ctxlab.group_interactions",
+    helpers="ctxlab.interactions.GroupBuilder",
+)
 
 
 def _groups_text(groups: Sequence[Sequence[str]], zh: bool = False) -> str:
@@ -535,11 +544,9 @@ def errors_name_entry_and_call(t: Trial) -> None:
 # implementation that fails every row of its signature); to add one, write that file
 # and an entry here (the hint points at the chapter's sentence, never at the value).
 
-MISCONCEPTIONS = register_misconceptions(
-    LAB.lab,
+MISCONCEPTIONS = LAB.misconceptions(
     Misconception(
         id="11.2/pair-by-position",
-        lab=LAB.lab,
         title_en="Pairs a result with the call at the same position",
         title_zh="按位置把 result 和同一位置的 call 配对",
         signature=frozenset({"tool_pairs", "unknown_call_rejected"}),
@@ -560,7 +567,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/pair-by-tool-name",
-        lab=LAB.lab,
         title_en="Pairs a result with its call by toolName",
         title_zh="按 toolName 把 result 和 call 配对",
         signature=frozenset({"pairing_by_id_only", "results_any_order", "unknown_call_rejected"}),
@@ -583,7 +589,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/group-opened-at-assistant",
-        lab=LAB.lab,
         title_en="Opens a new group at an assistant message",
         title_zh="在 assistant message 处开启新的一组",
         signature=frozenset(
@@ -612,7 +617,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/system-closes-group",
-        lab=LAB.lab,
         title_en="Ends a group at a system message",
         title_zh="遇到 system message 就结束当前这一组",
         signature=frozenset({"system_skipped"}),
@@ -634,7 +638,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/system-in-group",
-        lab=LAB.lab,
         title_en="Puts a system message into a group",
         title_zh="把 system message 放进某一组",
         signature=frozenset({"system_skipped"}),
@@ -654,7 +657,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/results-reordered",
-        lab=LAB.lab,
         title_en="Reorders the results to follow their calls",
         title_zh="把 result 重新排序，让它们跟在各自的 call 后面",
         signature=frozenset(
@@ -682,7 +684,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/unknown-result-ignored",
-        lab=LAB.lab,
         title_en="Skips a result whose call is unknown",
         title_zh="跳过找不到对应 call 的 result",
         signature=frozenset({"unknown_call_rejected"}),
@@ -699,7 +700,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/missing-result-ignored",
-        lab=LAB.lab,
         title_en="Lets a call without a result pass",
         title_zh="放过没有 result 的 call",
         signature=frozenset({"missing_result_rejected"}),
@@ -716,7 +716,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/duplicate-result-overwrites",
-        lab=LAB.lab,
         title_en="Lets a second result for the same call overwrite the first",
         title_zh="同一个 call 的第二条 result 直接覆盖第一条",
         signature=frozenset({"duplicate_result_rejected"}),
@@ -735,7 +734,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/duplicate-call-overwrites",
-        lab=LAB.lab,
         title_en="Lets a second declaration of a call id overwrite the first",
         title_zh="同一个 call id 第二次声明时直接覆盖第一次",
         signature=frozenset({"duplicate_call_rejected"}),
@@ -752,7 +750,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/pairs-across-groups",
-        lab=LAB.lab,
         title_en="Pairs a result with a call from an earlier group",
         title_zh="把 result 和前面某一组里的 call 配对",
         signature=frozenset({"pairs_within_group"}),
@@ -772,7 +769,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/leading-messages-dropped",
-        lab=LAB.lab,
         title_en="Silently drops messages before the first user message",
         title_zh="悄悄丢掉第一条 user message 之前的消息",
         signature=frozenset({"message_before_first_user"}),
@@ -794,7 +790,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/last-group-dropped",
-        lab=LAB.lab,
         title_en="Drops the last group: never closes it at the end of the path",
         title_zh="路径结束时没有收尾，漏掉了最后一组",
         signature=frozenset(
@@ -816,7 +811,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/input-consumed",
-        lab=LAB.lab,
         title_en="Consumes or changes the list of entries it is given",
         title_zh="消耗或改动了传入的 entry 列表",
         signature=frozenset(
@@ -845,7 +839,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.2/pairs-in-result-order",
-        lab=LAB.lab,
         title_en="Lists the tool pairs in the order the results arrived",
         title_zh="按 result 到达的顺序列出 tool pairs",
         signature=frozenset({"tool_pairs"}),

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ctxlab import context
 from ctxlab import fixtures as fx
 from ctxlab.context import ContextResult, build_context
 from ctxlab.entries import (
@@ -41,11 +42,11 @@ from ctxlab.lab.grading.cases import (
     user,
 )
 from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
-from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.declare import LabChecks, private_functions
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.messages import SystemMessage, UserMessage
+from ctxlab.window import ContextWindow
 
 __all__ = [
     "GROUP_3",
@@ -64,7 +65,33 @@ __all__ = [
     "worked_example_31",
 ]
 
-LAB = register_lab("11.3", "build_context", ("active_path",), build_context)
+#: ctxlab's solution of the budget labs (11.3; 11.5 adds resume_candidates): the private
+#: functions of ctxlab.context compute the answer as surely as build_context does.
+SOLUTION: tuple[Callable[..., Any], ...] = (
+    build_context,
+    ContextWindow.build,
+    *private_functions(context),
+)
+#: What the sandbox's copy of ctxlab replaces by a raise for the budget labs.
+STUBBED: tuple[Callable[..., Any], ...] = (
+    build_context,
+    context._build,
+    context._select_newest_suffix,
+    context._assemble_result,
+    ContextWindow.build,
+)
+
+LAB = LabChecks(
+    "11.3",
+    "build_context",
+    ("active_path",),
+    build_context,
+    solution=SOLUTION,
+    stubbed=STUBBED,
+    solution_name="ctxlab.build_context",
+    helpers="ctxlab.context._build and the other private functions of ctxlab.context",
+    budget=True,
+)
 
 
 # ----------------------------------------------------------------------------------------
@@ -767,11 +794,9 @@ def _noted() -> list[SessionEntry]:
 # implementation that fails every row of its signature); to add one, write that file
 # and an entry here (the hint points at the chapter's sentence, never at the value).
 
-MISCONCEPTIONS = register_misconceptions(
-    LAB.lab,
+MISCONCEPTIONS = LAB.misconceptions(
     Misconception(
         id="11.3/int-truncation",
-        lab=LAB.lab,
         title_en="Truncates fractional token estimates with int()",
         title_zh="用 int() 截断小数形式的 token 估算值",
         signature=frozenset({"estimator_checked"}),
@@ -789,7 +814,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/empty-system-as-none",
-        lab=LAB.lab,
         title_en="Treats a system message with empty content as no system message",
         title_zh="把 content 为空的 system message 当成没有 system message",
         signature=frozenset({"system_replayed"}),
@@ -812,7 +836,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/metadata-removed-in-place",
-        lab=LAB.lab,
         title_en="Removes metadata entries from the caller's list in place",
         title_zh="直接从调用者的列表里删除 metadata entry",
         signature=frozenset({"deterministic_and_isolated"}),
@@ -833,7 +856,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/system-not-priced",
-        lab=LAB.lab,
         title_en="Does not price the replayed system message",
         title_zh="没有给重放的 system message 计价",
         signature=frozenset(
@@ -859,7 +881,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/oldest-first",
-        lab=LAB.lab,
         title_en="Keeps groups from the oldest forwards",
         title_zh="从最旧的一组开始往后保留",
         signature=frozenset(
@@ -887,7 +908,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/skip-and-continue",
-        lab=LAB.lab,
         title_en="Skips a group that does not fit and keeps an older one",
         title_zh="跳过放不下的一组，继续保留更早的组",
         signature=frozenset({"contiguous_newest_suffix", "whole_groups"}),
@@ -904,7 +924,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/messages-not-groups",
-        lab=LAB.lab,
         title_en="Trims message by message instead of by whole groups",
         title_zh="逐条消息裁剪，而不是按完整的组取舍",
         signature=frozenset(
@@ -926,7 +945,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/negative-allowance",
-        lab=LAB.lab,
         title_en="Lets the message allowance go negative",
         title_zh="让消息额度变成负数",
         signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
@@ -944,7 +962,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/overflow-returns-nothing",
-        lab=LAB.lab,
         title_en="Returns no group when the newest group alone does not fit",
         title_zh="最新一组单独放不下时，一组也不返回",
         signature=frozenset({"single_group_overflow", "fixed_costs_first"}),
@@ -967,7 +984,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/first-system-only",
-        lab=LAB.lab,
         title_en="Replays only the first system message",
         title_zh="只重放第一条 system message",
         signature=frozenset({"system_replayed"}),
@@ -988,7 +1004,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/system-in-kept-ids",
-        lab=LAB.lab,
         title_en="Lists the system message in keptEntryIds",
         title_zh="把 system message 列进 keptEntryIds",
         signature=frozenset(
@@ -1017,7 +1032,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/options-unchecked",
-        lab=LAB.lab,
         title_en="Does not check the budget options",
         title_zh="不检查预算选项",
         signature=frozenset({"options_checked"}),
@@ -1037,7 +1051,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/estimates-unchecked",
-        lab=LAB.lab,
         title_en="Uses the estimator's answers without checking them",
         title_zh="不检查估算函数的返回值就直接使用",
         signature=frozenset({"estimator_checked"}),
@@ -1059,7 +1072,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/always-trimmed",
-        lab=LAB.lab,
         title_en="Always reports the reason trimmed",
         title_zh="reason 一律报告为 trimmed",
         signature=frozenset({"within_budget", "system_replayed"}),
@@ -1080,7 +1092,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.3/total-without-fixed",
-        lab=LAB.lab,
         title_en="Leaves the fixed costs out of tokens.total",
         title_zh="tokens.total 里漏掉了固定成本",
         signature=frozenset(

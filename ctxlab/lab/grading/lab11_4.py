@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxlab import fixtures as fx
-from ctxlab.compaction import create_compaction_entry
+from ctxlab.compaction import create_compaction_entry, first_kept_problem
 from ctxlab.entries import (
     CompactionSessionEntry,
     MetadataSessionEntry,
@@ -32,15 +32,23 @@ from ctxlab.entries import (
 from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
 from ctxlab.lab.errors_zh import message_zh
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
-from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text
 
 __all__ = ["LAB"]
 
-LAB = register_lab("11.4", "create_compaction_entry", ("active_path",), create_compaction_entry)
+LAB = LabChecks(
+    "11.4",
+    "create_compaction_entry",
+    ("active_path",),
+    create_compaction_entry,
+    solution=(create_compaction_entry, first_kept_problem),
+    stubbed=(create_compaction_entry,),
+    solution_name="ctxlab.create_compaction_entry",
+    helpers="ctxlab.compaction.first_kept_problem",
+)
 
 
 def _options(
@@ -519,11 +527,9 @@ def kept_as_given(t: Trial) -> None:
 # implementation that fails every row of its signature); to add one, write that file
 # and an entry here (the hint points at the chapter's sentence, never at the value).
 
-MISCONCEPTIONS = register_misconceptions(
-    LAB.lab,
+MISCONCEPTIONS = LAB.misconceptions(
     Misconception(
         id="11.4/id-stripped",
-        lab=LAB.lab,
         title_en="Strips the spaces around the given id",
         title_zh="去掉调用者给的 id 两端的空格",
         signature=frozenset({"kept_as_given"}),
@@ -541,7 +547,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/parent-is-first-kept",
-        lab=LAB.lab,
         title_en="Uses firstKeptEntryId as the parentId",
         title_zh="把 firstKeptEntryId 当作 parentId",
         signature=frozenset(
@@ -569,7 +574,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/parent-is-last-message",
-        lab=LAB.lab,
         title_en="Takes the last message, not the last entry, as the parent",
         title_zh="把最后一条 message 而不是最后一条 entry 当作 parent",
         signature=frozenset({"parent_is_last_entry"}),
@@ -590,7 +594,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/first-kept-any-message",
-        lab=LAB.lab,
         title_en="Accepts any message as the first kept entry",
         title_zh="任何 message 都接受为保留起点",
         signature=frozenset({"first_kept_starts_group", "first_kept_not_system"}),
@@ -604,7 +607,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/first-kept-system-allowed",
-        lab=LAB.lab,
         title_en="Accepts a system message as the first kept entry",
         title_zh="接受 system message 作为保留起点",
         signature=frozenset({"first_kept_not_system"}),
@@ -618,7 +620,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/appends-to-path",
-        lab=LAB.lab,
         title_en="Appends the new entry to the active path itself",
         title_zh="自己把新 entry 追加到活动路径上",
         signature=frozenset(
@@ -644,7 +645,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/tokens-rounded",
-        lab=LAB.lab,
         title_en="Rounds or converts the given tokensBefore",
         title_zh="把传入的 tokensBefore 取整或转换类型",
         signature=frozenset({"kept_as_given"}),
@@ -659,7 +659,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/summary-object-only",
-        lab=LAB.lab,
         title_en="Accepts the summary only as a CompactionSummary, not as a mapping",
         title_zh="summary 只接受 CompactionSummary 对象，不接受映射形式",
         signature=frozenset({"parsed_result"}),
@@ -680,7 +679,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/unknown-first-kept-accepted",
-        lab=LAB.lab,
         title_en="Accepts a first kept id that is not on the path",
         title_zh="接受不在路径上的保留起点 id",
         signature=frozenset({"first_kept_unknown"}),
@@ -697,7 +695,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/empty-path-index-error",
-        lab=LAB.lab,
         title_en="Lets an empty path crash with IndexError",
         title_zh="路径为空时抛出 IndexError 崩溃",
         signature=frozenset({"empty_path"}),
@@ -720,7 +717,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/duplicate-id-allowed",
-        lab=LAB.lab,
         title_en="Accepts an id that is already on the path",
         title_zh="接受路径上已经存在的 id",
         signature=frozenset({"id_already_on_path"}),
@@ -742,7 +738,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/parent-id-accepted",
-        lab=LAB.lab,
         title_en="Lets the caller pass the parentId",
         title_zh="允许调用者传入 parentId",
         signature=frozenset({"parent_is_last_entry"}),
@@ -757,7 +752,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.4/value-error",
-        lab=LAB.lab,
         title_en="Raises a plain ValueError instead of ctxlab's named errors",
         title_zh="抛出普通的 ValueError，而不是 ctxlab 自己命名的错误",
         signature=frozenset({"errors_named"}),

@@ -22,7 +22,7 @@ from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab.compaction import create_compaction_entry
-from ctxlab.context import build_context
+from ctxlab.context import build_context, resume_candidates
 from ctxlab.entries import (
     CompactionSessionEntry,
     CompactionSummary,
@@ -34,9 +34,11 @@ from ctxlab.errors import CtxlabError
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
 from ctxlab.lab.grading.compare import diff
-from ctxlab.lab.grading.engine import register_lab
+from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.lab11_3 import (
     GROUP_3,
+    SOLUTION,
+    STUBBED,
     budget,
     budget_label,
     expect_context,
@@ -47,13 +49,23 @@ from ctxlab.lab.grading.lab11_3 import (
     worked_example_31,
 )
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import register as register_misconceptions
 from ctxlab.lab.grading.text import Text, same
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = ["LAB"]
 
-LAB = register_lab("11.5", "build_context", ("active_path",), build_context)
+LAB = LabChecks(
+    "11.5",
+    "build_context",
+    ("active_path",),
+    build_context,
+    solution=(*SOLUTION, resume_candidates),
+    stubbed=STUBBED,
+    solution_name="ctxlab.build_context",
+    helpers="ctxlab.context._build, resume_candidates and the other private functions of"
+    " ctxlab.context",
+    budget=True,
+)
 
 _RESUMED_ALL = ("u2", "a2", *GROUP_3, "u4", "a4")
 
@@ -531,11 +543,9 @@ def _ledger_cases(t: Trial) -> None:
 # implementation that fails every row of its signature); to add one, write that file
 # and an entry here (the hint points at the chapter's sentence, never at the value).
 
-MISCONCEPTIONS = register_misconceptions(
-    LAB.lab,
+MISCONCEPTIONS = LAB.misconceptions(
     Misconception(
         id="11.5/oldest-compaction",
-        lab=LAB.lab,
         title_en="Reads the oldest compaction instead of the newest",
         title_zh="读取最早的 compaction，而不是最新的",
         signature=frozenset({"newest_compaction_only", "recompaction"}),
@@ -550,7 +560,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/every-summary",
-        lab=LAB.lab,
         title_en="Puts every compaction's summary into the context",
         title_zh="把每一次 compaction 的摘要都放进上下文",
         signature=frozenset({"newest_compaction_only", "recompaction"}),
@@ -568,7 +577,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-not-priced",
-        lab=LAB.lab,
         title_en="Does not take the summary's cost from the allowance first",
         title_zh="没有先从消息额度里扣除摘要的成本",
         signature=frozenset(
@@ -591,7 +599,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-before-system",
-        lab=LAB.lab,
         title_en="Puts the summary before the system message",
         title_zh="把摘要放在 system message 前面",
         signature=frozenset(
@@ -620,7 +627,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/system-from-suffix",
-        lab=LAB.lab,
         title_en="Replays system messages from the kept suffix only",
         title_zh="只从保留后缀里重放 system message",
         signature=frozenset(
@@ -652,7 +658,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/after-compaction-only",
-        lab=LAB.lab,
         title_en="Keeps only the messages after the compaction entry",
         title_zh="只保留 compaction entry 之后的消息",
         signature=frozenset(
@@ -684,7 +689,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/metadata-not-skipped",
-        lab=LAB.lab,
         title_en="Does not skip metadata and compaction entries before grouping",
         title_zh="分组前没有跳过 metadata 和 compaction entry",
         signature=frozenset({"metadata_skipped"}),
@@ -706,7 +710,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/first-kept-unchecked",
-        lab=LAB.lab,
         title_en="Does not check firstKeptEntryId when resuming",
         title_zh="恢复时不检查 firstKeptEntryId",
         signature=frozenset({"first_kept_checked"}),
@@ -733,7 +736,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/ledger-without-summary",
-        lab=LAB.lab,
         title_en="Leaves the summary's cost out of the ledger",
         title_zh="账目里漏掉了摘要的成本",
         signature=frozenset(
@@ -762,7 +764,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-as-system-cost",
-        lab=LAB.lab,
         title_en="Counts the summary's cost as part of tokens.system",
         title_zh="把摘要的成本算进 tokens.system",
         signature=frozenset(
@@ -794,7 +795,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-id-kept",
-        lab=LAB.lab,
         title_en="Gives the summary message an id in keptEntryIds",
         title_zh="给摘要消息编一个 id 放进 keptEntryIds",
         signature=frozenset(
@@ -823,7 +823,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-own-text",
-        lab=LAB.lab,
         title_en="Renders the summary in words of its own",
         title_zh="用自己的措辞渲染摘要",
         signature=frozenset(
@@ -855,7 +854,6 @@ MISCONCEPTIONS = register_misconceptions(
     ),
     Misconception(
         id="11.5/summary-not-in-messages",
-        lab=LAB.lab,
         title_en="Prices the summary but leaves it out of messages",
         title_zh="给摘要计了价，却没把它放进 messages",
         signature=frozenset(

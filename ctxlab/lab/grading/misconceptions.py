@@ -1,6 +1,6 @@
 """The misconception catalogue and its hint ladder (issue 24).
 
-Each lab's module ends with its catalogue, ``MISCONCEPTIONS = register(LAB.lab, ...)``: one
+Each lab's file ends with its catalogue, ``LAB.misconceptions(...)``: one
 :class:`Misconception` per mistake a student draws from the chapter, each with a title (what
 students do, in one line; the classroom kit lists it under "common mistakes"), the rows a
 buggy implementation of that mistake fails (its *signature*), a hint in both languages that
@@ -26,20 +26,20 @@ The ladder: the report of a failed lab opens with the first match's hint (rung 1
 ``check_implementation`` of the same lab in the same process with the same first match adds
 the chapter's sentence and the smallest failing input (rung 2). The engine keeps the rung.
 
-This module imports no lab: a lab registers its catalogue when its module loads.
+This module imports no lab: :func:`match` is given the lab's catalogue.
 """
 
 from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from ctxlab.lab.grading.text import Text
 
-__all__ = ["Misconception", "catalogue", "evidence", "hint_lines", "match", "register"]
+__all__ = ["Misconception", "evidence", "hint_lines", "match"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,6 @@ class Misconception:
 
     #: ``"11.3/int-truncation"``: the lab, then the slug of its buggy file.
     id: str
-    lab: str
     #: What students do, in one line and each language (``"Truncates fractional token
     #: estimates with int()"``): the mistake named, never the expected value.
     title_en: str
@@ -74,6 +73,10 @@ class Misconception:
     rule: Literal["chapter", "ctxlab"] = "chapter"
 
     @property
+    def lab(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
     def slug(self) -> str:
         return self.id.split("/", 1)[1]
 
@@ -94,27 +97,12 @@ class Misconception:
         )
 
 
-_CATALOGUE: dict[str, tuple[Misconception, ...]] = {}
-
-
-def register(lab: str, *misconceptions: Misconception) -> tuple[Misconception, ...]:
-    """Declare ``lab``'s catalogue (a reloaded module starts afresh); returns it."""
-    for item in misconceptions:
-        if item.lab != lab or not item.id.startswith(f"{lab}/"):  # pragma: no cover
-            raise ValueError(f"misconception {item.id} is not of lab {lab}")
-    _CATALOGUE[lab] = tuple(misconceptions)
-    return _CATALOGUE[lab]
-
-
-def catalogue(lab: str) -> tuple[Misconception, ...]:
-    """``lab``'s misconceptions, in catalogue order (empty before its module loads)."""
-    return _CATALOGUE.get(lab, ())
-
-
 def match(
-    lab: str, failed_keys: Iterable[str], details: Mapping[str, str] | None = None
+    catalogue: Sequence[Misconception],
+    failed_keys: Iterable[str],
+    details: Mapping[str, str] | None = None,
 ) -> tuple[Misconception, ...]:
-    """The misconceptions of ``lab`` whose every signature row is in ``failed_keys``,
+    """The misconceptions of a lab's ``catalogue`` whose every signature row is in ``failed_keys``,
     most likely first; ``details`` (row key -> English detail) lets a clue rank a match."""
     failed = frozenset(failed_keys)
 
@@ -126,10 +114,10 @@ def match(
 
     found = [
         item
-        for item in catalogue(lab)
+        for item in catalogue
         if item.signature and item.signature <= failed and (not item.clue or clued(item))
     ]
-    order = {item.id: index for index, item in enumerate(catalogue(lab))}
+    order = {item.id: index for index, item in enumerate(catalogue)}
     found.sort(
         key=lambda item: (
             item.rule != "chapter",

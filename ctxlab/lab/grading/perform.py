@@ -31,9 +31,10 @@ __all__ = [
     "OUTPUT_LIMIT",
     "CallRecord",
     "StopStudent",
+    "code_names",
+    "code_of",
     "fingerprint",
     "perform",
-    "reference_code",
     "safe_message",
 ]
 
@@ -50,70 +51,29 @@ class StopStudent(BaseException):
 
 
 # ----------------------------------------------------------------------------------------
-# Which code is "the reference" of each lab
+# Which code is ctxlab's solution (each lab's file declares it: ``LabChecks.solution``)
 
 
-#: Functions of a lab's grading module that are ctxlab's solution of that lab too (11.1's
-#: ``parse_compaction_entry``), declared there with :func:`count_as_reference`.
-_ALSO_REFERENCE: dict[str, tuple[Any, ...]] = {}
+def code_names(functions: Sequence[Callable[..., Any]]) -> tuple[str, ...]:
+    """``module:qualname`` of each function: how a sandbox child, which imports its own
+    copy of ctxlab, is told which code is the lab's solution."""
+    return tuple(f"{function.__module__}:{function.__qualname__}" for function in functions)
 
 
-def count_as_reference(lab: str, *functions: Any) -> None:
-    """Count ``functions`` (defined in the lab's grading module) as ctxlab's solution of
-    ``lab`` (so this module never imports a lab's module)."""
-    _ALSO_REFERENCE[lab] = tuple(functions)
+def code_of(names: Sequence[str]) -> frozenset[CodeType]:
+    """The code objects behind :func:`code_names` in this process (a name that does not
+    resolve to a function is left out)."""
+    import importlib
 
-
-def reference_code(lab: str) -> frozenset[CodeType]:
-    """The code objects of ctxlab's reference of ``lab``, and of the private helpers that
-    only its solution runs: if one of them runs during the student's call, the student's
-    function is, wraps or calls ctxlab's solution (``ctxlab.context._build`` computes 11.5's
-    answer as surely as ``build_context`` does). The references of earlier labs that the
-    notebooks allow (``group_interactions`` in 11.3, ``parse_session_entry`` in 11.4, ...)
-    and the public helpers they teach (``current_system_message``, ``render_summary``) are
-    not listed."""
-    from ctxlab import compaction as compaction_module
-    from ctxlab import context, entries, interactions, window
-
-    functions: list[Any]
-    if lab == "11.1":
-        functions = [entries.parse_session_entry, *_ALSO_REFERENCE.get(lab, ())]
-        functions += [entries._read_summary, entries._wire_of, *_methods(entries._Reader)]
-    elif lab == "11.2":
-        functions = [interactions.group_interactions, interactions._tool_pairs]
-        functions += _methods(interactions.GroupBuilder)
-    elif lab in ("11.3", "11.5"):
-        functions = [context.build_context, window.ContextWindow.build]
-        functions += _private_functions(context)
-        if lab == "11.5":
-            functions.append(context.resume_candidates)
-    elif lab == "11.4":
-        functions = [
-            compaction_module.create_compaction_entry,
-            compaction_module.first_kept_problem,
-        ]
-    else:
-        functions = []
-    return frozenset(function.__code__ for function in functions)
-
-
-def _methods(cls: type) -> list[Any]:
-    """The functions defined in ``cls``'s own body (its methods)."""
-    return [value for value in vars(cls).values() if isinstance(value, FunctionType)]
-
-
-def _private_functions(module: Any) -> list[Any]:
-    """The private module-level functions of ``module`` and the methods of its private
-    classes (those defined there, not imported)."""
-    found: list[Any] = []
-    for name, value in vars(module).items():
-        if not name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
-            continue
+    found: set[CodeType] = set()
+    for name in names:
+        module_name, _, qualname = name.partition(":")
+        value: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
+        for part in qualname.split("."):
+            value = getattr(value, part, None)
         if isinstance(value, FunctionType):
-            found.append(value)
-        elif isinstance(value, type):
-            found += _methods(value)
-    return found
+            found.add(value.__code__)
+    return frozenset(found)
 
 
 class _Watch:

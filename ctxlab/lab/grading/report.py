@@ -24,7 +24,7 @@ from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_line
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
-__all__ = ["CheckResult", "LabReport", "Source"]
+__all__ = ["CheckResult", "LabFacts", "LabReport", "Source"]
 
 #: A row's kind: the chapter's rule, or ctxlab's extension.
 Source: TypeAlias = Literal["chapter", "ctxlab"]
@@ -94,47 +94,40 @@ class CheckResult:
         return lines
 
 
-# The budget labs name a budget max_tokens/reserved_output/safety_margin in their details.
 _LEGEND = Text(
     "A budget a/b/c means max_tokens=a, reserved_output=b, safety_margin=c.",
     "预算 a/b/c 表示 max_tokens=a、reserved_output=b、safety_margin=c。",
 )
-_BUDGET_LABS = ("11.3", "11.5")
 
 _PRINTED = Text("printed by your function:", "你的函数打印的内容：")
 
-#: ctxlab's own solution of each lab, as the notice names it.
-_REFERENCE_NAMES = {
-    "11.1": "ctxlab's parse_compaction_entry (or ctxlab.parse_session_entry)",
-    "11.2": "ctxlab.group_interactions",
-    "11.3": "ctxlab.build_context",
-    "11.4": "ctxlab.create_compaction_entry",
-    "11.5": "ctxlab.build_context",
-}
 
+@dataclass(frozen=True)
+class LabFacts:
+    """What a report says of its lab beyond its rows, as the lab's file declares it
+    (:class:`~ctxlab.lab.grading.declare.LabChecks`)."""
 
-#: The helpers of each lab's solution that count as the solution too, as the notice names them.
-_HELPERS = {
-    "11.1": "ctxlab.entries' reader",
-    "11.2": "ctxlab.interactions.GroupBuilder",
-    "11.3": "ctxlab.context._build and the other private functions of ctxlab.context",
-    "11.4": "ctxlab.compaction.first_kept_problem",
-    "11.5": "ctxlab.context._build, resume_candidates and the other private functions of"
-    " ctxlab.context",
-}
+    #: ctxlab's own solution of the lab, and the helpers that count as it too, as the
+    #: "uses ctxlab's solution" notice names them.
+    solution: str = ""
+    helpers: str = ""
+    #: The details name budgets a/b/c: a failed report adds the legend.
+    budget: bool = False
+    #: The lab's misconception catalogue, in order.
+    catalogue: tuple[Misconception, ...] = ()
 
 
 def _cut(count: int) -> str:
     return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
 
 
-def reference_notice(lab: str, keyword: str, *, rows: bool = True) -> Text:
+def reference_notice(facts: LabFacts, keyword: str, *, rows: bool = True) -> Text:
     """The notice of a student's function that is, or calls, this lab's reference (``rows``:
     the report's wording; without it, one test's on the terminal route)."""
-    name = _REFERENCE_NAMES.get(lab, f"ctxlab's {keyword}")
+    name = facts.solution or f"ctxlab's {keyword}"
     judged = "these rows" if rows else "this check"
     judged_zh = "下面各行" if rows else "这项检查"
-    helper = _HELPERS.get(lab)
+    helper = facts.helpers
     helpers_en = f" Its helpers count as the solution too ({helper})." if helper else ""
     helpers_zh = f"它的辅助函数（{helper}）同样算作参考实现。" if helper else ""
     return Text(
@@ -213,7 +206,7 @@ class LabReport:
     def _matches(self) -> tuple[Misconception, ...]:
         failed = {result.key: result.detail_en for result in self.failed}
         details = evidence(failed, len(self.results))
-        return match(self.lab, details, details)
+        return match(self.facts.catalogue, details, details)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -242,6 +235,8 @@ class LabReport:
     #: ctxlab's objects that had been changed (by this function, or by a thread of an
     #: earlier check that kept running) and were put back before the checks ran.
     repaired: tuple[str, ...] = ()
+    #: What the report says of its lab beyond its rows (the lab's file declares it).
+    facts: LabFacts = LabFacts()
 
     @property
     def passed(self) -> bool:
@@ -260,7 +255,7 @@ class LabReport:
         """What the report says first, in plain words (empty when there is nothing to say)."""
         notices: list[str] = []
         if self.used_reference:
-            notices.append(reference_notice(self.lab, self.function).pick())
+            notices.append(reference_notice(self.facts, self.function).pick())
         if self.stuck_threads:
             notices.append(_stuck_notice(self.stuck_threads).pick())
         if self.repaired:
@@ -295,7 +290,7 @@ class LabReport:
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
         failed = any(not result.passed for result in self.results)
-        return _LEGEND.pick() if self.lab in _BUDGET_LABS and failed else ""
+        return _LEGEND.pick() if self.facts.budget and failed else ""
 
     def __str__(self) -> str:
         lines = [f"⚠ {notice}" for notice in self.notices]

@@ -34,10 +34,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any, Final, Literal
 
-from ctxlab.lab.grading import steps
+import ctxlab.lab.grading.steps as steps
 from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
 from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
@@ -113,14 +113,14 @@ def run_check(
     *,
     name: str,
     limit: float,
-    lab: str | None = None,
+    references: frozenset[CodeType] = frozenset(),
 ) -> Outcome:
     """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s.
 
     A ``BaseException`` in the main thread while it waits (a kernel interrupt) stops the
     check thread and is raised again.
     """
-    trial = Trial(function, arg_names, lab=lab)
+    trial = Trial(function, arg_names, references=references)
     if CALL_SINKS:  # told of each call's label first (a grading child tells its kernel)
         call, sinks = trial._caller, tuple(CALL_SINKS)
 

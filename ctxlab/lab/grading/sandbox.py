@@ -59,10 +59,14 @@ from typing import Any, Final, Literal
 
 import ctxlab
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.engine import GradingUsageError, _Check, _lab, get_time_limit
+from ctxlab.lab.grading.declare import Row
+from ctxlab.lab.grading.engine import get_time_limit
+from ctxlab.lab.grading.labs import load
+from ctxlab.lab.grading.perform import code_names
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
+from ctxlab.lab.grading.usage import GradingUsageError
 from ctxlab.lab.grading.worker import pack
 
 __all__ = [
@@ -134,28 +138,17 @@ class GradeOutcome:
 # ----------------------------------------------------------------------------------------
 # The child's ctxlab: a copy without the lab's solution
 
-#: Per lab: the functions (``name`` or ``Class.method``) of each module (a path inside the
-#: package) whose body the child's copy replaces with a stub.
-SOLUTIONS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
-    "11.1": {
-        "entries.py": ("parse_session_entry", "_read_summary"),
-        "lab/grading/lab11_1.py": ("parse_compaction_entry",),
-    },
-    "11.2": {
-        "interactions.py": (
-            "group_interactions",
-            "GroupBuilder.feed",
-            "GroupBuilder.finish",
-            "GroupBuilder._close",
-        ),
-    },
-    "11.3": {
-        "context.py": ("build_context", "_build", "_select_newest_suffix", "_assemble_result"),
-        "window.py": ("ContextWindow.build",),
-    },
-    "11.4": {"compaction.py": ("create_compaction_entry",)},
-}
-SOLUTIONS["11.5"] = SOLUTIONS["11.3"]
+
+def stubs(lab: str) -> dict[str, tuple[str, ...]]:
+    """The functions (``name`` or ``Class.method``) of each module (a path inside the
+    package) whose body the child's copy of ctxlab replaces with a stub: the lab's
+    ``stubbed`` solution, as its file declares it."""
+    found: dict[str, tuple[str, ...]] = {}
+    root = _package_dir()
+    for function in load(lab).stubbed:
+        module = Path(function.__code__.co_filename).resolve().relative_to(root).as_posix()
+        found[module] = (*found.get(module, ()), function.__qualname__)
+    return found
 
 
 def _stub_source(source: str, names: tuple[str, ...], lab: str, module: str) -> str:
@@ -228,7 +221,7 @@ def child_tree(lab: str) -> Path:
         source = _package_dir()
         lib = _base() / f"lib-{lab.replace('.', '_')}"
         target = lib / "ctxlab"
-        stubs = SOLUTIONS.get(lab, {})
+        stubbed = stubs(lab)
         for path in sorted(source.rglob("*.py")):
             if "__pycache__" in path.parts:
                 continue
@@ -236,7 +229,7 @@ def child_tree(lab: str) -> Path:
             destination = target / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
             text = path.read_text(encoding="utf-8")
-            names = stubs.get(relative.as_posix())
+            names = stubbed.get(relative.as_posix())
             if names:
                 text = _stub_source(text, names, lab, relative.as_posix())
             destination.write_text(text, encoding="utf-8")
@@ -676,6 +669,7 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
         f"{inside_work}/{submission}",
         keyword,
         lab,
+        *code_names(load(lab).solution),
     ]
     processes = PROCESSES
     if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes
@@ -821,7 +815,7 @@ class _Child:
         self.path = path
         self.lab = lab
         self.cpu = cpu
-        self.keyword = _lab(lab).keyword
+        self.keyword = load(lab).keyword
         self.process: subprocess.Popen[bytes] | None = None
         self.launch: _Launch | None = None
         self.work: Path | None = None
@@ -979,7 +973,7 @@ class _Child:
         process = self.process
         if process is None or process.stdin is None:
             raise ChildGone("it is not running")
-        request = pack((tuple(args), dict(kwargs), _lab(self.lab).arg_names))
+        request = pack((tuple(args), dict(kwargs), load(self.lab).arg_names))
         with self._wake:
             self._asked += 1
         try:
@@ -1077,7 +1071,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     process during the call and is no sandbox child is taken for one the submission left
     behind and killed, so start no other subprocess from another thread meanwhile.
     """
-    spec = _lab(lab)  # the lab's module is imported here, before the fingerprint
+    spec = load(lab)  # the lab's module is imported here, before the fingerprint
     limit = get_time_limit() if time_limit is None else float(time_limit)
     started, cpu_start = time.monotonic(), _cpu_now()
     _guard_parent()
@@ -1155,7 +1149,9 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
         _reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
-    report = None if invalid else LabReport(spec.lab, spec.keyword, tuple(results))
+    report = (
+        None if invalid else LabReport(spec.lab, spec.keyword, tuple(results), facts=spec.facts)
+    )
     if touched:
         shown = ", ".join(escape(p) for p in touched[:8])
         more = f" and {len(touched) - 8} more" if len(touched) > 8 else ""
@@ -1173,7 +1169,7 @@ def _plain(detail: Text | None) -> str:
     return "" if detail is None else detail.en
 
 
-def _row(check: _Check, detail: Text | None, output: str = "") -> CheckResult:
+def _row(check: Row, detail: Text | None, output: str = "") -> CheckResult:
     """The check's row (its kind and quotes as the lab declares them); the verdict, and
     everything the child said, escaped here."""
     if detail is None:
@@ -1237,7 +1233,7 @@ def _run_check(
             return Text(why, why), ("invalid" if first else "gone"), ""
         child.started = True
     remaining = limit - (time.monotonic() - begun)
-    trial = Trial(_not_here, _lab(child.lab).arg_names, caller=child.call)
+    trial = Trial(_not_here, load(child.lab).arg_names, caller=child.call)
     box: list[Text | None] = []
     lost: list[ChildGone] = []
 

@@ -1,0 +1,109 @@
+"""The labs: where each lab's file is, and the public face of grading (spec §10).
+
+``check_implementation(lab, **functions)`` loads the lab's file (``lab11_N.py`` of this
+package, the first time that lab is asked for: checking Lab 11.2 never builds Lab 11.5's
+cases) and hands what it declares to the engine. This is the one module that imports a
+lab's file; the engine (:mod:`.engine`) only runs what it is given.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any, Final
+
+import ctxlab.lab.grading.engine as engine
+from ctxlab.errors import shown
+from ctxlab.lab.grading.declare import LabChecks
+from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.report import CheckResult, LabReport, Source
+from ctxlab.lab.grading.usage import GradingUsageError
+
+__all__ = [
+    "LABS",
+    "behaviour_keys",
+    "behaviour_source",
+    "catalogue",
+    "check_behaviour",
+    "check_implementation",
+    "lab_keyword",
+    "load",
+    "reference_functions",
+]
+
+#: The labs that have a build-it function, in order.
+LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
+
+#: A lab's file is this package's ``lab11_N`` module.
+_PREFIX: Final = f"{__package__}.lab11_"
+
+_LOADED: dict[str, LabChecks] = {}
+
+
+def load(lab: object) -> LabChecks:
+    """Lab ``lab`` as its file declares it (loaded the first time); a
+    :class:`GradingUsageError` naming the option when ``lab`` is not one of :data:`LABS`."""
+    if not isinstance(lab, str) or lab not in LABS:
+        raise GradingUsageError(
+            f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}", option="lab"
+        )
+    if lab not in _LOADED:
+        with engine.as_found():
+            module = importlib.import_module(_PREFIX + lab.split(".")[1])
+        declared = getattr(module, "LAB", None)
+        if not isinstance(declared, LabChecks) or declared.lab != lab:  # pragma: no cover
+            raise GradingUsageError(f"{module.__name__} declares no LAB for {lab}", option="lab")
+        # the lab's file, and the labs it builds on, are kept as they loaded
+        engine.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
+        _LOADED[lab] = declared
+    return _LOADED[lab]
+
+
+def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport:
+    """Run lab ``lab``'s chapter checks against the student's function.
+
+    ``check_implementation("11.2", group_interactions=group_interactions)``. Never raises
+    for a wrong, crashing, hanging or unwritten function: each is a ✘ row. A wrong lab
+    name or a missing, extra or non-callable keyword is a :class:`GradingUsageError`.
+    A kernel interrupt while a check runs stops that check's thread and is raised again.
+    """
+    spec = load(lab)
+    return engine.check(spec, engine.function_of(spec, functions))
+
+
+def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:
+    """Run one behaviour of a lab (what ``pytest -m lab11_N`` runs, one test per key)."""
+    spec = load(lab)
+    return engine.check_one(spec, key, engine.function_of(spec, functions))
+
+
+def lab_keyword(lab: str) -> str:
+    """The keyword (and function name) a lab checks: ``"11.2"`` -> ``"group_interactions"``."""
+    return load(lab).keyword
+
+
+def behaviour_keys(lab: str) -> tuple[str, ...]:
+    """The keys of a lab's behaviours, in report order."""
+    return tuple(check.key for check in load(lab).checks)
+
+
+def behaviour_source(lab: str, key: str) -> Source:
+    """The kind of one behaviour of a lab: ``"chapter"`` or ``"ctxlab"``."""
+    return load(lab).row(key).source
+
+
+def catalogue(lab: str) -> tuple[Misconception, ...]:
+    """A lab's misconception catalogue, in order."""
+    return tuple(load(lab).catalogue)
+
+
+def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
+    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes.
+
+    It is handed out as a right answer to check (the tests and the mutation audit run it):
+    its report is passed. A student's function that is ``ctxlab.build_context`` itself, or
+    calls it, is not (the report says so first).
+    """
+    spec = load(lab)
+    return {spec.keyword: engine.handed_out(spec)}
