@@ -146,7 +146,8 @@ def stubs(lab: str) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     root = _package_dir()
     for function in load(lab).stubbed:
-        module = Path(function.__code__.co_filename).resolve().relative_to(root).as_posix()
+        source = sys.modules[function.__module__].__file__ or ""
+        module = Path(source).resolve().relative_to(root).as_posix()
         found[module] = (*found.get(module, ()), function.__qualname__)
     return found
 
