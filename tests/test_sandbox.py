@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxlab.lab.grading import behaviour_keys, lab_keyword
+from ctxlab.lab.grading import behaviour_keys, lab_keyword, sandbox
 from ctxlab.lab.grading.sandbox import (
     GradeOutcome,
     _compiled_from_source,
@@ -127,6 +127,44 @@ def test_every_kind_of_submission_has_an_outcome(tmp_path: Path) -> None:
     assert noisy.report is not None and "\\x1b[2J" in noisy.report.results[0].output
     assert "\x1b" not in noisy.report.results[0].output
     assert grade_file(tmp_path / "nothing.py", "11.2").status == "invalid"
+
+
+BUSY = (
+    "import time\n"
+    "def group_interactions(entries):\n"
+    "    end = time.process_time() + {seconds}\n"
+    "    while time.process_time() < end:\n"
+    "        pass\n"
+    "    return []\n"
+)
+
+
+def test_checks_that_each_take_cpu_time_within_the_limit_are_not_killed(tmp_path: Path) -> None:
+    # 0.4 s of CPU in each of the checks, 1 s per check: the child's CPU time adds up over
+    # the lab to more than one check's limit and must not end it (CI once read it a crash)
+    path = tmp_path / "slow.py"
+    path.write_text(BUSY.format(seconds=0.4), encoding="utf-8")
+    outcome = grade_file(path, "11.2", time_limit=1)
+    assert outcome.status == "ok", outcome.reason
+    assert outcome.report is not None and outcome.cpu_seconds > 2 * 1 + 1
+
+
+def test_a_child_out_of_cpu_time_is_a_timeout_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not hasattr(__import__("signal"), "SIGXCPU"):
+        pytest.skip("no CPU-time limit on this platform (said at the top)")
+    monkeypatch.setattr(sandbox, "_cpu_budget", lambda limit, checks: 1)
+    path = tmp_path / "spin.py"
+    path.write_text(BUSY.format(seconds=30), encoding="utf-8")
+    outcome = grade_file(path, "11.2", time_limit=20)
+    assert outcome.status == "timeout", outcome.reason
+    assert outcome.seconds < 10  # ended by the CPU limit (1 s), not by the clock (20 s)
+    assert outcome.report is not None
+    first = outcome.report.results[0]
+    assert "used up its CPU time (1 s for the whole lab" in first.detail_en
+    assert "用完了它的 CPU 时间" in first.detail_zh
+    assert all("not run" in r.detail_en for r in outcome.report.results[1:])
 
 
 def test_missing_protections_are_plain_lines_naming_how_to_get_them() -> None:

@@ -88,6 +88,8 @@ MEMORY_LIMIT: Final = 1024 * 1024 * 1024
 FILE_LIMIT: Final = 16 * 1024 * 1024
 #: The size of the private /tmp (with the work folder) under bubblewrap, in bytes.
 DISK_LIMIT: Final = 64 * 1024 * 1024
+#: Seconds between the CPU soft limit (SIGXCPU) and the hard one (SIGKILL).
+CPU_GRACE: Final = 2
 #: Open files (RLIMIT_NOFILE) and processes (RLIMIT_NPROC, beyond what the user has).
 OPEN_FILES: Final = 256
 PROCESSES: Final = 32
@@ -567,8 +569,11 @@ def _limits(
         for which, value in wanted:
             with contextlib.suppress(ValueError, OSError):
                 _, hard = resource.getrlimit(which)
-                top = value if hard == resource.RLIM_INFINITY else min(value, hard)
-                resource.setrlimit(which, (top, top))
+                # CPU time: the soft limit ends the child by SIGXCPU (read as a timeout);
+                # the hard one, two seconds later, by SIGKILL if it ignores that signal
+                want = value + CPU_GRACE if which == resource.RLIMIT_CPU else value
+                top = want if hard == resource.RLIM_INFINITY else min(want, hard)
+                resource.setrlimit(which, (min(value, top), top))
         if as_nobody:
             _become_nobody()
 
@@ -800,11 +805,13 @@ def _reap_strays(before: set[int]) -> int:
 
 
 class ChildGone(BaseException):
-    """The child cannot answer (a ``BaseException``: no check's ``except`` takes it)."""
+    """The child cannot answer (a ``BaseException``: no check's ``except`` takes it).
+    ``out_of_cpu``: it was ended by its CPU-time limit (a timeout, not a crash)."""
 
-    def __init__(self, why: str) -> None:
+    def __init__(self, why: str, *, out_of_cpu: bool = False) -> None:
         super().__init__(why)
         self.why = why
+        self.out_of_cpu = out_of_cpu
 
 
 class _Child:
@@ -858,8 +865,10 @@ class _Child:
             close_fds=True,
         )
         _LIVE.add(self.process.pid)
-        for target in (self._read, self._drain):
-            threading.Thread(target=target, args=(self.process,), daemon=True).start()
+        threading.Thread(
+            target=self._read, args=(self.process, launch.sandboxed), daemon=True
+        ).start()
+        threading.Thread(target=self._drain, args=(self.process,), daemon=True).start()
         return self.reply(limit)
 
     def stop(self, *, graceful: bool = False) -> None:
@@ -898,7 +907,7 @@ class _Child:
 
     # -------------------------------------------------------------- the channel
 
-    def _read(self, process: subprocess.Popen[bytes]) -> None:
+    def _read(self, process: subprocess.Popen[bytes], bwrap: bool) -> None:
         import json
 
         stream = process.stdout
@@ -910,7 +919,7 @@ class _Child:
                 line = b""
             message: dict[str, Any] | ChildGone
             if not line:
-                message = ChildGone(_exit_text(process))
+                message = _gone(process, bwrap)
             elif len(line) > self.MAX_REPLY or not line.endswith(b"\n"):
                 message = ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
             else:
@@ -981,7 +990,7 @@ class _Child:
             process.stdin.write(request)
             process.stdin.flush()
         except (OSError, ValueError):
-            raise ChildGone(_exit_text(process)) from None
+            raise _gone(process, self.launch is not None and self.launch.sandboxed) from None
         # the check's own time limit ends this wait (the child is killed)
         return read_record(self.reply(3600.0))
 
@@ -1029,20 +1038,26 @@ def _is_error(data: object) -> bool:
     )
 
 
-def _exit_text(process: subprocess.Popen[bytes]) -> str:
+def _gone(process: subprocess.Popen[bytes], bwrap: bool) -> ChildGone:
+    """Why the child's channel closed, from how its process ended (``bwrap``: it is
+    bubblewrap, which passes a signal's end on as the exit code 128 + its number)."""
     try:
         code = process.wait(2)
     except subprocess.TimeoutExpired:
-        return "it closed its channel"
-    if code < 0:
+        return ChildGone("it closed its channel")
+    signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
+    if signalled:
+        xcpu = getattr(signal, "SIGXCPU", None)
+        if xcpu is not None and signalled == xcpu:
+            return ChildGone("it used up its CPU time", out_of_cpu=True)
         try:
-            name = signal.Signals(-code).name
+            name = signal.Signals(signalled).name
         except ValueError:
-            name = f"signal {-code}"
-        return f"the process running your file was ended by {name}"
+            name = f"signal {signalled}"
+        return ChildGone(f"the process running your file was ended by {name}")
     if code == 0:
-        return "the process running your file ended"
-    return f"the process running your file exited with code {code}"
+        return ChildGone("the process running your file ended")
+    return ChildGone(f"the process running your file exited with code {code}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -1109,7 +1124,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     child_tree(lab)
     before = fingerprint()
     children = _children() if sys.platform.startswith("linux") else set()
-    cpu = max(2, math.ceil(limit * 2) + 1)
+    cpu = _cpu_budget(limit, len(spec.checks))
     child = _Child(path, lab, cpu)
     results: list[CheckResult] = []
     status: Status = "ok"
@@ -1180,6 +1195,13 @@ def _row(check: Row, detail: Text | None, output: str = "") -> CheckResult:
     return check.row(False, said, kept, cut)
 
 
+def _cpu_budget(limit: float, checks: int) -> int:
+    """The child's CPU time, in whole seconds, for its whole life: every check it serves.
+    Never below what those checks may take by the clock (each check's time limit, on two
+    cores): the clock ends a slow check; the CPU limit only ends what escapes the clock."""
+    return max(2, math.ceil(2 * limit * checks) + 1)
+
+
 def _run_check(
     child: _Child, check: Any, limit: float
 ) -> tuple[Text | None, Literal["ran", "hung", "gone", "invalid"], str]:
@@ -1192,11 +1214,13 @@ def _run_check(
             hello = child.start(limit)
         except ChildGone as gone:
             child.stop()
-            if "did not answer" in gone.why:
+            if "did not answer" in gone.why or gone.out_of_cpu:
+                within = f"{child.cpu} s of CPU time" if gone.out_of_cpu else f"{limit:g} s"
+                within_zh = f"{child.cpu} 秒 CPU 时间" if gone.out_of_cpu else f"{limit:g} 秒"
                 return (
                     Text(
-                        f"importing your file did not end within {limit:g} s",
-                        f"导入你的文件没有在 {limit:g} 秒内结束",
+                        f"importing your file did not end within {within}",
+                        f"导入你的文件没有在 {within_zh}内结束",
                     ),
                     "hung",
                     "",
@@ -1264,6 +1288,19 @@ def _run_check(
         child.stop()  # the call it waits for then ends
         thread.join(5)
         return _hung(trial, limit), "hung", trial.output
+    if lost and lost[0].out_of_cpu:
+        child.stop()
+        cpu = f"{child.cpu} s"
+        return (
+            _at(trial)
+            + Text(
+                f"the process running your file used up its CPU time ({cpu} for the whole lab;"
+                " an endless loop? busy threads?)",
+                f"运行你的文件的进程用完了它的 CPU 时间（整个实验共 {cpu}；死循环？忙碌的线程？）",
+            ),
+            "hung",
+            trial.output,
+        )
     if lost:
         child.stop()
         return (
