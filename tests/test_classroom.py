@@ -26,7 +26,10 @@ pytestmark = pytest.mark.teaching
 nbsource = load_nbsource()
 SOURCES = {source.lab: source for source in nbsource.load_sources()}
 QUIZ_LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
-PERIODS = {"11.1": 45, "11.2": 30, "11.3": 50, "11.4": 35, "11.5": 70}
+#: Labs rewritten for issue 32: one line to the course-start notebook replaces the recap and
+#: the timing table.
+LEAN_LABS = ("11.1", "11.2")
+PERIODS = {"11.1": 90, "11.2": 90, "11.3": 50, "11.4": 35, "11.5": 70}
 CHAPTER = Path("/work/shared/seeds/chapter-11-context-compaction.zh.txt")
 REPO = Path(__file__).resolve().parents[1]
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -141,6 +144,15 @@ def test_the_plan_renders_in_both_languages(language: str) -> None:
 def test_every_edition_has_the_kit_cells(lab: str, language: str, role: str) -> None:
     cells = _cells(lab, language, role)
     n = _n(lab)
+    if lab in LEAN_LABS:  # issue 32: no recap, no timing table; the course-start link instead
+        assert not {f"{n}-k01", f"{n}-k02"} & set(cells)
+        assert "00-course-start.ipynb" in cells[f"{n}-00"].source
+        assert (f"{n}-k03" in cells) == (role == "instructor"), "the guide is the instructor's"
+        ids = list(cells)
+        check = next(i for i, c in enumerate(ids) if "check_implementation(" in cells[c].source)
+        assert check < ids.index(f"{n}-k04") < ids.index(f"{n}-k06"), "near the end"
+        assert f'classroom.common_mistakes("{lab}")' in cells[f"{n}-k05"].source
+        return
     wanted = [f"{n}-k01", f"{n}-k02"]
     if lab in QUIZ_LABS:
         wanted += [f"{n}-k04", f"{n}-k05", f"{n}-k06", f"{n}-k07"]
