@@ -325,6 +325,8 @@ def test_gradescope_bundle_runs_like_gradescope(klass: Path, tmp_path: Path) -> 
 
 def test_handing_in_cell_ends_every_lab_in_both_languages() -> None:
     for lab in gc.LABS:
+        if lab in ("11.1", "11.2"):  # issue 32: handing in is said once, in the course start
+            continue
         for language, words in (("en", ("JupyterLite", "File → Download", ".ipynb")),
                                 ("zh", ("JupyterLite", "下载", ".ipynb"))):  # fmt: skip
             last = gc.notebook(lab, language, None)["cells"][-1]
