@@ -800,16 +800,15 @@ def _q11_1_draft() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    draft = fixtures.draft_records()["files instead of changedFiles"]
-    return "b" if _refused(lambda: ctxlab.parse_session_entry(draft)) else "a"
+    wire = fixtures.compact1().to_json()
+    wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
+    return "b" if _refused(lambda: ctxlab.parse_session_entry(wire)) else "a"
 
 
 def _q11_1_fields() -> int:
-    import dataclasses
-
     from ctxlab import CompactionSummary
 
-    return len(dataclasses.fields(CompactionSummary))
+    return len(CompactionSummary(goal="g").to_json())  # six empty lists are still six keys
 
 
 def _q11_1_tokens_before() -> list[str]:
@@ -836,8 +835,7 @@ def _q11_1_reopen() -> int:
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "session.jsonl"
         store = ctxlab.JsonlSessionStore.open(file)
-        path = fixtures.opening_path()
-        for entry in [*path, fixtures.compact1(path)]:
+        for entry in fixtures.resumed_path():  # ten entries, compact-1, u4, a4
             store.append(entry)
         return len(ctxlab.JsonlSessionStore.open(file).entries())
 
@@ -845,7 +843,8 @@ def _q11_1_reopen() -> int:
 def _q11_1_no_special_code() -> str:
     import ctxlab
 
-    methods = {name for name in dir(ctxlab.JsonlSessionStore) if "compact" in name.lower()}
+    stores = (ctxlab.InMemorySessionStore, ctxlab.JsonlSessionStore)
+    methods = {name for store in stores for name in dir(store) if "compact" in name.lower()}
     return "b" if not methods else "a"
 
 
@@ -856,38 +855,50 @@ def _message_entries(path: Sequence[object]) -> list[object]:
     return [entry for entry in path if getattr(entry, "type", None) == "message"]
 
 
+def _reordered(*order: str) -> list[object]:
+    """The opening path's message entries, group 3 in the given order (parent ids are not
+    read by the grouping)."""
+    from ctxlab import fixtures
+
+    by_id = {entry.id: entry for entry in fixtures.opening_path()}
+    head = ["sys", "u1", "a1", "u2", "a2"]
+    return [by_id[entry_id] for entry_id in (*head, *order)]
+
+
 def _q11_2_groups() -> int:
     import ctxlab
     from ctxlab import fixtures
 
-    return len(ctxlab.group_interactions(_message_entries(fixtures.opening_path())))  # type: ignore[arg-type]
+    return len(ctxlab.group_interactions(_message_entries(fixtures.resumed_path())))  # type: ignore[arg-type]
 
 
 def _q11_2_patch() -> str:
     import ctxlab
-    from ctxlab import fixtures
+    from ctxlab import MessageSessionEntry, SystemMessage
 
-    groups = ctxlab.group_interactions(_message_entries(fixtures.system_patch_path()))  # type: ignore[arg-type]
-    for number, group in enumerate(groups, start=1):
-        if "patch-1" in group.entry_ids:
-            return "ab"[number - 1] if number <= 2 else "?"
-    return "c"
+    path = _reordered("u3", "calls", "r-test", "r-read", "a3")
+    patch = MessageSessionEntry("patch-3", "calls", 7.5, SystemMessage("Prefer small diffs.", 7.5))
+    path.insert(path.index(next(e for e in path if e.id == "calls")) + 1, patch)  # type: ignore[attr-defined]
+    groups = ctxlab.group_interactions(path)  # type: ignore[arg-type]
+    if any("patch-3" in group.entry_ids for group in groups):
+        return "c"
+    whole = groups[-1].entry_ids == ("u3", "calls", "r-test", "r-read", "a3")
+    return "b" if len(groups) == 3 and whole else "a"
 
 
 def _q11_2_before_call() -> str:
     import ctxlab
-    from ctxlab import fixtures
 
-    path = _message_entries(fixtures.results_before_call_path())
+    path = _reordered("u3", "r-test", "r-read", "calls", "a3")
     return "b" if _refused(lambda: ctxlab.group_interactions(path)) else "a"  # type: ignore[arg-type]
 
 
 def _q11_2_read1() -> str:
     import ctxlab
-    from ctxlab import fixtures
 
-    groups = ctxlab.group_interactions(_message_entries(fixtures.opening_path()))  # type: ignore[arg-type]
-    return dict(groups[-1].tool_pairs)["read-1"]
+    path = _reordered("u3", "calls", "r-test", "a3", "r-read")
+    groups = ctxlab.group_interactions(path)  # type: ignore[arg-type]
+    return next(group.entry_ids[0] for group in groups if "r-read" in group.entry_ids)
 
 
 def _q11_2_missing() -> str:
@@ -1082,8 +1093,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "严格 compaction schema",
             "choice",
             _q11_1_draft,
-            "The parser refuses the draft name and names compact-1; nothing is written.",
-            "parser 拒绝草案字段名并指出 compact-1；什么也没有写入。",
+            "An unknown key is refused even beside the current one; the error names compact-1.",
+            "即使与当前字段并存，未知字段也被拒绝；错误指出 compact-1。",
         ),
         _q(
             "11.1",
@@ -1091,8 +1102,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "严格 compaction schema",
             "number",
             _q11_1_fields,
-            "goal, constraints, completed, decisions, changedFiles, unresolved, next.",
-            "goal、constraints、completed、decisions、changedFiles、unresolved、next。",
+            "goal and six lists: an empty list is still written, as [].",
+            "goal 和六个列表：空列表也照样写出来，写成 []。",
         ),
         _q(
             "11.1",
@@ -1109,8 +1120,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "两个 Store 的重开",
             "number",
             _q11_1_reopen,
-            "Ten opening entries and compact-1: reopening parses every line again.",
-            "十条开篇 entry 加 compact-1：重新打开时每一行都再解析一次。",
+            "Ten opening entries, compact-1, u4 and a4: reopening parses every line again.",
+            "十条开篇 entry、compact-1、u4 和 a4：重新打开时每一行都再解析一次。",
         ),
         _q(
             "11.1",
@@ -1118,8 +1129,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "两个 Store 的重开",
             "choice",
             _q11_1_no_special_code,
-            "Both stores take their snapshot through parse_session_entry; no compaction code.",
-            "两个 Store 都通过 parse_session_entry 获取快照，没有 compaction 专用代码。",
+            "A store that snapshots through parse_session_entry needs no compaction code.",
+            "通过 parse_session_entry 获取快照的 Store 不需要 compaction 专用代码。",
         ),
     ),
     "11.2": (
@@ -1129,8 +1140,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "user 分组",
             "number",
             _q11_2_groups,
-            "[u1, a1], [u2, a2], [u3, calls, r-test, r-read, a3]; sys is in none.",
-            "[u1, a1]、[u2, a2]、[u3, calls, r-test, r-read, a3]；sys 不属于任何一组。",
+            "Three groups, then u4 opens a fourth; sys and compact-1 are in none.",
+            "先是三组，u4 再开启第四组；sys 和 compact-1 都不属于任何一组。",
         ),
         _q(
             "11.2",
@@ -1138,8 +1149,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "user 分组",
             "choice",
             _q11_2_patch,
-            "A system message belongs to no group, wherever it stands.",
-            "system message 不管在哪里，都不属于任何一组。",
+            "A system message belongs to no group, wherever it stands; it ends none.",
+            "system message 不管在哪里，都不属于任何一组，也不结束任何一组。",
         ),
         _q(
             "11.2",
@@ -1147,8 +1158,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "call/result 配对",
             "choice",
             _q11_2_before_call,
-            "Pairing reads ids only: a result may stand before its call.",
-            "配对只看 id：result 可以排在它的 call 前面。",
+            "Pairing reads ids only: both results may stand before their call.",
+            "配对只看 id：两条 result 都可以排在它们的 call 前面。",
         ),
         _q(
             "11.2",
@@ -1156,8 +1167,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "call/result 配对",
             "text",
             _q11_2_read1,
-            "Each result finds its own call through toolCallId, whatever its position.",
-            "每个 result 都通过 toolCallId 找回自己的 call，与位置无关。",
+            "A group runs up to the next user message; r-read pairs with read-1 by id.",
+            "一组一直延续到下一条 user message；r-read 按 id 与 read-1 配对。",
         ),
         _q(
             "11.2",
