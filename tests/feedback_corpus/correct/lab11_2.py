@@ -4,7 +4,7 @@ from ctxlab import InteractionError, InteractionGroup
 
 
 def _close(group):
-    calls = []  # (call id, entry id) in declaration order
+    calls = []  # call ids, in declaration order
     declared = {}
     results = {}
     for entry in group:

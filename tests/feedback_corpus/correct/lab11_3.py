@@ -24,8 +24,10 @@ def _ok_number(x):
 def _price(estimate_tokens, message, subject):
     try:
         cost = estimate_tokens(message)
-    except Exception as exc:  # noqa: BLE001
-        raise EstimatorError(f"estimate_tokens failed on {subject}: {exc}", subject=subject) from exc
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {exc}", subject=subject
+        ) from exc
     if not _ok_number(cost):
         raise EstimatorError(f"estimate_tokens returned {cost!r} for {subject}", subject=subject)
     return cost
@@ -38,9 +40,13 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
         ("safety_margin", safety_margin),
     ):
         if not _ok_number(v):
-            raise ContextOptionError(f"build_context: {name} must be a finite number >= 0", option=name)
+            raise ContextOptionError(
+                f"build_context: {name} must be a finite number >= 0", option=name
+            )
     if not callable(estimate_tokens):
-        raise ContextOptionError("build_context: estimate_tokens must be callable", option="estimate_tokens")
+        raise ContextOptionError(
+            "build_context: estimate_tokens must be callable", option="estimate_tokens"
+        )
     path = list(active_path)
     message_entries = [e for e in path if e.type == "message"]
     system = current_system_message([e.message for e in message_entries])
@@ -52,7 +58,7 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
     ]
     chosen = []
     used = 0
-    for group, cost in zip(reversed(groups), reversed(costs)):
+    for group, cost in zip(reversed(groups), reversed(costs), strict=True):
         if used + cost > available:
             break
         chosen.insert(0, group)

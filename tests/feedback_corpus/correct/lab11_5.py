@@ -28,8 +28,10 @@ def _ok_number(x):
 def _price(estimate_tokens, message, subject):
     try:
         cost = estimate_tokens(message)
-    except Exception as exc:  # noqa: BLE001
-        raise EstimatorError(f"estimate_tokens failed on {subject}: {exc}", subject=subject) from exc
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {exc}", subject=subject
+        ) from exc
     if not _ok_number(cost):
         raise EstimatorError(f"estimate_tokens returned {cost!r} for {subject}", subject=subject)
     return cost
@@ -42,9 +44,13 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
         ("safety_margin", safety_margin),
     ):
         if not _ok_number(v):
-            raise ContextOptionError(f"build_context: {name} must be a finite number >= 0", option=name)
+            raise ContextOptionError(
+                f"build_context: {name} must be a finite number >= 0", option=name
+            )
     if not callable(estimate_tokens):
-        raise ContextOptionError("build_context: estimate_tokens must be callable", option="estimate_tokens")
+        raise ContextOptionError(
+            "build_context: estimate_tokens must be callable", option="estimate_tokens"
+        )
     path = list(active_path)
     system = current_system_message([e.message for e in path if e.type == "message"])
     system_cost = 0 if system is None else _price(estimate_tokens, system, "the system message")
@@ -79,9 +85,7 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
         summary_cost = _price(
             estimate_tokens, summary_message, f"the summary of compaction {compaction.id}"
         )
-    candidates = [
-        e for e in path[start:] if e.type == "message" and e.message.role != "system"
-    ]
+    candidates = [e for e in path[start:] if e.type == "message" and e.message.role != "system"]
     group_budget = max(0, available - summary_cost)
     groups = group_interactions(candidates)
     costs = [
@@ -89,7 +93,7 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
     ]
     chosen = []
     used = 0
-    for group, cost in zip(reversed(groups), reversed(costs)):
+    for group, cost in zip(reversed(groups), reversed(costs), strict=True):
         if used + cost > group_budget:
             break
         chosen.insert(0, group)
