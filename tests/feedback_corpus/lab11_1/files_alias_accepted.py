@@ -4,8 +4,9 @@ The student thought the parser should be forgiving and migrate the old draft nam
 place, so old records keep working.
 
 The chapter's rule it breaks (§ 损坏记录在进入预算前就会被拒绝):
-「这里的 parser 只生成前文定义的七字段 CompactionSummary。旧记录需要先在边界外迁移成 当前形状；
-缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异。」
+「这里的 parser 只生成前文定义的七字段 CompactionSummary。旧记录需要先在边界外迁移成
+当前形状；缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异。
+」
 """
 
 import math

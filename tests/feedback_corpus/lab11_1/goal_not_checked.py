@@ -3,7 +3,8 @@
 The student checked the non-empty rule on the entry's fields and read goal as free text.
 
 The chapter's rule it breaks (§ 摘要先成为 session 中的一条普通事实):
-「parseSessionEntry() 逐字段读取外部对象。goal、parentId 和 firstKeptEntryId 不能为空」
+「parseSessionEntry() 逐字段读取外部对象。goal、parentId 和 firstKeptEntryId
+不能为空」
 """
 
 import math

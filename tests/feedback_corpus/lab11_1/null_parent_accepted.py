@@ -3,8 +3,8 @@
 The student remembered from chapter 10 that a root's parentId is null and allowed it here.
 
 The chapter's rule it breaks (§ 摘要先成为 session 中的一条普通事实):
-「goal、parentId 和 firstKeptEntryId 不能为空」（interface CompactionSessionEntry: parentId:
-string）；「它是一条追加到当前 leaf 后面的 CompactionSessionEntry」
+「goal、parentId 和 firstKeptEntryId 不能为空」（interface CompactionSessionEntry:
+parentId: string）；「它是一条追加到当前 leaf 后面的 CompactionSessionEntry」
 """
 
 import math

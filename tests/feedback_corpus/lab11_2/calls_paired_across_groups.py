@@ -4,9 +4,10 @@ The student cut the groups first and then checked the id relations once, for all
 entries together, so a call in one group can be answered in the next.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「分组函数保留 r-test、r-read 的原路径顺序，同时在这个 user group 内核对四个对象 关系：每个
-call.id 只声明一次；每条 result 的 toolCallId 都能在组内找到对应 call；一个 call 至多对应一条
-result；group 结束时，所有 call 都已经配齐 result。」
+「分组函数保留 r-test、r-read 的原路径顺序，同时在这个 user group 内核对四个对象
+关系：每个 call.id 只声明一次；每条 result 的 toolCallId 都能在组内找到对应
+call；一个 call 至多对应一条 result；group 结束时，所有 call 都已经配齐
+result。」
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -4,8 +4,8 @@ The student stored results in a dict keyed by call id and never asked whether th
 was already there.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「每条 result 的 toolCallId 都能在组内找到对应 call； 一个 call 至多对应一条 result；
-」
+「每条 result 的 toolCallId 都能在组内找到对应 call； 一个 call 至多对应一条
+result；」
 """
 
 from ctxlab import InteractionError, InteractionGroup
