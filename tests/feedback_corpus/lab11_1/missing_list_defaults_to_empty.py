@@ -4,8 +4,8 @@ The student saw that CompactionSummary's six lists have a default `()` and read 
 optional on disk too.
 
 The chapter's rule it breaks (§ 损坏记录在进入预算前就会被拒绝):
-「旧记录需要先在边界外迁移成 当前形状；缺少当前字段或加入旧别名时，错误停在
-compact-1，不会延后成预算差异。」
+「旧记录需要先在边界外迁移成 当前形状；缺少当前字段或加入旧别名时，
+错误停在 compact-1，不会延后成预算差异。」
 """
 
 import math

@@ -3,8 +3,9 @@
 The student used `or []` so that a list left out as null reads as "nothing here".
 
 The chapter's rule it breaks (§ 摘要先成为 session 中的一条普通事实):
-「summary 的七个字段分别保存目标、约束、已完成事项、决策、变更文件、未解决事项和
-下一步」（interface CompactionSummary: unresolved: string[]）；「数组中的每一项都是字符串」
+「summary 的七个字段分别保存目标、约束、已完成事项、决策、变更文件、
+未解决事项和 下一步」（interface CompactionSummary: unresolved: string[]）
+；「数组中的每一项都是字符串」
 """
 
 import math

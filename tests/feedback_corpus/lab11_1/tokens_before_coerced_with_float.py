@@ -4,8 +4,8 @@ The student wanted to be lenient with JSON written by other tools and converted 
 value instead of checking its type.
 
 The chapter's rule it breaks (§ 摘要先成为 session 中的一条普通事实):
-「goal、parentId 和 firstKeptEntryId 不能为空；数组中的每一项都是字符串；tokensBefore
-是非负有限数。」
+「goal、parentId 和 firstKeptEntryId 不能为空；数组中的每一项都是字符串；
+tokensBefore 是非负有限数。」
 """
 
 import math

@@ -4,7 +4,8 @@ The student kept the declared ids in a dict and let the second declaration overw
 the first.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「同时在这个 user group 内核对四个对象 关系：每个 call.id 只声明一次；」
+「同时在这个 user group 内核对四个对象 关系：每个 call.id 只声明一次；
+」
 """
 
 from ctxlab import InteractionError, InteractionGroup

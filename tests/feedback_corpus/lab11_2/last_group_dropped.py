@@ -3,8 +3,8 @@
 The student closed a group only when the next user message arrived.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「随后它遇到 u1 时创建第一组，遇到 u2 时结束第一组并创建第二组，遇到 u3
-时做同样的事。路径结尾 再结算第三组。」
+「随后它遇到 u1 时创建第一组，遇到 u2 时结束第一组并创建第二组，
+遇到 u3 时做同样的事。路径结尾 再结算第三组。」
 """
 
 from ctxlab import InteractionError, InteractionGroup

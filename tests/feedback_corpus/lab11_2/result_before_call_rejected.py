@@ -3,9 +3,9 @@
 The student paired calls and results in one pass over the group, in path order.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「若只把正常的 r-test(test-1) 移到 calls 前面，函数仍返回这一组。它先用
-user 划定 interaction，再核对上一节的四个 id 关系；result 的数组位置、toolName
-与终态 assistant 不参与这次配对。」
+「若只把正常的 r-test(test-1) 移到 calls 前面，函数仍返回这一组。
+它先用 user 划定 interaction，再核对上一节的四个 id 关系；result 的数组位置、
+toolName 与终态 assistant 不参与这次配对。」
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -4,9 +4,9 @@ The student wanted each group to read call-by-call and sorted the results, losin
 path order.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「组内的工具事实靠 id 核对。处理 calls 时，函数记录 read-1 和 test-1；处理
-r-test、r-read 时，它读取各自的 toolCallId。所以结果反序出现仍然合法，返回的
-entries 保持原路径顺序：」[u3, calls, r-test, r-read, a3]
+「组内的工具事实靠 id 核对。处理 calls 时，函数记录 read-1 和 test-1；
+处理 r-test、r-read 时，它读取各自的 toolCallId。所以结果反序出现仍然合法，
+返回的 entries 保持原路径顺序：」[u3, calls, r-test, r-read, a3]
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -4,7 +4,8 @@ The student read 「它先遇到 sys ... 函数直接跳过」 as a rule about t
 so a system patch further down the path is kept with the group it stands in.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「system message 出现在两组之间时也一样跳过，不会切开或混入哪一组。」
+「system message 出现在两组之间时也一样跳过，不会切开或混入哪一组。
+」
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -5,8 +5,8 @@ changed the caller's list doing it.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
 「历史不动，上下文按预算重建」；「groupInteractions() 接收活动路径中的
-message entries。它先遇到 sys：system message 记录的是 prompt 状态，不属于对话中的任何一组，
-函数直接跳过。」
+message entries。它先遇到 sys：system message 记录的是 prompt 状态，
+不属于对话中的任何一组，函数直接跳过。」
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -3,8 +3,9 @@
 The student thought a result answers a call only if the id and the tool both match.
 
 The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
-「它先用 user 划定 interaction，再核对上一节的四个 id 关系；result 的数组位置、
-toolName 与终态 assistant 不参与这次配对。」
+「它先用 user 划定 interaction，再核对上一节的四个 id 关系；
+result 的数组位置、toolName 与终态 assistant 不参与这次配对。
+」
 """
 
 from ctxlab import InteractionError, InteractionGroup

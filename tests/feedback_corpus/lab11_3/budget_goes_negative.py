@@ -3,8 +3,8 @@
 The student wrote the chapter's subtraction but not its floor at zero.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「四个配置数值 和估算器的每次返回值都要是非负有限数。固定成本超过总窗口时，消息额度降到
-0，不会变成负数。」
+「四个配置数值 和估算器的每次返回值都要是非负有限数。固定成本超过总窗口时，
+消息额度降到 0，不会变成负数。」
 """
 
 import copy

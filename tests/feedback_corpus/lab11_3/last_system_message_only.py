@@ -3,8 +3,8 @@
 The student thought a later system message replaces the earlier one, as a newer prompt.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「currentSystemMessage() 是第 03 章的重放函数：非空 content 依次追加，sections
-按名字 覆盖，null 删除段落。」
+「currentSystemMessage() 是第 03 章的重放函数：非空 content 依次追加，
+sections 按名字 覆盖，null 删除段落。」
 """
 
 import copy

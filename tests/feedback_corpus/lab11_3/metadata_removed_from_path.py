@@ -4,8 +4,9 @@ The student cleaned the path in place so that only messages are left, changing t
 caller's history.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「历史不动，上下文按预算重建」；「u1 和 a1 仍在 session 中，只是没有进入这次模型请求。
-这里的有限消息数组叫 context projection，也就是从历史派生出的临时视图。」
+「历史不动，上下文按预算重建」；「u1 和 a1 仍在 session 中，
+只是没有进入这次模型请求。这里的有限消息数组叫 context projection，
+也就是从历史派生出的临时视图。」
 """
 
 import copy

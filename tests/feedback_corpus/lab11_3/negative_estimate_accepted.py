@@ -3,8 +3,8 @@
 The student validated the three budget numbers carefully but trusted the estimator.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差。四个配置数值
-和估算器的每次返回值都要是非负有限数。」
+「reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差。
+四个配置数值 和估算器的每次返回值都要是非负有限数。」
 """
 
 import copy

@@ -5,8 +5,8 @@ never exceeds max_tokens.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
 「假设消息额度只有 10，而第三组单独需要 15，函数仍返回 完整的 [u3, calls,
-r-test, r-read, a3]，并把 reason 设为 single_group_overflow。结果允许超过
-maxTokens」
+r-test, r-read, a3]，并把 reason 设为 single_group_overflow。
+结果允许超过 maxTokens」
 """
 
 import copy

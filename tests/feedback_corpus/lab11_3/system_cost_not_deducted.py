@@ -3,8 +3,8 @@
 The student reported tokens.system but subtracted only the two reserves from max_tokens.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「例子中的 maxTokens 是 31；重放出的 system message 占 3，回答预留 4，安全余量占
-2。消息还剩 22。」
+「例子中的 maxTokens 是 31；重放出的 system message 占 3，回答预留 4，
+安全余量占 2。消息还剩 22。」
 """
 
 import copy

@@ -3,8 +3,8 @@
 The student thought every entry whose message reaches the model is a kept entry.
 
 The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
-「sys 排在 messages 最前面，却不在 keptEntryIds 里；它不属于任何一组，后文再解释。
-」
+「sys 排在 messages 最前面，却不在 keptEntryIds 里；它不属于任何一组，
+后文再解释。」
 """
 
 import copy

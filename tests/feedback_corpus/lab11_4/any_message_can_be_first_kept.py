@@ -3,8 +3,8 @@
 The student checked that the id names a message of the path and stopped there.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message。u2
-合法；a2、calls、r-test 都位于组内，不能成为 切点。」
+「它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message。
+u2 合法；a2、calls、r-test 都位于组内，不能成为 切点。」
 """
 
 import copy

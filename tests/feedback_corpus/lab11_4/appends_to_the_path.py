@@ -3,8 +3,9 @@
 The student thought creating the record also puts it after the leaf.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「返回 compact1 以后，active path 仍保持原样。函数也不接收 Store。调用者可以展示
-summary、记录审计或请求确认，最后再显式调用 store.append(compact1)。」
+「返回 compact1 以后，active path 仍保持原样。函数也不接收 Store。
+调用者可以展示 summary、记录审计或请求确认，最后再显式调用 store.append(compact1)。
+」
 """
 
 import copy

@@ -4,8 +4,9 @@ The student passed the active path straight to group_interactions; on a path tha
 holds a compaction the grouping refuses it.
 
 The chapter's rule it breaks (§ 恢复时把最新摘要接在保留后缀前面):
-「第二次 compaction 使用同一个创建函数。假设 compact-2 保留 u3，它会追加在当时的
-leaf 后面。」；「groupInteractions() 接收活动路径中的 message entries。」
+「第二次 compaction 使用同一个创建函数。假设 compact-2 保留 u3，
+它会追加在当时的 leaf 后面。」；「groupInteractions() 接收活动路径中的
+message entries。」
 """
 
 import copy

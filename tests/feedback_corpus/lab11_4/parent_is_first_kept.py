@@ -3,8 +3,8 @@
 The student read "the compaction points back to u2" as its parent link.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「firstKeptEntryId 的含义和 parent 不同。它是恢复上下文时保留原消息的起点，只能指向
-一组的首条 user message。」
+「firstKeptEntryId 的含义和 parent 不同。它是恢复上下文时保留原消息的起点，
+只能指向 一组的首条 user message。」
 """
 
 import copy

@@ -4,8 +4,9 @@ The student looked for the last message, thinking a compaction follows the conve
 and skipped a metadata entry standing at the end.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「函数从 activePath.at(-1) 得到 parentId: "a3"。parent 不由调用者重复传入，因而不会
-出现“记录追加在 a3 后面，字段却指向另一条 leaf”的两份答案。」
+「函数从 activePath.at(-1) 得到 parentId: "a3"。parent 不由调用者重复传入，
+因而不会 出现“记录追加在 a3 后面，字段却指向另一条 leaf”的两份答案。
+」
 """
 
 import copy

@@ -4,9 +4,9 @@ The student turned the CompactionSummary into a dict the Python way, with its at
 names, not the wire names.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「summary 的七个字段分别保存目标、约束、已完成事项、决策、变更文件、未解决事项和
-下一步」（interface CompactionSummary: changedFiles: string[]）；「函数复用
-groupInteractions() 找到这些组首，再把候选对象交给 parseSessionEntry()
+「summary 的七个字段分别保存目标、约束、已完成事项、决策、变更文件、
+未解决事项和 下一步」（interface CompactionSummary: changedFiles: string[]）
+；「函数复用 groupInteractions() 找到这些组首，再把候选对象交给 parseSessionEntry()
 做最后一次运行时校验和复制。」
 """
 

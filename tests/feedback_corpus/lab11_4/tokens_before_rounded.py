@@ -4,7 +4,8 @@ The student tidied the caller's estimate into an integer token count.
 
 The chapter's rule it breaks (§ 15 项测试固定到哪里):
 「createCompactionEntry() 校验七字段 summary 的形状；summary 正文与 tokensBefore
-由 调用者提供，函数不重新判断业务事实是否完整，也不重算压缩前规模。」
+由 调用者提供，函数不重新判断业务事实是否完整，也不重算压缩前规模。
+」
 """
 
 import copy

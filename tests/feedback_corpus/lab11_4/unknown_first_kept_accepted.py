@@ -4,8 +4,8 @@ The student only refused ids found on the path inside a group, so an id it canno
 passes.
 
 The chapter's rule it breaks (§ compact-1 记录摘要与保留起点):
-「它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message。u2
-合法；a2、calls、r-test 都位于组内，不能成为 切点。」
+「它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message。
+u2 合法；a2、calls、r-test 都位于组内，不能成为 切点。」
 """
 
 import copy
