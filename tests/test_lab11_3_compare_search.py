@@ -65,6 +65,7 @@ def _student_build(
             True,
         )
     kept.sort(key=groups.index)
+    reason: Any
     if overflow:
         reason = "single_group_overflow"
     elif len(kept) == len(groups):
@@ -132,7 +133,7 @@ def test_skip_and_continue_is_found_where_an_older_group_fits_after_a_newer_did_
     marks = _marks(difference.frame)
     assert difference.frame[""][marks.index("✘ first difference")] == "kept ids"
     table = lab11_3.compare_builds(None, skip_and_continue)
-    assert "first difference: the opening path, budget 16/4/2" == table.caption
+    assert table.caption == "first difference: the opening path, budget 16/4/2"
 
 
 def test_oldest_first_is_found_at_the_chapters_budget() -> None:
