@@ -308,20 +308,20 @@ PLANS: dict[str, LabPlan] = {
         mistakes=2,
         recap=1,
     ),
-    # 11.4: 75 minutes, inside one 90-minute period. Same assumptions as 11.3; the 25 build-it
-    # minutes are an estimate (timings.md: 0.1 min by an AI developer, no student's time).
+    # 11.4: one 90-minute period. Same assumptions as 11.3; the 32 build-it minutes are an
+    # estimate (timings.md: 0.1 min by an AI developer, no student's time).
     "11.4": _plan(
         "11.4",
-        75,
+        90,
         (
             _r("11-4-00", "Goals", "学习目标", 2),
             _r(
                 "11-4-03",
                 "Creating compact-1; the parent comes from the path",
                 "创建 compact-1；parent 来自路径",
-                8,
+                9,
             ),
-            _r("11-4-f03", "The result passes through the parser", "结果要经过 parser", 5),
+            _r("11-4-f03", "The result passes through the parser", "结果要经过 parser", 7),
             _r(
                 "11-4-07",
                 "Which entries can be the first kept one?",
@@ -336,8 +336,8 @@ PLANS: dict[str, LabPlan] = {
                 "core",
                 "exercise",
             ),
-            _r("11-4-09", "A system patch; u1 for compact-2", "system patch；compact-2 与 u1", 5),
-            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 3),
+            _r("11-4-09", "A system patch; u1 for compact-2", "system patch；compact-2 与 u1", 7),
+            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 4),
             _r(
                 "11-4-19",
                 "Exercise 2: entries in the store after create",
@@ -355,10 +355,10 @@ PLANS: dict[str, LabPlan] = {
                 "exercise",
             ),
             _r("11-4-p01", "What the function reads and returns", "函数读什么、返回什么", 3),
-            _r("11-4-b01", _BUILD_EN, _BUILD_ZH, 25, kind="build"),
-            _r("11-4-23", _CHECK_EN, _CHECK_ZH, 5, kind="check"),
+            _r("11-4-b01", _BUILD_EN, _BUILD_ZH, 32, kind="build"),
+            _r("11-4-23", _CHECK_EN, _CHECK_ZH, 6, kind="check"),
         ),
-        quiz=5,
+        quiz=6,
         mistakes=2,
         recap=1,
     ),
