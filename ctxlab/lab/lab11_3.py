@@ -21,7 +21,10 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
   ``<img>`` with the figure's alt text, :func:`figure_html`), the kept ids and the reason
   (:func:`budget_view` is its pure part); given the student's own ``build_context``
   (``student=``) it also shows :func:`compare_builds`: the student's result beside the
-  reference's for the same slider values, the first difference marked;
+  reference's, the first difference marked; its first position is the first budget where
+  the two differ (:func:`find_difference` searches every ``max_tokens`` of the slider on
+  :func:`chapter_paths`, each call of the student's function bounded by
+  :func:`bounded_call`), later positions compare the slider's values;
 * self-checks -- :func:`check_available` (exercise 11.3-A), :func:`check_kept_ids` (11.3-B)
   and :func:`check_smallest_budget_for_all` (11.3-C).
 """
@@ -1053,7 +1056,9 @@ def build_budget_widget(
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
 
     With ``student`` (your own ``build_context``), a panel under the sliders shows
-    :func:`compare_builds` for the same values (output ``"compare"``)."""
+    :func:`compare_builds` (output ``"compare"``): first the search's result
+    (:func:`difference_table`; the sliders start at its budget when it is on the opening
+    path), then the comparison at each slider position."""
     first: BuildDifference | None = None
     start = 31
     if student is not None:  # the first position: the first difference the search finds
