@@ -197,3 +197,15 @@ def test_the_widget_starts_at_the_first_difference() -> None:
     right = lab11_3.build_budget_widget(student=chapters_rule)
     assert right.controls["max_tokens"].value == 31
     assert "no difference found" in right.outputs["compare"].value
+
+
+def test_a_hanging_function_costs_the_widget_one_time_limit() -> None:
+    def hangs(active_path: Any, **options: Any) -> ContextResult:
+        while True:
+            time.sleep(0.01)
+
+    start = time.perf_counter()
+    box = lab11_3.build_budget_widget(student=hangs, seconds=0.3)
+    assert time.perf_counter() - start < 3
+    assert "did not return within 0.3 s" in box.outputs["compare"].value
+    assert box.controls["max_tokens"].value == 31  # found at the chapter's budget

@@ -1052,17 +1052,19 @@ def build_budget_widget(
     render: Callable[[int, int, int], BudgetView] = budget_view,
     *,
     student: Callable[..., Any] | None = None,
+    seconds: float = 5.0,
 ) -> Any:
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
 
     With ``student`` (your own ``build_context``), a panel under the sliders shows
     :func:`compare_builds` (output ``"compare"``): first the search's result
     (:func:`difference_table`; the sliders start at its budget when it is on the opening
-    path), then the comparison at each slider position."""
+    path), then the comparison at each slider position. Each call of ``student`` is bounded
+    by ``seconds``."""
     first: BuildDifference | None = None
     start = 31
     if student is not None:  # the first position: the first difference the search finds
-        first = find_difference(student)
+        first = find_difference(student, seconds=seconds)
         if first.found and first.path_name == chapter_paths()[0][0]:
             start = int(first.budget.max_tokens)
     controls = {
@@ -1098,11 +1100,13 @@ def build_budget_widget(
         kept.value = view.kept
         ledger.value = view.ledger_html
         image.value = figure_html(view.figure)
-        if student is not None:
-            compare.value = compare_builds(None, student, Budget(*values)).to_html()
+        if student is not None and _ is not None:  # a slider moved: compare there
+            compare.value = compare_builds(
+                None, student, Budget(*values), seconds=seconds
+            ).to_html()
 
     update()
-    if first is not None:
+    if first is not None:  # the first position: the search's result, found once
         compare.value = difference_table(first).to_html()
     for control in controls.values():
         control.observe(update, names="value")
