@@ -339,6 +339,12 @@ def test_the_mistakes_list_unfolds_only_after_a_failed_check(language: str) -> N
         check_implementation("11.2", **reference_functions("11.2"))  # passed: still folded
         assert not classroom.failed_check_seen("11.2")
 
+        def stub(path: object) -> list[object]:
+            raise NotImplementedError("write group_interactions here")
+
+        check_implementation("11.2", group_interactions=stub)  # not written yet: still folded
+        assert not classroom.failed_check_seen("11.2")
+
         def group_interactions(path: object) -> list[object]:
             return []
 

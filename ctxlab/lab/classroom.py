@@ -675,12 +675,19 @@ def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
 _FAILED_CHECKS: set[str] = set()
 
 
+#: A ✘ row with this in its (English) detail judged no code of the student's: the build-it
+#: stub still raises NotImplementedError. Such a run is no failed check.
+_NOT_WRITTEN = "not written yet"
+
+
 def note_check_run(report: Any) -> None:
-    """Record a check run of the notebook: a report with a ✘ row (any row not passed)
-    unfolds its lab's common-mistakes list (:func:`common_mistakes`)."""
-    results = getattr(report, "results", ())
-    if any(not getattr(result, "passed", True) for result in results):
-        _FAILED_CHECKS.add(str(getattr(report, "lab", "")))
+    """Record a check run of the notebook: a report with a ✘ row on the student's own code
+    (not the unwritten stub) unfolds its lab's common-mistakes list (:func:`common_mistakes`)."""
+    for result in getattr(report, "results", ()):
+        detail = str(getattr(result, "detail_en", getattr(result, "detail", "")))
+        if not getattr(result, "passed", True) and _NOT_WRITTEN not in detail:
+            _FAILED_CHECKS.add(str(getattr(report, "lab", "")))
+            return
 
 
 def failed_check_seen(lab: str) -> bool:
