@@ -1538,7 +1538,7 @@ class InstructorGuide:
             tr(
                 "After the lab, download each student's .ipynb (JupyterLab: File → Download; "
                 "JupyterLite: the same, from the browser's storage).",
-                "课后，下载每个学生的 .ipynb（JupyterLab：File → Download（文件 → 下载）；"
+                "课后，下载每个学生的 .ipynb（JupyterLab：文件 → 下载；"
                 "JupyterLite 同样，文件在浏览器的存储里）。",
             ),
             tr(

@@ -440,7 +440,7 @@ HANDOUTS: dict[str, Handout] = {
         _numbers_11_3,
         _picture_11_3,
         "The ledger at maxTokens 31: fixed costs, then whole groups from the newest.",
-        "maxTokens 31 时的账目：先扣固定成本，再从最新一组起整组保留。",
+        "maxTokens 31 时的预算账本：先扣固定成本，再从最新一组起整组保留。",
     ),
     "11.4": Handout(
         "11.4",
