@@ -621,6 +621,27 @@ ASKED: tuple[Asked, ...] = (
     Asked("11.5", "predict", r"goal 随便乱写，`create_compaction_entry` 会拒绝吗",
           (r"不重新判断业务事实", r"只报告最新一组放不进当前窗口"),
           "the four scope limits quoted in the prompt's own cell answer it"),
+    # -- the English editions: the instances issue 32 names
+    Asked("11.2", "predict", r"How many groups\?", (r"`u1`, `u2` and `u3` each open a group",),
+          "the prompt's own cell says three groups", "en"),
+    Asked("11.3", "predict", r"Which entry ids are kept",
+          (r"keep groups 2 and 3", r"留下第二、三组"), "the title answers the first prompt", "en"),
+    Asked("11.3", "predict", r"How many messages are sent",
+          (r"返回的 messages 依次是", r"yet it is not in `keptEntryIds`"),
+          "issue 32: the prompt's own cell quotes the chapter's answer", "en"),
+    Asked("11.4", "predict", r"Which of the ten entries does `create_compaction_entry` accept",
+          (r"`u2` is valid", r"`a2`,?\s+`calls`,?\s+(?:and\s+)?`r-test`"),
+          "issue 32: the cell before the prompt says u2 is valid and a2, calls, r-test are not",
+          "en"),
+    Asked("11.4", "exercise", r"opening-path ids that `create_compaction_entry` accepts",
+          (r"`u2` is valid", r"`a2`,?\s+`calls`,?\s+(?:and\s+)?`r-test`"),
+          "issue 32: the learning goals and the cell before exercise 1 list the answer", "en"),
+    Asked("11.5", "predict", r"How many summary messages will the next context contain",
+          (r"\*\*one\*\* summary message", r"makes `compact-1`'s summary disappear"),
+          "issue 32: the learning goals state that only compact-2's summary is read", "en"),
+    Asked("11.5", "exercise", r"which\s+compaction's summary reaches the model",
+          (r"makes `compact-1`'s summary disappear",),
+          "issue 32: learning goal 2 states exercise 2's answer", "en"),
 )  # fmt: skip
 
 
