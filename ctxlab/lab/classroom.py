@@ -1306,7 +1306,7 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "number",
             _q11_4_store_count,
             "10 after create (it writes nothing); 11 once the caller appends.",
-            "create 之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
+            "创建之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
         ),
         _q(
             "11.4",

@@ -251,7 +251,7 @@ def _numbers_11_4() -> list[Row]:
         ("refused as first kept (inside a group)", "不能作保留起点（在组内）", _ids(refused)),
         (
             "the path after create",
-            "create 之后的路径",
+            "创建之后的路径",
             f"{len(path)} entries, unchanged"
             if get_language() != "zh"
             else f"{len(path)} 条，没有改动",
