@@ -12,7 +12,9 @@ and names its tests; the minutes, the mistakes and the quiz questions are ctxlab
   rows) are stretch too: :func:`stretch_checks`.
 * :func:`common_mistakes` -- one line (the entry's title) and the hint for each mistake
   students make in the lab's build-it, from the misconception catalogue
-  (:mod:`ctxlab.lab.grading.misconceptions`; see :func:`mistake_catalogue`).
+  (:mod:`ctxlab.lab.grading.misconceptions`; see :func:`mistake_catalogue`). It unfolds only
+  after the student's first check run with a ✘ row in the kernel (:func:`check_implementation`
+  here, which ``from ctxlab.lab import check_implementation`` gives, notes each run).
 * :func:`check_quiz` -- the exit quiz's auto-check: one verdict per question, like the
   exercises' checkers (:mod:`ctxlab.lab.checks`); an unanswered ``...`` says "not answered
   yet". Each question is tied to one of the chapter's tests of the lab
@@ -34,10 +36,13 @@ import inspect
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
 from ctxlab.lab.language import get_language, tr
+
+if TYPE_CHECKING:
+    from ctxlab.lab.grading import LabReport
 
 __all__ = [
     "LABS",
@@ -49,11 +54,14 @@ __all__ = [
     "PlanRow",
     "Question",
     "QuizReport",
+    "check_implementation",
     "check_quiz",
     "check_quiz_answer",
     "common_mistakes",
+    "failed_check_seen",
     "instructor_guide",
     "mistake_catalogue",
+    "note_check_run",
     "stretch_checks",
     "timing_plan",
 ]
@@ -644,21 +652,73 @@ def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
     )
 
 
+#: The labs whose check (:func:`check_implementation` below, the notebook's check cell) has
+#: shown a ✘ row in this kernel: the common-mistakes list stays folded until then (issue 32,
+#: item 3: the list names every mistake and its hint, so before the student's first failed
+#: check it would answer the build-it for them).
+_FAILED_CHECKS: set[str] = set()
+
+
+#: A ✘ row with this in its (English) detail judged no code of the student's: the build-it
+#: stub still raises NotImplementedError. Such a run is no failed check.
+_NOT_WRITTEN = "not written yet"
+
+
+def note_check_run(report: Any) -> None:
+    """Record a check run of the notebook: a report with a ✘ row on the student's own code
+    (not the unwritten stub) unfolds its lab's common-mistakes list (:func:`common_mistakes`)."""
+    for result in getattr(report, "results", ()):
+        detail = str(getattr(result, "detail_en", getattr(result, "detail", "")))
+        if not getattr(result, "passed", True) and _NOT_WRITTEN not in detail:
+            _FAILED_CHECKS.add(str(getattr(report, "lab", "")))
+            return
+
+
+def failed_check_seen(lab: str) -> bool:
+    """Whether a check of ``lab`` with a ✘ row has run in this kernel."""
+    return _lab(lab) in _FAILED_CHECKS
+
+
+def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport:
+    """:func:`ctxlab.lab.grading.check_implementation`, noting the run for
+    :func:`common_mistakes` (``from ctxlab.lab import check_implementation`` gives this)."""
+    from ctxlab.lab import grading
+
+    report = grading.check_implementation(lab, **functions)
+    note_check_run(report)
+    return report
+
+
 @dataclass(frozen=True, repr=False)
 class MistakeList:
-    """What :func:`common_mistakes` shows: one row per mistake (id, one line, hint)."""
+    """What :func:`common_mistakes` shows: one row per mistake (id, one line, hint).
+
+    ``unfolded`` is False before the student's first failed check: it then renders one line
+    saying when the list appears, and none of its rows."""
 
     lab: str
     mistakes: tuple[Mistake, ...]
+    unfolded: bool = True
 
     @property
     def rows(self) -> list[tuple[str, str, str]]:
         return [(m.id, m.line, m.hint) for m in self.mistakes]
 
+    def _folded_line(self) -> str:
+        return tr(
+            "This list appears after your first check run with a ✘ row: write your function, "
+            "run the check cell, then run this cell again.",
+            "这份清单在你第一次运行检查、出现 ✘ 行之后才显示：先写函数，运行检查单元格，"
+            "再回来运行这一格。",
+        )
+
     def __str__(self) -> str:
         lines = [tr(f"Common mistakes — Lab {self.lab}", f"常见错误 — 实验 {self.lab}")]
         if not self.mistakes:
             lines.append(tr("(none catalogued for this lab)", "（本实验没有收录常见错误）"))
+        elif not self.unfolded:
+            lines.append(self._folded_line())
+            return "\n".join(lines)
         for ident, line, hint in self.rows:
             lines.append(f"• {line} [{ident}]")
             lines.append("  " + tr("Hint: ", "提示：") + hint)
@@ -668,6 +728,11 @@ class MistakeList:
         return str(self)
 
     def _repr_html_(self) -> str:
+        if self.mistakes and not self.unfolded:
+            return (
+                '<div class="ctxlab-common-mistakes"><p>'
+                f"{html.escape(self._folded_line())}</p></div>"
+            )
         heads = (tr("mistake", "错误"), tr("hint", "提示"), "id")
         body = "".join(
             f'<tr><td style="text-align:left">{html.escape(line)}</td>'
@@ -682,9 +747,14 @@ class MistakeList:
         )
 
 
-def common_mistakes(lab: str) -> MistakeList:
-    """The lab's common mistakes, one line and the hint each (from the catalogue)."""
-    return MistakeList(_lab(lab), mistake_catalogue(lab))
+def common_mistakes(lab: str, *, always: bool = False) -> MistakeList:
+    """The lab's common mistakes, one line and the hint each (from the catalogue).
+
+    The list unfolds only after a check of ``lab`` with a ✘ row has run in this kernel
+    (:func:`failed_check_seen`); before that it is one line saying so. ``always=True`` shows
+    it regardless (the lecturer's view)."""
+    lab = _lab(lab)
+    return MistakeList(lab, mistake_catalogue(lab), always or failed_check_seen(lab))
 
 
 # ------------------------------------------------------------------------------ the quiz
@@ -1231,7 +1301,7 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "number",
             _q11_4_store_count,
             "10 after create (it writes nothing); 11 once the caller appends.",
-            "create 之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
+            "创建之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
         ),
         _q(
             "11.4",
@@ -1464,7 +1534,7 @@ class InstructorGuide:
             tr(
                 "After the lab, download each student's .ipynb (JupyterLab: File → Download; "
                 "JupyterLite: the same, from the browser's storage).",
-                "课后，下载每个学生的 .ipynb（JupyterLab：File → Download（文件 → 下载）；"
+                "课后，下载每个学生的 .ipynb（JupyterLab：文件 → 下载；"
                 "JupyterLite 同样，文件在浏览器的存储里）。",
             ),
             tr(
