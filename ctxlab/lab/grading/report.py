@@ -20,11 +20,17 @@ import html
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_lines, match
+from ctxlab.lab.grading.misconceptions import (
+    DIAGNOSIS,
+    Misconception,
+    found_in,
+    hint_lines,
+    ordered,
+)
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
-__all__ = ["CheckResult", "LabFacts", "LabReport", "Source"]
+__all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
 
 #: A row's kind: the chapter's rule, or ctxlab's extension.
 Source: TypeAlias = Literal["chapter", "ctxlab"]
@@ -204,14 +210,12 @@ class LabReport:
     hint_rung: int = 0
 
     def _matches(self) -> tuple[Misconception, ...]:
-        failed = {result.key: result.detail_en for result in self.failed}
-        details = evidence(failed, len(self.results))
-        return match(self.facts.catalogue, details, details)
+        return ordered(self.facts.catalogue, self.matched) if self.failed else ()
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
-        """The ids of the catalogued misconceptions the failed rows match, most likely
-        first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
+        """The ids of the catalogued misconceptions the student's function behaves like,
+        most likely first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
         return tuple(item.id for item in self._matches())
 
     @property
@@ -237,6 +241,9 @@ class LabReport:
     repaired: tuple[str, ...] = ()
     #: What the report says of its lab beyond its rows (the lab's file declares it).
     facts: LabFacts = LabFacts()
+    #: The catalogued misconceptions the function behaved like on their evidence (the check
+    #: loop's last step, run when a row failed).
+    matched: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -408,3 +415,10 @@ def _html_printed(result: CheckResult) -> str:
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
     )
+
+
+def diagnosed(results: list[CheckResult]) -> tuple[tuple[CheckResult, ...], tuple[str, ...]]:
+    """The rows of a check loop's results, and the misconceptions its last step matched."""
+    rows = tuple(result for result in results if result.key != DIAGNOSIS)
+    found = [found_in(result.detail_en) for result in results if result.key == DIAGNOSIS]
+    return rows, (found[0] if found else ())
