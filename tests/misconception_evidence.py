@@ -4,13 +4,16 @@
     python tests/misconception_evidence.py --check  # exit 1 when a file is not what it writes
 
 For each lab, the candidate inputs are every call its checks make (recorded on ctxlab's
-reference) whose arguments are plain data or one of ctxlab's own functions (an estimator).
-For each catalogued misconception, ``tests/misconceptions/lab11_N/<slug>.py`` and the
-reference are called on every candidate; the evidence is the fewest inputs (at most
-:data:`MOST`, the smallest first) where the buggy answer differs from the reference's and,
-together, from every other entry's buggy answer where the candidates allow it. Only the
-evidence and the inputs it names are written; the rest of each entry (hint, quote, ...) is
-the catalogue's own text. ``tests/test_misconception_evidence.py`` runs ``--check``.
+reference) whose arguments are plain data or one of ctxlab's own functions (an estimator),
+and a few crafted ones. Each misconception's buggy file,
+``tests/misconceptions/lab11_N/<slug>.py``, goes through the lab's checks: the rows it
+fails are its ``signature`` (the rows the mistake explains; its ``rule`` is the chapter's
+when one of them is a chapter row). It and the reference are then called on every
+candidate; the evidence is the fewest inputs (at most :data:`MOST`, the smallest first)
+where the buggy answer differs from the reference's and, together, from every other
+entry's buggy answer where the candidates allow it. Only the signature, the rule, the
+evidence and the inputs it names are written; the rest of each entry (title, hint, quote,
+...) is the catalogue's own text. ``tests/test_misconception_evidence.py`` runs ``--check``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxlab.lab.grading import isolation
+from ctxlab.lab.grading import engine, isolation
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.labs import LABS, load
 from ctxlab.lab.grading.misconceptions import FOLDER, canonical, probe_call
@@ -122,18 +125,23 @@ def _answer(function: Callable[..., Any], data: dict[str, Any], names: tuple[str
     return canonical(perform(function, args, kwargs, arg_names=names))
 
 
-def evidence(lab: str) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
-    """(the inputs named, each misconception's evidence) of lab ``lab``."""
+def evidence(
+    lab: str,
+) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, list[str]]]:
+    """(the inputs named, each misconception's evidence, the rows its buggy file fails)."""
     spec = load(lab)
     inputs = candidates(lab)
     order = sorted(inputs, key=lambda key: (len(json.dumps(inputs[key])), key))
     reference = {key: _answer(spec.reference, inputs[key], spec.arg_names) for key in order}
     folder = EVIDENCE / f"lab11_{lab.split('.')[1]}"
     answers: dict[str, dict[str, Any]] = {}
+    failed: dict[str, list[str]] = {}
     for item in spec.catalogue:
         function = runpy.run_path(str(folder / f"{item.slug}.py"), run_name="evidence")
         buggy = function[spec.keyword]
         answers[item.id] = {key: _answer(buggy, inputs[key], spec.arg_names) for key in order}
+        rows = engine._run_checks(spec, spec.checks, buggy)[0]
+        failed[item.id] = [row.key for row in rows if not row.passed]
     chosen: dict[str, list[list[Any]]] = {}
     for item in spec.catalogue:
         own = answers[item.id]
@@ -154,7 +162,7 @@ def evidence(lab: str) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
             picked.append(best)
         chosen[item.id] = [[key, own[key]] for key in picked]
     named = sorted({key for pairs in chosen.values() for key, _ in pairs})
-    return {key: inputs[key] for key in named}, chosen
+    return {key: inputs[key] for key in named}, chosen, failed
 
 
 def _path(lab: str) -> Path:
@@ -164,11 +172,24 @@ def _path(lab: str) -> Path:
 def written(lab: str) -> str:
     """The lab's catalogue file with its evidence as the buggy files give it now."""
     data = json.loads(_path(lab).read_text(encoding="utf-8"))
-    inputs, chosen = evidence(lab)
+    inputs, chosen, failed = evidence(lab)
+    compact: dict[str, str] = {}
+
+    def one_line(value: Any) -> str:  # each input and answer on one line of its own
+        marker = f"@{len(compact)}@"
+        compact[marker] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return marker
+
     for entry in data["misconceptions"]:
-        entry["evidence"] = chosen[entry["id"]]
-    data["inputs"] = inputs
-    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+        entry["signature"] = failed[entry["id"]]
+        kinds = {load(lab).row(key).source for key in failed[entry["id"]]}
+        entry["rule"] = "chapter" if "chapter" in kinds else "ctxlab"
+        entry["evidence"] = [[key, one_line(answer)] for key, answer in chosen[entry["id"]]]
+    data["inputs"] = {key: one_line(value) for key, value in inputs.items()}
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    for marker, value in compact.items():
+        text = text.replace(f'"{marker}"', value)
+    return text + "\n"
 
 
 def main(argv: list[str]) -> int:

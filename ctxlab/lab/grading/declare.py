@@ -12,7 +12,7 @@ functions, and everything the grader knows about that lab is in it:
   (``quote_zh`` verbatim, ``quote_en``; ``course=True`` for the course's code as the
   notebook teaches it) or ``source="ctxlab"`` with ``why_en``/``why_zh``;
 * its misconception catalogue is data, ``catalogue/lab11_N.json`` (:mod:`.misconceptions`),
-  which :mod:`.labs` hands to :meth:`LabChecks.misconceptions` when the lab loads.
+  read when ``LAB`` is made (:meth:`LabChecks.misconceptions`).
 
 The engine (:mod:`.engine`) runs a :class:`LabChecks` it is given and never imports a lab;
 :mod:`.labs` is the one place that knows where each lab's file is.
@@ -27,7 +27,7 @@ from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from ctxlab.lab.grading.calls import Trial
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS, Misconception, diagnose
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, Misconception, diagnose, load
 from ctxlab.lab.grading.report import CheckResult, LabFacts, Source
 from ctxlab.lab.grading.text import Text, clean
 from ctxlab.lab.grading.usage import GradingUsageError
@@ -146,6 +146,12 @@ class LabChecks:
             return run
 
         return register
+
+    def __post_init__(self) -> None:
+        # The catalogue is read with the lab's file: what grading keeps of the file
+        # (:mod:`.kept`) holds it from the start.
+        if not self.catalogue:
+            self.misconceptions(*load(self.lab))
 
     def misconceptions(self, items: tuple[Misconception, ...], inputs: dict[str, Any]) -> None:
         """Set the lab's misconception catalogue, in order, and its evidence's inputs."""

@@ -17,7 +17,6 @@ import ctxlab.lab.grading.engine as engine
 from ctxlab.errors import shown
 from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.misconceptions import Misconception
-from ctxlab.lab.grading.misconceptions import load as load_catalogue
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -55,7 +54,6 @@ def load(lab: object) -> LabChecks:
         declared = getattr(module, "LAB", None)
         if not isinstance(declared, LabChecks) or declared.lab != lab:  # pragma: no cover
             raise GradingUsageError(f"{module.__name__} declares no LAB for {lab}", option="lab")
-        declared.misconceptions(*load_catalogue(lab))
         # the lab's file, and the labs it builds on, are kept as they loaded
         engine.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
         _LOADED[lab] = declared

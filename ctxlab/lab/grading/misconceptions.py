@@ -10,8 +10,8 @@ chapter, and rendered in English), the smallest failing input in words -- and it
 *evidence*: a few inputs (``inputs``, plain data) and, for each, what the buggy
 implementation ``tests/misconceptions/lab11_N/<slug>.py`` answers there, where that differs
 from the reference (:func:`canonical`: the result's fields as data, or the class of what it
-raised). ``tests/misconception_evidence.py`` writes the evidence from those files and CI
-checks that it is still what they answer.
+raised). ``tests/misconception_evidence.py`` writes the signature, the rule and the
+evidence from those files, and CI checks that they are still what the files give.
 
 A misconception matches when the student's function *behaves* like it: on every input of
 its evidence it gives the buggy answer. :func:`diagnose` asks it, as one more step of the
