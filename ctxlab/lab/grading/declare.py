@@ -104,8 +104,8 @@ class LabChecks:
     budget: bool = False
     checks: list[Row] = field(default_factory=list)
     catalogue: list[Misconception] = field(default_factory=list)
-    #: The inputs the catalogue's evidence names (plain data, by id).
-    inputs: dict[str, Any] = field(default_factory=dict)
+    #: The inputs the catalogue's evidence names (JSON text, by id).
+    inputs: dict[str, str] = field(default_factory=dict)
 
     def check(
         self,
@@ -153,7 +153,7 @@ class LabChecks:
         if not self.catalogue:
             self.misconceptions(*load(self.lab))
 
-    def misconceptions(self, items: tuple[Misconception, ...], inputs: dict[str, Any]) -> None:
+    def misconceptions(self, items: tuple[Misconception, ...], inputs: dict[str, str]) -> None:
         """Set the lab's misconception catalogue, in order, and its evidence's inputs."""
         for item in items:
             if not item.id.startswith(f"{self.lab}/"):  # pragma: no cover - a programming error

@@ -34,7 +34,6 @@ This module imports no lab: it is given the lab's catalogue.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.perform import CallRecord
+from ctxlab.lab.grading.perform import CallRecord, named
 from ctxlab.lab.grading.plain import decode
 from ctxlab.lab.grading.text import Text
 
@@ -93,8 +92,9 @@ class Misconception:
     #: lab fails) or ``"ctxlab"`` (only ctxlab's optional extra rows are).
     rule: Literal["chapter", "ctxlab"] = "chapter"
     #: ``(input id, the buggy answer there)``: it matches when the student's function gives
-    #: every one of these answers (:func:`canonical`).
-    evidence: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
+    #: every one of these answers (:func:`canonical`; kept as JSON text: immutable, and
+    #: nothing for grading's guard of ctxlab's objects to walk before every check).
+    evidence: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def lab(self) -> str:
@@ -121,18 +121,22 @@ class Misconception:
         )
 
 
-def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, Any]]:
-    """Lab ``lab``'s catalogue, in order, and the inputs its evidence names."""
+def _text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=True, sort_keys=True)
+
+
+def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, str]]:
+    """Lab ``lab``'s catalogue, in order, and the inputs its evidence names (JSON text)."""
     data = json.loads((FOLDER / f"lab11_{lab.split('.')[1]}.json").read_text(encoding="utf-8"))
     items = tuple(
         Misconception(
             **{k: v for k, v in entry.items() if k not in ("signature", "evidence")},
             signature=frozenset(entry["signature"]),
-            evidence=tuple((key, answer) for key, answer in entry["evidence"]),
+            evidence=tuple((key, _text(answer)) for key, answer in entry["evidence"]),
         )
         for entry in data["misconceptions"]
     )
-    return items, dict(data["inputs"])
+    return items, {key: _text(value) for key, value in data["inputs"].items()}
 
 
 def canonical(record: CallRecord) -> Any:
@@ -150,19 +154,18 @@ def canonical(record: CallRecord) -> Any:
     return found
 
 
-def probe_call(data: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """An evidence input as the call's arguments: plain data (:mod:`.plain`), a function
-    named ``{"function": "ctxlab.module:name"}`` (an estimator of the lab's checks)."""
+def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """An evidence input (or its JSON text) as the call's arguments: plain data
+    (:mod:`.plain`), a function named ``{"function": "ctxlab.module:name"}`` (an estimator
+    of the lab's checks)."""
+    if isinstance(data, str):
+        data = json.loads(data)
     kwargs: dict[str, Any] = {}
     for name, value in data["kwargs"].items():
         if isinstance(value, dict) and set(value) == {"function"}:
-            module, _, qualname = str(value["function"]).partition(":")
-            if not module.startswith("ctxlab."):  # pragma: no cover - a corrupted catalogue
-                raise ValueError(f"evidence names a function outside ctxlab: {module}")
-            found: Any = importlib.import_module(module)
-            for part in qualname.split("."):
-                found = getattr(found, part)
-            kwargs[name] = found
+            if not str(value["function"]).startswith("ctxlab."):  # pragma: no cover
+                raise ValueError(f"evidence names a function outside ctxlab: {value}")
+            kwargs[name] = named(str(value["function"]))
         else:
             kwargs[name] = decode(value)
     return tuple(decode(item) for item in data["args"]), kwargs
@@ -171,7 +174,7 @@ def probe_call(data: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]
 _ASKING = Text("looking for a known mistake", "查找已知的错误")
 
 
-def diagnose(items: Sequence[Misconception], inputs: Mapping[str, Any], t: Trial) -> None:
+def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial) -> None:
     """The check loop's last step: call the student's function on the catalogue's evidence
     inputs (each once, only as far as needed) and end with the ids of the misconceptions it
     behaves like (:func:`found_in` reads them)."""
@@ -186,7 +189,7 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, Any], t: Trial
     found = [
         item.id
         for item in items
-        if item.evidence and all(answer(key) == want for key, want in item.evidence)
+        if item.evidence and all(answer(key) == json.loads(want) for key, want in item.evidence)
     ]
     said = " ".join([_MARK, *found])
     raise Failed(Text(said, said))

@@ -237,6 +237,10 @@ def child_tree(lab: str) -> Path:
             if names:
                 text = _stub_source(text, names, lab, relative.as_posix())
             destination.write_text(text, encoding="utf-8")
+        for path in sorted(source.glob("lab/grading/catalogue/*.json")):  # read by a lab's file
+            destination = target / path.relative_to(source)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(path.read_bytes())
         import compileall
 
         compileall.compile_dir(str(target), quiet=2, workers=1)
