@@ -158,17 +158,16 @@ def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str
     """An evidence input (or its JSON text) as the call's arguments: plain data
     (:mod:`.plain`), a function named ``{"function": "ctxlab.module:name"}`` (an estimator
     of the lab's checks)."""
-    if isinstance(data, str):
-        data = json.loads(data)
+    found: Mapping[str, Any] = json.loads(data) if isinstance(data, str) else data
     kwargs: dict[str, Any] = {}
-    for name, value in data["kwargs"].items():
+    for name, value in found["kwargs"].items():
         if isinstance(value, dict) and set(value) == {"function"}:
             if not str(value["function"]).startswith("ctxlab."):  # pragma: no cover
                 raise ValueError(f"evidence names a function outside ctxlab: {value}")
             kwargs[name] = named(str(value["function"]))
         else:
             kwargs[name] = decode(value)
-    return tuple(decode(item) for item in data["args"]), kwargs
+    return tuple(decode(item) for item in found["args"]), kwargs
 
 
 _ASKING = Text("looking for a known mistake", "查找已知的错误")
