@@ -474,11 +474,13 @@ class Progress:
 
 
 def _grader_fingerprint(time_limit: float) -> str:
-    """The grader's version: ctxlab's, the grading package's source, the time limit."""
+    """The grader's version: ctxlab's, the grading package's source and catalogue, the time
+    limit."""
     import ctxlab
 
     digest = hashlib.sha256(f"{ctxlab.__version__}\0{time_limit!r}".encode())
-    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.glob("*.py"), *here.glob("catalogue/*.json")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

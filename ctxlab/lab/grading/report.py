@@ -290,7 +290,7 @@ class LabReport:
         failed = self.failed
         if not failed:
             return None, ()
-        matches = self._matches() if self.hint_rung else ()
+        matches = self._matches()
         explained = [r for r in failed if matches and r.key in matches[0].signature]
         head = min(explained or failed, key=self._isolating)
         return head, tuple(r for r in explained if r is not head)
