@@ -96,7 +96,7 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
         terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示{name}")
         if matched:
             # Labelled as the notebook's: a hint on ctxlab's own rule says it is optional.
-            text = hint_lines(matched[0], 1)
+            text = hint_lines(matched[0], 1, passed=report.passed)
             terminalreporter.write_line(text.en)
             terminalreporter.write_line(text.zh)
         terminalreporter.write_line(f"Start with / 先看：{head.key} — {head.behaviour_en}")

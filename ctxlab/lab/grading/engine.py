@@ -43,7 +43,7 @@ import ctxlab.lab.grading.isolation as isolation
 from ctxlab.errors import shown
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.kept import KeptObjects
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
 from ctxlab.lab.grading.runner import (
     NOT_RUN,
@@ -238,8 +238,8 @@ def _run_checks(
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
-            if check.key == DIAGNOSIS and all(result.passed for result in results):
-                results.append(check.row(True))  # nothing failed: no mistake to look for
+            if check.key == DIAGNOSIS and not to_diagnose([r.passed for r in results]):
+                results.append(check.row(True))  # nothing to look for
                 continue
             if progress is not None:
                 progress(index, None, used)

@@ -14,11 +14,12 @@ raised). ``tests/misconception_evidence.py`` writes the signature, the rule and 
 evidence from those files, and CI checks that they are still what the files give.
 
 A misconception matches when the student's function *behaves* like it: on every input of
-its evidence it gives the buggy answer. :func:`diagnose` asks it, as one more step of the
-engine's check loop (the same time limit and isolation as the rows), run only when a row
-failed; no buggy code runs at grading time. Matches are ordered: a mistake about one of the
-chapter's rules before one about ctxlab's own (``rule``), then ``priority``, then the
-catalogue's order. With no match there is no hint.
+its evidence it gives the buggy answer, and a row the mistake explains failed.
+:func:`diagnose` asks it, as one more step of the engine's check loop (the same time limit
+and isolation as the rows), run only when a row failed and another passed
+(:func:`to_diagnose`); no buggy code runs at grading time. Matches are ordered: a mistake
+about one of the chapter's rules before one about ctxlab's own (``rule``), then
+``priority``, then the catalogue's order. With no match there is no hint.
 
 Each entry says whose rule the mistake breaks (``rule``). ``"chapter"``: its signature holds
 at least one chapter row, so the lab is not passed. ``"ctxlab"``: its signature holds only
@@ -55,6 +56,7 @@ __all__ = [
     "load",
     "ordered",
     "probe_call",
+    "to_diagnose",
 ]
 
 #: The key of the check loop's last step, :func:`diagnose` (never a row of the report).
@@ -194,6 +196,13 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
     raise Failed(Text(said, said))
 
 
+def to_diagnose(passed: Sequence[bool]) -> bool:
+    """Is a known mistake looked for, given which rows passed? When a row failed, and not
+    every row: a function that fails them all (unwritten, or crashing on every input) shows
+    its first failure, not a guess."""
+    return any(passed) and not all(passed)
+
+
 def found_in(detail: str) -> tuple[str, ...]:
     """The ids :func:`diagnose` ended with (none when the step did not end so: not run, a
     hang, a crash)."""
@@ -219,12 +228,12 @@ _EXTRA_HEAD = Text(
 )
 
 
-def hint_lines(item: Misconception, rung: int) -> Text:
+def hint_lines(item: Misconception, rung: int, *, passed: bool = False) -> Text:
     """What the report opens with at ``rung`` (1: the hint; 2: with the chapter's words).
-    A hint about one of ctxlab's own rules says so first: it is about an optional extra, not
-    about the lab's verdict."""
+    A hint about one of ctxlab's own rules, or on a lab the chapter's rows ``passed``, says
+    so first: it is about an optional extra, not about the lab's verdict."""
     head = Text("Hint: ", "提示：")
-    if item.rule == "ctxlab":
+    if item.rule == "ctxlab" or passed:
         head = _EXTRA_HEAD
     text = head + item.hint
     if rung >= 2:

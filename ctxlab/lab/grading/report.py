@@ -210,7 +210,10 @@ class LabReport:
     hint_rung: int = 0
 
     def _matches(self) -> tuple[Misconception, ...]:
-        return ordered(self.facts.catalogue, self.matched) if self.failed else ()
+        """The matched misconceptions that explain a failed row, most likely first."""
+        failed = {result.key for result in self.failed}
+        found = ordered(self.facts.catalogue, self.matched)
+        return tuple(item for item in found if item.signature & failed)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -224,7 +227,7 @@ class LabReport:
         matches = self._matches()
         if not matches or self.hint_rung < 1:
             return ""
-        return hint_lines(matches[0], self.hint_rung).pick()
+        return hint_lines(matches[0], self.hint_rung, passed=self.passed).pick()
 
     @property
     def chapter_results(self) -> tuple[CheckResult, ...]:
@@ -368,7 +371,9 @@ class LabReport:
                 lines.extend(f"    {line}" for line in result._printed())
                 if result is head and folded:
                     lines.append(f"  {self._fold_line()}")
-                    lines.extend(f"    · {row.behaviour}" for row in folded)
+                    for row in folded:
+                        lines.append(f"    · {row.behaviour}")
+                        lines.extend(f"    {line}" for line in row._printed())
         if self._legend():
             lines.append(self._legend())
         return "\n".join(lines)

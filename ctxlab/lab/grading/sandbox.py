@@ -62,7 +62,7 @@ from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.engine import get_time_limit
 from ctxlab.lab.grading.labs import load
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.perform import code_names
 from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
@@ -1146,8 +1146,8 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
             if stop is not None:
                 results.append(_row(check, stop))
                 continue
-            if check.key == DIAGNOSIS and all(result.passed for result in results):
-                results.append(_row(check, None))  # nothing failed: no mistake to look for
+            if check.key == DIAGNOSIS and not to_diagnose([r.passed for r in results]):
+                results.append(_row(check, None))  # nothing to look for
                 continue
             begun = time.monotonic()
             detail, how, output = _run_check(child, check, limit - lost)
