@@ -238,7 +238,9 @@ def _run_checks(
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
-            if check.key == DIAGNOSIS and not to_diagnose([r.passed for r in results]):
+            if check.key == DIAGNOSIS and not to_diagnose(
+                [(r.passed, r.detail_en) for r in results]
+            ):
                 results.append(check.row(True))  # nothing to look for
                 continue
             if progress is not None:

@@ -16,8 +16,8 @@ evidence from those files, and CI checks that they are still what the files give
 A misconception matches when the student's function *behaves* like it: on every input of
 its evidence it gives the buggy answer, and a row the mistake explains failed.
 :func:`diagnose` asks it, as one more step of the engine's check loop (the same time limit
-and isolation as the rows), run only when a row failed and another passed
-(:func:`to_diagnose`); no buggy code runs at grading time. Matches are ordered: a mistake
+and isolation as the rows), run only when a row failed (and not by a crash on every
+input: :func:`to_diagnose`); no buggy code runs at grading time. Matches are ordered: a mistake
 about one of the chapter's rules before one about ctxlab's own (``rule``), then
 ``priority``, then the catalogue's order. With no match there is no hint.
 
@@ -35,7 +35,9 @@ This module imports no lab: it is given the lab's catalogue.
 
 from __future__ import annotations
 
+import builtins
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,11 +198,22 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
     raise Failed(Text(said, said))
 
 
-def to_diagnose(passed: Sequence[bool]) -> bool:
-    """Is a known mistake looked for, given which rows passed? When a row failed, and not
-    every row: a function that fails them all (unwritten, or crashing on every input) shows
-    its first failure, not a guess."""
-    return any(passed) and not all(passed)
+_CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
+    """Is a known mistake looked for, given each row's (passed, English detail)? When a row
+    failed -- but not when every row failed by raising one of Python's exceptions: a
+    function that crashes on every input (or is not written yet) shows its crash, not a
+    guess."""
+
+    def crashed(detail: str) -> bool:
+        found = _CRASH.search(detail)
+        return found is not None and isinstance(getattr(builtins, found.group(1), None), type)
+
+    return not all(passed for passed, _ in rows) and not all(
+        not passed and crashed(detail) for passed, detail in rows
+    )
 
 
 def found_in(detail: str) -> tuple[str, ...]:

@@ -1146,7 +1146,9 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
             if stop is not None:
                 results.append(_row(check, stop))
                 continue
-            if check.key == DIAGNOSIS and not to_diagnose([r.passed for r in results]):
+            if check.key == DIAGNOSIS and not to_diagnose(
+                [(r.passed, r.detail_en) for r in results]
+            ):
                 results.append(_row(check, None))  # nothing to look for
                 continue
             begun = time.monotonic()
