@@ -9,7 +9,8 @@ the chapter's sentence and the smallest failing input; a pass or another failure
 ladder again. One file per lab also goes through the terminal route
 (``pytest -m lab11_N --ctxlab-impl=FILE``), which must fail and print the same hint. Every
 ``quote_zh`` is the chapter's text verbatim, and no hint states a value the failed rows
-expected.
+expected. A match needs evidence (issue 33): failing the same rows as a mistake is not
+enough (``test_a_hint_needs_evidence_not_the_same_failed_rows``).
 """
 
 from __future__ import annotations
