@@ -92,8 +92,8 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
         if report is None or head is None:
             continue
         matched = report._matches()
-        name = f" ({matched[0].id})" if matched else ""
-        terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示{name}")
+        title = f"hint / 提示 ({matched[0].id})" if matched else "start here / 从这里开始"
+        terminalreporter.write_sep("-", f"Lab {lab}: {title}")
         if matched:
             # Labelled as the notebook's: a hint on ctxlab's own rule says it is optional.
             text = hint_lines(matched[0], 1, passed=report.passed)
