@@ -11,13 +11,15 @@ fails are its ``signature`` (the rows the mistake explains; its ``rule`` is the 
 when one of them is a chapter row). It and the reference are then called on every
 candidate; the evidence is the fewest inputs (at most :data:`MOST`, the smallest first)
 where the buggy answer differs from the reference's and, together, from every other
-entry's buggy answer where the candidates allow it. Only the signature, the rule, the
+entry's buggy answer where the candidates allow it (an answer that is not a crash of one of
+Python's exceptions first). Only the signature, the rule, the
 evidence and the inputs it names are written; the rest of each entry (title, hint, quote,
 ...) is the catalogue's own text. ``tests/test_misconception_evidence.py`` runs ``--check``.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import importlib
@@ -156,13 +158,24 @@ def evidence(
             def left(key: str, alike: list[str] = alike, own: dict[str, Any] = own) -> int:
                 return sum(answers[o][key] == own[key] for o in alike)
 
-            best = min((k for k in revealing if k not in picked), key=left, default=None)
+            def rank(
+                key: str, left: Callable[[str], int] = left, own: dict[str, Any] = own
+            ) -> tuple[int, bool]:
+                return left(key), _crash(own[key])  # a crash is poor evidence: any bug crashes
+
+            best = min((k for k in revealing if k not in picked), key=rank, default=None)
             if best is None or (picked and left(best) == len(alike)):
                 break
             picked.append(best)
         chosen[item.id] = [[key, own[key]] for key in picked]
     named = sorted({key for pairs in chosen.values() for key, _ in pairs})
     return {key: inputs[key] for key in named}, chosen, failed
+
+
+def _crash(answer: Any) -> bool:
+    """Is ``answer`` a raise of one of Python's own exceptions (not a ctxlab error)?"""
+    raised = answer.get("raised") if isinstance(answer, dict) else None
+    return isinstance(raised, str) and isinstance(getattr(builtins, raised, None), type)
 
 
 def _path(lab: str) -> Path:
