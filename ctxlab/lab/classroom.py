@@ -48,7 +48,6 @@ __all__ = [
     "LABS",
     "PLANS",
     "QUIZZES",
-    "ChapterTest",
     "LabPlan",
     "Mistake",
     "PlanRow",
@@ -759,39 +758,6 @@ def common_mistakes(lab: str, *, always: bool = False) -> MistakeList:
 
 # ------------------------------------------------------------------------------ the quiz
 
-
-@dataclass(frozen=True)
-class ChapterTest:
-    """One of the chapter's tests, by the chapter's own name for it (verbatim)."""
-
-    name: str
-    en: str
-
-
-#: The chapter's tests, in the words of 「15 项测试固定到哪里」, by the lab whose
-#: ``--test-name-pattern="Lab 11.N"`` run they belong to.
-CHAPTER_TESTS: dict[str, tuple[ChapterTest, ...]] = {
-    "11.1": (
-        ChapterTest("严格 compaction schema", "strict compaction schema"),
-        ChapterTest("两个 Store 的重开", "both stores reopen"),
-    ),
-    "11.2": (
-        ChapterTest("user 分组", "user groups"),
-        ChapterTest("call/result 配对", "call/result pairing"),
-    ),
-    "11.3": (
-        ChapterTest("固定成本", "fixed costs"),
-        ChapterTest("完整组裁剪", "whole-group trimming"),
-        ChapterTest("最新组超限", "newest group overflows"),
-    ),
-    "11.4": (ChapterTest("纯创建", "pure creation"),),
-    "11.5": (
-        ChapterTest("最新摘要恢复", "resume from the newest summary"),
-        ChapterTest("二次压缩", "a second compaction"),
-        ChapterTest("跨压缩边界的 system 重放", "system replay across the compaction boundary"),
-        ChapterTest("公开副本隔离", "isolated public copies"),
-    ),
-}
 
 AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
 
@@ -1508,8 +1474,6 @@ def check_quiz(lab: str, *answers: object) -> QuizReport:
 
 
 # ----------------------------------------------------------------------- instructor guide
-
-GRADE_COMMAND = "python -m ctxlab grade SUBMISSIONS... --out grades/"
 
 
 @dataclass(frozen=True, repr=False)

@@ -15,12 +15,12 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
   table's content (the same on every run, so nbval can compare it, and different for
   different tables, so two tables on one page never style each other's cells) and whose
   plain-text ``repr`` has no memory address;
-* **entries as table cells** -- :func:`entry_kind`, :func:`tool_ids` and
-  :func:`group_numbers`, the interaction group of every message entry as the core's
+* **entries as table cells** -- :func:`entry_kind` and :func:`group_numbers`, the
+  interaction group of every message entry as the core's
   :func:`~ctxlab.group_interactions` cuts them;
 * **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
-  ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
-  :func:`verdict_html`, :func:`pre_html` and :func:`figure_png`;
+  ``controls``/``outputs`` dicts tests drive and read), :func:`slider` and
+  :func:`figure_png`;
 * **the student's code** -- :func:`call_safely` runs a student's function for a widget or a
   comparison table: an exception, or a call that does not return in time, comes back as a
   message instead of crashing (or freezing) the kernel;
@@ -29,8 +29,8 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
   :func:`tidy_number` (3.0 shown as 3).
 
 Text this module itself shows a student (the messages of :func:`call_safely`) exists in
-English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions,
-slider descriptions and verdict lines come from the lab modules, already in the notebook's
+English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions
+and slider descriptions come from the lab modules, already in the notebook's
 language.
 """
 
@@ -61,7 +61,6 @@ from ctxlab.context import TokenEstimator
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.language import tr
-from ctxlab.messages import AssistantMessage, ToolResultMessage
 
 __all__ = [
     "BOX_LAYOUT",
@@ -86,16 +85,12 @@ __all__ = [
     "figure_png",
     "group_colour",
     "group_numbers",
-    "group_row_colours",
     "new_figure",
-    "pre_html",
     "show",
     "slider",
     "styled",
     "tidy_number",
-    "tool_ids",
     "use_course_style",
-    "verdict_html",
     "widget_box",
 ]
 
@@ -310,17 +305,6 @@ def entry_kind(entry: SessionEntry) -> str:
     return entry.type
 
 
-def tool_ids(entry: SessionEntry) -> str:
-    """The tool call ids an assistant entry declares, or ``→ id`` for a tool result."""
-    if isinstance(entry, MessageSessionEntry):
-        message = entry.message
-        if isinstance(message, AssistantMessage):
-            return ", ".join(call.id for call in message.tool_calls)
-        if isinstance(message, ToolResultMessage):
-            return f"→ {message.tool_call_id}"
-    return ""
-
-
 def group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
     """Entry id → the 1-based number of its interaction group on ``path``.
 
@@ -387,19 +371,6 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
     return table
 
 
-def group_row_colours(numbers: Mapping[str, int], column: str = "id") -> Callable[..., Any]:
-    """A row styler for ``Styler.apply(..., axis=1)``: each row tinted with the colour of the
-    group ``numbers`` gives its ``column`` value; rows in no group grey."""
-
-    def colour(row: pd.Series) -> list[str]:
-        number = numbers.get(str(row[column]))
-        if number is None:
-            return ["background-color: #EEEEEE"] * len(row)
-        return [f"background-color: {group_colour(number)}33"] * len(row)
-
-    return colour
-
-
 # -- widget boxes ----------------------------------------------------------------------------------
 
 #: The frame around every widget.
@@ -434,36 +405,6 @@ def slider(description: str, value: int, high: int) -> Any:
     )
     control.style.description_width = "130px"
     return control
-
-
-def _accepted(text: str) -> bool:
-    """Whether a verdict line says accepted: it starts with ``accepted`` (English), or its
-    first mark is ✔ rather than ✘ (any language, e.g. ``接受 ✔ …`` / ``拒绝 ✘ …``)."""
-    if text.startswith("accepted"):
-        return True
-    if text.startswith("rejected"):
-        return False
-    tick, cross = text.find("✔"), text.find("✘")
-    return tick >= 0 and (cross < 0 or tick < cross)
-
-
-def verdict_html(text: str, ok: bool | None = None) -> str:
-    """An accepted (green bar) or rejected (red bar) verdict line as HTML.
-
-    ``ok`` says which; when it is None the text decides: ``accepted ...`` or a line whose
-    first mark is ✔ is green, everything else red.
-    """
-    accepted = _accepted(text) if ok is None else ok
-    colour = PALETTE["bluish_green"] if accepted else PALETTE["vermillion"]
-    return (
-        f'<div style="border-left: 6px solid {colour}; padding: 4px 10px; font-size: 1.15em;'
-        f' white-space: pre-wrap">{html.escape(text)}</div>'
-    )
-
-
-def pre_html(text: str) -> str:
-    """Preformatted text at a projector-friendly size."""
-    return f'<pre style="font-size: 1.1em">{html.escape(text)}</pre>'
 
 
 def figure_png(fig: Figure, dpi: int = 80) -> bytes:

@@ -24,7 +24,6 @@ import base64
 import html
 import io
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -46,7 +45,6 @@ __all__ = [
     "find_chromium",
     "handout_html",
     "main",
-    "pdf_page_count",
     "print_pdf",
 ]
 
@@ -668,14 +666,6 @@ def print_pdf(page: Path, pdf: Path, chromium: Path, timeout: float = 120) -> No
             capture_output=True,
             timeout=timeout,
         )
-
-
-_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-
-
-def pdf_page_count(pdf: bytes) -> int:
-    """The number of pages of a PDF (its ``/Type /Page`` objects, as Chromium writes them)."""
-    return len(_PAGE.findall(pdf))
 
 
 def build(out: Path, labs: Sequence[str] = tuple(HANDOUTS), pdf: bool | None = None) -> list[Path]:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
-import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -54,7 +53,6 @@ from ctxlab.interactions import InteractionGroup, group_interactions
 from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
-    FIGSIZE,
     FIGSIZE_TALL,
     KEPT,
     PALETTE,
@@ -74,8 +72,6 @@ from ctxlab.lab.display import (
     tidy_number,
     widget_box,
 )
-from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.lab11_1 import path_table
 from ctxlab.lab.lab11_2 import group_label
 from ctxlab.lab.language import get_language, tr, tr_figure
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
@@ -95,24 +91,15 @@ __all__ = [
     "budget_view",
     "build_budget_widget",
     "chapter_paths",
-    "check_available",
     "check_kept_ids",
     "check_smallest_budget_for_all",
     "compare_builds",
     "compare_table",
     "difference_table",
-    "estimator_table",
     "figure_html",
     "find_difference",
     "ledger_styler",
-    "ledger_table",
     "message_arrow",
-    "option_errors",
-    "option_errors_styler",
-    "path_table",
-    "sent_messages_table",
-    "sweep_figure",
-    "sweep_table",
     "without_system_messages",
 ]
 
@@ -320,15 +307,6 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
     return _in_language(frame, _LEDGER_ZH), kinds
 
 
-def ledger_table(
-    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
-) -> pd.DataFrame:
-    """The budget ledger of chapter 11.3 as a table: item, tokens, running total, decision
-    (headers and words in the notebook's language)."""
-    frame, _ = _ledger(path, budget)
-    return frame
-
-
 _DROPPED_ROW = (
     "background: repeating-linear-gradient(45deg, #FFFFFF, #FFFFFF 6px,"
     " #DDDDDD 6px, #DDDDDD 8px); color: #555555; text-decoration: line-through"
@@ -352,99 +330,6 @@ def ledger_styler(
     table = show(frame, "ledger")
     table.apply(row_style, axis=1)
     return table
-
-
-def sweep_table(
-    path: Sequence[SessionEntry] | None = None,
-    budget: Budget = CHAPTER_BUDGET,
-    *,
-    max_tokens: Iterable[int] = range(61),
-) -> pd.DataFrame:
-    """``build_context`` at every ``max_tokens``: groups kept, kept ids, reason, total.
-
-    ``max_tokens`` and ``reason`` keep their names in every language (the notebook groups
-    by them); the other headers follow the notebook's language."""
-    frame = _sweep_frame(path, budget, max_tokens)
-    return _in_language(
-        frame, {"groups kept": "保留的组数", "total": "总计 total", "kept ids": "保留的 entry id"}
-    )
-
-
-def _sweep_frame(
-    path: Sequence[SessionEntry] | None, budget: Budget, max_tokens: Iterable[int]
-) -> pd.DataFrame:
-    """:func:`sweep_table` with its English headers, whatever the language."""
-    entries = default_path(path)
-    heads = {g.head.id for g in _candidate_groups(entries)}
-    rows = []
-    for value in max_tokens:
-        result = dataclasses.replace(budget, max_tokens=value).build(entries)
-        rows.append(
-            {
-                "max_tokens": value,
-                "groups kept": sum(1 for i in result.kept_entry_ids if i in heads),
-                "reason": result.reason,
-                "total": tidy_number(result.tokens.total),
-                "kept ids": ", ".join(result.kept_entry_ids),
-            }
-        )
-    return pd.DataFrame(rows, columns=["max_tokens", "groups kept", "reason", "total", "kept ids"])
-
-
-def _bad_estimate(value: object) -> TokenEstimator:
-    def estimate(message: AgentMessage | str) -> Any:
-        return value
-
-    return estimate
-
-
-def option_errors() -> dict[str, dict[str, Any]]:
-    """The chapter's rule "四个配置数值和估算器的每次返回值都要是非负有限数" (the budget
-    numbers and every estimate must be finite numbers >= 0), broken one at a time: each case
-    is the ``build_context`` keyword arguments that differ from the chapter's call."""
-    return {
-        "max_tokens = -1": {"max_tokens": -1},
-        "max_tokens = NaN": {"max_tokens": math.nan},
-        "reserved_output = inf": {"reserved_output": math.inf},
-        "safety_margin = True": {"safety_margin": True},
-        'safety_margin = "2"': {"safety_margin": "2"},
-        "the estimator returns -1": {"estimate_tokens": _bad_estimate(-1)},
-        "the estimator returns NaN": {"estimate_tokens": _bad_estimate(math.nan)},
-    }
-
-
-def option_errors_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
-    """Each case of :func:`option_errors` and what ``build_context`` says (whole, wrapped).
-
-    The errors are ctxlab's own, in the edition's language (the core's English message in
-    the English edition, its Chinese rendering by :mod:`ctxlab.lab.errors_zh` in the zh one)."""
-    entries = default_path(path)
-    rows = []
-    for case, changes in option_errors().items():
-        options: dict[str, Any] = {
-            "max_tokens": 31,
-            "reserved_output": 4,
-            "safety_margin": 2,
-            "estimate_tokens": fixtures.opening_estimator,
-            **changes,
-        }
-        try:
-            build_context(entries, **options)
-        except CtxlabError as error:
-            said = f"{type(error).__name__}: {error_text(error)}"
-        else:  # pragma: no cover - would mean a broken option was accepted
-            said = tr("(accepted!)", "（竟然被接受了！）")
-        shown_case = case.replace(
-            "the estimator returns", tr("the estimator returns", "估算器返回")
-        )
-        rows.append({"case": shown_case, "build_context says": said})
-    frame = pd.DataFrame(rows, columns=["case", "build_context says"])
-    frame = _in_language(frame, {"case": "情形", "build_context says": "build_context 的回答"})
-    caption = tr(
-        "build_context(path, max_tokens=31, ...) with one bad value",
-        "build_context(path, max_tokens=31, ...)，每次只换一个坏值",
-    )
-    return show(frame, "option_errors", caption)
 
 
 def without_system_messages(path: Sequence[SessionEntry] | None = None) -> list[SessionEntry]:
@@ -478,62 +363,6 @@ def message_arrow(result: ContextResult) -> str:
     head = len(result.messages) - len(result.kept_entry_ids)
     parts = [_head_label(message) for message in result.messages[:head]]
     return " → ".join([*parts, *result.kept_entry_ids])
-
-
-def sent_messages_table(result: ContextResult) -> pd.DataFrame:
-    """One row per message of ``result.messages``: its role, the entry it comes from and
-    whether that id is in ``keptEntryIds`` (the replayed system message and a synthetic
-    summary come from no single entry, so they are never listed there)."""
-    head = len(result.messages) - len(result.kept_entry_ids)
-    rows = []
-    for position, message in enumerate(result.messages, 1):
-        if position <= head:
-            source = (
-                tr("replayed from the path's system messages", "由路径上的 system message 重放")
-                if isinstance(message, SystemMessage)
-                else tr("the newest compaction's summary", "最新 compaction 的摘要")
-            )
-            rows.append({"#": position, "role": message.role, "comes from": source,
-                         "in keptEntryIds": tr("no", "否")})  # fmt: skip
-        else:
-            entry_id = result.kept_entry_ids[position - head - 1]
-            rows.append({"#": position, "role": message.role,
-                         "comes from": f"entry {entry_id}",
-                         "in keptEntryIds": tr("yes", "是")})  # fmt: skip
-    frame = pd.DataFrame(rows, columns=["#", "role", "comes from", "in keptEntryIds"])
-    return _in_language(
-        frame, {"role": "角色", "comes from": "来自", "in keptEntryIds": "在 keptEntryIds 里？"}
-    )
-
-
-def estimator_table(
-    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
-) -> CourseTable:
-    """Each message entry of ``path`` priced twice: by ``estimate`` (default: the chapter's
-    test estimator) and by the chapter's test estimator, whose costs the chapter's table
-    lists. Headers follow the notebook's language."""
-    entries = [e for e in default_path(path) if isinstance(e, MessageSessionEntry)]
-    price = default_estimator(estimate)
-    name = getattr(estimate, "__name__", "estimate") if estimate is not None else "test"
-    other = f"cost ({name})"
-    frame = path_table(entries, estimate=price)[["id", "role", "text", "cost"]]
-    frame = frame.rename(columns={"cost": other}).assign(
-        **{"cost (test estimator)": [fixtures.opening_estimator(e.message) for e in entries]}
-    )
-    shown_frame = _in_language(
-        frame,
-        {
-            "role": "角色",
-            "text": "文本",
-            other: f"成本（{name}）",
-            "cost (test estimator)": "成本（测试估算器）",
-        },
-    )
-    caption = tr(
-        "the same path, priced by two estimators",
-        "同一条路径，用两种估算器分别估算",
-    )
-    return show(shown_frame, "estimators", caption)
 
 
 # -- figures ---------------------------------------------------------------------------------------
@@ -646,71 +475,6 @@ def budget_figure(
         bbox_to_anchor=(0.98, 0.0),
         ncols=2,
         frameon=False,
-    )
-    return fig
-
-
-_REASON_STYLE: dict[str, dict[str, object]] = {
-    "single_group_overflow": {"facecolor": "#D55E0033", "hatch": "xx", "edgecolor": "#D55E00"},
-    "trimmed": {"facecolor": "#E69F0033", "hatch": "//", "edgecolor": "#E69F00"},
-    "within_budget": {"facecolor": "#009E7333", "hatch": "", "edgecolor": "#009E73"},
-}
-
-
-@styled
-def sweep_figure(
-    path: Sequence[SessionEntry] | None = None,
-    budget: Budget = CHAPTER_BUDGET,
-    *,
-    max_tokens: Iterable[int] = range(61),
-    mark: int | None = 31,
-) -> Figure:
-    """Groups kept (a step line) and ``reason`` (hatched bands) against ``max_tokens``."""
-    frame = _sweep_frame(path, budget, max_tokens)
-    budgets = [int(v) for v in frame["max_tokens"]]
-    kept = [int(v) for v in frame["groups kept"]]
-    reasons = [str(v) for v in frame["reason"]]
-
-    fig, ax = new_figure(FIGSIZE)
-    top = max(kept, default=0) + 0.8
-    start = 0
-    for i in range(1, len(budgets) + 1):
-        if i == len(budgets) or reasons[i] != reasons[start]:
-            ax.axvspan(budgets[start] - 0.5, budgets[i - 1] + 0.5, ymax=1.0, linewidth=0,
-                       **_REASON_STYLE[reasons[start]])  # type: ignore[arg-type]  # fmt: skip
-            start = i
-    ax.step(budgets, kept, where="mid", color=PALETTE["black"], linewidth=3)
-    if mark is not None and mark in budgets:
-        y = kept[budgets.index(mark)]
-        ax.plot([mark], [y], "o", color=PALETTE["black"], markersize=10)
-        ax.annotate(
-            tr_figure(f"max_tokens {mark}: {y} groups", f"max_tokens {mark}：{y} 组"),
-            (mark, y),
-            xytext=(mark - 14, y + 0.45),
-            fontsize=14,
-            arrowprops={"arrowstyle": "->", "linewidth": 1.5},
-            bbox={"boxstyle": "round", "facecolor": "#FFFFFF", "edgecolor": "#000000"},
-        )
-    ax.set_ylim(0, top)
-    ax.set_yticks(range(0, int(top) + 1))
-    ax.set_xlim(budgets[0] - 0.5, budgets[-1] + 0.5)
-    ax.set_xlabel("max_tokens")
-    ax.set_ylabel(tr_figure("groups kept", "保留的组数"))
-    ax.set_title(
-        tr_figure(
-            f"Sweep (reserved_output {budget.reserved_output:g}, "
-            f"safety_margin {budget.safety_margin:g})",
-            f"逐个试 max_tokens（reserved_output {budget.reserved_output:g}，"
-            f"safety_margin {budget.safety_margin:g}）",
-        ),
-        loc="left",
-    )
-    seen = list(dict.fromkeys(reasons))
-    ax.legend(
-        handles=[Patch(**_REASON_STYLE[r], label=r) for r in seen],  # type: ignore[arg-type]
-        loc="lower right",
-        frameon=True,
-        framealpha=0.95,
     )
     return fig
 
@@ -1138,38 +902,6 @@ def _context(
     max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
 ) -> ContextResult:
     return Budget(max_tokens, reserved_output, safety_margin).build(fixtures.opening_path())
-
-
-@exercise("available", "消息额度 available_for_messages")
-def check_available(
-    answer: object, *, max_tokens: int = 40, reserved_output: int = 4, safety_margin: int = 2
-) -> Verdict:
-    """Exercise 11.3-A: ``available_for_messages`` for another budget (default 40/4/2)."""
-    value = as_number(answer, "available_for_messages")
-    tokens = _context(max_tokens, reserved_output, safety_margin).tokens
-    if value == tokens.available_for_messages:
-        return Verdict(
-            True,
-            tr(
-                f"available_for_messages is {tokens.available_for_messages:g}",
-                f"available_for_messages 是 {tokens.available_for_messages:g}",
-            ),
-            f"max(0, {max_tokens} − system {tokens.system:g} − {reserved_output}"
-            f" − {safety_margin})",
-        )
-    return Verdict(
-        False,
-        tr(
-            f"{value:g} is not what build_context computes",
-            f"{value:g} 不是 build_context 算出的值",
-        ),
-        hint=tr(
-            "Subtract the replayed system message, reserved_output and safety_margin from "
-            "max_tokens; never below 0.",
-            "从 max_tokens 里减去重放出的 system message、reserved_output 和 safety_margin；"
-            "结果不会低于 0。",
-        ),
-    )
 
 
 @exercise("kept ids", "保留的 entry id（kept_entry_ids）")

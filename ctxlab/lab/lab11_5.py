@@ -14,7 +14,6 @@ This module only draws, sets up and checks (pure functions, tested without a ker
   :func:`build_resume_widget` (:func:`render_resume_figure`);
 * :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
   reference, first difference marked;
-* :func:`with_metadata` -- the resumed path with a metadata entry, which a resume skips;
 * :func:`error_text` -- a ctxlab error as the notebook prints it (in the Chinese edition,
   rendered in Chinese by :mod:`ctxlab.lab.errors_zh`);
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
@@ -40,7 +39,7 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from ctxlab import fixtures
 from ctxlab.context import build_context, resume_candidates
-from ctxlab.entries import CompactionSessionEntry, MetadataSessionEntry, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab import lab11_3
 from ctxlab.lab.checks import Verdict, exercise, id_list
@@ -76,7 +75,6 @@ __all__ = [
     "render_resume_figure",
     "resume_comparison_figure",
     "resume_diagram",
-    "with_metadata",
     "without_compaction",
 ]
 
@@ -252,26 +250,6 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
             continue
         parent = result[-1].id if result else None
         result.append(dataclasses.replace(entry, parent_id=parent))
-    return result
-
-
-def with_metadata(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    after: str = "compact-1",
-    key: str = "model",
-    value: Any = "course-model-2",
-) -> list[SessionEntry]:
-    """``path`` (default: the resumed path) with a metadata entry ``meta-1`` inserted after
-    the entry ``after``; the entry that followed it is relinked to ``meta-1``."""
-    entries = list(fixtures.resumed_path() if path is None else path)
-    index = next(i for i, entry in enumerate(entries) if entry.id == after)
-    meta = MetadataSessionEntry("meta-1", after, entries[index].timestamp, key, value)
-    result: list[SessionEntry] = [*entries[: index + 1], meta]
-    for entry in entries[index + 1 :]:
-        if entry.parent_id == after:
-            entry = dataclasses.replace(entry, parent_id=meta.id)
-        result.append(entry)
     return result
 
 
