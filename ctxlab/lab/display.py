@@ -14,13 +14,14 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
   left-aligned pandas ``Styler`` without the index, whose HTML id is derived from the
   table's content (the same on every run, so nbval can compare it, and different for
   different tables, so two tables on one page never style each other's cells) and whose
-  plain-text ``repr`` has no memory address;
+  plain-text ``repr`` has no memory address; :func:`in_language` gives a frame Chinese
+  headers in the Chinese edition;
 * **entries as table cells** -- :func:`entry_kind` and :func:`group_numbers`, the
   interaction group of every message entry as the core's
   :func:`~ctxlab.group_interactions` cuts them;
 * **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
-  ``controls``/``outputs`` dicts tests drive and read), :func:`slider` and
-  :func:`figure_png`;
+  ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
+  :func:`figure_png` and :func:`figure_html` (a figure as an ``<img>`` with its alt text);
 * **the student's code** -- :func:`call_safely` runs a student's function for a widget or a
   comparison table: an exception, or a call that does not return in time, comes back as a
   message instead of crashing (or freezing) the kernel;
@@ -36,6 +37,7 @@ language.
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import html
@@ -60,7 +62,7 @@ from ctxlab import fixtures
 from ctxlab.context import TokenEstimator
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.language import tr
+from ctxlab.lab.language import get_language, tr
 
 __all__ = [
     "BOX_LAYOUT",
@@ -82,9 +84,11 @@ __all__ = [
     "default_estimator",
     "default_path",
     "entry_kind",
+    "figure_html",
     "figure_png",
     "group_colour",
     "group_numbers",
+    "in_language",
     "new_figure",
     "show",
     "slider",
@@ -371,6 +375,14 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
     return table
 
 
+def in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with its column headers in Chinese when the notebook is Chinese.
+
+    The frames are built with English keys (the code and the tests index them so); only
+    the headers a student reads change."""
+    return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
+
+
 # -- widget boxes ----------------------------------------------------------------------------------
 
 #: The frame around every widget.
@@ -412,6 +424,18 @@ def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def figure_html(fig: Figure) -> str:
+    """The figure as the widget shows it: an ``<img>`` of its PNG (inline, base64) whose
+    ``alt`` is the figure's alt text (:meth:`CourseFigure.alt_text`, the same text the
+    static figure's output carries)."""
+    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    return (
+        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
+        ' style="width: 100%; height: auto">'
+    )
 
 
 # -- the student's code ----------------------------------------------------------------------------

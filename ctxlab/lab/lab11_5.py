@@ -26,9 +26,7 @@ pick it with :func:`~ctxlab.lab.language.tr`, figures with
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import html
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -41,16 +39,14 @@ from ctxlab import fixtures
 from ctxlab.context import build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab import lab11_3
 from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
     KEPT,
     MAX_FIGURE_HEIGHT,
     PALETTE,
-    CourseFigure,
     entry_kind,
-    figure_png,
+    figure_html,
     group_colour,
     group_numbers,
     new_figure,
@@ -58,7 +54,9 @@ from ctxlab.lab.display import (
     widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
+from ctxlab.lab.lab11_3 import compare_builds as compare_budget
 from ctxlab.lab.language import tr, tr_figure
+from ctxlab.lab.ledger import Budget
 from ctxlab.messages import current_system_message, text_of
 
 __all__ = [
@@ -393,13 +391,7 @@ def resume_comparison_figure(
 def render_resume_figure(max_tokens: int) -> str:
     """What the resume widget shows at ``max_tokens``: :func:`resume_comparison_figure` as
     an ``<img>`` (inline PNG) whose ``alt`` is the figure's alt text."""
-    fig = resume_comparison_figure(max_tokens)
-    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
-    data = base64.b64encode(figure_png(fig)).decode("ascii")
-    return (
-        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
-        ' style="width: 100%; height: auto">'
-    )
+    return figure_html(resume_comparison_figure(max_tokens))
 
 
 def compare_builds(
@@ -415,10 +407,10 @@ def compare_builds(
     (default), first difference marked: Lab 11.3's :func:`~ctxlab.lab.lab11_3.compare_builds`.
 
     Both use the course's summary rendering (``render_summary``'s default, Chinese)."""
-    return lab11_3.compare_builds(
+    return compare_budget(
         fixtures.resumed_path() if path is None else path,
         student,
-        lab11_3.Budget(max_tokens, reserved_output, safety_margin),
+        Budget(max_tokens, reserved_output, safety_margin),
         seconds=seconds,
     )
 
