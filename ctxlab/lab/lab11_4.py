@@ -14,7 +14,6 @@ verdict shown here is what that function itself answered, never a rule re-checke
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -35,8 +34,6 @@ from ctxlab.lab.display import (
     TokenEstimator,
     default_estimator,
     default_path,
-    entry_kind,
-    group_numbers,
     new_figure,
     styled,
 )
@@ -72,32 +69,11 @@ def _try_first_kept(
         return error
 
 
-def _first_kept_frame(
-    path: Sequence[SessionEntry], *, compaction_id: str, extra_ids: Sequence[str]
-) -> pd.DataFrame:
-    """:func:`first_kept_table` with its English headers, whatever the language."""
-    groups = group_numbers(path)
-    rows: list[dict[str, Any]] = []
-    kinds = {entry.id: entry_kind(entry) for entry in path}
-    for entry_id in [*(entry.id for entry in path), *extra_ids]:
-        outcome = _try_first_kept(path, entry_id, compaction_id)
-        valid = isinstance(outcome, CompactionSessionEntry)
-        rows.append(
-            {
-                "id": entry_id,
-                "kind": kinds.get(entry_id, tr("(not on the path)", "（不在路径上）")),
-                "group": str(groups[entry_id]) if entry_id in groups else "—",
-                "valid first kept?": "✔" if valid else "✘",
-                "error": "" if isinstance(outcome, CompactionSessionEntry) else error_text(outcome),
-            }
-        )
-    return pd.DataFrame(rows, columns=["id", "kind", "group", "valid first kept?", "error"])
-
-
 def _first_kept_costs(
     path: Sequence[SessionEntry] | None, estimate: TokenEstimator | None
 ) -> pd.DataFrame:
-    """:func:`first_kept_costs` with its English headers, whatever the language."""
+    """For each legal first kept id of ``path``: the conversation's tokens a resume keeps
+    (the original messages from that id on) and those the summary stands in for."""
     entries = default_path(path)
     price = default_estimator(estimate)
     conversation = [e for e in message_entries(entries) if not isinstance(e.message, SystemMessage)]
@@ -136,7 +112,7 @@ FIRST_KEPT_FIGURE_TEXT_ZH = {
 def first_kept_figure(
     path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
 ) -> Figure:
-    """One bar per legal first kept id (:func:`first_kept_costs`): the summarised tokens
+    """One bar per legal first kept id: the summarised tokens
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
     text = FIRST_KEPT_FIGURE_TEXT
@@ -186,10 +162,11 @@ def check_valid_first_kept(answer: object) -> Verdict:
     ``first_kept_entry_id``."""
     chosen = set(id_list(answer, tr("your first kept ids", "你给出的保留起点")))
     path = fixtures.opening_path()
-    table = _first_kept_frame(
-        path, compaction_id="compact-1", extra_ids=sorted(chosen - {e.id for e in path})
-    )
-    valid = set(table.loc[table["valid first kept?"] == "✔", "id"])
+    tried = {
+        entry_id: _try_first_kept(path, entry_id, "compact-1")
+        for entry_id in [*(e.id for e in path), *sorted(chosen - {e.id for e in path})]
+    }
+    valid = {entry_id for entry_id, got in tried.items() if not isinstance(got, CtxlabError)}
     if chosen == valid:
         listed = ", ".join(sorted(valid))
         return Verdict(
@@ -209,7 +186,8 @@ def check_valid_first_kept(answer: object) -> Verdict:
     missing = sorted(valid - chosen)
     details = []
     if wrong:
-        why = table.set_index("id").loc[wrong[0], "error"]
+        refused = tried[wrong[0]]
+        why = error_text(refused) if isinstance(refused, CtxlabError) else ""
         details.append(
             tr(
                 f"Not valid: {', '.join(wrong)}. For example: {why}",

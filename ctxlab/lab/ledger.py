@@ -270,7 +270,9 @@ _LEDGER_ROW_STYLE = {
 def ledger_styler(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> CourseTable:
-    """:func:`ledger_table` with kept rows green and dropped rows hatched grey."""
+    """The budget ledger of chapter 11.3 as a table (item, tokens, running total, decision;
+    headers and words in the notebook's language), kept rows green, dropped rows hatched
+    grey. Its ``.data`` is the frame."""
     frame, kinds = _ledger(path, budget)
 
     def row_style(row: pd.Series) -> list[str]:
