@@ -469,6 +469,31 @@ def _stop(thread: threading.Thread) -> None:
         return
 
 
+def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
+    """One call of a student's function, its exception (if any) made a plain message."""
+    try:
+        return SafeCall(True, function(*args, **kwargs))
+    except NotImplementedError:
+        return SafeCall(
+            False,
+            error=tr(
+                "not written yet (the stub raises NotImplementedError)",
+                "还没有写（stub 抛出 NotImplementedError）",
+            ),
+        )
+    except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
+        raise
+    except BaseException as error:  # student code may raise anything
+        try:
+            message = str(error)
+        except Exception:
+            message = ""
+        text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        text = _ADDRESS.sub("", text)
+        shown = text[:300] + "..." if len(text) > 300 else text
+        return SafeCall(False, error=tr("raised ", "抛出了 ") + shown)
+
+
 def call_safely(
     function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
 ) -> SafeCall:
@@ -478,34 +503,21 @@ def call_safely(
     ``NotImplementedError`` reads "not written yet"), a call that does not return within
     ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
     process, so it works the same on Windows and with functions defined in a notebook.
+    Under Pyodide (JupyterLite), where no thread can be started, it is a direct call,
+    unbounded.
     """
+    if sys.platform == "emscripten":  # pragma: no cover - Pyodide has no threads
+        return _call(function, args, kwargs)
     box: list[SafeCall] = []
-
-    def target() -> None:
-        try:
-            box.append(SafeCall(True, function(*args, **kwargs)))
-        except NotImplementedError:
-            box.append(
-                SafeCall(
-                    False,
-                    error=tr(
-                        "not written yet (the stub raises NotImplementedError)",
-                        "还没有写（stub 抛出 NotImplementedError）",
-                    ),
-                )
-            )
-        except BaseException as error:  # student code may raise anything
-            try:
-                message = str(error)
-            except Exception:
-                message = ""
-            text = f"{type(error).__name__}: {message}" if message else type(error).__name__
-            text = _ADDRESS.sub("", text)
-            shown = text[:300] + "..." if len(text) > 300 else text
-            box.append(SafeCall(False, error=tr("raised ", "抛出了 ") + shown))
-
-    thread = threading.Thread(target=target, name="ctxlab-student-call", daemon=True)
-    thread.start()
+    thread = threading.Thread(
+        target=lambda: box.append(_call(function, args, kwargs)),
+        name="ctxlab-student-call",
+        daemon=True,
+    )
+    try:
+        thread.start()
+    except RuntimeError:  # "can't start new thread": call it directly instead
+        return _call(function, args, kwargs)
     thread.join(seconds)
     if thread.is_alive() or not box:
         _stop(thread)

@@ -11,7 +11,7 @@ The core of this lab is :mod:`ctxlab.context` (``build_context``).
 * the student's ``build_context`` beside the reference -- :func:`compare_builds`: the first
   difference marked; :func:`find_difference` searches every ``max_tokens`` of the slider
   on :func:`chapter_paths`, each call of the student's function bounded by
-  :func:`bounded_call`;
+  :func:`~ctxlab.lab.display.call_safely` (a thread with a time limit);
 * widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure (an
   ``<img>`` with the figure's alt text), the kept ids and the reason (:func:`budget_view` is
   its pure part); given the student's own ``build_context`` (``student=``) it also shows
@@ -23,7 +23,6 @@ The core of this lab is :mod:`ctxlab.context` (``build_context``).
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +38,6 @@ from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
 from ctxlab.lab.display import (
     CourseTable,
-    SafeCall,
     call_safely,
     default_path,
     figure_html,
@@ -70,7 +68,6 @@ __all__ = [
     "BudgetView",
     "BuildDifference",
     "LedgerGroup",
-    "bounded_call",
     "budget_alt_text",
     "budget_figure",
     "budget_ledger",
@@ -186,37 +183,6 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
     return rows
 
 
-def _direct_call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> SafeCall:
-    """The student's function called in this thread, unbounded (where no thread can start)."""
-    try:
-        return SafeCall(True, function(*args, **kwargs))
-    except NotImplementedError:
-        return SafeCall(
-            False,
-            error=tr(
-                "not written yet (the stub raises NotImplementedError)",
-                "还没有写（stub 抛出 NotImplementedError）",
-            ),
-        )
-    except Exception as error:  # student code may raise anything
-        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        return SafeCall(False, error=tr("raised ", "抛出了 ") + text[:300])
-
-
-def bounded_call(
-    function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
-) -> SafeCall:
-    """One call of the student's function, bounded in time: :func:`call_safely` (a daemon
-    thread with a time limit), so a function that never returns becomes a row, not a frozen
-    kernel. Under Pyodide (JupyterLite), where no thread can be started, a direct call."""
-    if sys.platform == "emscripten":  # pragma: no cover - Pyodide has no threads
-        return _direct_call(function, *args, **kwargs)
-    try:
-        return call_safely(function, *args, seconds=seconds, **kwargs)
-    except RuntimeError:  # "can't start new thread": call it directly instead
-        return _direct_call(function, *args, **kwargs)
-
-
 #: Where :func:`compare_builds` looks for a difference: every ``max_tokens`` the lab's slider
 #: offers (0-60), with the chapter's ``reserved_output`` 4 and ``safety_margin`` 2.
 SEARCH_MAX_TOKENS: tuple[int, ...] = tuple(range(61))
@@ -264,8 +230,9 @@ def find_difference(
 
     Order: the chapter's budget 31/4/2 first, then every ``max_tokens`` from the smallest
     up (reserved 4, safety 2), on ``path`` or else on each of :func:`chapter_paths`. Each
-    call of ``student`` is bounded (:func:`bounded_call`); the search stops at the first
-    difference, and a function that raises or hangs is a difference at once.
+    call of ``student`` is bounded (:func:`~ctxlab.lab.display.call_safely`); the search
+    stops at the first difference, and a function that raises or hangs is a difference at
+    once.
     """
     paths = chapter_paths() if path is None else [(tr("this path", "这条路径"), list(path))]
     budgets = [CHAPTER_BUDGET] + [
@@ -308,7 +275,7 @@ def compare_table(
     del options["summary_language"]  # a student's build_context may not take it
     reference = build_context(entries, **options)
     expected = _result_rows(entries, reference)
-    call = bounded_call(student, list(entries), seconds=seconds, **options)
+    call = call_safely(student, list(entries), seconds=seconds, **options)
     problem = call.error
     got: list[tuple[str, str]] = []
     if call.ok:
