@@ -310,15 +310,14 @@ def _judge(question: Question, answer: object) -> Verdict:
 def check_quiz_answer(lab: str, number: int, answer: object) -> Verdict:
     """The verdict on one answer of ``lab``'s exit quiz (``...``: not answered yet)."""
     question = _question(lab, number)
+    if answer is ... or answer is None:
+        return not_answered(tr(f"question {number}", f"第 {number} 题"))
 
     @friendly
     def check(value: object) -> Verdict:
         return _judge(question, value)
 
-    verdict = check(answer)
-    if answer is ... or answer is None:
-        return not_answered(tr(f"question {number}", f"第 {number} 题"))
-    return verdict
+    return check(answer)
 
 
 @dataclass(frozen=True, repr=False)

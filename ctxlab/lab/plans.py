@@ -102,9 +102,7 @@ class LabPlan:
         return str(self)
 
 
-def _r(cell: str, en: str, zh: str, minutes: int, mark: Mark = "core", kind: Kind = "section",
-       ) -> PlanRow:  # fmt: skip
-    return PlanRow(cell, en, zh, minutes, mark, kind)
+_r = PlanRow  # the plans below are long: one short name for a row
 
 
 def _kit(lab: str, quiz_minutes: int, mistakes_minutes: int, recap_minutes: int) -> tuple[
