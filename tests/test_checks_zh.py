@@ -96,7 +96,7 @@ def test_every_exercise_check_names_itself_in_both_languages() -> None:
         for name in dir(module)
         if name.startswith("check_") and name != "check_implementation"
     ]
-    assert len(checkers) >= 17
+    assert len(checkers) >= 14  # 11.1: 1, 11.2: 3, 11.3: 2, 11.4: 3, 11.5: 3, 11.x: 2
     for checker in checkers:
         set_language("en")
         english = checker(...)

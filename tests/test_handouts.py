@@ -138,11 +138,6 @@ def test_build_writes_every_sheet_in_both_languages_and_an_index(tmp_path: Path)
     assert not list(tmp_path.rglob("*.pdf"))
 
 
-def test_pdf_page_count_reads_chromiums_page_objects() -> None:
-    two = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] >>\n2 0 obj << /Type /Page >>"
-    assert handouts.pdf_page_count(two + b"\n3 0 obj <</Type/Page/Parent 1 0 R>>") == 2
-
-
 def test_the_make_target_and_the_ignored_folder() -> None:
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^handouts: .*## ", makefile, re.M)

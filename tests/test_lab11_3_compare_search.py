@@ -23,6 +23,7 @@ from ctxlab import (
     group_interactions,
 )
 from ctxlab.lab import lab11_3
+from ctxlab.lab.display import call_safely
 
 pytestmark = pytest.mark.teaching
 
@@ -181,9 +182,9 @@ def test_without_threads_each_call_is_direct(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(threading.Thread, "start", no_threads)
     assert lab11_3.find_difference(skip_and_continue).budget.max_tokens == 16
-    call = lab11_3.bounded_call(lambda: 1 / 0)
+    call = call_safely(lambda: 1 / 0)
     assert not call.ok and call.error.startswith("raised ZeroDivisionError")
-    assert "not written yet" in lab11_3.bounded_call(_raise_not_implemented).error
+    assert "not written yet" in call_safely(_raise_not_implemented).error
 
 
 def _raise_not_implemented() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from ctxlab import fixtures
@@ -41,24 +39,8 @@ def test_friendly_turns_placeholders_and_errors_into_verdicts() -> None:
     assert check_thing("x").ok
 
 
-def _migrated() -> dict[str, object]:
-    wire = copy.deepcopy(fixtures.compaction_corruptions()["files instead of changedFiles"])
-    wire["summary"]["changedFiles"] = wire["summary"].pop("files")
-    return wire
-
-
 def test_lab_11_1_checkers() -> None:
     from ctxlab.lab import lab11_1
-
-    broken = fixtures.compaction_corruptions()["files instead of changedFiles"]
-    assert lab11_1.check_repaired_compaction(_migrated()).ok
-    verdict = lab11_1.check_repaired_compaction(broken)
-    assert not verdict.ok and "summary.files" in verdict.detail
-    changed = _migrated()
-    changed["tokensBefore"] = 30
-    verdict = lab11_1.check_repaired_compaction(changed)
-    assert not verdict.ok and "tokensBefore" in verdict.detail
-    assert "not answered" in lab11_1.check_repaired_compaction(...).title
 
     mine = {
         "goal": "Ship it",
@@ -101,11 +83,6 @@ def test_lab_11_2_checkers() -> None:
 
 def test_lab_11_3_checkers() -> None:
     from ctxlab.lab import lab11_3
-
-    assert lab11_3.check_available(31).ok  # 40 - 3 - 4 - 2
-    assert not lab11_3.check_available(40).ok
-    assert lab11_3.check_available(0, max_tokens=5).ok  # never below zero
-    assert "not the kind" in lab11_3.check_available(True).title
 
     assert lab11_3.check_kept_ids(["u3", "calls", "r-test", "r-read", "a3"]).ok
     assert "sys" in lab11_3.check_kept_ids(["sys", "u3"]).title

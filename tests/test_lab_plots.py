@@ -58,14 +58,6 @@ def test_budget_figure_marks_overflow_in_its_title() -> None:
     assert [bool(b.get_hatch()) for b in bars][3:] == [False, True, True]
 
 
-def test_sweep_figure_is_fixed_size_and_readable() -> None:
-    fig = lab11_3.sweep_figure(max_tokens=range(0, 61, 5))
-    _check(fig, display.FIGSIZE)
-    legend = fig.axes[0].get_legend()
-    labels = [t.get_text() for t in legend.get_texts()]
-    assert labels == ["single_group_overflow", "trimmed", "within_budget"]
-
-
 def test_course_style_sets_large_text_and_palette() -> None:
     rc = display.course_rc()
     for key in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize"):

@@ -17,7 +17,7 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_mapping, as_number, friendly, id_list, not_answered
-from ctxlab.lab.display import PALETTE, call_safely, verdict_html
+from ctxlab.lab.display import call_safely
 from ctxlab.lab.language import get_language, set_language
 
 pytestmark = pytest.mark.teaching
@@ -133,22 +133,3 @@ def test_call_safely_messages_in_both_languages() -> None:
         assert call_safely(_slow, [], seconds=0.2).error == "0.2 秒内没有返回（死循环？）"
     finally:
         set_language("en")
-
-
-@pytest.mark.parametrize(
-    ("text", "ok"),
-    [
-        ("accepted ✔ compaction entry compact-1 (parent a3)", True),
-        ("rejected ✘ session entry compact-1: field 'summary' is missing", False),
-        ("接受 ✔ compaction entry compact-1（父条目 a3）", True),
-        ("拒绝 ✘ session entry compact-1：缺少字段 'summary'", False),
-        ("拒绝 ✘ 错误信息里出现了 ✔", False),
-        ("没有标记的一行", False),
-    ],
-)
-def test_verdict_line_colour_does_not_depend_on_english_words(text: str, ok: bool) -> None:
-    green, red = PALETTE["bluish_green"], PALETTE["vermillion"]
-    assert (green in verdict_html(text)) is ok
-    assert (red in verdict_html(text)) is not ok
-    # An explicit ok wins over the text.
-    assert green in verdict_html(text, ok=True) and red in verdict_html(text, ok=False)

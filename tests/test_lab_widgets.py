@@ -14,42 +14,9 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from ctxlab import CompactionSessionEntry, build_context
-from ctxlab.lab import lab11_1, lab11_2, lab11_3, lab11_5
+from ctxlab.lab import lab11_3, lab11_5
 
 pytestmark = pytest.mark.teaching
-
-
-def test_parse_widget_shows_the_parsers_verdict_for_the_chosen_case() -> None:
-    box = lab11_1.build_parse_widget()
-    assert "ctxlab-widget" in box._dom_classes
-    verdict = box.outputs["verdict"]
-    assert "ctxlab-parse-verdict" in verdict._dom_classes
-    assert "accepted ✔" in verdict.value
-    box.controls["case"].value = "files instead of changedFiles"
-    assert "summary.files" in verdict.value
-    assert lab11_1.parse_view("files instead of changedFiles") in verdict.value.replace(
-        "&#x27;", "'"
-    )
-    assert box.controls["case"].options == lab11_1.parse_cases()
-
-
-def test_grouping_widget_accepts_a_reorder_and_rejects_a_corrupt_id() -> None:
-    box = lab11_2.build_grouping_widget()
-    verdict = box.outputs["verdict"]
-    assert "ctxlab-grouping-verdict" in verdict._dom_classes
-    box.controls["order"].value = "r-read, r-test, calls"
-    assert "accepted ✔" in verdict.value
-    assert "[u3, r-read, r-test, calls, a3]" in verdict.value
-    box.controls["r-test answers"].value = "unknown-1"
-    assert "rejected ✘" in verdict.value and "unknown-1" in verdict.value
-    assert "rejected" in box.outputs["pairing"].value
-
-
-def test_grouping_variant_rejects_an_order_that_is_not_a_permutation() -> None:
-    with pytest.raises(ValueError, match="order must arrange"):
-        lab11_2.grouping_variant("calls, calls, r-read", "test-1")
-    view = lab11_2.grouping_view("calls, r-test, r-read", "read-1")
-    assert "two results" in view.verdict
 
 
 def _figure_png(box: Any) -> bytes:

@@ -14,8 +14,6 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from ctxlab import fixtures
-from ctxlab.estimators import chars_per_token
 from ctxlab.lab import lab11_3
 from ctxlab.lab.grading import lab11_3 as grading
 from ctxlab.lab.language import set_figure_language, set_language
@@ -96,69 +94,6 @@ def test_stored_figure_and_widget_share_the_alt_text() -> None:
 
 
 # -- exercise labels, tables, check descriptions -------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("check", "en", "zh"),
-    [
-        (lab11_3.check_available, "available", "消息额度"),
-        (lab11_3.check_kept_ids, "kept ids", "保留的 entry id"),
-        (
-            lab11_3.check_smallest_budget_for_all,
-            "smallest budget for all",
-            "能保留全部组的最小预算",
-        ),
-    ],
-)
-def test_unanswered_exercise_is_named_in_the_notebook_language(
-    check: Any, en: str, zh: str
-) -> None:
-    assert check(...).title == f"not answered yet: {en}"
-    set_language("zh")
-    try:
-        title = check(...).title
-    finally:
-        set_language("en")
-    assert title.startswith("还没有作答：") and zh in title and title != f"还没有作答：{en}"
-
-
-def test_checks_still_judge_answers() -> None:
-    assert lab11_3.check_smallest_budget_for_all(38).ok
-    assert not lab11_3.check_smallest_budget_for_all(39).ok
-    assert not lab11_3.check_smallest_budget_for_all(-1).ok
-    assert lab11_3.check_available(31).ok
-
-
-def test_estimator_table_headers_follow_the_language(zh: None) -> None:
-    table = lab11_3.estimator_table(fixtures.opening_path(), chars_per_token(4))
-    assert list(table.data.columns) == [
-        "id",
-        "角色",
-        "文本",
-        "成本（chars_per_token_4）",
-        "成本（测试估算器）",
-    ]
-    assert list(table.data["成本（测试估算器）"]) == [3, 3, 4, 3, 4, 3, 3, 3, 3, 3]
-
-
-def test_estimator_table_in_english() -> None:
-    table = lab11_3.estimator_table(fixtures.opening_path(), chars_per_token(4))
-    assert list(table.data.columns) == [
-        "id",
-        "role",
-        "text",
-        "cost (chars_per_token_4)",
-        "cost (test estimator)",
-    ]
-    assert table.data["cost (chars_per_token_4)"].iloc[6] == 32  # calls: ceil(125 / 4)
-
-
-def test_sent_messages_table_says_entry_not_a_ruled_out_word(zh: None) -> None:
-    result = lab11_3.CHAPTER_BUDGET.build(fixtures.opening_path())
-    frame = lab11_3.sent_messages_table(result)
-    assert "条目" not in frame.to_string()
-    assert list(frame["来自"])[1] == "entry u2"
-    assert "角色" in frame.columns
 
 
 def test_every_check_description_is_chinese_and_within_budget_is_the_course_codes() -> None:

@@ -12,6 +12,8 @@ import pytest
 
 import ctxlab
 from ctxlab import fixtures
+from ctxlab.compaction import create_compaction_entry
+from ctxlab.errors import CtxlabError
 from ctxlab.lab import lab11_4
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.grading import check_implementation
@@ -81,7 +83,6 @@ def test_the_parsers_errors_of_cell_f04_stay_english_in_english(en: None) -> Non
         (lab11_4.check_valid_first_kept, (...,), "可作保留起点的 id 集合", "valid first kept"),
         (lab11_4.check_store_count, (..., ...), "Store 里的 entry 条数", "store count"),
         (lab11_4.check_compact2, (...,), "compact-2", "compact2"),
-        (lab11_4.check_compact1, (None,), "compact-1", "compact1"),
     ],
 )
 def test_an_unanswered_exercise_is_named_in_the_notebooks_language(
@@ -106,15 +107,19 @@ def test_an_answer_of_the_wrong_kind_is_told_in_chinese(zh: None) -> None:
     assert "你给出的保留起点 应当是 entry id 的列表" in lab11_4.check_valid_first_kept(3).detail
 
 
-def test_the_first_kept_verdict_of_a_refused_id_is_chinese(zh: None) -> None:
-    text = lab11_4.render_first_kept(fixtures.opening_path(), "a2")
-    assert text == (
-        "✘ a2：compaction compact-1：firstKeptEntryId a2 在 u2 开头的那一组中间；"
+def test_the_error_of_a_refused_first_kept_id_is_chinese(zh: None) -> None:
+    with pytest.raises(CtxlabError) as refused:
+        create_compaction_entry(
+            fixtures.opening_path(), id="compact-1", timestamp=100,
+            summary=fixtures.compact1_summary(), first_kept_entry_id="a2", tokens_before=29,
+        )  # fmt: skip
+    assert error_text(refused.value) == (
+        "compaction compact-1：firstKeptEntryId a2 在 u2 开头的那一组中间；"
         "只有一组的首条 user message 才能作保留起点"
     )
     set_language("en")
-    assert lab11_4.render_first_kept(fixtures.opening_path(), "a2").startswith(
-        "✘ a2: compaction compact-1: firstKeptEntryId a2 is inside the interaction that u2 starts"
+    assert error_text(refused.value).startswith(
+        "compaction compact-1: firstKeptEntryId a2 is inside the interaction that u2 starts"
     )
 
 

@@ -31,8 +31,13 @@ Shared by every lab:
 :mod:`ctxlab.lab.fonts`       a CJK font for Chinese figure text (English without one)
 :mod:`ctxlab.lab.classroom`   each lab's classroom kit: timing plan, common mistakes,
                               exit quiz, instructor's guide (issue 27)
+:mod:`ctxlab.lab.plans`       the timing plans the kit shows
+:mod:`ctxlab.lab.quizzes`     the exit quizzes' questions, answers computed by ctxlab
 :mod:`ctxlab.lab.handouts`    one-page summary sheets, ``make handouts`` (issue 27)
 ============================  ==========================================================
+
+11.3's budget ledger (:mod:`ctxlab.lab.ledger`: :class:`~ctxlab.lab.ledger.Budget`, the ledger
+table and figure) is re-exported by :mod:`~ctxlab.lab.lab11_3` and used by 11.5 too.
 
 A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
 11.2's :func:`~ctxlab.lab.lab11_2.group_label`); an earlier lab never imports a later one.
@@ -81,6 +86,9 @@ _SUBMODULES = frozenset(
         "lab11_4",
         "lab11_5",
         "lab11_x",
+        "ledger",
+        "plans",
+        "quizzes",
     }
 )
 

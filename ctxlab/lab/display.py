@@ -14,13 +14,14 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
   left-aligned pandas ``Styler`` without the index, whose HTML id is derived from the
   table's content (the same on every run, so nbval can compare it, and different for
   different tables, so two tables on one page never style each other's cells) and whose
-  plain-text ``repr`` has no memory address;
-* **entries as table cells** -- :func:`entry_kind`, :func:`tool_ids` and
-  :func:`group_numbers`, the interaction group of every message entry as the core's
+  plain-text ``repr`` has no memory address; :func:`in_language` gives a frame Chinese
+  headers in the Chinese edition;
+* **entries as table cells** -- :func:`entry_kind` and :func:`group_numbers`, the
+  interaction group of every message entry as the core's
   :func:`~ctxlab.group_interactions` cuts them;
 * **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
   ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
-  :func:`verdict_html`, :func:`pre_html` and :func:`figure_png`;
+  :func:`figure_png` and :func:`figure_html` (a figure as an ``<img>`` with its alt text);
 * **the student's code** -- :func:`call_safely` runs a student's function for a widget or a
   comparison table: an exception, or a call that does not return in time, comes back as a
   message instead of crashing (or freezing) the kernel;
@@ -29,13 +30,14 @@ tables, figures, widgets and self-checks; this module holds what they share, onc
   :func:`tidy_number` (3.0 shown as 3).
 
 Text this module itself shows a student (the messages of :func:`call_safely`) exists in
-English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions,
-slider descriptions and verdict lines come from the lab modules, already in the notebook's
+English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions
+and slider descriptions come from the lab modules, already in the notebook's
 language.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import html
@@ -60,8 +62,7 @@ from ctxlab import fixtures
 from ctxlab.context import TokenEstimator
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.language import tr
-from ctxlab.messages import AssistantMessage, ToolResultMessage
+from ctxlab.lab.language import get_language, tr
 
 __all__ = [
     "BOX_LAYOUT",
@@ -83,19 +84,17 @@ __all__ = [
     "default_estimator",
     "default_path",
     "entry_kind",
+    "figure_html",
     "figure_png",
     "group_colour",
     "group_numbers",
-    "group_row_colours",
+    "in_language",
     "new_figure",
-    "pre_html",
     "show",
     "slider",
     "styled",
     "tidy_number",
-    "tool_ids",
     "use_course_style",
-    "verdict_html",
     "widget_box",
 ]
 
@@ -310,17 +309,6 @@ def entry_kind(entry: SessionEntry) -> str:
     return entry.type
 
 
-def tool_ids(entry: SessionEntry) -> str:
-    """The tool call ids an assistant entry declares, or ``→ id`` for a tool result."""
-    if isinstance(entry, MessageSessionEntry):
-        message = entry.message
-        if isinstance(message, AssistantMessage):
-            return ", ".join(call.id for call in message.tool_calls)
-        if isinstance(message, ToolResultMessage):
-            return f"→ {message.tool_call_id}"
-    return ""
-
-
 def group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
     """Entry id → the 1-based number of its interaction group on ``path``.
 
@@ -387,17 +375,12 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
     return table
 
 
-def group_row_colours(numbers: Mapping[str, int], column: str = "id") -> Callable[..., Any]:
-    """A row styler for ``Styler.apply(..., axis=1)``: each row tinted with the colour of the
-    group ``numbers`` gives its ``column`` value; rows in no group grey."""
+def in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with its column headers in Chinese when the notebook is Chinese.
 
-    def colour(row: pd.Series) -> list[str]:
-        number = numbers.get(str(row[column]))
-        if number is None:
-            return ["background-color: #EEEEEE"] * len(row)
-        return [f"background-color: {group_colour(number)}33"] * len(row)
-
-    return colour
+    The frames are built with English keys (the code and the tests index them so); only
+    the headers a student reads change."""
+    return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
 
 
 # -- widget boxes ----------------------------------------------------------------------------------
@@ -436,41 +419,23 @@ def slider(description: str, value: int, high: int) -> Any:
     return control
 
 
-def _accepted(text: str) -> bool:
-    """Whether a verdict line says accepted: it starts with ``accepted`` (English), or its
-    first mark is ✔ rather than ✘ (any language, e.g. ``接受 ✔ …`` / ``拒绝 ✘ …``)."""
-    if text.startswith("accepted"):
-        return True
-    if text.startswith("rejected"):
-        return False
-    tick, cross = text.find("✔"), text.find("✘")
-    return tick >= 0 and (cross < 0 or tick < cross)
-
-
-def verdict_html(text: str, ok: bool | None = None) -> str:
-    """An accepted (green bar) or rejected (red bar) verdict line as HTML.
-
-    ``ok`` says which; when it is None the text decides: ``accepted ...`` or a line whose
-    first mark is ✔ is green, everything else red.
-    """
-    accepted = _accepted(text) if ok is None else ok
-    colour = PALETTE["bluish_green"] if accepted else PALETTE["vermillion"]
-    return (
-        f'<div style="border-left: 6px solid {colour}; padding: 4px 10px; font-size: 1.15em;'
-        f' white-space: pre-wrap">{html.escape(text)}</div>'
-    )
-
-
-def pre_html(text: str) -> str:
-    """Preformatted text at a projector-friendly size."""
-    return f'<pre style="font-size: 1.1em">{html.escape(text)}</pre>'
-
-
 def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     """The figure as PNG bytes (what a widget's ``Image`` shows)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def figure_html(fig: Figure) -> str:
+    """The figure as the widget shows it: an ``<img>`` of its PNG (inline, base64) whose
+    ``alt`` is the figure's alt text (:meth:`CourseFigure.alt_text`, the same text the
+    static figure's output carries)."""
+    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    return (
+        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
+        ' style="width: 100%; height: auto">'
+    )
 
 
 # -- the student's code ----------------------------------------------------------------------------
@@ -504,6 +469,31 @@ def _stop(thread: threading.Thread) -> None:
         return
 
 
+def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
+    """One call of a student's function, its exception (if any) made a plain message."""
+    try:
+        return SafeCall(True, function(*args, **kwargs))
+    except NotImplementedError:
+        return SafeCall(
+            False,
+            error=tr(
+                "not written yet (the stub raises NotImplementedError)",
+                "还没有写（stub 抛出 NotImplementedError）",
+            ),
+        )
+    except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
+        raise
+    except BaseException as error:  # student code may raise anything
+        try:
+            message = str(error)
+        except Exception:
+            message = ""
+        text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        text = _ADDRESS.sub("", text)
+        shown = text[:300] + "..." if len(text) > 300 else text
+        return SafeCall(False, error=tr("raised ", "抛出了 ") + shown)
+
+
 def call_safely(
     function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
 ) -> SafeCall:
@@ -513,34 +503,21 @@ def call_safely(
     ``NotImplementedError`` reads "not written yet"), a call that does not return within
     ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
     process, so it works the same on Windows and with functions defined in a notebook.
+    Under Pyodide (JupyterLite), where no thread can be started, it is a direct call,
+    unbounded.
     """
+    if sys.platform == "emscripten":  # pragma: no cover - Pyodide has no threads
+        return _call(function, args, kwargs)
     box: list[SafeCall] = []
-
-    def target() -> None:
-        try:
-            box.append(SafeCall(True, function(*args, **kwargs)))
-        except NotImplementedError:
-            box.append(
-                SafeCall(
-                    False,
-                    error=tr(
-                        "not written yet (the stub raises NotImplementedError)",
-                        "还没有写（stub 抛出 NotImplementedError）",
-                    ),
-                )
-            )
-        except BaseException as error:  # student code may raise anything
-            try:
-                message = str(error)
-            except Exception:
-                message = ""
-            text = f"{type(error).__name__}: {message}" if message else type(error).__name__
-            text = _ADDRESS.sub("", text)
-            shown = text[:300] + "..." if len(text) > 300 else text
-            box.append(SafeCall(False, error=tr("raised ", "抛出了 ") + shown))
-
-    thread = threading.Thread(target=target, name="ctxlab-student-call", daemon=True)
-    thread.start()
+    thread = threading.Thread(
+        target=lambda: box.append(_call(function, args, kwargs)),
+        name="ctxlab-student-call",
+        daemon=True,
+    )
+    try:
+        thread.start()
+    except RuntimeError:  # "can't start new thread": call it directly instead
+        return _call(function, args, kwargs)
     thread.join(seconds)
     if thread.is_alive() or not box:
         _stop(thread)

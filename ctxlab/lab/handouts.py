@@ -6,8 +6,7 @@ Each sheet holds, for one lab:
   editions; the English sheet adds ctxlab's English rendering under each);
 * **the worked example's numbers** -- computed here with ctxlab from the chapter's fixtures
   (:mod:`ctxlab.fixtures`), never copied by hand;
-* **the one picture** -- the lab's figure from its teaching module (the same one the notebook
-  shows), embedded as SVG;
+* **the one picture** -- a figure drawn by the teaching modules, embedded as SVG;
 * the lab's test commands: the chapter's ``node --test`` line and ctxlab's ``pytest -m``.
 
 :func:`handout_html` makes a sheet as one self-contained HTML page sized for A4 paper;
@@ -24,16 +23,18 @@ import base64
 import html
 import io
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ctxlab.lab.language import get_language, set_language
+import ctxlab
+from ctxlab import fixtures
+from ctxlab.errors import CtxlabError
+from ctxlab.lab.language import Language, get_language, set_language
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -46,11 +47,9 @@ __all__ = [
     "find_chromium",
     "handout_html",
     "main",
-    "pdf_page_count",
     "print_pdf",
 ]
 
-Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("zh", "en")  # the course is Chinese first
 
 #: (label in English, label in Chinese, value) -- one row of a sheet's numbers table.
@@ -61,14 +60,13 @@ Row = tuple[str, str, str]
 class Handout:
     """What one lab's sheet says: the chapter's section heading (verbatim), an English
     title (ctxlab's), the chapter's rules (verbatim quotes, each with ctxlab's English
-    rendering), and how to compute the numbers and draw the picture."""
+    rendering), how to compute the numbers, and the picture's caption."""
 
     lab: str
     heading_zh: str
     title_en: str
     rules: tuple[tuple[str, str], ...]
     numbers: Callable[[], list[Row]]
-    picture: Callable[[], Figure]
     picture_en: str
     picture_zh: str
 
@@ -81,9 +79,6 @@ def _ids(ids: Sequence[str]) -> str:
 
 
 def _build(path: Any, max_tokens: int) -> Any:
-    import ctxlab
-    from ctxlab import fixtures
-
     return ctxlab.build_context(
         path,
         max_tokens=max_tokens,
@@ -102,9 +97,6 @@ def _tokens(result: Any) -> str:
 
 
 def _numbers_11_1() -> list[Row]:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = fixtures.opening_path()
     price = fixtures.opening_estimator
     costs = ", ".join(f"{e.id} {price(e.message)}" for e in path if e.type == "message")
@@ -139,8 +131,6 @@ def _numbers_11_1() -> list[Row]:
 
 
 def _numbers_11_2() -> list[Row]:
-    import ctxlab
-    from ctxlab import fixtures
     from ctxlab.lab import lab11_2
     from ctxlab.lab.errors_zh import error_text
 
@@ -165,16 +155,13 @@ def _numbers_11_2() -> list[Row]:
     try:
         ctxlab.group_interactions(fixtures.unknown_call_path())
         refused = "—"
-    except ctxlab.CtxlabError as error:
+    except CtxlabError as error:
         refused = error_text(error)
     rows.append(("r-test → unknown-1 is refused", "r-test → unknown-1 被拒绝", refused))
     return rows
 
 
 def _numbers_11_3() -> list[Row]:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = fixtures.opening_path()
     result = _build(path, 31)
     overflow = _build(path, 19)
@@ -208,9 +195,6 @@ def _numbers_11_3() -> list[Row]:
 
 
 def _numbers_11_4() -> list[Row]:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = fixtures.opening_path()
     compact = fixtures.compact1(path)
     heads = [g.head.id for g in ctxlab.group_interactions([e for e in path if e.type == "message"])]
@@ -233,7 +217,7 @@ def _numbers_11_4() -> list[Row]:
                 first_kept_entry_id=candidate,
                 tokens_before=29,
             )
-        except ctxlab.CtxlabError:
+        except CtxlabError:
             refused.append(candidate)
     return [
         (
@@ -260,9 +244,6 @@ def _numbers_11_4() -> list[Row]:
 
 
 def _numbers_11_5() -> list[Row]:
-    import ctxlab
-    from ctxlab import fixtures
-
     resumed = fixtures.resumed_path()
     at31, at40 = _build(resumed, 31), _build(resumed, 40)
     summary_cost = at40.tokens.messages - sum(
@@ -305,37 +286,17 @@ def _numbers_11_5() -> list[Row]:
 # ----------------------------------------------------------------------------- pictures
 
 
-def _picture_11_1() -> Figure:
-    from ctxlab import fixtures
-    from ctxlab.lab import lab11_5
+def _picture(lab: str) -> Figure:
+    """The lab's one picture, from a teaching module (imported here: matplotlib loads late)."""
+    from ctxlab.lab import lab11_2, lab11_3, lab11_4, lab11_5
 
-    path = fixtures.opening_path()
-    return lab11_5.resume_diagram([*path, fixtures.compact1(path)])
-
-
-def _picture_11_2() -> Figure:
-    from ctxlab.lab import lab11_2
-
-    return lab11_2.timeline_figure()
-
-
-def _picture_11_3() -> Figure:
-    from ctxlab.lab import lab11_3
-
-    return lab11_3.budget_figure()
-
-
-def _picture_11_4() -> Figure:
-    from ctxlab.lab import lab11_4
-
-    return lab11_4.first_kept_figure()
-
-
-def _picture_11_5() -> Figure:
-    from ctxlab import fixtures
-    from ctxlab.lab import lab11_5
-
-    return lab11_5.resume_diagram(fixtures.system_patch_path())
+    if lab == "11.1":
+        path = fixtures.opening_path()
+        return lab11_5.resume_diagram([*path, fixtures.compact1(path)])
+    if lab == "11.5":
+        return lab11_5.resume_diagram(fixtures.system_patch_path())
+    draw = {"11.2": lab11_2.timeline_figure, "11.3": lab11_3.budget_figure}
+    return draw.get(lab, lab11_4.first_kept_figure)()
 
 
 # ----------------------------------------------------------------------------- the sheets
@@ -371,7 +332,6 @@ HANDOUTS: dict[str, Handout] = {
             ),
         ),
         _numbers_11_1,
-        _picture_11_1,
         "compact-1 is appended after a3; firstKeptEntryId points back to u2.",
         "compact-1 追加在 a3 后面；firstKeptEntryId 指回 u2。",
     ),
@@ -405,7 +365,6 @@ HANDOUTS: dict[str, Handout] = {
             ("裁剪位置只能落在 a1/u2 或 a2/u3 之间", "A cut can only fall between a1/u2 or a2/u3."),
         ),
         _numbers_11_2,
-        _picture_11_2,
         "Three groups; a cut is legal only between two groups.",
         "三组；只有组与组之间的切点合法。",
     ),
@@ -438,7 +397,6 @@ HANDOUTS: dict[str, Handout] = {
             ),
         ),
         _numbers_11_3,
-        _picture_11_3,
         "The ledger at maxTokens 31: fixed costs, then whole groups from the newest.",
         "maxTokens 31 时的预算账本：先扣固定成本，再从最新一组起整组保留。",
     ),
@@ -464,7 +422,6 @@ HANDOUTS: dict[str, Handout] = {
             ("写入权仍由 Session Store 持有", "Only the Session Store writes."),
         ),
         _numbers_11_4,
-        _picture_11_4,
         "For each legal first kept entry: kept tokens (solid) and summarised ones (hatched).",
         "每个合法的保留起点：保留的 token（实心）与被摘要的 token（斜线）。",
     ),
@@ -498,7 +455,6 @@ HANDOUTS: dict[str, Handout] = {
             ),
         ),
         _numbers_11_5,
-        _picture_11_5,
         "The system-patch path: system replayed from the whole path, then the summary and u2.",
         "system-patch 路径：system 从整条路径重放，随后是摘要和 u2 起的后缀。",
     ),
@@ -562,8 +518,6 @@ def _in_language(language: Language, make: Callable[[], str]) -> str:
 def handout_html(lab: str, language: Language) -> str:
     """The one-page summary sheet of ``lab`` in ``language``, as a self-contained HTML page."""
     if lab not in HANDOUTS or language not in LANGUAGES:
-        from ctxlab.errors import CtxlabError
-
         raise CtxlabError(
             f"handout: lab must be one of {', '.join(HANDOUTS)} and language one of "
             f"{', '.join(LANGUAGES)}; got {lab!r}, {language!r}"
@@ -592,7 +546,7 @@ def _page(sheet: Handout) -> str:
         f'<td class="value">{e(value)}</td></tr>'
         for label_en, label_zh, value in sheet.numbers()
     )
-    svg = _svg(sheet.picture())
+    svg = _svg(_picture(lab))
     src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
     caption = sheet.picture_zh if zh else sheet.picture_en
     heads = (
@@ -670,21 +624,11 @@ def print_pdf(page: Path, pdf: Path, chromium: Path, timeout: float = 120) -> No
         )
 
 
-_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-
-
-def pdf_page_count(pdf: bytes) -> int:
-    """The number of pages of a PDF (its ``/Type /Page`` objects, as Chromium writes them)."""
-    return len(_PAGE.findall(pdf))
-
-
 def build(out: Path, labs: Sequence[str] = tuple(HANDOUTS), pdf: bool | None = None) -> list[Path]:
     """Write every sheet of ``labs`` in both languages to ``out/<language>/<lab>.html`` (and
     an ``index.html``); ``pdf``: also print each to PDF (``None``: when Chromium is found)."""
     chromium = find_chromium() if pdf is not False else None
     if pdf and chromium is None:
-        from ctxlab.errors import CtxlabError
-
         raise CtxlabError("handouts: --pdf needs Chromium (apt-get install chromium)")
     written: list[Path] = []
     links = []

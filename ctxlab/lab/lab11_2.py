@@ -4,124 +4,59 @@ group u3 starts): the teaching layer of notebook ``11.2-interaction-groups.ipynb
 The core of this lab is :mod:`ctxlab.interactions` (``group_interactions``); every group,
 pairing and error shown here is the core's, never re-computed.
 
-* tables -- :func:`grouping_table` / :func:`grouping_styler`, :func:`pairing_matrix`,
-  :func:`cut_points`, :func:`grouping_errors_table` / :func:`grouping_errors_styler` (each
-  error whole, wrapped), :func:`pairing_cases_styler` (what takes no part in pairing:
-  ``toolName`` and the final assistant) and :func:`group_label`, which the 11.3 ledger
-  reuses;
-* figure -- :func:`timeline_figure`: the path as a row of boxes coloured by interaction
-  group, every place a cut could fall marked legal (✔, solid, between groups) or illegal
+* :func:`cut_points` (every place between two entries, legal or not) and
+  :func:`group_label`, which the 11.3 ledger reuses;
+* :func:`timeline_figure` (the handout's picture): the path as a row of boxes coloured by
+  interaction group, every place a cut could fall marked legal (✔, solid, between groups) or illegal
   (✘, dotted, inside a group);
-* widget -- :func:`build_grouping_widget`: reorder group 3's results or corrupt an id
-  (:func:`grouping_variant`, :func:`grouping_view` are its pure parts);
 * self-checks -- :func:`check_group_of_u3` (exercise 11.2-A), :func:`check_legal_cuts`
   (11.2-B) and :func:`check_error_entry` (11.2-C: any entry the error names).
 
 Every text shown to a student exists in English and Chinese and is picked at render time
-(:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text);
-the frames keep their English column names and case keys, the stylers translate them.
+(:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as widgets
 import matplotlib
-import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from ctxlab import fixtures
-from ctxlab.entries import MessageSessionEntry, SessionEntry
-from ctxlab.errors import CtxlabError, InteractionError
+from ctxlab.entries import SessionEntry
+from ctxlab.errors import InteractionError
 from ctxlab.interactions import InteractionGroup, group_interactions, message_entries
 from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     FIGSIZE,
     PALETTE,
-    CourseTable,
     default_path,
     group_colour,
     group_numbers,
-    group_row_colours,
     new_figure,
-    pre_html,
-    show,
     styled,
-    tool_ids,
-    verdict_html,
-    widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import figure_language, get_language, tr, tr_figure
-from ctxlab.messages import ToolResultMessage
 
 __all__ = [
-    "GROUPING_ORDERS",
-    "R_TEST_ANSWERS",
     "CutPoint",
-    "GroupingView",
-    "build_grouping_widget",
     "check_error_entry",
     "check_group_of_u3",
     "check_legal_cuts",
     "cut_points",
     "group_label",
-    "grouping_errors",
-    "grouping_errors_styler",
-    "grouping_errors_table",
-    "grouping_styler",
-    "grouping_table",
-    "grouping_variant",
-    "grouping_verdict",
-    "grouping_view",
-    "pairing_cases",
-    "pairing_cases_styler",
-    "pairing_matrix",
     "timeline_figure",
 ]
 
 
-# -- tables ----------------------------------------------------------------------------------------
-
-#: Chinese column headers of this lab's tables (English names are the frames' own).
-HEADERS_ZH: Mapping[str, str] = {
-    "id": "id",
-    "role": "角色",
-    "group": "组",
-    "starts with": "组首",
-    "tool call ids": "tool call 的 id",
-    "case": "情形",
-    "group_interactions says": "group_interactions 的结论",
-}
-
-#: Chinese labels of the cases of :func:`grouping_errors` and :func:`pairing_cases`.
-CASE_LABELS_ZH: Mapping[str, str] = {
-    "r-test answers unknown-1": "r-test 回答 unknown-1",
-    "r-read missing": "缺少 r-read",
-    "r-read also answers test-1": "r-read 也回答 test-1",
-    "read-1 declared twice": "read-1 被声明两次",
-    "r-test moved before calls": "r-test 移到 calls 之前",
-    "the opening path": "开篇路径",
-    "r-test's toolName is 'read' (its call test-1 is 'bash')": (
-        "r-test 的 toolName 写成 'read'（它的 call test-1 是 'bash'）"
-    ),
-    "no final assistant: a3 left out": "没有终态 assistant：去掉 a3",
-}
-
-
-def _for_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with its headers and case names in the current language (English: unchanged)."""
-    frame = frame.copy()
-    if "case" in frame.columns:
-        frame["case"] = [tr(case, CASE_LABELS_ZH.get(case, case)) for case in frame["case"]]
-    return frame.rename(columns={c: tr(c, HEADERS_ZH.get(c, c)) for c in frame.columns})
+# -- groups and cuts -------------------------------------------------------------------------------
 
 
 def group_label(number: int, group: InteractionGroup) -> str:
@@ -129,69 +64,6 @@ def group_label(number: int, group: InteractionGroup) -> str:
     ids = group.entry_ids
     span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
     return tr(f"group {number}: {span}", f"第 {number} 组：{span}")
-
-
-def grouping_table(path: Sequence[SessionEntry] | None = None) -> pd.DataFrame:
-    """Each message entry and the interaction group ``group_interactions`` puts it in.
-
-    System messages belong to no group (``"—"``). Raises the core's ``InteractionError``
-    when the path cannot be grouped.
-    """
-    entries = message_entries(default_path(path))
-    groups = group_interactions(entries)
-    where: dict[str, tuple[int, InteractionGroup]] = {}
-    for number, group in enumerate(groups, 1):
-        for entry_id in group.entry_ids:
-            where[entry_id] = (number, group)
-    rows = []
-    for entry in entries:
-        found = where.get(entry.id)
-        rows.append(
-            {
-                "id": entry.id,
-                "role": entry.message.role,
-                "group": found[0] if found else "—",
-                "starts with": found[1].head.id if found else "—",
-                "tool call ids": tool_ids(entry),
-            }
-        )
-    return pd.DataFrame(rows, columns=["id", "role", "group", "starts with", "tool call ids"])
-
-
-def grouping_styler(path: Sequence[SessionEntry] | None = None) -> CourseTable:
-    """:func:`grouping_table` with rows tinted by group."""
-    entries = default_path(path)
-    table = show(_for_display(grouping_table(entries)), "grouping")
-    table.apply(group_row_colours(group_numbers(entries)), axis=1)
-    return table
-
-
-def pairing_matrix(path: Sequence[SessionEntry] | None = None, head: str = "u3") -> pd.DataFrame:
-    """Tool-call ids (rows, declaration order) × result entries (columns, path order).
-
-    A cell is ``"✔"`` when ``group_interactions`` paired that call with that result.
-    """
-    groups = group_interactions(message_entries(default_path(path)))
-    group = next((g for g in groups if g.head.id == head), None)
-    if group is None:
-        heads = ", ".join(g.head.id for g in groups)
-        raise ValueError(
-            tr(
-                f"no interaction starts with {head!r}; groups start with {heads}",
-                f"没有以 {head!r} 开始的 interaction；各组的组首是 {heads}",
-            )
-        )
-    results = [e.id for e in group.entries if isinstance(e.message, ToolResultMessage)]
-    pairs = set(group.tool_pairs)
-    data = [
-        ["✔" if (call_id, result) in pairs else "" for result in results]
-        for call_id, _ in group.tool_pairs
-    ]
-    index = pd.Index(
-        [call_id for call_id, _ in group.tool_pairs], name=tr("call id", "call id（声明顺序）")
-    )
-    columns = pd.Index(results, name=tr("result", "result（路径顺序）"))
-    return pd.DataFrame(data, index=index, columns=columns)
 
 
 @dataclass(frozen=True)
@@ -219,80 +91,6 @@ def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ..
     for (n1, left), (n2, right) in itertools.pairwise(flat):
         cuts.append(CutPoint(left, right, n1 != n2))
     return tuple(cuts)
-
-
-def grouping_errors() -> dict[str, list[SessionEntry]]:
-    """Variants of the opening path's group 3: the chapter's two (``r-test`` answers
-    ``unknown-1``, refused; ``r-test`` moved before ``calls``, still one group) and three of
-    ctxlab's own, one per other id relation (a missing result, a second result for one call,
-    a call id declared twice)."""
-    return {
-        "r-test answers unknown-1": fixtures.unknown_call_path(),
-        "r-read missing": fixtures.missing_result_path(),
-        "r-read also answers test-1": fixtures.duplicate_result_path(),
-        "read-1 declared twice": fixtures.duplicate_call_path(),
-        "r-test moved before calls": fixtures.results_before_call_path(),
-    }
-
-
-def grouping_verdict(path: Sequence[SessionEntry]) -> str:
-    """``accepted ✔ ...`` with the groups, or ``rejected ✘ <the core's error>``."""
-    try:
-        groups = group_interactions(message_entries(path))
-    except CtxlabError as error:
-        return tr(f"rejected ✘ {error}", f"拒绝 ✘ {error_text(error)}")
-    shown = "; ".join(f"[{', '.join(g.entry_ids)}]" for g in groups)
-    return tr(f"accepted ✔ {len(groups)} groups: {shown}", f"接受 ✔ {len(groups)} 组：{shown}")
-
-
-def grouping_errors_table() -> pd.DataFrame:
-    """Case → what ``group_interactions`` says."""
-    rows = [
-        {"case": case, "group_interactions says": grouping_verdict(path)}
-        for case, path in grouping_errors().items()
-    ]
-    return pd.DataFrame(rows, columns=["case", "group_interactions says"])
-
-
-def grouping_errors_styler() -> CourseTable:
-    """:func:`grouping_errors_table` as a course table: each message whole, wrapped (the
-    chapter's point is that the error names the entry and the call id)."""
-    caption = tr("group_interactions(variant path)", "group_interactions(改动后的路径)")
-    return show(_for_display(grouping_errors_table()), "grouping_errors", caption)
-
-
-def _with_result(path: list[SessionEntry], entry_id: str, **changes: Any) -> None:
-    index = next(i for i, entry in enumerate(path) if entry.id == entry_id)
-    entry = path[index]
-    assert isinstance(entry, MessageSessionEntry)
-    path[index] = dataclasses.replace(entry, message=dataclasses.replace(entry.message, **changes))
-
-
-def pairing_cases() -> dict[str, list[SessionEntry]]:
-    """Variants of the opening path that change what pairing does NOT read (chapter:
-    "result 的数组位置、toolName 与终态 assistant 不参与这次配对"): a result's position, its
-    ``toolName``, and the final assistant message."""
-    renamed = fixtures.opening_path()
-    # r-test answers test-1, a bash call in ctxlab's fixture (the chapter names no tools)
-    _with_result(renamed, "r-test", tool_name="read")
-    no_final = [entry for entry in fixtures.opening_path() if entry.id != "a3"]
-    return {
-        "the opening path": fixtures.opening_path(),
-        "r-test's toolName is 'read' (its call test-1 is 'bash')": renamed,
-        "no final assistant: a3 left out": no_final,
-        "r-test moved before calls": fixtures.results_before_call_path(),
-    }
-
-
-def pairing_cases_styler() -> CourseTable:
-    """Case → what ``group_interactions`` says, for :func:`pairing_cases`."""
-    rows = [
-        {"case": case, "group_interactions says": grouping_verdict(path)}
-        for case, path in pairing_cases().items()
-    ]
-    frame = pd.DataFrame(rows, columns=["case", "group_interactions says"])
-    caption = tr("what pairing does not read", "配对不读取的东西")
-    return show(_for_display(frame), "pairing_cases", caption)
 
 
 # -- figure ----------------------------------------------------------------------------------------
@@ -372,93 +170,6 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     )
     ax.set_title(title, loc="left", **symbols)
     return fig
-
-
-# -- widget: reorder the results or corrupt an id --------------------------------------------------
-
-#: Orders of group 3's middle three entries the widget offers.
-GROUPING_ORDERS: tuple[str, ...] = (
-    "calls, r-test, r-read",
-    "calls, r-read, r-test",
-    "r-test, calls, r-read",
-    "r-read, r-test, calls",
-)
-
-#: What ``r-test.toolCallId`` may be set to.
-R_TEST_ANSWERS: tuple[str, ...] = ("test-1", "read-1", "unknown-1")
-
-
-def grouping_variant(order: str, r_test_answers: str) -> list[SessionEntry]:
-    """The opening path with group 3's calls/results in ``order`` and r-test re-pointed."""
-    wanted = [part.strip() for part in order.split(",")]
-    if sorted(wanted) != ["calls", "r-read", "r-test"]:
-        raise ValueError(
-            tr(
-                f"order must arrange calls, r-test and r-read, got {order!r}",
-                f"order 必须是 calls、r-test、r-read 的一种排列，收到的是 {order!r}",
-            )
-        )
-    by_id: dict[str, SessionEntry] = {entry.id: entry for entry in fixtures.opening_path()}
-    r_test = by_id["r-test"]
-    assert isinstance(r_test, MessageSessionEntry)
-    assert isinstance(r_test.message, ToolResultMessage)
-    by_id["r-test"] = dataclasses.replace(
-        r_test, message=dataclasses.replace(r_test.message, tool_call_id=r_test_answers)
-    )
-    ids = ["sys", "u1", "a1", "u2", "a2", "u3", *wanted, "a3"]
-    return [by_id[entry_id] for entry_id in ids]
-
-
-@dataclass(frozen=True)
-class GroupingView:
-    """What the 11.2 widget shows: the verdict and, when accepted, group 3's pairing."""
-
-    verdict: str
-    pairing: str
-
-
-def grouping_view(order: str, r_test_answers: str) -> GroupingView:
-    """Group the variant path (pure): accepted with the groups, or the core's error."""
-    path = grouping_variant(order, r_test_answers)
-    verdict = grouping_verdict(path)
-    try:
-        pairing = pairing_matrix(path).to_string()
-    except CtxlabError:
-        pairing = tr("(no pairing: the group was rejected)", "（没有配对：这一组被拒绝了）")
-    return GroupingView(verdict, pairing)
-
-
-def build_grouping_widget() -> Any:
-    """Dropdowns "order" and "r-test answers" → grouping verdict (``ctxlab-grouping-verdict``)."""
-    order = widgets.Dropdown(
-        options=list(GROUPING_ORDERS),
-        value=GROUPING_ORDERS[0],
-        description=tr("order", "第 3 组的顺序"),
-    )
-    answers = widgets.Dropdown(
-        options=list(R_TEST_ANSWERS),
-        value=R_TEST_ANSWERS[0],
-        description=tr("r-test answers", "r-test 回答的 call"),
-    )
-    order.style.description_width = "initial"
-    answers.style.description_width = "initial"
-    verdict = widgets.HTML()
-    verdict.add_class("ctxlab-grouping-verdict")
-    pairing = widgets.HTML()
-
-    def update(_: object = None) -> None:
-        view = grouping_view(order.value, answers.value)
-        verdict.value = verdict_html(view.verdict)
-        pairing.value = pre_html(view.pairing)
-
-    update()
-    order.observe(update, names="value")
-    answers.observe(update, names="value")
-    return widget_box(
-        [widgets.HBox([order, answers]), verdict, pairing],
-        controls={"order": order, "r-test answers": answers},
-        outputs={"verdict": verdict, "pairing": pairing},
-    )
 
 
 # -- self-checks -----------------------------------------------------------------------------------

@@ -4,26 +4,17 @@ the teaching layer of notebook ``11.4-create-compaction.ipynb``.
 The core of this lab is :mod:`ctxlab.compaction` (``create_compaction_entry``). Every
 verdict shown here is what that function itself answered, never a rule re-checked here.
 
-* tables -- :func:`compaction_fields` (a compaction entry, field by field) and
-  :func:`first_kept_table` (every entry of a path tried as ``first_kept_entry_id``: valid
-  or not, and the function's own error);
-* figure -- :func:`first_kept_figure`: for every legal first kept id, the tokens a resume
-  may keep (the original messages from that id on) against the tokens the summary must
-  stand in for (:func:`first_kept_costs` is its table);
-* widget -- :func:`build_first_kept_widget`: the "first kept" dropdown
-  (:func:`render_first_kept` is its pure part);
+* :func:`first_kept_figure` (the handout's picture): for every legal first kept id, the
+  tokens a resume may keep (the original messages from that id on) against the tokens the
+  summary must stand in for;
 * self-checks -- :func:`check_valid_first_kept`, :func:`check_store_count` and
-  :func:`check_compact1`.
-
-Show a table with :func:`ctxlab.lab.display.show`.
+  :func:`check_compact2`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import ipywidgets as widgets
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -43,60 +34,23 @@ from ctxlab.lab.display import (
     TokenEstimator,
     default_estimator,
     default_path,
-    entry_kind,
-    group_numbers,
     new_figure,
-    pre_html,
     styled,
-    widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import figure_language, get_language, tr
+from ctxlab.lab.language import figure_language, tr
 from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
 
 __all__ = [
-    "build_first_kept_widget",
-    "check_compact1",
     "check_compact2",
     "check_store_count",
     "check_valid_first_kept",
-    "compaction_fields",
-    "first_kept_costs",
     "first_kept_figure",
-    "first_kept_table",
-    "render_first_kept",
 ]
 
 
-# -- tables ----------------------------------------------------------------------------------------
-
-
-def _items(values: Iterable[str]) -> str:
-    listed = list(values)
-    return "\n".join(f"- {value}" for value in listed) if listed else tr("(none)", "（无）")
-
-
-def _in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
-    """``frame`` with its column headers in Chinese when the notebook is Chinese (the frames
-    are built with English keys, which the code and the tests index)."""
-    return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
-
-
-def compaction_fields(entry: CompactionSessionEntry) -> pd.DataFrame:
-    """One row per wire field of a compaction entry (summary lists one item per line)."""
-    wire = entry.to_json()
-    rows: list[tuple[str, str]] = [
-        (key, str(wire[key])) for key in ("type", "id", "parentId", "timestamp")
-    ]
-    rows.append(("firstKeptEntryId", entry.first_kept_entry_id))
-    rows.append(("tokensBefore", str(entry.tokens_before)))
-    summary = wire["summary"]
-    rows.append(("summary.goal", summary["goal"]))
-    for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
-        rows.append((f"summary.{key}", _items(summary[key])))
-    frame = pd.DataFrame(rows, columns=["field", "value"])
-    return _in_language(frame, {"field": "字段", "value": "值"})
+# -- the first kept entry --------------------------------------------------------------------------
 
 
 def _try_first_kept(
@@ -115,69 +69,11 @@ def _try_first_kept(
         return error
 
 
-def first_kept_table(
-    path: Sequence[SessionEntry],
-    *,
-    compaction_id: str = "compact-1",
-    extra_ids: Sequence[str] = (),
-) -> pd.DataFrame:
-    """Try every entry of ``path`` (then ``extra_ids``) as ``first_kept_entry_id``.
-
-    Each row is what :func:`~ctxlab.create_compaction_entry` itself answered: ✔ when it
-    returned an entry, ✘ and its error message when it refused (ctxlab's own words;
-    in the Chinese edition rendered in Chinese by :func:`ctxlab.lab.errors_zh.error_text`).
-    """
-    frame = _first_kept_frame(path, compaction_id=compaction_id, extra_ids=extra_ids)
-    return _in_language(
-        frame,
-        {"kind": "类型", "group": "组", "valid first kept?": "可作保留起点？", "error": "错误"},
-    )
-
-
-def _first_kept_frame(
-    path: Sequence[SessionEntry], *, compaction_id: str, extra_ids: Sequence[str]
-) -> pd.DataFrame:
-    """:func:`first_kept_table` with its English headers, whatever the language."""
-    groups = group_numbers(path)
-    rows: list[dict[str, Any]] = []
-    kinds = {entry.id: entry_kind(entry) for entry in path}
-    for entry_id in [*(entry.id for entry in path), *extra_ids]:
-        outcome = _try_first_kept(path, entry_id, compaction_id)
-        valid = isinstance(outcome, CompactionSessionEntry)
-        rows.append(
-            {
-                "id": entry_id,
-                "kind": kinds.get(entry_id, tr("(not on the path)", "（不在路径上）")),
-                "group": str(groups[entry_id]) if entry_id in groups else "—",
-                "valid first kept?": "✔" if valid else "✘",
-                "error": "" if isinstance(outcome, CompactionSessionEntry) else error_text(outcome),
-            }
-        )
-    return pd.DataFrame(rows, columns=["id", "kind", "group", "valid first kept?", "error"])
-
-
-def first_kept_costs(
-    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
-) -> pd.DataFrame:
-    """For every id ``create_compaction_entry`` accepts as ``first_kept_entry_id``: the
-    tokens of the original messages a resume may keep from it (the core's
-    ``resume_candidates`` on the path with that compaction appended) and the tokens of the
-    messages the summary stands in for. System messages are in neither column: they are
-    replayed from the whole path either way."""
-    return _in_language(
-        _first_kept_costs(path, estimate),
-        {
-            "first kept": "保留起点",
-            "kept tokens": "保留的 token",
-            "summarised tokens": "摘要替代的 token",
-        },
-    )
-
-
 def _first_kept_costs(
     path: Sequence[SessionEntry] | None, estimate: TokenEstimator | None
 ) -> pd.DataFrame:
-    """:func:`first_kept_costs` with its English headers, whatever the language."""
+    """For each legal first kept id of ``path``: the conversation's tokens a resume keeps
+    (the original messages from that id on) and those the summary stands in for."""
     entries = default_path(path)
     price = default_estimator(estimate)
     conversation = [e for e in message_entries(entries) if not isinstance(e.message, SystemMessage)]
@@ -216,7 +112,7 @@ FIRST_KEPT_FIGURE_TEXT_ZH = {
 def first_kept_figure(
     path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
 ) -> Figure:
-    """One bar per legal first kept id (:func:`first_kept_costs`): the summarised tokens
+    """One bar per legal first kept id: the summarised tokens
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
     text = FIRST_KEPT_FIGURE_TEXT
@@ -257,51 +153,6 @@ def first_kept_figure(
     return fig
 
 
-def render_first_kept(path: Sequence[SessionEntry], first_kept: str) -> str:
-    """What happens when ``compact-1`` is created with ``first_kept``: the entry it would
-    record and what it keeps, or the error :func:`~ctxlab.create_compaction_entry` raised."""
-    outcome = _try_first_kept(path, first_kept, "compact-1")
-    if isinstance(outcome, CtxlabError):
-        return tr(f"✘ {first_kept}: {outcome}", f"✘ {first_kept}：{error_text(outcome)}")
-    ids = [entry.id for entry in message_entries(path) if entry_kind(entry) != "system"]
-    start = ids.index(first_kept)
-    kept, summarised = ", ".join(ids[start:]), ", ".join(ids[:start]) or tr("(nothing)", "（无）")
-    parent = outcome.parent_id
-    return tr(
-        f"✔ {first_kept} starts an interaction: compact-1 gets parentId {parent}"
-        f" and firstKeptEntryId {first_kept}.\n"
-        f"On resume the summary stands in for: {summarised}\n"
-        f"and the original messages from {first_kept} on may be kept: {kept}",
-        f"✔ {first_kept} 是一个 interaction 的首条消息：compact-1 的 parentId 是 {parent}，"
-        f"firstKeptEntryId 是 {first_kept}。\n"
-        f"恢复时摘要替代：{summarised}\n"
-        f"从 {first_kept} 起的原消息可以保留：{kept}",
-    )
-
-
-def build_first_kept_widget(path: Sequence[SessionEntry] | None = None) -> Any:
-    """A dropdown (description "first kept") over the path's ids and the verdict text
-    (CSS class ``ctxlab-first-kept-verdict``). Controls: ``box.dropdown``, ``box.verdict``."""
-    entries = default_path(path)
-    ids = [entry.id for entry in entries]
-    dropdown = widgets.Dropdown(options=ids, value="u2" if "u2" in ids else ids[0])
-    dropdown.description = tr("first kept", "保留起点")
-    verdict = widgets.HTML()
-    verdict.add_class("ctxlab-first-kept-verdict")
-
-    def update(_change: object = None) -> None:
-        verdict.value = pre_html(render_first_kept(entries, str(dropdown.value)))
-
-    dropdown.observe(update, names="value")
-    update()
-    box = widget_box(
-        [dropdown, verdict], controls={"first kept": dropdown}, outputs={"verdict": verdict}
-    )
-    box.dropdown = dropdown
-    box.verdict = verdict
-    return box
-
-
 # -- self-checks -----------------------------------------------------------------------------------
 
 
@@ -311,10 +162,11 @@ def check_valid_first_kept(answer: object) -> Verdict:
     ``first_kept_entry_id``."""
     chosen = set(id_list(answer, tr("your first kept ids", "你给出的保留起点")))
     path = fixtures.opening_path()
-    table = _first_kept_frame(
-        path, compaction_id="compact-1", extra_ids=sorted(chosen - {e.id for e in path})
-    )
-    valid = set(table.loc[table["valid first kept?"] == "✔", "id"])
+    tried = {
+        entry_id: _try_first_kept(path, entry_id, "compact-1")
+        for entry_id in [*(e.id for e in path), *sorted(chosen - {e.id for e in path})]
+    }
+    valid = {entry_id for entry_id, got in tried.items() if not isinstance(got, CtxlabError)}
     if chosen == valid:
         listed = ", ".join(sorted(valid))
         return Verdict(
@@ -334,7 +186,8 @@ def check_valid_first_kept(answer: object) -> Verdict:
     missing = sorted(valid - chosen)
     details = []
     if wrong:
-        why = table.set_index("id").loc[wrong[0], "error"]
+        refused = tried[wrong[0]]
+        why = error_text(refused) if isinstance(refused, CtxlabError) else ""
         details.append(
             tr(
                 f"Not valid: {', '.join(wrong)}. For example: {why}",
@@ -513,12 +366,6 @@ def _check_chapter_compaction(
             f"parentId {expected.parent_id} 来自路径的最后一条 entry；你并没有传入它。",
         ),
     )
-
-
-@exercise("compact1", "compact-1")
-def check_compact1(entry: object) -> Verdict:
-    """Exercise: call ``create_compaction_entry`` yourself to make the chapter's compact-1."""
-    return _check_chapter_compaction(entry, fixtures.compact1(), "compact1_summary")
 
 
 @exercise("compact2", "compact-2")

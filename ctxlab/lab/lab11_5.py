@@ -14,7 +14,6 @@ This module only draws, sets up and checks (pure functions, tested without a ker
   :func:`build_resume_widget` (:func:`render_resume_figure`);
 * :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
   reference, first difference marked;
-* :func:`with_metadata` -- the resumed path with a metadata entry, which a resume skips;
 * :func:`error_text` -- a ctxlab error as the notebook prints it (in the Chinese edition,
   rendered in Chinese by :mod:`ctxlab.lab.errors_zh`);
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
@@ -27,9 +26,7 @@ pick it with :func:`~ctxlab.lab.language.tr`, figures with
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import html
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -40,18 +37,16 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from ctxlab import fixtures
 from ctxlab.context import build_context, resume_candidates
-from ctxlab.entries import CompactionSessionEntry, MetadataSessionEntry, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab import lab11_3
 from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
     KEPT,
     MAX_FIGURE_HEIGHT,
     PALETTE,
-    CourseFigure,
     entry_kind,
-    figure_png,
+    figure_html,
     group_colour,
     group_numbers,
     new_figure,
@@ -59,7 +54,9 @@ from ctxlab.lab.display import (
     widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
+from ctxlab.lab.lab11_3 import compare_builds as compare_budget
 from ctxlab.lab.language import tr, tr_figure
+from ctxlab.lab.ledger import Budget
 from ctxlab.messages import current_system_message, text_of
 
 __all__ = [
@@ -76,7 +73,6 @@ __all__ = [
     "render_resume_figure",
     "resume_comparison_figure",
     "resume_diagram",
-    "with_metadata",
     "without_compaction",
 ]
 
@@ -255,26 +251,6 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     return result
 
 
-def with_metadata(
-    path: Sequence[SessionEntry] | None = None,
-    *,
-    after: str = "compact-1",
-    key: str = "model",
-    value: Any = "course-model-2",
-) -> list[SessionEntry]:
-    """``path`` (default: the resumed path) with a metadata entry ``meta-1`` inserted after
-    the entry ``after``; the entry that followed it is relinked to ``meta-1``."""
-    entries = list(fixtures.resumed_path() if path is None else path)
-    index = next(i for i, entry in enumerate(entries) if entry.id == after)
-    meta = MetadataSessionEntry("meta-1", after, entries[index].timestamp, key, value)
-    result: list[SessionEntry] = [*entries[: index + 1], meta]
-    for entry in entries[index + 1 :]:
-        if entry.parent_id == after:
-            entry = dataclasses.replace(entry, parent_id=meta.id)
-        result.append(entry)
-    return result
-
-
 def _build(path: Sequence[SessionEntry], max_tokens: int, reserved: int, safety: int) -> Any:
     return build_context(
         path,
@@ -415,13 +391,7 @@ def resume_comparison_figure(
 def render_resume_figure(max_tokens: int) -> str:
     """What the resume widget shows at ``max_tokens``: :func:`resume_comparison_figure` as
     an ``<img>`` (inline PNG) whose ``alt`` is the figure's alt text."""
-    fig = resume_comparison_figure(max_tokens)
-    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
-    data = base64.b64encode(figure_png(fig)).decode("ascii")
-    return (
-        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
-        ' style="width: 100%; height: auto">'
-    )
+    return figure_html(resume_comparison_figure(max_tokens))
 
 
 def compare_builds(
@@ -437,10 +407,10 @@ def compare_builds(
     (default), first difference marked: Lab 11.3's :func:`~ctxlab.lab.lab11_3.compare_builds`.
 
     Both use the course's summary rendering (``render_summary``'s default, Chinese)."""
-    return lab11_3.compare_builds(
+    return compare_budget(
         fixtures.resumed_path() if path is None else path,
         student,
-        lab11_3.Budget(max_tokens, reserved_output, safety_margin),
+        Budget(max_tokens, reserved_output, safety_margin),
         seconds=seconds,
     )
 

@@ -1,0 +1,397 @@
+"""The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组): what
+``build_context`` decided, group by group, as a table and as a figure.
+
+Which groups are kept, the fixed costs and the ``reason`` all come from the core's result
+(:mod:`ctxlab.context`); the ledger only lays them out:
+
+* :class:`Budget` -- one budget (``max_tokens``/``reserved_output``/``safety_margin``, the
+  estimator), :data:`CHAPTER_BUDGET` the chapter's 31/4/2;
+* :func:`budget_ledger` -- the result group by group, newest first;
+  :func:`ledger_styler` -- the chapter's ledger as a table, kept rows green, dropped rows
+  hatched;
+* :func:`budget_figure` -- a waterfall of the fixed costs, then each group newest first,
+  kept solid or dropped hatched, against the line where the budget ends; its alt text,
+  :func:`budget_alt_text`, says the same in words.
+
+:mod:`ctxlab.lab.lab11_3` (the notebook's module) re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ctxlab.compaction import SummaryLanguage
+from ctxlab.context import ContextResult, build_context, resume_candidates
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
+from ctxlab.interactions import InteractionGroup, group_interactions
+from ctxlab.lab.display import (
+    DROPPED,
+    FIGSIZE_TALL,
+    KEPT,
+    PALETTE,
+    CourseTable,
+    TokenEstimator,
+    default_estimator,
+    default_path,
+    group_colour,
+    in_language,
+    new_figure,
+    show,
+    styled,
+    tidy_number,
+)
+from ctxlab.lab.lab11_2 import group_label
+from ctxlab.lab.language import tr, tr_figure
+
+__all__ = [
+    "CHAPTER_BUDGET",
+    "Budget",
+    "BudgetLedger",
+    "LedgerGroup",
+    "budget_alt_text",
+    "budget_figure",
+    "budget_ledger",
+    "ledger_styler",
+]
+
+
+# -- the ledger ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One budget for ``build_context``: the values the ledger, its styler, the figures, the
+    comparison and the widget of this lab all take, as one value.
+
+    ``Budget()`` is the chapter's 31/4/2 with the test estimator; change one field with
+    ``Budget(max_tokens=40)`` or ``dataclasses.replace(budget, max_tokens=40)``.
+    ``estimate=None`` means the chapter's test estimator (``fixtures.opening_estimator``).
+    """
+
+    max_tokens: int | float = 31
+    reserved_output: int | float = 4
+    safety_margin: int | float = 2
+    estimate: TokenEstimator | None = None
+    summary_language: SummaryLanguage = "zh"
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of ``build_context`` for this budget."""
+        return {
+            "max_tokens": self.max_tokens,
+            "reserved_output": self.reserved_output,
+            "safety_margin": self.safety_margin,
+            "estimate_tokens": default_estimator(self.estimate),
+            "summary_language": self.summary_language,
+        }
+
+    def build(self, path: Sequence[SessionEntry]) -> ContextResult:
+        """``build_context(path, **self.options())``."""
+        return build_context(path, **self.options())
+
+    def label(self) -> str:
+        """``31/4/2``: max_tokens/reserved_output/safety_margin."""
+        parts = (self.max_tokens, self.reserved_output, self.safety_margin)
+        return "/".join(str(tidy_number(v)) for v in parts)
+
+
+#: The chapter's budget: 31/4/2, the test estimator, a Chinese summary.
+CHAPTER_BUDGET = Budget()
+
+
+@dataclass(frozen=True)
+class LedgerGroup:
+    """One candidate group as the ledger shows it."""
+
+    number: int
+    label: str
+    cost: int | float
+    kept: bool
+    running_total: int | float  # after this group (kept) or what it would have made
+    span: str = ""  # "u3…a3": the group's first and last entry ids
+
+
+def _group_name(group: LedgerGroup, *, figure: bool = False) -> str:
+    """``group 3: u3…a3`` in English, ``第 3 组：u3…a3`` in Chinese (``figure``: the language
+    figure text is drawn in)."""
+    if not group.span:
+        return group.label
+    # Both texts from the number and span: ``label`` is already in the text language
+    # (11.2's group_label), which a figure without a CJK font must not use.
+    en = f"group {group.number}: {group.span}"
+    zh = f"第 {group.number} 组：{group.span}"
+    return tr_figure(en, zh) if figure else tr(en, zh)
+
+
+@dataclass(frozen=True)
+class BudgetLedger:
+    """``build_context``'s result and the per-group view of it, newest group first."""
+
+    result: ContextResult
+    summary_cost: int | float
+    groups: tuple[LedgerGroup, ...]
+
+
+def _candidate_groups(path: Sequence[SessionEntry]) -> list[InteractionGroup]:
+    """The groups the budget chooses from: after the newest compaction's first kept entry."""
+    _, candidates = resume_candidates(path)
+    return group_interactions(candidates)
+
+
+def budget_ledger(
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
+) -> BudgetLedger:
+    """Run ``build_context`` and explain its result group by group.
+
+    Which groups were kept comes from ``result.kept_entry_ids``; the fixed numbers from
+    ``result.tokens``; each group's cost is the estimator's price of its messages. The
+    running total of a dropped group is what keeping it too would have made.
+    """
+    entries = default_path(path)
+    price = default_estimator(budget.estimate)
+    result = budget.build(entries)
+    kept_ids = set(result.kept_entry_ids)
+    groups = _candidate_groups(entries)
+    kept_cost: int | float = 0
+    rows: list[tuple[int, InteractionGroup, int | float, bool]] = []
+    for number in range(len(groups), 0, -1):
+        group = groups[number - 1]
+        cost = sum((price(e.message) for e in group.entries), start=0)
+        kept = group.head.id in kept_ids
+        rows.append((number, group, cost, kept))
+        if kept:
+            kept_cost += cost
+    summary_cost = result.tokens.messages - kept_cost
+    running = summary_cost
+    ledger: list[LedgerGroup] = []
+    for number, group, cost, kept in rows:
+        ids = group.entry_ids
+        span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
+        ledger.append(
+            LedgerGroup(number, group_label(number, group), cost, kept, running + cost, span)
+        )
+        if kept:
+            running += cost
+    return BudgetLedger(result, summary_cost, tuple(ledger))
+
+
+_LEDGER_COLUMNS = ["item", "tokens", "running total", "decision"]
+_LEDGER_ZH = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
+
+
+def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.DataFrame, list[str]]:
+    """The ledger's rows in the current language and each row's kind (``fixed``,
+    ``budget``, ``kept``, ``dropped`` or ``""``), which the styler colours by."""
+    view = budget_ledger(path, budget)
+    n = tidy_number
+    t = view.result.tokens
+    available = n(t.available_for_messages)
+    fixed = tr("fixed", "固定成本")
+    rows: list[dict[str, object]] = [
+        {"item": "max_tokens", "tokens": n(t.max_tokens), "running total": "", "decision": ""},
+        {"item": tr("− system (replayed)", "− system（重放）"), "tokens": n(t.system),
+         "running total": "", "decision": fixed},
+        {"item": "− reserved_output", "tokens": n(t.reserved_output), "running total": "",
+         "decision": fixed},
+        {"item": "− safety_margin", "tokens": n(t.safety_margin), "running total": "",
+         "decision": fixed},
+        {"item": tr("= available for messages", "= 消息额度"), "tokens": available,
+         "running total": "", "decision": tr("budget", "预算")},
+    ]  # fmt: skip
+    kinds = ["", "fixed", "fixed", "fixed", "budget"]
+    has_summary = any(isinstance(e, CompactionSessionEntry) for e in default_path(path))
+    if has_summary:
+        rows.append(
+            {
+                "item": tr("summary (newest compaction)", "摘要（最新的 compaction）"),
+                "tokens": n(view.summary_cost),
+                "running total": n(view.summary_cost),
+                "decision": tr("kept first", "最先保留"),
+            }
+        )
+        kinds.append("kept")
+    stopped = False
+    for group in view.groups:
+        total = n(group.running_total)
+        if group.kept:
+            if group.running_total > t.available_for_messages:
+                decision = tr(
+                    f"kept whole: overflow, {total} > {available}",
+                    f"整组保留：超出，{total} > {available}",
+                )
+            else:
+                decision = tr("kept", "保留")
+        elif not stopped:
+            decision = tr(
+                f"dropped: would make {total} > {available}",
+                f"丢弃：加上它会变成 {total} > {available}",
+            )
+            stopped = True
+        else:
+            decision = tr("dropped: the choice already stopped", "丢弃：选择已经停止")
+        rows.append(
+            {
+                "item": f"{_group_name(group)} ({n(group.cost)})",
+                "tokens": n(group.cost),
+                "running total": total if group.kept else "",
+                "decision": decision,
+            }
+        )
+        kinds.append("kept" if group.kept else "dropped")
+    rows.append(
+        {
+            "item": tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}"),
+            "tokens": n(t.total),
+            "running total": "",
+            "decision": tr("total sent", "发送总计"),
+        }
+    )
+    kinds.append("")
+    frame = pd.DataFrame(rows, columns=_LEDGER_COLUMNS)
+    return in_language(frame, _LEDGER_ZH), kinds
+
+
+_DROPPED_ROW = (
+    "background: repeating-linear-gradient(45deg, #FFFFFF, #FFFFFF 6px,"
+    " #DDDDDD 6px, #DDDDDD 8px); color: #555555; text-decoration: line-through"
+)
+_LEDGER_ROW_STYLE = {
+    "kept": "background-color: #009E7333; font-weight: bold",
+    "dropped": _DROPPED_ROW,
+    "budget": "font-weight: bold; border-top: 2px solid #000000",
+}
+
+
+def ledger_styler(
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
+) -> CourseTable:
+    """The budget ledger of chapter 11.3 as a table (item, tokens, running total, decision;
+    headers and words in the notebook's language), kept rows green, dropped rows hatched
+    grey. Its ``.data`` is the frame."""
+    frame, kinds = _ledger(path, budget)
+
+    def row_style(row: pd.Series) -> list[str]:
+        return [_LEDGER_ROW_STYLE.get(kinds[int(row.name)], "")] * len(row)
+
+    table = show(frame, "ledger")
+    table.apply(row_style, axis=1)
+    return table
+
+
+# -- figures ---------------------------------------------------------------------------------------
+
+
+def budget_alt_text(view: BudgetLedger) -> str:
+    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's
+    language: the fixed costs, each group newest first with its cost and whether it was
+    kept, where the budget ends, the reason and the total."""
+    t = view.result.tokens
+    n = tidy_number
+    end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
+    fixed_en = (
+        f"system {n(t.system)}, reserved_output {n(t.reserved_output)}, "
+        f"safety_margin {n(t.safety_margin)}"
+    )
+    fixed_zh = (
+        f"system {n(t.system)}、reserved_output {n(t.reserved_output)}、"
+        f"safety_margin {n(t.safety_margin)}"
+    )
+    if view.summary_cost:
+        fixed_en += f", summary {n(view.summary_cost)}"
+        fixed_zh += f"、摘要 {n(view.summary_cost)}"
+    groups_en = "; ".join(
+        f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}" for g in view.groups
+    )
+    groups_zh = "；".join(
+        f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}" for g in view.groups
+    )
+    return tr(
+        f"Budget of max_tokens {n(t.max_tokens)}: fixed costs {fixed_en}; then, newest "
+        f"first, {groups_en or 'no groups'}; the budget ends at {end}; reason "
+        f"{view.result.reason}, total {n(t.total)}",
+        f"max_tokens {n(t.max_tokens)} 的预算：固定成本 {fixed_zh}；再从最新一组往前："
+        f"{groups_zh or '没有组'}；预算到 {end} 为止；reason {view.result.reason}，"
+        f"total {n(t.total)}",
+    )
+
+
+@styled
+def budget_figure(
+    path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
+) -> Figure:
+    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall.
+
+    The dashed line is where the budget ends: fixed costs + ``available_for_messages``.
+    """
+    view = budget_ledger(path, budget)
+    t = view.result.tokens
+    fixed_style = {"edgecolor": PALETTE["black"], "linewidth": 1.5}
+    rows: list[tuple[str, float, dict[str, object]]] = [
+        ("system", float(t.system), {**fixed_style, "facecolor": "#BBBBBB"}),
+        ("reserved_output", float(t.reserved_output), {**fixed_style, "facecolor": "#888888"}),
+        ("safety_margin", float(t.safety_margin), {**fixed_style, "facecolor": "#555555"}),
+    ]
+    if view.summary_cost:
+        rows.append(
+            (
+                tr_figure("summary", "摘要"),
+                float(view.summary_cost),
+                {**KEPT, "facecolor": PALETTE["yellow"]},
+            )
+        )
+    for group in view.groups:
+        style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
+        rows.append((_group_name(group, figure=True), float(group.cost), style))
+
+    # Fixed margins instead of constrained layout: a slider redraws this figure, and
+    # the layout solver would more than double the time of each redraw.
+    fig, ax = new_figure(FIGSIZE_TALL, constrained=False)
+    # The legend sits under the x axis label (bottom right), so the title is the top line.
+    fig.subplots_adjust(left=0.19, right=0.98, top=0.9, bottom=0.27)
+    start = 0.0
+    for index, (_, cost, style) in enumerate(rows):
+        ax.barh(index, cost, left=start, height=0.7, **style)  # type: ignore[arg-type]
+        ax.text(start + cost + 0.3, index, f"{cost:g}", va="center", ha="left", fontsize=14)
+        start += cost
+    fixed = float(t.system + t.reserved_output + t.safety_margin)
+    budget_end = fixed + float(t.available_for_messages)
+    ax.axvline(budget_end, color=PALETTE["black"], linestyle="--", linewidth=2)
+    right = max(start, budget_end, float(t.max_tokens)) * 1.1 + 2
+    on_left = budget_end > 0.6 * right  # keep the label inside the axes
+    ends = tr_figure(f" budget ends: {budget_end:g} ", f" 预算到此为止：{budget_end:g} ")
+    ax.text(budget_end, -0.9, ends, va="center",
+            ha="right" if on_left else "left", fontsize=14, fontweight="bold")  # fmt: skip
+
+    ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
+    ax.invert_yaxis()
+    ax.set_ylim(len(rows) - 0.5, -1.3)
+    ax.set_xlim(0, right)
+    ax.set_xlabel(tr_figure("tokens (running total)", "token（累计）"))
+    ax.set_title(
+        tr_figure(
+            f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}",
+            f"max_tokens {t.max_tokens:g}：{view.result.reason}，total {t.total:g}",
+        ),
+        loc="left",
+    )
+    # The alt text of the picture (the static figure's and the widget's image), in the
+    # notebook's language even when the figure itself has to be drawn in English.
+    fig.set_label(budget_alt_text(view))
+    kept_label = tr_figure("kept (solid)", "保留（实心）")
+    dropped_label = tr_figure("dropped (hatched)", "丢弃（斜线）")
+    fig.legend(
+        handles=[
+            Patch(**{**KEPT, "facecolor": "#FFFFFF"}, label=kept_label),  # type: ignore[arg-type]
+            Patch(**DROPPED, label=dropped_label),  # type: ignore[arg-type]
+        ],
+        loc="lower right",
+        bbox_to_anchor=(0.98, 0.0),
+        ncols=2,
+        frameon=False,
+    )
+    return fig
