@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from chapter_text import chapter_text_if_here
 from ctxlab.lab import classroom
 from ctxlab.lab.grading import behaviour_keys, behaviour_source
 from ctxlab.lab.grading.labs import catalogue
@@ -27,7 +28,6 @@ nbsource = load_nbsource()
 SOURCES = {source.lab: source for source in nbsource.load_sources()}
 QUIZ_LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 PERIODS = {"11.1": 45, "11.2": 30, "11.3": 50, "11.4": 35, "11.5": 70}
-CHAPTER = Path("/work/shared/seeds/chapter-11-context-compaction.zh.txt")
 REPO = Path(__file__).resolve().parents[1]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 EDITIONS = [(language, role) for language in ("en", "zh") for role in ("student", "instructor")]
@@ -46,8 +46,9 @@ def _chapter_texts() -> list[str]:
     g04 = _cells("11.5", "zh", "student")["11-5-g04"].source
     quote = " ".join(g04[g04.index("「这些测试固定了") :].split("」")[0].split())
     texts = [quote]
-    if CHAPTER.is_file():
-        chapter = " ".join(CHAPTER.read_text(encoding="utf-8").split())
+    text = chapter_text_if_here()
+    if text is not None:
+        chapter = " ".join(text.split())
         texts.append(chapter[chapter.index("这些测试固定了") :].split("。")[0])
     return texts
 
