@@ -230,9 +230,12 @@ def test_resume_compare_reads_the_newest_summary() -> None:
     assert frame[""][first] == "kept ids"
 
 
-def test_resume_widget_shows_the_students_build() -> None:
-    box = lab11_5.build_resume_widget(student=_stub)
-    assert "not written yet" in box.outputs["compare"].value
-    box.slider.value = 50
-    assert "not written yet" in box.outputs["compare"].value
-    assert "compare" not in lab11_5.build_resume_widget().outputs
+def test_the_resume_widget_draws_the_bars_and_no_second_comparison() -> None:
+    """Issue 32: the one 11.5 slider draws what its text describes (the two bars), and the
+    second comparison widget (the student's build per budget) is gone."""
+    box = lab11_5.build_resume_widget()
+    assert set(box.outputs) == {"figure"} and set(box.controls) == {"max_tokens"}
+    at31 = box.outputs["figure"].value
+    assert at31 == lab11_5.render_resume_figure(31) and at31.startswith("<img alt=")
+    box.slider.value = 60
+    assert box.outputs["figure"].value == lab11_5.render_resume_figure(60) != at31

@@ -193,7 +193,7 @@ def test_zh_build_it_solution_has_chinese_comments() -> None:
 
 def test_within_budget_is_labelled_the_course_codes_wherever_it_is_taught() -> None:
     text = SOURCE.read_text(encoding="utf-8")
-    for cell_id in ("11-3-00", "11-3-24", "11-3-f15", "11-3-f19", "11-3-b01", "11-3-b02"):
+    for cell_id in ("11-3-00", "11-3-24", "11-3-f19", "11-3-b01", "11-3-b02"):
         cell = _cell(cell_id)
         for variant in re.split(r"\n:::(?:en|zh|student|instructor)[-a-z]*\n", cell)[1:]:
             if "within_budget" in variant:

@@ -160,7 +160,7 @@ _CHECK_EN, _CHECK_ZH = (
 )
 
 #: Every lab's plan. The core rows of 11.1-11.5 add up to the lab's class period (45, 30, 50,
-#: 35 and 70 minutes); stretch rows are extra time. The minutes are an estimate (see the
+#: 35 and 90 minutes); stretch rows are extra time. The minutes are an estimate (see the
 #: module docstring), to be adjusted after a class has been timed.
 PLANS: dict[str, LabPlan] = {
     "11.1": _plan(
@@ -260,118 +260,89 @@ PLANS: dict[str, LabPlan] = {
         mistakes=1,
         recap=2,
     ),
+    # 11.3: one 90-minute period (两节课). Assumes Labs 11.1-11.2 done and every cell run once
+    # while reading. The 32 build-it minutes are an estimate: the only timed attempt on record
+    # (/work/wt/timings.md, 0.1 min by an AI developer fresh from the chapter) is no student's.
     "11.3": _plan(
         "11.3",
-        50,
+        90,
         (
-            _r("11-3-00", "Goals", "学习目标", 1),
-            _r("11-3-02", "The call; the fixed order of messages", "调用；messages 的固定顺序", 5),
+            _r("11-3-00", "Goals", "学习目标", 2),
+            _r("11-3-02", "The call; the messages sent", "调用方式；真正发送的 messages", 8),
             _r(
                 "11-3-04",
-                "The ledger: 31 − 3 − 4 − 2 = 22, and its picture",
-                "账目：31 − 3 − 4 − 2 = 22，以及它的图",
-                4,
+                "The ledger computed here: fixed costs, group costs, the newest-first walk",
+                "在这里算预算账本：固定成本、每组成本、从最新一组往前走",
+                11,
             ),
-            _r(
-                "11-3-f07",
-                "No system message: tokens.system is 0",
-                "没有 system message：tokens.system 为 0",
-                2,
-                "stretch",
-            ),
-            _r("11-3-f10", "Option checks", "选项检查", 3, "stretch"),
+            _r("11-3-f07", "No system message on the path", "路径上没有 system message", 4),
             _r(
                 "11-3-09",
                 "Too big on its own: single_group_overflow",
-                "单组超限：single_group_overflow",
-                3,
-            ),
-            _r(
-                "11-3-21", "Exercise A: another budget", "练习 A：另一个预算", 2, "core", "exercise"
+                "单独一组就放不下：single_group_overflow",
+                5,
             ),
             _r(
                 "11-3-23",
-                "Exercise B: what survives 40 tokens?",
-                "练习 B：40 个 token 留下什么？",
-                3,
+                "Exercise A: what survives 40 tokens?",
+                "练习 A：40 个 token 能留下什么？",
+                4,
                 "core",
                 "exercise",
             ),
             _r(
                 "11-3-25",
-                "Exercise C: the smallest budget that keeps everything",
-                "练习 C：全部保留的最小预算",
-                3,
-                "stretch",
+                "Exercise B: the smallest budget that keeps everything",
+                "练习 B：能保留全部内容的最小预算",
+                4,
+                "core",
                 "exercise",
             ),
-            _r("11-3-12", "Sweeping the budget", "扫描预算", 3),
-            _r(
-                "11-3-15",
-                "Four characters per token (ctxlab extension)",
-                "每 4 个字符算 1 个 token（ctxlab 扩展）",
-                3,
-                "stretch",
-            ),
-            _r("11-3-17", "Widget: three sliders", "小部件：三个滑块", 3, "stretch"),
-            _r("11-3-b01", _BUILD_EN, _BUILD_ZH, 18, kind="build"),
-            _r("11-3-26", _CHECK_EN, _CHECK_ZH, 3, kind="check"),
+            _r("11-3-17", "Three sliders", "三个滑块", 4, "stretch"),
+            _r("11-3-p01", "What the function reads and returns", "函数读什么、返回什么", 3),
+            _r("11-3-b01", _BUILD_EN, _BUILD_ZH, 32, kind="build"),
+            _r("11-3-b03", "Your build_context beside the reference", "与参考实现对照", 4),
+            _r("11-3-26", _CHECK_EN, _CHECK_ZH, 5, kind="check"),
         ),
         quiz=5,
-        mistakes=1,
-        recap=2,
+        mistakes=2,
+        recap=1,
     ),
+    # 11.4: one 90-minute period. Same assumptions as 11.3; the 32 build-it minutes are an
+    # estimate (timings.md: 0.1 min by an AI developer, no student's time).
     "11.4": _plan(
         "11.4",
-        35,
+        90,
         (
-            _r("11-4-00", "Goals", "学习目标", 1),
+            _r("11-4-00", "Goals", "学习目标", 2),
             _r(
                 "11-4-03",
                 "Creating compact-1; the parent comes from the path",
                 "创建 compact-1；parent 来自路径",
-                3,
+                9,
             ),
-            _r(
-                "11-4-f03",
-                "The result passes through the parser",
-                "结果要经过 parser",
-                2,
-                "stretch",
-            ),
+            _r("11-4-f03", "The result passes through the parser", "结果要经过 parser", 7),
             _r(
                 "11-4-07",
                 "Which entries can be the first kept one?",
-                "哪些 entry 可以作保留起点？",
-                3,
+                "哪些 entry 可以作为保留起点？",
+                4,
             ),
             _r(
                 "11-4-15",
                 "Exercise 1: the legal first kept ids",
                 "练习 1：合法的保留起点",
-                2,
+                4,
                 "core",
                 "exercise",
             ),
-            _r(
-                "11-4-f07",
-                "Kept vs summarised, per first kept id",
-                "每个保留起点：保留的与被摘要的",
-                2,
-                "stretch",
-            ),
-            _r(
-                "11-4-09",
-                "A system patch cannot be the first kept entry",
-                "system patch 也不能作保留起点",
-                2,
-            ),
-            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 2),
+            _r("11-4-09", "A system patch; u1 for compact-2", "system patch；compact-2 与 u1", 7),
+            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 4),
             _r(
                 "11-4-19",
                 "Exercise 2: entries in the store after create",
                 "练习 2：create 之后 Store 里有几条",
-                2,
+                3,
                 "core",
                 "exercise",
             ),
@@ -379,52 +350,50 @@ PLANS: dict[str, LabPlan] = {
                 "11-4-17",
                 "Exercise 3: create compact-2 yourself",
                 "练习 3：自己创建 compact-2",
-                4,
+                6,
                 "stretch",
                 "exercise",
             ),
-            _r(
-                "11-4-20",
-                "Try it: choose the first kept entry",
-                "动手试：选择保留起点",
-                3,
-                "stretch",
-            ),
-            _r("11-4-b01", _BUILD_EN, _BUILD_ZH, 11, kind="build"),
-            _r("11-4-23", _CHECK_EN, _CHECK_ZH, 2, kind="check"),
+            _r("11-4-p01", "What the function reads and returns", "函数读什么、返回什么", 3),
+            _r("11-4-b01", _BUILD_EN, _BUILD_ZH, 32, kind="build"),
+            _r("11-4-23", _CHECK_EN, _CHECK_ZH, 6, kind="check"),
         ),
-        quiz=4,
-        mistakes=1,
-        recap=2,
+        quiz=6,
+        mistakes=2,
+        recap=1,
     ),
-    "11.5": _plan(
+    # 11.5 has no recap cell and no timing cell (issue 32: boilerplate lives in the
+    # course-start notebook), so its plan is laid out whole rather than with _plan's kit.
+    # The build-it minutes are ctxlab's estimate, not a timed attempt: they assume the
+    # student's Lab 11.3 build_context passes and is copied in (the resume is ~20 new lines);
+    # the notebook's instructor note 11-5-01 says so to the lecturer.
+    "11.5": LabPlan(
         "11.5",
-        70,
+        90,
         (
             _r("11-5-00", "Goals", "学习目标", 1),
-            _r("11-5-03", "After compact-1 nothing is deleted", "compact-1 之后一条也没有删除", 3),
+            _r("11-5-03", "After compact-1: the path", "compact-1 之后：路径", 3),
             _r(
                 "11-5-06",
-                "The summary becomes one synthetic user message",
-                "摘要变成一条合成的 user message",
-                3,
+                "Resuming step by step: newest compaction, summary message, candidates",
+                "一步一步恢复：最新的 compaction、摘要消息、候选",
+                6,
             ),
-            _r("11-5-09", "The ledger with a summary row", "带摘要行的账目", 4),
+            _r("11-5-09", "The ledger with a summary row", "带摘要行的预算账本", 7),
             _r(
                 "11-5-13",
                 "Exercise 1: kept at max_tokens = 31",
                 "练习 1：max_tokens = 31 时保留什么",
-                3,
+                4,
                 "core",
                 "exercise",
             ),
-            _r("11-5-f04", "Metadata entries are skipped", "metadata entry 被跳过", 2, "stretch"),
-            _r("11-5-14", "A second compaction", "第二次 compaction", 3),
+            _r("11-5-14", "A second compaction", "再压缩一次", 2),
             _r(
                 "11-5-19",
                 "Exercise 2: which summary is read?",
                 "练习 2：读取哪一份摘要？",
-                2,
+                3,
                 "core",
                 "exercise",
             ),
@@ -432,41 +401,37 @@ PLANS: dict[str, LabPlan] = {
                 "11-5-20",
                 "System state crosses the compaction boundary",
                 "system 状态跨过 compaction 边界",
-                5,
+                3,
             ),
             _r(
                 "11-5-26",
                 "Exercise 3: the replayed content",
                 "练习 3：重放出的 content",
-                3,
+                5,
                 "core",
                 "exercise",
             ),
-            _r("11-5-g01", "null deletes a section", "null 删除段落", 2, "stretch"),
-            _r(
-                "11-5-f11",
-                "Why a compaction carries no system field",
-                "compaction 为什么不带 system 字段",
-                3,
-                "stretch",
-            ),
-            _r("11-5-27", "Determinism and isolation", "确定性与副本隔离", 3),
+            _r("11-5-27", "Same input, independent copies", "相同输入，独立副本", 3),
             _r(
                 "11-5-30",
-                "Try it: with and without the compaction",
-                "动手试：有无 compaction 对比",
+                "Try it: with and without the compaction (slider)",
+                "动手试：有无 compaction 对比（滑块）",
                 4,
                 "stretch",
             ),
-            _r("11-5-g04", "What the chapter's tests pin down", "本章的测试固定了什么", 2),
-            _r("11-5-f16", "The chapter's four scope limits", "本章的四个范围", 4, "stretch"),
-            _r("11-5-f19", "The whole-chapter acceptance run", "本章验收", 2),
-            _r("11-5-b01", _BUILD_EN, _BUILD_ZH, 23, kind="build"),
-            _r("11-5-35", _CHECK_EN, _CHECK_ZH, 3, kind="check"),
+            _r("11-5-p01", "What the function reads and returns", "函数读什么、返回什么", 3),
+            _r(
+                "11-5-b01",
+                "Build it (estimate: assumes a working Lab 11.3 build_context to copy)",
+                "动手实现（估计值：前提是有能用的实验 11.3 build_context 可以复制）",
+                35,
+                kind="build",
+            ),
+            _r("11-5-35", _CHECK_EN, _CHECK_ZH, 7, kind="check"),
+            _r("11-5-k04", "Common mistakes", "常见错误", 1, kind="kit"),
+            _r("11-5-k06", "Exit quiz", "课末小测", 5, kind="kit"),
+            _r("11-5-g04", "Summary and a question to think about", "小结与思考题", 2),
         ),
-        quiz=5,
-        mistakes=2,
-        recap=3,
     ),
     "11.x": _plan(
         "11.x",
@@ -950,7 +915,7 @@ def _q11_4_refused() -> list[str]:
     path = fixtures.opening_path()
     wire = fixtures.compact1_summary().to_json()
     options: dict[str, dict[str, Any]] = {
-        "a": {"summary": {**wire, "goal": "  "}},
+        "a": {"summary": {**wire, "goal": ""}},  # the chapter: goal 不能为空
         "b": {"summary": {**wire, "goal": "banana"}},
         "c": {"tokens_before": 12345},
         "d": {"first_kept_entry_id": "a2"},
@@ -1000,10 +965,10 @@ def _q11_4_patch2() -> str:
 # -- 11.5
 
 
-def _q11_5_kept_40() -> list[str]:
+def _q11_5_kept_35() -> list[str]:
     from ctxlab import fixtures
 
-    return list(_build(fixtures.resumed_path(), 40).kept_entry_ids)  # type: ignore[attr-defined]
+    return list(_build(fixtures.resumed_path(), 35).kept_entry_ids)  # type: ignore[attr-defined]
 
 
 def _q11_5_second() -> str:
@@ -1226,8 +1191,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "choices",
             _q11_4_refused,
-            "Only the shape is checked: a blank goal and a cut inside a group are refused.",
-            "只校验形状：空白的 goal 和组内的切点被拒绝。",
+            "Only the shape is checked: an empty goal and a cut inside a group are refused.",
+            "只校验形状：为空的 goal 和组内的切点被拒绝。",
         ),
         _q(
             "11.4",
@@ -1254,10 +1219,11 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             1,
             "最新摘要恢复",
             "ids",
-            _q11_5_kept_40,
-            "31 − 4 (the summary) = 27: u4/a4 (7) and group 3 (15) fit;"
-            " with group 2 it would be 29.",
-            "31 − 4（摘要）= 27：u4/a4（7）和第三组（15）放得下；再加第二组就是 29。",
+            _q11_5_kept_35,
+            "35 − 3 − 4 − 2 = 26 = 4 (the summary) + 7 (u4/a4) + 15 (group 3): an exact fit;"
+            " group 2 would make 33.",
+            "35 − 3 − 4 − 2 = 26 = 4（摘要）+ 7（u4/a4）+ 15（第三组），正好放下；"
+            "再加第二组就是 33。",
         ),
         _q(
             "11.5",

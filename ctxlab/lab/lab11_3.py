@@ -21,7 +21,10 @@ the fixed costs and the ``reason`` all come from its result; the ledger only lay
   ``<img>`` with the figure's alt text, :func:`figure_html`), the kept ids and the reason
   (:func:`budget_view` is its pure part); given the student's own ``build_context``
   (``student=``) it also shows :func:`compare_builds`: the student's result beside the
-  reference's for the same slider values, the first difference marked;
+  reference's, the first difference marked; its first position is the first budget where
+  the two differ (:func:`find_difference` searches every ``max_tokens`` of the slider on
+  :func:`chapter_paths`, each call of the student's function bounded by
+  :func:`bounded_call`), later positions compare the slider's values;
 * self-checks -- :func:`check_available` (exercise 11.3-A), :func:`check_kept_ids` (11.3-B)
   and :func:`check_smallest_budget_for_all` (11.3-C).
 """
@@ -32,6 +35,7 @@ import base64
 import dataclasses
 import html
 import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +60,7 @@ from ctxlab.lab.display import (
     PALETTE,
     CourseFigure,
     CourseTable,
+    SafeCall,
     TokenEstimator,
     call_safely,
     default_estimator,
@@ -77,22 +82,28 @@ from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
 __all__ = [
     "CHAPTER_BUDGET",
+    "SEARCH_MAX_TOKENS",
     "Budget",
     "BudgetLedger",
     "BudgetView",
+    "BuildDifference",
     "LedgerGroup",
+    "bounded_call",
     "budget_alt_text",
     "budget_figure",
     "budget_ledger",
     "budget_view",
     "build_budget_widget",
+    "chapter_paths",
     "check_available",
     "check_kept_ids",
     "check_smallest_budget_for_all",
     "compare_builds",
     "compare_table",
+    "difference_table",
     "estimator_table",
     "figure_html",
+    "find_difference",
     "ledger_styler",
     "ledger_table",
     "message_arrow",
@@ -764,6 +775,108 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
     return rows
 
 
+def _direct_call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> SafeCall:
+    """The student's function called in this thread, unbounded (where no thread can start)."""
+    try:
+        return SafeCall(True, function(*args, **kwargs))
+    except NotImplementedError:
+        return SafeCall(
+            False,
+            error=tr(
+                "not written yet (the stub raises NotImplementedError)",
+                "还没有写（stub 抛出 NotImplementedError）",
+            ),
+        )
+    except Exception as error:  # student code may raise anything
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return SafeCall(False, error=tr("raised ", "抛出了 ") + text[:300])
+
+
+def bounded_call(
+    function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
+) -> SafeCall:
+    """One call of the student's function, bounded in time: :func:`call_safely` (a daemon
+    thread with a time limit), so a function that never returns becomes a row, not a frozen
+    kernel. Under Pyodide (JupyterLite), where no thread can be started, a direct call."""
+    if sys.platform == "emscripten":  # pragma: no cover - Pyodide has no threads
+        return _direct_call(function, *args, **kwargs)
+    try:
+        return call_safely(function, *args, seconds=seconds, **kwargs)
+    except RuntimeError:  # "can't start new thread": call it directly instead
+        return _direct_call(function, *args, **kwargs)
+
+
+#: Where :func:`compare_builds` looks for a difference: every ``max_tokens`` the lab's slider
+#: offers (0-60), with the chapter's ``reserved_output`` 4 and ``safety_margin`` 2.
+SEARCH_MAX_TOKENS: tuple[int, ...] = tuple(range(61))
+
+
+@dataclass(frozen=True)
+class BuildDifference:
+    """The first place where the student's ``build_context`` differs from the reference's
+    (``found``), or, when it never does, the chapter's budget on the first path searched."""
+
+    found: bool
+    path_name: str
+    path: tuple[SessionEntry, ...]
+    budget: Budget
+    frame: pd.DataFrame
+    searched: str  # where the search looked, in the notebook's language
+
+
+def chapter_paths() -> list[tuple[str, list[SessionEntry]]]:
+    """The chapter's paths of this lab, named: the opening path, and the same path without
+    its system message (「路径上没有 system message 时，这一项为 0」)."""
+    opening = fixtures.opening_path()
+    return [
+        (tr("the opening path", "开篇路径"), opening),
+        (
+            tr("the opening path without sys", "去掉 sys 的开篇路径"),
+            without_system_messages(opening),
+        ),
+    ]
+
+
+def _differs(frame: pd.DataFrame) -> bool:
+    return any(str(mark) != "✔" for mark in frame.iloc[:, 3])
+
+
+def find_difference(
+    student: Callable[..., Any],
+    path: Sequence[SessionEntry] | None = None,
+    *,
+    max_tokens: Iterable[int] = SEARCH_MAX_TOKENS,
+    seconds: float = 5.0,
+) -> BuildDifference:
+    """Search for the first budget where ``student`` and the reference ``build_context``
+    disagree (ctxlab's search; the chapter's rule is the reference).
+
+    Order: the chapter's budget 31/4/2 first, then every ``max_tokens`` from the smallest
+    up (reserved 4, safety 2), on ``path`` or else on each of :func:`chapter_paths`. Each
+    call of ``student`` is bounded (:func:`bounded_call`); the search stops at the first
+    difference, and a function that raises or hangs is a difference at once.
+    """
+    paths = chapter_paths() if path is None else [(tr("this path", "这条路径"), list(path))]
+    budgets = [CHAPTER_BUDGET] + [
+        Budget(mt) for mt in max_tokens if mt != CHAPTER_BUDGET.max_tokens
+    ]
+    values = sorted(int(b.max_tokens) for b in budgets)
+    searched = tr(
+        f"max_tokens {values[0]}–{values[-1]} (reserved_output 4, safety_margin 2) on "
+        + " and ".join(name for name, _ in paths),
+        f"max_tokens 从 {values[0]} 到 {values[-1]}（reserved_output 4，safety_margin 2），"
+        + "、".join(name for name, _ in paths),
+    )
+    for name, entries in paths:
+        for budget in budgets:
+            frame = compare_table(entries, student, budget, seconds=seconds)
+            if _differs(frame):
+                return BuildDifference(True, name, tuple(entries), budget, frame, searched)
+    name, entries = paths[0]
+    frame = compare_table(entries, student, CHAPTER_BUDGET, seconds=seconds)
+    return BuildDifference(False, name, tuple(entries), CHAPTER_BUDGET, frame, searched)
+
+
 def compare_table(
     path: Sequence[SessionEntry] | None,
     student: Callable[..., Any],
@@ -784,7 +897,7 @@ def compare_table(
     del options["summary_language"]  # a student's build_context may not take it
     reference = build_context(entries, **options)
     expected = _result_rows(entries, reference)
-    call = call_safely(student, list(entries), seconds=seconds, **options)
+    call = bounded_call(student, list(entries), seconds=seconds, **options)
     problem = call.error
     got: list[tuple[str, str]] = []
     if call.ok:
@@ -844,19 +957,7 @@ def _compare_kind(mark: str) -> str:
     return "same" if mark == "✔" else ""
 
 
-def compare_builds(
-    path: Sequence[SessionEntry] | None,
-    student: Callable[..., Any],
-    budget: Budget = CHAPTER_BUDGET,
-    *,
-    seconds: float = 5.0,
-) -> CourseTable:
-    """:func:`compare_table` as the course shows it: the first difference outlined in red."""
-    frame = compare_table(path, student, budget, seconds=seconds)
-    caption = tr(
-        f"your build_context vs the reference, budget {budget.label()}",
-        f"你的 build_context 与参考实现对照，预算 {budget.label()}",
-    )
+def _styled_compare(frame: pd.DataFrame, caption: str) -> CourseTable:
     kinds = [_compare_kind(str(mark)) for mark in frame.iloc[:, 3]]
 
     def row_style(row: pd.Series) -> list[str]:
@@ -865,6 +966,46 @@ def compare_builds(
     table = show(frame, "compare", caption)
     table.apply(row_style, axis=1)
     return table
+
+
+def difference_table(difference: BuildDifference) -> CourseTable:
+    """A :class:`BuildDifference` as the course shows it: where the first difference is (or
+    where the search looked), the first difference outlined in red."""
+    label = difference.budget.label()
+    if difference.found:
+        caption = tr(
+            f"first difference: {difference.path_name}, budget {label}",
+            f"第一处不同：{difference.path_name}，预算 {label}",
+        )
+    else:
+        caption = tr(
+            f"no difference found: searched {difference.searched}; shown: budget {label}",
+            f"没有找到不同：查过 {difference.searched}；下表是预算 {label}",
+        )
+    return _styled_compare(difference.frame, caption)
+
+
+def compare_builds(
+    path: Sequence[SessionEntry] | None,
+    student: Callable[..., Any],
+    budget: Budget | None = None,
+    *,
+    seconds: float = 5.0,
+) -> CourseTable:
+    """The student's ``build_context`` beside the reference's, the first difference outlined.
+
+    Without ``budget``: :func:`find_difference` searches the lab's budgets (on ``path``, or
+    on the chapter's paths when ``path`` is None) and shows the first place where the two
+    differ, or says where it looked (:func:`difference_table`). With ``budget``: that one
+    budget on ``path`` only (:func:`compare_table`)."""
+    if budget is None:
+        return difference_table(find_difference(student, path, seconds=seconds))
+    frame = compare_table(path, student, budget, seconds=seconds)
+    caption = tr(
+        f"your build_context vs the reference, budget {budget.label()}",
+        f"你的 build_context 与参考实现对照，预算 {budget.label()}",
+    )
+    return _styled_compare(frame, caption)
 
 
 # -- widget: three sliders redraw the ledger, the plot, the kept ids and the reason ----------------
@@ -911,13 +1052,23 @@ def build_budget_widget(
     render: Callable[[int, int, int], BudgetView] = budget_view,
     *,
     student: Callable[..., Any] | None = None,
+    seconds: float = 5.0,
 ) -> Any:
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
 
     With ``student`` (your own ``build_context``), a panel under the sliders shows
-    :func:`compare_builds` for the same values (output ``"compare"``)."""
+    :func:`compare_builds` (output ``"compare"``): first the search's result
+    (:func:`difference_table`; the sliders start at its budget when it is on the opening
+    path), then the comparison at each slider position. Each call of ``student`` is bounded
+    by ``seconds``."""
+    first: BuildDifference | None = None
+    start = 31
+    if student is not None:  # the first position: the first difference the search finds
+        first = find_difference(student, seconds=seconds)
+        if first.found and first.path_name == chapter_paths()[0][0]:
+            start = int(first.budget.max_tokens)
     controls = {
-        "max_tokens": slider(tr("max_tokens", "总窗口 max_tokens"), 31, 60),
+        "max_tokens": slider(tr("max_tokens", "总窗口 max_tokens"), start, 60),
         "reserved_output": slider(tr("reserved_output", "回答预留 reserved_output"), 4, 20),
         "safety_margin": slider(tr("safety_margin", "安全余量 safety_margin"), 2, 20),
     }
@@ -949,10 +1100,14 @@ def build_budget_widget(
         kept.value = view.kept
         ledger.value = view.ledger_html
         image.value = figure_html(view.figure)
-        if student is not None:
-            compare.value = compare_builds(None, student, Budget(*values)).to_html()
+        if student is not None and _ is not None:  # a slider moved: compare there
+            compare.value = compare_builds(
+                None, student, Budget(*values), seconds=seconds
+            ).to_html()
 
     update()
+    if first is not None:  # the first position: the search's result, found once
+        compare.value = difference_table(first).to_html()
     for control in controls.values():
         control.observe(update, names="value")
     return widget_box(

@@ -2,50 +2,44 @@
 suffix) and "system 状态跨过 compaction 边界" (system state crosses the boundary): the
 teaching layer of notebook ``11.5-resume-from-summary.ipynb``.
 
-The core of this lab is :mod:`ctxlab.context` (``build_context`` on a path with
-compactions, ``resume_candidates``) with :func:`~ctxlab.current_system_message`. Pure
-functions, tested without a kernel:
+The lesson itself -- the newest compaction, the resumed candidates, the summary message, the
+ledger and the system replay -- is computed in the notebook's own cells with the core
+(:mod:`ctxlab.context`, :mod:`ctxlab.interactions`, :func:`~ctxlab.current_system_message`).
+This module only draws, sets up and checks (pure functions, tested without a kernel):
 
 * :func:`resume_diagram` -- the path drawn top to bottom, each compaction pointing back to
   its first kept entry (the chapter's ``firstKeptEntryId = u2`` arrow);
-* :func:`context_messages` -- what one :func:`~ctxlab.build_context` result sends, message
-  by message, and where each message comes from;
-* :func:`resume_ledger` -- the budget ledger with its summary row;
-* :func:`system_replay_table` -- each system entry and the replayed state after it;
-* :func:`without_compaction`, :func:`resume_comparison` and
-  :func:`resume_comparison_figure` -- the same conversation with and without the
-  compaction, behind the budget slider of :func:`build_resume_widget`;
+* :func:`without_compaction` and :func:`resume_comparison_figure` -- the same conversation
+  with and without the compaction, two bars at one budget, redrawn by the slider of
+  :func:`build_resume_widget` (:func:`render_resume_figure`);
 * :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
-  reference, first difference marked (also in the widget: ``student=``);
+  reference, first difference marked;
 * :func:`with_metadata` -- the resumed path with a metadata entry, which a resume skips;
 * :func:`error_text` -- a ctxlab error as the notebook prints it (in the Chinese edition,
   rendered in Chinese by :mod:`ctxlab.lab.errors_zh`);
 * the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
   answer, the replayed content, or the rendered prompt) and :func:`check_newest_summary`.
 
-Show a table with :func:`ctxlab.lab.display.show`.
-
-Every text a student reads exists in English and Chinese (issue 12): tables, verdicts and
-widgets pick it with :func:`~ctxlab.lab.language.tr`, figures with
-:func:`~ctxlab.lab.language.tr_figure`, at render time. Table columns keep their English
-names while a frame is built and are renamed for display at the end.
+Every text a student reads exists in English and Chinese (issue 12): verdicts and widgets
+pick it with :func:`~ctxlab.lab.language.tr`, figures with
+:func:`~ctxlab.lab.language.tr_figure`, at render time.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import html
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
-import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from ctxlab import fixtures
-from ctxlab.compaction import SummaryLanguage
-from ctxlab.context import ContextResult, build_context, resume_candidates
+from ctxlab.context import build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MetadataSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab import lab11_3
@@ -55,19 +49,18 @@ from ctxlab.lab.display import (
     KEPT,
     MAX_FIGURE_HEIGHT,
     PALETTE,
-    TokenEstimator,
+    CourseFigure,
     entry_kind,
+    figure_png,
     group_colour,
     group_numbers,
     new_figure,
-    show,
     slider,
-    tidy_number,
     widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.language import tr, tr_figure
-from ctxlab.messages import SystemMessage, current_system_message, text_of
+from ctxlab.messages import current_system_message, text_of
 
 __all__ = [
     "COMPARISON_SIZE",
@@ -77,16 +70,12 @@ __all__ = [
     "check_replayed_prompt",
     "check_resume_kept",
     "compare_builds",
-    "context_messages",
     "error_text",
     "kept_start",
     "latest_compaction",
-    "render_resume_comparison",
-    "resume_comparison",
+    "render_resume_figure",
     "resume_comparison_figure",
     "resume_diagram",
-    "resume_ledger",
-    "system_replay_table",
     "with_metadata",
     "without_compaction",
 ]
@@ -248,205 +237,8 @@ def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
     return fig
 
 
-#: The Chinese header of every table column of this module (built with English names).
-_COLUMNS_ZH: dict[str, str] = {
-    "#": "#",
-    "role": "角色",
-    "comes from": "来源",
-    "text": "文本",
-    "cost": "成本",
-    "item": "项目",
-    "entries": "包含的 entry",
-    "running total": "累计",
-    "status": "状态",
-    "entry": "entry",
-    "sets": "本条设置",
-    "content after": "之后的 content",
-    "sections after": "之后的 sections",
-    "prompt after": "之后的 prompt",
-    "timestamp": "timestamp",
-    "context": "上下文",
-    "reason": "reason",
-    "system": "system",
-    "summary": "摘要",
-    "groups kept": "保留的组",
-    "kept entries": "保留的 entry 数",
-    "messages": "messages",
-    "total": "总计",
-}
-
-
-def _display_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with its column headers in the current language (English names unchanged)."""
-    return frame.rename(columns={name: tr(name, _COLUMNS_ZH[name]) for name in frame.columns})
-
-
-# -- what a build sends ----------------------------------------------------------------------------
-
-
-def _preview(text: str, width: int = 60) -> str:
-    first = text.splitlines()[0] if text else ""
-    more = len(text.splitlines()) > 1
-    if len(first) > width:
-        return first[: width - 1] + "…"
-    return first + (" …" if more else "")
-
-
-def context_messages(
-    path: Sequence[SessionEntry],
-    result: ContextResult,
-    estimate: TokenEstimator = fixtures.opening_estimator,
-) -> pd.DataFrame:
-    """One row per message the model receives: position, role, where it comes from, cost."""
-    latest = latest_compaction(path)
-    head = len(result.messages) - len(result.kept_entry_ids)
-    rows = []
-    for position, message in enumerate(result.messages, 1):
-        if position <= head and isinstance(message, SystemMessage):
-            source = tr("replayed system (whole path)", "重放出的 system（整条路径）")
-        elif position <= head:
-            source = (
-                tr(f"summary of {latest.id}", f"{latest.id} 的摘要")
-                if latest is not None
-                else tr("summary", "摘要")
-            )
-        else:
-            source = f"entry {result.kept_entry_ids[position - head - 1]}"
-        rows.append(
-            {
-                "#": position,
-                "role": message.role,
-                "comes from": source,
-                "text": _preview(text_of(message)),
-                "cost": int(estimate(message)),
-            }
-        )
-    frame = pd.DataFrame(rows, columns=["#", "role", "comes from", "text", "cost"])
-    return _display_columns(frame)
-
-
-def resume_ledger(
-    path: Sequence[SessionEntry],
-    *,
-    max_tokens: int,
-    reserved_output: int = 4,
-    safety_margin: int = 2,
-    estimate: TokenEstimator = fixtures.opening_estimator,
-    summary_language: SummaryLanguage = "zh",
-) -> pd.DataFrame:
-    """The ledger of one build: fixed costs, the summary row, then every group newest first.
-
-    The kept/dropped decisions are read from :func:`~ctxlab.build_context`'s result; the
-    ledger only lays them out.
-    """
-    result = build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate_tokens=estimate,
-        summary_language=summary_language,
-    )
-    tokens = result.tokens
-    fixed = tr("fixed", "固定成本")
-    rows: list[dict[str, Any]] = [
-        {"item": "max_tokens", "entries": "", "cost": tokens.max_tokens, "running total": "",
-         "status": ""},
-        {"item": tr("system (replayed)", "system（重放）"), "entries": "", "cost": tokens.system,
-         "running total": "", "status": fixed},
-        {"item": "reserved_output", "entries": "", "cost": tokens.reserved_output,
-         "running total": "", "status": fixed},
-        {"item": "safety_margin", "entries": "", "cost": tokens.safety_margin,
-         "running total": "", "status": fixed},
-        {"item": tr("available for messages", "消息额度"), "entries": "",
-         "cost": tokens.available_for_messages, "running total": "", "status": ""},
-    ]  # fmt: skip
-    latest = latest_compaction(path)
-    spent: float = 0
-    if latest is not None:
-        head = len(result.messages) - len(result.kept_entry_ids)
-        summary_cost = estimate(result.messages[head - 1])
-        spent = summary_cost
-        rows.append(
-            {"item": tr(f"summary of {latest.id}", f"{latest.id} 的摘要"), "entries": latest.id,
-             "cost": summary_cost, "running total": spent,
-             "status": tr("kept: right after the system message",
-                          "保留：紧跟在 system message 后面")}
-        )  # fmt: skip
-    kept = set(result.kept_entry_ids)
-    ids = [entry.id for entry in path]
-    start = kept_start(path)
-    first_drop = True
-    for group in reversed(group_interactions(message_entries(path))):
-        cost = sum(estimate(entry.message) for entry in group.entries)
-        members = ", ".join(group.entry_ids)
-        item = tr(f"group {group.head.id}", f"组 {group.head.id}")
-        if latest is not None and ids.index(group.head.id) < start:
-            rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
-                         "status": tr(f"summarised by {latest.id}: not a candidate",
-                                      f"已由 {latest.id} 摘要：不是候选")})  # fmt: skip
-        elif group.head.id in kept:
-            spent += cost
-            rows.append({"item": item, "entries": members, "cost": cost, "running total": spent,
-                         "status": tr("kept", "保留")})  # fmt: skip
-        else:
-            note = tr("dropped", "丢弃")
-            if first_drop:
-                would = (
-                    f"{tidy_number(spent + cost)} > {tidy_number(tokens.available_for_messages)}"
-                )
-                note = tr(f"dropped: would make {spent + cost} > {tokens.available_for_messages}",
-                          f"丢弃：加上它会变成 {would}")  # fmt: skip
-                first_drop = False
-            rows.append({"item": item, "entries": members, "cost": cost, "running total": "",
-                         "status": note})  # fmt: skip
-    rows.append(
-        {"item": tr("total", "总计"), "entries": "", "cost": tokens.total, "running total": "",
-         "status": tr(f"reason: {result.reason}", f"reason：{result.reason}")}
-    )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=["item", "entries", "cost", "running total", "status"])
-    for column in ("cost", "running total"):
-        # a str column (blanks stay blank, no numpy reprs), whole numbers without ``.0``
-        frame[column] = [str(tidy_number(value)) for value in frame[column]]
-    return _display_columns(frame)
-
-
-# -- system replay ---------------------------------------------------------------------------------
-
-
 def _json_text(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-def system_replay_table(path: Sequence[SessionEntry]) -> pd.DataFrame:
-    """Each system entry of ``path`` and the replayed state after it (chapter 03's rule
-    applied to the growing prefix with :func:`~ctxlab.current_system_message`)."""
-    messages = message_entries(path)
-    rows = []
-    for index, entry in enumerate(messages):
-        message = entry.message
-        if not isinstance(message, SystemMessage):
-            continue
-        sets = []
-        if message.content:
-            sets.append(f"content += {_json_text(message.content)}")
-        for name, text in (message.sections or {}).items():
-            sets.append(f"{name} = {'null' if text is None else _json_text(text)}")
-        state = current_system_message(e.message for e in messages[: index + 1])
-        assert state is not None  # the prefix holds at least this system message
-        sections = dict(state.sections or {})
-        rows.append(
-            {
-                "entry": entry.id,
-                "sets": "; ".join(sets),
-                "content after": _json_text(state.content),
-                "sections after": json.dumps(sections, ensure_ascii=False),
-                "prompt after": _json_text(text_of(state)),
-                "timestamp": str(tidy_number(state.timestamp)),
-            }
-        )
-    columns = ["entry", "sets", "content after", "sections after", "prompt after", "timestamp"]
-    return _display_columns(pd.DataFrame(rows, columns=columns))
 
 
 # -- with and without the compaction ---------------------------------------------------------------
@@ -483,12 +275,6 @@ def with_metadata(
     return result
 
 
-_COMPARISON_COLUMNS = [
-    "context", "reason", "system", "summary", "groups kept", "kept entries",
-    "messages", "total",
-]  # fmt: skip
-
-
 def _build(path: Sequence[SessionEntry], max_tokens: int, reserved: int, safety: int) -> Any:
     return build_context(
         path,
@@ -497,47 +283,6 @@ def _build(path: Sequence[SessionEntry], max_tokens: int, reserved: int, safety:
         safety_margin=safety,
         estimate_tokens=fixtures.opening_estimator,
     )
-
-
-def resume_comparison(
-    max_tokens: int,
-    *,
-    path: Sequence[SessionEntry] | None = None,
-    reserved_output: int = 4,
-    safety_margin: int = 2,
-) -> pd.DataFrame:
-    """The resumed path built with and without its compaction at one budget."""
-    with_path = list(fixtures.resumed_path() if path is None else path)
-    rows = []
-    latest = latest_compaction(with_path)
-    for label, variant in (
-        (
-            tr(f"with {latest.id}", f"有 {latest.id}")
-            if latest
-            else tr("with compaction", "有 compaction"),
-            with_path,
-        ),
-        (tr("without compaction", "没有 compaction"), without_compaction(with_path)),
-    ):
-        result = _build(variant, max_tokens, reserved_output, safety_margin)
-        heads = [g.head.id for g in group_interactions(message_entries(variant))]
-        kept_heads = [h for h in heads if h in result.kept_entry_ids]
-        has_summary = len(result.messages) - len(result.kept_entry_ids) > (
-            1 if current_system_message(e.message for e in message_entries(variant)) else 0
-        )
-        rows.append(
-            {
-                "context": label,
-                "reason": result.reason,
-                "system": str(tidy_number(result.tokens.system)),
-                "summary": tr("yes", "有") if has_summary else tr("no", "无"),
-                "groups kept": ", ".join(kept_heads) or tr("(none)", "（无）"),
-                "kept entries": len(result.kept_entry_ids),
-                "messages": str(tidy_number(result.tokens.messages)),
-                "total": str(tidy_number(result.tokens.total)),
-            }
-        )
-    return _display_columns(pd.DataFrame(rows, columns=_COMPARISON_COLUMNS))
 
 
 #: The user-visible strings of :func:`resume_comparison_figure`, in one place (English; the
@@ -549,7 +294,7 @@ COMPARISON_FIGURE_TEXT = {
     "fixed_bar": "fixed",
     "summary_bar": "summary",
     "max_tokens": " max_tokens = {n}",
-    "title": "What is sent at max_tokens {n}: with the summary vs without compaction",
+    "title": "What is sent at max_tokens {n}",
     "xlabel": "tokens",
     "fixed": "system + reserve + safety",
     "summary": "summary",
@@ -564,7 +309,7 @@ COMPARISON_FIGURE_TEXT_ZH = {
     "fixed_bar": "固定",
     "summary_bar": "摘要",
     "max_tokens": " max_tokens = {n}",
-    "title": "max_tokens {n} 时发送什么：有摘要 vs 没有 compaction",
+    "title": "max_tokens {n} 时发送什么",
     "xlabel": "token 数",
     "fixed": "system + 预留 + 安全余量",
     "summary": "摘要",
@@ -667,14 +412,16 @@ def resume_comparison_figure(
     return fig
 
 
-def render_resume_comparison(
-    max_tokens: int, *, reserved_output: int = 4, safety_margin: int = 2
-) -> str:
-    """The HTML the resume widget shows: the comparison table at ``max_tokens``."""
-    frame = resume_comparison(
-        max_tokens, reserved_output=reserved_output, safety_margin=safety_margin
+def render_resume_figure(max_tokens: int) -> str:
+    """What the resume widget shows at ``max_tokens``: :func:`resume_comparison_figure` as
+    an ``<img>`` (inline PNG) whose ``alt`` is the figure's alt text."""
+    fig = resume_comparison_figure(max_tokens)
+    alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    return (
+        f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
+        ' style="width: 100%; height: auto">'
     )
-    return str(show(frame, "resume_ledger").to_html())
 
 
 def compare_builds(
@@ -698,34 +445,23 @@ def compare_builds(
     )
 
 
-def build_resume_widget(*, student: Callable[..., Any] | None = None) -> Any:
-    """A ``max_tokens`` slider (0-60, starts at 31) over :func:`render_resume_comparison`.
-
-    The table sits in a widget with CSS class ``ctxlab-resume-ledger``; the static
-    :func:`resume_comparison_figure` is shown beside it in the notebook (redrawing a
-    figure per slider step would be too slow for a projector). Controls: ``box.slider``,
-    ``box.ledger``. With ``student`` (your own ``build_context``), a second table shows
-    :func:`compare_builds` at the same budget (``box.outputs["compare"]``)."""
+def build_resume_widget() -> Any:
+    """A ``max_tokens`` slider (0-60, starts at 31) that redraws
+    :func:`resume_comparison_figure` (the two bars, with and without the compaction) when it
+    is released. Controls: ``box.slider``; output: ``box.figure``."""
     budget = slider("max_tokens", 31, 60)
-    ledger = widgets.HTML()
-    ledger.add_class("ctxlab-resume-ledger")
-    compare = widgets.HTML()
-    compare.add_class("ctxlab-compare")
+    # An HTML widget rather than an Image: ipywidgets' Image has no alt text.
+    image = widgets.HTML(layout={"width": "760px", "max_width": "100%"})
+    image.add_class("ctxlab-figure")
 
     def update(_change: object = None) -> None:
-        ledger.value = render_resume_comparison(int(budget.value))
-        if student is not None:
-            compare.value = compare_builds(student, int(budget.value)).to_html()
+        image.value = render_resume_figure(int(budget.value))
 
     budget.observe(update, names="value")
     update()
-    box = widget_box(
-        [budget, ledger, *([compare] if student is not None else [])],
-        controls={"max_tokens": budget},
-        outputs={"ledger": ledger, **({"compare": compare} if student is not None else {})},
-    )
+    box = widget_box([budget, image], controls={"max_tokens": budget}, outputs={"figure": image})
     box.slider = budget
-    box.ledger = ledger
+    box.figure = image
     return box
 
 

@@ -1,0 +1,88 @@
+"""Never closes the last group: the interaction still open at the end of the path is lost.
+
+The student closed a group only when the next user message arrived.
+
+The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
+「随后它遇到 u1 时创建第一组，遇到 u2 时结束第一组并创建第二组，
+遇到 u3 时做同样的事。路径结尾 再结算第三组。」
+"""
+
+from ctxlab import InteractionError, InteractionGroup
+
+
+def _close(group):
+    calls = []  # call ids, in declaration order
+    declared = {}
+    results = {}
+    for entry in group:
+        message = entry.message
+        if message.role == "assistant":
+            for block in message.content:
+                if block.type == "toolCall":
+                    if block.id in declared:
+                        raise InteractionError(
+                            f"entry {entry.id}: call {block.id} is declared twice",
+                            entry_id=entry.id,
+                            call_id=block.id,
+                        )
+                    declared[block.id] = entry.id
+                    calls.append(block.id)
+    for entry in group:
+        message = entry.message
+        if message.role == "toolResult":
+            cid = message.tool_call_id
+            if cid not in declared:
+                raise InteractionError(
+                    f"entry {entry.id}: result for call {cid}, which is not in its group",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            if cid in results:
+                raise InteractionError(
+                    f"entry {entry.id}: second result for call {cid}",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            results[cid] = entry.id
+    for cid in calls:
+        if cid not in results:
+            raise InteractionError(
+                f"entry {declared[cid]}: call {cid} has no result",
+                entry_id=declared[cid],
+                call_id=cid,
+            )
+    return InteractionGroup(
+        entries=tuple(group), tool_pairs=tuple((cid, results[cid]) for cid in calls)
+    )
+
+
+def group_interactions(entries):
+    groups = []
+    current = None
+    for entry in entries:
+        role = entry.message.role
+        if role == "system":
+            continue
+        if role == "user":
+            if current is not None:
+                groups.append(_close(current))
+            current = [entry]
+        elif current is None:
+            raise InteractionError(
+                f"entry {entry.id}: a {role} message before the first user message",
+                entry_id=entry.id,
+            )
+        else:
+            current.append(entry)
+    return groups
+
+
+# --- the input on which this function and ctxlab's reference differ ---
+
+
+def WITNESS():
+    """The opening path: three groups, the third ends with the path."""
+    from ctxlab import fixtures
+
+    entries = [e for e in fixtures.opening_path() if e.type == "message"]
+    return (entries,), {}

@@ -1,0 +1,85 @@
+"""Forgets to check, when a group ends, that every call has its result.
+
+The student checked each result against the calls, but never the other way round.
+
+The chapter's rule it breaks (§ 两个 tool result 仍属于 u3 开始的同一组):
+「一个 call 至多对应一条 result；group 结束时，所有 call 都已经配齐 result。
+」
+"""
+
+from ctxlab import InteractionError, InteractionGroup
+
+
+def _close(group):
+    calls = []  # call ids, in declaration order
+    declared = {}
+    results = {}
+    for entry in group:
+        message = entry.message
+        if message.role == "assistant":
+            for block in message.content:
+                if block.type == "toolCall":
+                    if block.id in declared:
+                        raise InteractionError(
+                            f"entry {entry.id}: call {block.id} is declared twice",
+                            entry_id=entry.id,
+                            call_id=block.id,
+                        )
+                    declared[block.id] = entry.id
+                    calls.append(block.id)
+    for entry in group:
+        message = entry.message
+        if message.role == "toolResult":
+            cid = message.tool_call_id
+            if cid not in declared:
+                raise InteractionError(
+                    f"entry {entry.id}: result for call {cid}, which is not in its group",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            if cid in results:
+                raise InteractionError(
+                    f"entry {entry.id}: second result for call {cid}",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            results[cid] = entry.id
+    return InteractionGroup(
+        entries=tuple(group),
+        tool_pairs=tuple((cid, results[cid]) for cid in calls if cid in results),
+    )
+
+
+def group_interactions(entries):
+    groups = []
+    current = None
+    for entry in entries:
+        role = entry.message.role
+        if role == "system":
+            continue
+        if role == "user":
+            if current is not None:
+                groups.append(_close(current))
+            current = [entry]
+        elif current is None:
+            raise InteractionError(
+                f"entry {entry.id}: a {role} message before the first user message",
+                entry_id=entry.id,
+            )
+        else:
+            current.append(entry)
+    if current is not None:
+        groups.append(_close(current))
+    return groups
+
+
+# --- the input on which this function and ctxlab's reference differ ---
+
+
+def WITNESS():
+    """The opening path without r-read: call read-1 has no result."""
+    from ctxlab import fixtures
+
+    path = fixtures.missing_result_path()
+    entries = [e for e in path if e.type == "message"]
+    return (entries,), {}

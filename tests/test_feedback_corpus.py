@@ -1,0 +1,153 @@
+"""The held-out feedback corpus (tests/feedback_corpus): wrong functions written blind.
+
+Each file under ``tests/feedback_corpus/lab11_N/`` is one student's build-it for Lab 11.N with
+exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
+reference where the chapter decides the answer. These tests make sure the corpus stays what
+it claims to be:
+
+* every wrong function differs from the reference on its witness (the returned value as plain
+  data, or "raised" vs "returned", or what the call left of its input);
+* each correct version in ``correct/`` agrees with the reference on every witness of its lab
+  (so a witness asks about the chapter's rule, not about a quirk of the reference) and
+  passes the lab's check (``check_implementation(...).passed``);
+* no wrong function calls its own lab's reference.
+
+How well the course's checks and hints catch these files is measured elsewhere; this file
+does not run the checks on the wrong functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import importlib.util
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import ctxlab
+
+CORPUS = Path(__file__).parent / "feedback_corpus"
+LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
+
+#: lab -> (the keyword of check_implementation, the name of ctxlab's reference)
+KEYWORDS = {
+    "11.1": ("parse_compaction_entry", "parse_session_entry"),
+    "11.2": ("group_interactions", "group_interactions"),
+    "11.3": ("build_context", "build_context"),
+    "11.4": ("create_compaction_entry", "create_compaction_entry"),
+    "11.5": ("build_context", "build_context"),
+}
+
+
+def _folder(lab: str) -> Path:
+    return CORPUS / f"lab{lab.replace('.', '_')}"
+
+
+def _wrong_files() -> list[tuple[str, Path]]:
+    return [(lab, path) for lab in LABS for path in sorted(_folder(lab).glob("*.py"))]
+
+
+def _load(path: Path) -> ModuleType:
+    name = "feedback_corpus_" + "_".join(path.relative_to(CORPUS).with_suffix("").parts)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _reference(lab: str) -> Callable[..., Any]:
+    function: Callable[..., Any] = getattr(ctxlab, KEYWORDS[lab][1])
+    return function
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain data, keeping exact types (a tuple is not a list, 29 is not 29.0)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return (type(value).__name__, fields)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [plain(item) for item in value])
+    if isinstance(value, Mapping):
+        items = sorted((repr(k), plain(v)) for k, v in value.items())
+        return (type(value).__name__, items)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return (type(value).__name__, value)
+    if callable(value):  # an estimator passed as an option
+        return ("callable", getattr(value, "__qualname__", type(value).__name__))
+    return (type(value).__name__, repr(value))
+
+
+def outcome(function: Callable[..., Any], witness: Callable[[], Any]) -> tuple[Any, ...]:
+    """What one call shows: returned value (plain data) or "raised", and its input after."""
+    args, kwargs = witness()
+    try:
+        result = ("returned", plain(function(*args, **kwargs)))
+    except Exception:  # a wrong function may fail in any way; only "it raised" is compared
+        result = ("raised",)
+    return (result, plain(args), plain(kwargs))
+
+
+def _witness_copy(module: ModuleType) -> Callable[[], Any]:
+    # A fresh input for every call, and a deep copy in case WITNESS shares objects.
+    witness: Callable[[], Any] = module.WITNESS
+    return lambda: copy.deepcopy(witness())
+
+
+WRONG = _wrong_files()
+
+
+def test_corpus_size() -> None:
+    counts = {lab: len(list(_folder(lab).glob("*.py"))) for lab in LABS}
+    assert all(8 <= n <= 10 for n in counts.values()), counts
+    assert sum(counts.values()) >= 45, counts
+
+
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+def test_wrong_function_differs_on_its_witness(lab: str, path: Path) -> None:
+    module = _load(path)
+    student = getattr(module, KEYWORDS[lab][0])
+    witness = _witness_copy(module)
+    assert outcome(student, witness) != outcome(_reference(lab), witness)
+
+
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+def test_correct_version_agrees_on_the_witness(lab: str, path: Path) -> None:
+    correct = _load(CORPUS / "correct" / f"lab{lab.replace('.', '_')}.py")
+    witness = _witness_copy(_load(path))
+    function = getattr(correct, KEYWORDS[lab][0])
+    assert outcome(function, witness) == outcome(_reference(lab), witness)
+
+
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+def test_wrong_file_shape(lab: str, path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    assert docstring, "a module docstring saying the mistake"
+    assert docstring.splitlines()[0].strip(), "its first line says the mistake"
+    assert "「" in docstring and "」" in docstring, "it quotes the chapter's rule"
+    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert {KEYWORDS[lab][0], "WITNESS"} <= names
+    # The student's function must not call (or be) its own lab's reference.
+    reference = KEYWORDS[lab][1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ctxlab"):
+            assert reference not in {alias.name for alias in node.names}, ast.unparse(node)
+        if isinstance(node, ast.Attribute) and node.attr == reference:
+            raise AssertionError(f"{path.name} uses {ast.unparse(node)}")
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_correct_version_passes_the_lab(lab: str) -> None:
+    from ctxlab.lab import check_implementation
+
+    module = _load(CORPUS / "correct" / f"lab{lab.replace('.', '_')}.py")
+    keyword = KEYWORDS[lab][0]
+    report = check_implementation(lab, **{keyword: getattr(module, keyword)})
+    assert report.passed, [r.behaviour for r in report.results if not r.passed]
