@@ -233,13 +233,13 @@ def test_an_unlabelled_or_missing_extension_cell_is_reported() -> None:
             "",
             "| ctxlab extension | Notebook cells | Why it is there |",
             "|---|---|---|",
-            "| torn line | 11.1-summary-is-a-fact.md#11-1-20 | a reason |",
+            "| extras | 11.1-summary-is-a-fact.md#11-1-b01 | a reason |",
             "| unlabelled | 11.1-summary-is-a-fact.md#11-1-03 | a reason |",
             "| gone | 11.1-summary-is-a-fact.md#no-such | a reason |",
         ]
     )
     problems = extension_problems(text)
-    assert not any("#11-1-20" in p for p in problems)
+    assert not any("#11-1-b01" in p for p in problems)
     assert any("#11-1-03 (en) lacks" in p for p in problems)
     assert any("#11-1-03 (zh) lacks" in p for p in problems)
     assert any("#no-such does not exist" in p for p in problems)

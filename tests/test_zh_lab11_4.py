@@ -59,7 +59,9 @@ BLANK_GOAL = {**fixtures.compact1_summary().to_json(), "goal": "  "}
 
 
 def test_the_parsers_errors_of_cell_f04_in_chinese(zh: None) -> None:
-    assert error_text(_refused(summary=BLANK_GOAL)) == "entry compact-1：summary.goal 不能是空白"
+    assert error_text(_refused(summary=BLANK_GOAL)) == (
+        "entry compact-1：summary.goal 不能为空（ctxlab 扩展：只由空白字符组成也算空）"
+    )
     assert (
         error_text(_refused(tokens_before=-1))
         == "entry compact-1：tokensBefore 必须 >= 0，这里是 -1"

@@ -177,4 +177,4 @@ def test_a_fixture_text_in_english_is_english_prose() -> None:
 
 
 def test_the_notebooks_are_there() -> None:
-    assert len(ZH_NOTEBOOKS) == 6
+    assert len(ZH_NOTEBOOKS) == 7  # the six labs and the course-start notebook

@@ -121,6 +121,8 @@ def setup_notebook(language: str = "en") -> None:
 
 
 def __getattr__(name: str) -> ModuleType | Any:
+    if name == "check_implementation":  # grading's, noting each run for the mistakes list
+        return importlib.import_module("ctxlab.lab.classroom").check_implementation
     if name in _GRADING_NAMES:
         return getattr(importlib.import_module("ctxlab.lab.grading"), name)
     if name in _SUBMODULES:

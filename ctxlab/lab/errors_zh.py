@@ -78,7 +78,11 @@ _PROBLEMS: _Table = [
     ),
     (re.compile(rf"{_F} is not a known field"), _sub("{f} 不是已知字段")),
     (re.compile(rf"{_F} is missing"), _sub("缺少 {f}")),
-    (re.compile(rf"{_F} must not be blank"), _sub("{f} 不能是空白")),
+    # the chapter's rule is 「不能为空」; counting white space alone as empty is ctxlab's
+    (
+        re.compile(rf"{_F} must not be blank"),
+        _sub("{f} 不能为空（ctxlab 扩展：只由空白字符组成也算空）"),
+    ),
     (
         re.compile(rf"{_F} must not be null: a compaction is appended after a leaf"),
         _sub("{f} 不能是 null：compaction 总是追加在某个 leaf 之后"),
@@ -225,7 +229,7 @@ _PROBLEMS: _Table = [
     ),
     (
         re.compile(rf"{_F} must be a non-blank entry id; not migratable"),
-        _sub("{f} 必须是非空白的 entry id；无法迁移"),
+        _sub("{f} 必须是 entry id，不能为空，也不能只由空白字符组成；无法迁移"),
     ),
     (
         re.compile(rf"{_F} must name the entry the compaction follows; not migratable"),

@@ -251,7 +251,7 @@ def _numbers_11_4() -> list[Row]:
         ("refused as first kept (inside a group)", "不能作保留起点（在组内）", _ids(refused)),
         (
             "the path after create",
-            "create 之后的路径",
+            "创建之后的路径",
             f"{len(path)} entries, unchanged"
             if get_language() != "zh"
             else f"{len(path)} 条，没有改动",
@@ -440,7 +440,7 @@ HANDOUTS: dict[str, Handout] = {
         _numbers_11_3,
         _picture_11_3,
         "The ledger at maxTokens 31: fixed costs, then whole groups from the newest.",
-        "maxTokens 31 时的账目：先扣固定成本，再从最新一组起整组保留。",
+        "maxTokens 31 时的预算账本：先扣固定成本，再从最新一组起整组保留。",
     ),
     "11.4": Handout(
         "11.4",
