@@ -80,21 +80,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """With ``--ctxlab-impl``: one hint per lab whose failures match a catalogued
-    misconception (the notebook's first rung), in both languages."""
-    from ctxlab.lab.grading.labs import catalogue
+    """With ``--ctxlab-impl``: per lab with a failed row, the hint of the misconception the
+    function behaves like (the notebook's first rung; none without evidence), then the row
+    to start with and the rows the same mistake explains, folded (issue 33), in both
+    languages."""
     from ctxlab.lab.grading.misconceptions import hint_lines
 
     for lab, outcome in sorted(config.stash.get(_WORKERS_KEY, {}).items()):
         report = outcome.report
-        if report is None or not report.misconceptions:
+        head, folded = (None, ()) if report is None else report.lead
+        if report is None or head is None:
             continue
-        first = next(item for item in catalogue(lab) if item.id == report.misconceptions[0])
-        terminalreporter.write_sep("-", f"Lab {lab}: hint / 提示 ({first.id})")
-        # Labelled as the notebook's: a hint on ctxlab's own rule says it is optional.
-        text = hint_lines(first, 1)
-        terminalreporter.write_line(text.en)
-        terminalreporter.write_line(text.zh)
+        matched = report._matches()
+        title = f"hint / 提示 ({matched[0].id})" if matched else "start here / 从这里开始"
+        terminalreporter.write_sep("-", f"Lab {lab}: {title}")
+        if matched:
+            # Labelled as the notebook's: a hint on ctxlab's own rule says it is optional.
+            text = hint_lines(matched[0], 1, passed=report.passed)
+            terminalreporter.write_line(text.en)
+            terminalreporter.write_line(text.zh)
+        terminalreporter.write_line(f"Start with / 先看：{head.key} — {head.behaviour_en}")
+        terminalreporter.write_line(f"  {head.behaviour_zh}")
+        if folded:
+            keys = ", ".join(row.key for row in folded)
+            terminalreporter.write_line(
+                f"The same mistake also fails {len(folded)} more rows / 同一个错误还让另外"
+                f" {len(folded)} 项检查失败：{keys}"
+            )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

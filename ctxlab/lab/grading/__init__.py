@@ -50,8 +50,8 @@ One file per lab, read by an engine that never imports a lab:
 :mod:`.lab11_1` ... ``lab11_5``  everything of one lab: ``LAB = LabChecks(...)`` (the
                                  student's function, ctxlab's reference and solution),
                                  one ``@LAB.check(...)`` row per behaviour (kind, quote
-                                 or why, and its check function), and at the end the
-                                 misconception catalogue, ``LAB.misconceptions(...)``
+                                 or why, and its check function); its misconception
+                                 catalogue is data, ``catalogue/lab11_N.json``
 :mod:`.declare`                  what a lab's file declares with (:class:`LabChecks`)
 :mod:`.labs`                     where each lab's file is; :func:`check_implementation`
 :mod:`.engine`                   runs a lab's checks in order; the time limit
@@ -62,8 +62,8 @@ One file per lab, read by an engine that never imports a lab:
 :mod:`.kept`                     ctxlab's objects as grading found them, put back
 :mod:`.isolation`                a run in a forked copy of the kernel (Linux)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
-:mod:`.misconceptions`           a catalogue entry, and matching failures to it (the hint
-                                 ladder)
+:mod:`.misconceptions`           a catalogue entry; matching a function to it on the
+                                 entry's evidence (the check loop's last step); the ladder
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
 ===============================  =========================================================

@@ -207,6 +207,7 @@ def _record(source: LabSource, outcome: Any) -> Record:
         misconceptions=list(batch_rows.misconceptions(report)),
         hint_en=batch_rows.hint(report, "en"),
         hint_zh=batch_rows.hint(report, "zh"),
+        lead=batch_rows.lead(report),
         function=report.function,
         rows=[
             {
@@ -218,6 +219,7 @@ def _record(source: LabSource, outcome: Any) -> Record:
                 "detail_en": r.detail_en,
                 "detail_zh": r.detail_zh,
                 "misconceptions": list(batch_rows.row_misconceptions(report, r.key)),
+                "folded": batch_rows.folded(report, r.key),
             }
             for r in report.results
         ],
@@ -240,6 +242,7 @@ def _base(source: LabSource, status: str, reason: str) -> Record:
         "misconceptions": [],
         "hint_en": "",
         "hint_zh": "",
+        "lead": "",
         "function": KEYWORDS.get(source.lab, ""),
         "rows": [],
         "seconds": 0.0,
@@ -479,11 +482,13 @@ class Progress:
 
 
 def _grader_fingerprint(time_limit: float) -> str:
-    """The grader's version: ctxlab's, the grading package's source, the time limit."""
+    """The grader's version: ctxlab's, the grading package's source and catalogue, the time
+    limit."""
     import ctxlab
 
     digest = hashlib.sha256(f"{ctxlab.__version__}\0{time_limit!r}".encode())
-    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.glob("*.py"), *here.glob("catalogue/*.json")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -567,6 +572,7 @@ _WORDS: Final = {
         "extras": "ctxlab's extras (no points)",
         "hint": "Hint",
         "status": "The submission could not be graded",
+        "folded": "Failed for the same mistake as the first failed test above (see the hint).",
     },
     "zh": {
         "lab": "实验",
@@ -576,6 +582,7 @@ _WORDS: Final = {
         "extras": "ctxlab 的扩展（不计分）",
         "hint": "提示",
         "status": "这份提交无法评分",
+        "folded": "与上面第一项未通过的测试是同一个错误（见提示）。",
     },
 }
 
@@ -587,9 +594,14 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
     words = _WORDS[language]
     lab = record["lab"]
     tests = []
-    for number, row in enumerate(record["rows"], start=1):
+    rows = list(enumerate(record["rows"], start=1))  # the row the table opens with first
+    rows.sort(key=lambda pair: pair[1]["key"] != record.get("lead"))
+    for number, row in rows:
         chapter = row["source"] == "chapter"
         points = 1.0 if chapter else 0.0
+        output = _text(row, "detail", language)
+        if row.get("folded"):  # one mistake, one message: said at the leading row
+            output = words["folded"]
         tests.append(
             {
                 "name": shown(f"{words['lab']} {lab} · {_text(row, 'behaviour', language)}"),
@@ -597,7 +609,7 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
                 "score": points if row["passed"] else 0.0,
                 "max_score": points,
                 "status": "passed" if row["passed"] else "failed",
-                "output": shown(_text(row, "detail", language)),
+                "output": shown(output),
                 "tags": [row["source"], *row["misconceptions"]],
                 "visibility": "visible",
             }

@@ -16,7 +16,9 @@ from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 __all__ = [
     "chapter_rows",
     "extra_rows",
+    "folded",
     "hint",
+    "lead",
     "misconceptions",
     "report_passed",
     "row_misconceptions",
@@ -63,18 +65,28 @@ def row_misconceptions(report: LabReport, key: str) -> tuple[str, ...]:
     return tuple(item.id for item in _matched(report) if key in item.signature)
 
 
+def lead(report: LabReport) -> str:
+    """The key of the failed row the report's table opens with (empty when none failed)."""
+    head = report.lead[0]
+    return head.key if head is not None else ""
+
+
+def folded(report: LabReport, key: str) -> bool:
+    """Is this failed row folded under the matched mistake (it says nothing new)?"""
+    return any(row.key == key for row in report.lead[1])
+
+
 def hint(report: LabReport, language: str) -> str:
     """The hint a student stuck on this report would see first, in ``language`` (``en`` or
-    ``zh``): the most likely misconception's, else the first failed chapter row's (else
-    extra row's) behaviour; empty when nothing failed."""
+    ``zh``): the most likely misconception's, else the behaviour of the failed row the
+    table opens with; empty when nothing failed."""
     zh = language == "zh"
     for item in _matched(report):
-        text = hint_lines(item, 1)  # as the notebook's first rung: an extras hint says so
+        text = hint_lines(item, 1, passed=report.passed)  # as the notebook's first rung
         return text.zh if zh else text.en
-    failed = [r for r in report.results if not r.passed]
-    if not failed:
+    first = report.lead[0]
+    if first is None:
         return ""
-    first = next((r for r in failed if r.source == "chapter"), failed[0])
     if zh:
         return f"先看这一条：{first.behaviour_zh}"
     return f"Start with this rule: {first.behaviour_en}"

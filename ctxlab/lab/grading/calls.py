@@ -100,11 +100,7 @@ class Trial:
     ) -> tuple[bool, Any]:
         """One call; (returned?, the decoded value or exception): never the student's
         own objects, only what :mod:`.plain` rebuilt from exact builtin values."""
-        self.current = label
-        record = self._caller(args, kwargs)
-        self._keep_output(str(record.get("output", "")), int(record.get("output_cut", 0)))
-        if record.get("reference"):
-            self.used_reference = True
+        record = self.record(label, args, kwargs)
         changed = record.get("changed") or []
         if changed:
             names = ", ".join(str(name) for name in changed)
@@ -124,6 +120,15 @@ class Trial:
         if "raised" in record:
             return False, decode_error(record["raised"])
         return True, decode(record.get("returned"))
+
+    def record(self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> CallRecord:
+        """One call, as the plain record it left (what misconception evidence compares)."""
+        self.current = label
+        record = self._caller(args, kwargs)
+        self._keep_output(str(record.get("output", "")), int(record.get("output_cut", 0)))
+        if record.get("reference"):
+            self.used_reference = True
+        return record
 
     def _keep_output(self, text: str, cut: int) -> None:
         room = OUTPUT_LIMIT - len(self.output)

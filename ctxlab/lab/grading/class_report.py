@@ -295,7 +295,8 @@ def _stuck(records: Sequence[Record], w: dict[str, str], lang: str) -> str:
     for record in sorted(stuck, key=lambda r: (r["student"], r["lab"])):
         failed = [row for row in record["rows"] if not row["passed"]]
         chapter_first = next((r for r in failed if r["source"] == "chapter"), None)
-        first = chapter_first or (failed[0] if failed else None)
+        lead = next((r for r in failed if r["key"] == record.get("lead")), None)
+        first = lead or chapter_first or (failed[0] if failed else None)  # the table's first
         hint = record.get(f"hint_{lang}") or record.get("hint_en") or ""
         lines.append(
             f'<tr class="stuck"><td>{_e(record["student"])}</td><td>{_e(record["lab"])}</td>'

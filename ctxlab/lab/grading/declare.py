@@ -11,7 +11,8 @@ functions, and everything the grader knows about that lab is in it:
   checks it, named after the row's key; ``source="chapter"`` with the chapter's sentence
   (``quote_zh`` verbatim, ``quote_en``; ``course=True`` for the course's code as the
   notebook teaches it) or ``source="ctxlab"`` with ``why_en``/``why_zh``;
-* at its end, ``LAB.misconceptions(Misconception(...), ...)``: the lab's catalogue.
+* its misconception catalogue is data, ``catalogue/lab11_N.json`` (:mod:`.misconceptions`),
+  read when ``LAB`` is made (:meth:`LabChecks.misconceptions`).
 
 The engine (:mod:`.engine`) runs a :class:`LabChecks` it is given and never imports a lab;
 :mod:`.labs` is the one place that knows where each lab's file is.
@@ -19,13 +20,14 @@ The engine (:mod:`.engine`) runs a :class:`LabChecks` it is given and never impo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from ctxlab.lab.grading.calls import Trial
-from ctxlab.lab.grading.misconceptions import Misconception
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, Misconception, diagnose, load
 from ctxlab.lab.grading.report import CheckResult, LabFacts, Source
 from ctxlab.lab.grading.text import Text, clean
 from ctxlab.lab.grading.usage import GradingUsageError
@@ -102,6 +104,8 @@ class LabChecks:
     budget: bool = False
     checks: list[Row] = field(default_factory=list)
     catalogue: list[Misconception] = field(default_factory=list)
+    #: The inputs the catalogue's evidence names (JSON text, by id).
+    inputs: dict[str, str] = field(default_factory=dict)
 
     def check(
         self,
@@ -143,13 +147,28 @@ class LabChecks:
 
         return register
 
-    def misconceptions(self, *items: Misconception) -> tuple[Misconception, ...]:
-        """Declare the lab's misconception catalogue, in order; returns it."""
+    def __post_init__(self) -> None:
+        # The catalogue is read with the lab's file: what grading keeps of the file
+        # (:mod:`.kept`) holds it from the start.
+        if not self.catalogue:
+            self.misconceptions(*load(self.lab))
+
+    def misconceptions(self, items: tuple[Misconception, ...], inputs: dict[str, str]) -> None:
+        """Set the lab's misconception catalogue, in order, and its evidence's inputs."""
         for item in items:
             if not item.id.startswith(f"{self.lab}/"):  # pragma: no cover - a programming error
                 raise GradingUsageError(f"misconception {item.id} is not of lab {self.lab}")
         self.catalogue[:] = items
-        return items
+        self.inputs.clear()
+        self.inputs.update(inputs)
+
+    @property
+    def steps(self) -> list[Row]:
+        """What the check loop runs: the rows, then, when a row failed, the search for a
+        known mistake (:func:`~.misconceptions.diagnose`; never a row of the report)."""
+        run = functools.partial(diagnose, tuple(self.catalogue), self.inputs)
+        why = "the catalogue's evidence", "目录中的证据"
+        return [*self.checks, Row(DIAGNOSIS, *why, run, "ctxlab", why_en=why[0], why_zh=why[1])]
 
     @property
     def facts(self) -> LabFacts:

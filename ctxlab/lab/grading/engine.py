@@ -43,7 +43,8 @@ import ctxlab.lab.grading.isolation as isolation
 from ctxlab.errors import shown
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.kept import KeptObjects
-from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
+from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
 from ctxlab.lab.grading.runner import (
     NOT_RUN,
     Outcome,
@@ -237,6 +238,11 @@ def _run_checks(
             if hung:
                 results.append(_result(check, Outcome("fail", NOT_RUN)))
                 continue
+            if check.key == DIAGNOSIS and not to_diagnose(
+                [(r.passed, r.detail_en) for r in results]
+            ):
+                results.append(check.row(True))  # nothing to look for
+                continue
             if progress is not None:
                 progress(index, None, used)
             _PRISTINE.restore()  # what an earlier check's call rebound, put back
@@ -273,20 +279,20 @@ def check(spec: LabChecks, function: Callable[..., Any]) -> LabReport:
     repaired: list[str] = _KEPT.repair()  # what the notebook changed, before any copy
     if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
         limit = get_time_limit()
-        results, used, more = isolation.run_in_child(
-            spec, spec.checks, function, limit, _run_checks
-        )
+        results, used, more = isolation.run_in_child(spec, spec.steps, function, limit, _run_checks)
         repaired.extend(where for where in more if where not in repaired)
     else:
-        results, used = _run_checks(spec, spec.checks, function, repaired)
+        results, used = _run_checks(spec, spec.steps, function, repaired)
+    rows, matched = diagnosed(results)
     report = LabReport(
         spec.lab,
         spec.keyword,
-        tuple(results),
+        rows,
         used,
         stuck_threads(),
         repaired=tuple(repaired),
         facts=spec.facts,
+        matched=matched,
     )
     return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 

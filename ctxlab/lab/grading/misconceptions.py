@@ -1,50 +1,77 @@
-"""The misconception catalogue and its hint ladder (issue 24).
+"""The misconception catalogue, its evidence and its hint ladder (issues 24, 33).
 
-Each lab's file ends with its catalogue, ``LAB.misconceptions(...)``: one
+Each lab's catalogue is data, ``catalogue/lab11_N.json`` beside the lab's file: one
 :class:`Misconception` per mistake a student draws from the chapter, each with a title (what
 students do, in one line; the classroom kit lists it under "common mistakes"), the rows a
-buggy implementation of that mistake fails (its *signature*), a hint in both languages that
-points at the chapter's sentence without stating the expected value, that sentence (quoted
-verbatim from the chapter, and rendered in English), and the smallest failing input in
-words. ``tests/misconceptions/lab11_N/<slug>.py`` holds the buggy implementation of each
-(the catalogue's evidence; ``tests/test_misconceptions.py`` runs every one).
+buggy implementation of that mistake fails (its *signature*: the rows the mistake explains,
+folded under it in the report), a hint in both languages that points at the chapter's
+sentence without stating the expected value, that sentence (quoted verbatim from the
+chapter, and rendered in English), the smallest failing input in words -- and its
+*evidence*: a few inputs (``inputs``, plain data) and, for each, what the buggy
+implementation ``tests/misconceptions/lab11_N/<slug>.py`` answers there, where that differs
+from the reference (:func:`canonical`: the result's fields as data, or the class of what it
+raised). ``tests/misconception_evidence.py`` writes the signature, the rule and the
+evidence from those files, and CI checks that they are still what the files give.
 
-:func:`match` reads a report's failed rows: a misconception matches when every row of its
-signature failed and, when it has a ``clue`` (a regular expression), the clue is found in the
-English detail of one of those rows (the first failing case shows the mistake itself). The
-matches are ordered most likely first: a mistake about one of the chapter's rules before one
-about ctxlab's own rules (``rule``), then one confirmed by its clue, then the more specific
-signature (more rows), then ``priority`` (lower first), then the catalogue's order.
+A misconception matches when the student's function *behaves* like it: on every input of
+its evidence it gives the buggy answer, and a row the mistake explains failed.
+:func:`diagnose` asks it, as one more step of the engine's check loop (the same time limit
+and isolation as the rows), run only when a row failed (and not by a crash on every
+input: :func:`to_diagnose`); no buggy code runs at grading time. Matches are ordered: a mistake
+about one of the chapter's rules before one about ctxlab's own (``rule``), then
+``priority``, then the catalogue's order. With no match there is no hint.
 
 Each entry says whose rule the mistake breaks (``rule``). ``"chapter"``: its signature holds
 at least one chapter row, so the lab is not passed. ``"ctxlab"``: its signature holds only
 ctxlab's rows, optional extras -- a student may pass the lab and still make it; its hint says
-so, and the report labels it as a hint about ctxlab's optional extras
-(``tests/test_misconceptions.py`` checks the declared rule against the rows' kinds).
+so, and the report labels it as a hint about ctxlab's optional extras.
 
 The ladder: the report of a failed lab opens with the first match's hint (rung 1); the next
 ``check_implementation`` of the same lab in the same process with the same first match adds
 the chapter's sentence and the smallest failing input (rung 2). The engine keeps the rung.
 
-This module imports no lab: :func:`match` is given the lab's catalogue.
+This module imports no lab: it is given the lab's catalogue.
 """
 
 from __future__ import annotations
 
 import builtins
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
 
+from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.perform import CallRecord, named
+from ctxlab.lab.grading.plain import decode
 from ctxlab.lab.grading.text import Text
 
-__all__ = ["Misconception", "evidence", "hint_lines", "match"]
+__all__ = [
+    "DIAGNOSIS",
+    "Misconception",
+    "canonical",
+    "diagnose",
+    "found_in",
+    "hint_lines",
+    "load",
+    "ordered",
+    "probe_call",
+    "to_diagnose",
+]
+
+#: The key of the check loop's last step, :func:`diagnose` (never a row of the report).
+DIAGNOSIS: Final = "known_mistakes"
+#: How that step's detail starts, before the matched ids.
+_MARK: Final = "matched:"
+#: Where each lab's catalogue is (``lab11_3.json``).
+FOLDER: Final = Path(__file__).with_name("catalogue")
 
 
 @dataclass(frozen=True)
 class Misconception:
-    """One named mistake of a lab: its signature, its hint, the chapter's sentence."""
+    """One named mistake of a lab: its evidence, its hint, the chapter's sentence."""
 
     #: ``"11.3/int-truncation"``: the lab, then the slug of its buggy file.
     id: str
@@ -52,7 +79,7 @@ class Misconception:
     #: estimates with int()"``): the mistake named, never the expected value.
     title_en: str
     title_zh: str
-    #: The rows the buggy implementation fails; it matches when every one of them failed.
+    #: The rows the buggy implementation fails: the rows the mistake explains.
     signature: frozenset[str]
     #: Where the hint points, in each language: the chapter's sentence, never the answer.
     hint_en: str
@@ -63,14 +90,15 @@ class Misconception:
     #: The smallest input on which the mistake shows, in words.
     smallest_input_en: str
     smallest_input_zh: str
-    #: Lower is shown first among matches of equal signature size.
+    #: Lower is shown first among matches.
     priority: int = 50
-    #: A regular expression that must be found in the English detail of a failed signature
-    #: row for this to match (it then ranks first); empty: the signature alone decides.
-    clue: str = ""
     #: Whose rule the mistake breaks: ``"chapter"`` (a chapter row is in its signature: the
     #: lab fails) or ``"ctxlab"`` (only ctxlab's optional extra rows are).
     rule: Literal["chapter", "ctxlab"] = "chapter"
+    #: ``(input id, the buggy answer there)``: it matches when the student's function gives
+    #: every one of these answers (:func:`canonical`; kept as JSON text: immutable, and
+    #: nothing for grading's guard of ctxlab's objects to walk before every check).
+    evidence: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def lab(self) -> str:
@@ -97,62 +125,113 @@ class Misconception:
         )
 
 
-def match(
-    catalogue: Sequence[Misconception],
-    failed_keys: Iterable[str],
-    details: Mapping[str, str] | None = None,
-) -> tuple[Misconception, ...]:
-    """The misconceptions of a lab's ``catalogue`` whose every signature row is in ``failed_keys``,
-    most likely first; ``details`` (row key -> English detail) lets a clue rank a match."""
-    failed = frozenset(failed_keys)
+def _text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=True, sort_keys=True)
 
-    def clued(item: Misconception) -> bool:
-        texts = (details or {}).get
-        return bool(item.clue) and any(
-            re.search(item.clue, texts(key, "") or "") for key in sorted(item.signature)
+
+def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, str]]:
+    """Lab ``lab``'s catalogue, in order, and the inputs its evidence names (JSON text)."""
+    data = json.loads((FOLDER / f"lab11_{lab.split('.')[1]}.json").read_text(encoding="utf-8"))
+    items = tuple(
+        Misconception(
+            **{k: v for k, v in entry.items() if k not in ("signature", "evidence")},
+            signature=frozenset(entry["signature"]),
+            evidence=tuple((key, _text(answer)) for key, answer in entry["evidence"]),
         )
+        for entry in data["misconceptions"]
+    )
+    return items, {key: _text(value) for key, value in data["inputs"].items()}
+
+
+def canonical(record: CallRecord) -> Any:
+    """One call's record as the evidence compares it: the result's fields as plain data, or
+    the class of what was raised (the nearest of ctxlab's or Python's), and the arguments
+    the call changed."""
+    if "raised" in record:
+        found: dict[str, Any] = {"raised": str(record["raised"].get("base"))}
+    elif "too_large" in record:
+        found = {"too_large": True}
+    else:
+        found = {"returned": record.get("returned")}
+    if record.get("changed"):
+        found["changed"] = sorted(str(name) for name in record["changed"])
+    return found
+
+
+def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """An evidence input (or its JSON text) as the call's arguments: plain data
+    (:mod:`.plain`), a function named ``{"function": "ctxlab.module:name"}`` (an estimator
+    of the lab's checks)."""
+    found: Mapping[str, Any] = json.loads(data) if isinstance(data, str) else data
+    kwargs: dict[str, Any] = {}
+    for name, value in found["kwargs"].items():
+        if isinstance(value, dict) and set(value) == {"function"}:
+            if not str(value["function"]).startswith("ctxlab."):  # pragma: no cover
+                raise ValueError(f"evidence names a function outside ctxlab: {value}")
+            kwargs[name] = named(str(value["function"]))
+        else:
+            kwargs[name] = decode(value)
+    return tuple(decode(item) for item in found["args"]), kwargs
+
+
+_ASKING = Text("looking for a known mistake", "查找已知的错误")
+
+
+def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial) -> None:
+    """The check loop's last step: call the student's function on the catalogue's evidence
+    inputs (each once, only as far as needed) and end with the ids of the misconceptions it
+    behaves like (:func:`found_in` reads them)."""
+    answers: dict[str, Any] = {}
+
+    def answer(key: str) -> Any:
+        if key not in answers:
+            args, kwargs = probe_call(inputs[key])
+            answers[key] = canonical(t.record(_ASKING, args, kwargs))
+        return answers[key]
 
     found = [
-        item
-        for item in catalogue
-        if item.signature and item.signature <= failed and (not item.clue or clued(item))
+        item.id
+        for item in items
+        if item.evidence and all(answer(key) == json.loads(want) for key, want in item.evidence)
     ]
-    order = {item.id: index for index, item in enumerate(catalogue)}
-    found.sort(
-        key=lambda item: (
-            item.rule != "chapter",
-            not item.clue,
-            -len(item.signature),
-            item.priority,
-            order[item.id],
-        )
-    )
-    return tuple(found)
+    said = " ".join([_MARK, *found])
+    raise Failed(Text(said, said))
 
 
-_NOT_EVIDENCE = ("not run: ", "not written yet: ")
 _CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def evidence(failed: Mapping[str, str], rows: int) -> dict[str, str]:
-    """The failed rows (key -> English detail) that say something about a misconception:
-    not a row left unrun after a hang or failed by the unwritten stub; and nothing when every
-    one of the lab's ``rows`` failed by raising a Python built-in exception (a function that
-    crashes on every input shows its crash, not a guess).
-    """
-    kept = {
-        key: detail
-        for key, detail in failed.items()
-        if not any(detail.startswith(prefix) or f": {prefix}" in detail for prefix in _NOT_EVIDENCE)
-    }
+def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
+    """Is a known mistake looked for, given each row's (passed, English detail)? When a row
+    failed -- but not when every row failed by raising one of Python's exceptions: a
+    function that crashes on every input (or is not written yet) shows its crash, not a
+    guess."""
 
     def crashed(detail: str) -> bool:
         found = _CRASH.search(detail)
         return found is not None and isinstance(getattr(builtins, found.group(1), None), type)
 
-    if len(failed) == rows and all(crashed(detail) for detail in kept.values()):
-        return {}
-    return kept
+    return not all(passed for passed, _ in rows) and not all(
+        not passed and crashed(detail) for passed, detail in rows
+    )
+
+
+def found_in(detail: str) -> tuple[str, ...]:
+    """The ids :func:`diagnose` ended with (none when the step did not end so: not run, a
+    hang, a crash)."""
+    if not detail.startswith(_MARK):
+        return ()
+    return tuple(detail[len(_MARK) :].split())
+
+
+def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
+    """The misconceptions of ``catalogue`` named by ``ids``, most likely first: a chapter
+    rule before ctxlab's, then ``priority``, then the catalogue's order."""
+    wanted = set(ids)
+    found = [item for item in catalogue if item.id in wanted]
+    order = {item.id: index for index, item in enumerate(catalogue)}
+    found.sort(key=lambda item: (item.rule != "chapter", item.priority, order[item.id]))
+    return tuple(found)
 
 
 _EXTRA_HEAD = Text(
@@ -162,12 +241,12 @@ _EXTRA_HEAD = Text(
 )
 
 
-def hint_lines(item: Misconception, rung: int) -> Text:
+def hint_lines(item: Misconception, rung: int, *, passed: bool = False) -> Text:
     """What the report opens with at ``rung`` (1: the hint; 2: with the chapter's words).
-    A hint about one of ctxlab's own rules says so first: it is about an optional extra, not
-    about the lab's verdict."""
+    A hint about one of ctxlab's own rules, or on a lab the chapter's rows ``passed``, says
+    so first: it is about an optional extra, not about the lab's verdict."""
     head = Text("Hint: ", "提示：")
-    if item.rule == "ctxlab":
+    if item.rule == "ctxlab" or passed:
         head = _EXTRA_HEAD
     text = head + item.hint
     if rung >= 2:

@@ -34,6 +34,7 @@ __all__ = [
     "code_names",
     "code_of",
     "fingerprint",
+    "named",
     "perform",
     "safe_message",
 ]
@@ -60,17 +61,23 @@ def code_names(functions: Sequence[Callable[..., Any]]) -> tuple[str, ...]:
     return tuple(f"{function.__module__}:{function.__qualname__}" for function in functions)
 
 
+def named(name: str) -> Any:
+    """What ``module:qualname`` names in this process (None when nothing)."""
+    import importlib
+
+    module_name, _, qualname = name.partition(":")
+    value: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+    return value
+
+
 def code_of(names: Sequence[str]) -> frozenset[CodeType]:
     """The code objects behind :func:`code_names` in this process (a name that does not
     resolve to a function is left out)."""
-    import importlib
-
     found: set[CodeType] = set()
     for name in names:
-        module_name, _, qualname = name.partition(":")
-        value: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
-        for part in qualname.split("."):
-            value = getattr(value, part, None)
+        value = named(name)
         if isinstance(value, FunctionType):
             found.add(value.__code__)
     return frozenset(found)

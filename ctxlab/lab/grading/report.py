@@ -20,11 +20,17 @@ import html
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from ctxlab.lab.grading.misconceptions import Misconception, evidence, hint_lines, match
+from ctxlab.lab.grading.misconceptions import (
+    DIAGNOSIS,
+    Misconception,
+    found_in,
+    hint_lines,
+    ordered,
+)
 from ctxlab.lab.grading.text import Text
 from ctxlab.lab.language import get_language
 
-__all__ = ["CheckResult", "LabFacts", "LabReport", "Source"]
+__all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
 
 #: A row's kind: the chapter's rule, or ctxlab's extension.
 Source: TypeAlias = Literal["chapter", "ctxlab"]
@@ -204,14 +210,15 @@ class LabReport:
     hint_rung: int = 0
 
     def _matches(self) -> tuple[Misconception, ...]:
-        failed = {result.key: result.detail_en for result in self.failed}
-        details = evidence(failed, len(self.results))
-        return match(self.facts.catalogue, details, details)
+        """The matched misconceptions that explain a failed row, most likely first."""
+        failed = {result.key for result in self.failed}
+        found = ordered(self.facts.catalogue, self.matched)
+        return tuple(item for item in found if item.signature & failed)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
-        """The ids of the catalogued misconceptions the failed rows match, most likely
-        first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
+        """The ids of the catalogued misconceptions the student's function behaves like,
+        most likely first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
         return tuple(item.id for item in self._matches())
 
     @property
@@ -220,7 +227,7 @@ class LabReport:
         matches = self._matches()
         if not matches or self.hint_rung < 1:
             return ""
-        return hint_lines(matches[0], self.hint_rung).pick()
+        return hint_lines(matches[0], self.hint_rung, passed=self.passed).pick()
 
     @property
     def chapter_results(self) -> tuple[CheckResult, ...]:
@@ -237,6 +244,9 @@ class LabReport:
     repaired: tuple[str, ...] = ()
     #: What the report says of its lab beyond its rows (the lab's file declares it).
     facts: LabFacts = LabFacts()
+    #: The catalogued misconceptions the function behaved like on their evidence (the check
+    #: loop's last step, run when a row failed).
+    matched: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -265,6 +275,57 @@ class LabReport:
     @property
     def failed(self) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.results if not result.passed)
+
+    def _isolating(self, result: CheckResult) -> tuple[bool, int, int]:
+        """How well a failed row isolates a mistake (lower: better): a chapter row, failed
+        by fewer catalogued misconceptions, declared earlier."""
+        count = sum(result.key in item.signature for item in self.facts.catalogue)
+        return result.source != "chapter", count, self.results.index(result)
+
+    @property
+    def lead(self) -> tuple[CheckResult | None, tuple[CheckResult, ...]]:
+        """(the failed row the table opens with, the failed rows folded under it).
+
+        With a matched misconception: of the rows it explains (its signature), the one that
+        isolates it best leads and the others are folded under it, counted. Without one,
+        the failed row that isolates a mistake best leads and nothing is folded. Other
+        failed rows (a second mistake) stay in the table."""
+        failed = self.failed
+        if not failed:
+            return None, ()
+        matches = self._matches()
+        explained = [r for r in failed if matches and r.key in matches[0].signature]
+        head = min(explained or failed, key=self._isolating)
+        return head, tuple(r for r in explained if r is not head)
+
+    @property
+    def shown_failures(self) -> tuple[CheckResult, ...]:
+        """The failed rows shown as rows of their own (not folded)."""
+        folded = self.lead[1]
+        return tuple(result for result in self.failed if result not in folded)
+
+    def _sections(self) -> tuple[list[CheckResult], list[CheckResult]]:
+        """The chapter's rows and ctxlab's, as shown: the leading row first in its section,
+        the folded rows left out."""
+        head, folded = self.lead
+        shown = []
+        for rows in (self.chapter_results, self.extra_results):
+            first = [r for r in rows if r is head]
+            shown.append(first + [r for r in rows if r is not head and r not in folded])
+        return shown[0], shown[1]
+
+    def _fold_line(self) -> str:
+        """The line under the leading row: how many more rows the same mistake fails."""
+        folded = self.lead[1]
+        if not folded:
+            return ""
+        count = len(folded)
+        title = self._matches()[0].title
+        rows = Text("row", "项检查") if count == 1 else Text("rows", "项检查")
+        return Text(
+            f"↳ the same mistake ({title.en}) also fails {count} more {rows.en}:",
+            f"↳ 同一个错误（{title.zh}）还让另外 {count} {rows.zh}失败：",
+        ).pick()
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
@@ -299,14 +360,20 @@ class LabReport:
             for i, line in enumerate(self.hint.splitlines())
         )
         lines.append(self.headline())
-        for index, rows in enumerate((self.chapter_results, self.extra_results)):
-            if index and rows:
+        head, folded = self.lead
+        for index, rows in enumerate(self._sections()):
+            if index and self.extra_results:
                 lines.append(self.extras_headline())
             for result in rows:
                 lines.append(f"{result.mark} {result.behaviour}")
                 if result.detail:
                     lines.extend(f"    {line}" for line in result.detail.splitlines())
                 lines.extend(f"    {line}" for line in result._printed())
+                if result is head and folded:
+                    lines.append(f"  {self._fold_line()}")
+                    for row in folded:
+                        lines.append(f"    · {row.behaviour}")
+                        lines.extend(f"    {line}" for line in row._printed())
         if self._legend():
             lines.append(self._legend())
         return "\n".join(lines)
@@ -320,14 +387,28 @@ class LabReport:
     def _repr_html_(self) -> str:
         zh = get_language() == "zh"
         heads = ("行为", "结果", "说明") if zh else ("behaviour", "result", "detail")
-        rows = "".join(_html_row(result) for result in self.chapter_results)
+        chapter, extras = self._sections()
+        head, folded = self.lead
+
+        def shown(result: CheckResult, extra: bool) -> str:
+            row = _html_row(result, extra=extra)
+            if result is not head or not folded:
+                return row
+            inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+            return (
+                f'{row}<tr class="ctxlab-lab-report-folded"><td colspan="3" '
+                f'style="text-align:left"><details><summary>{html.escape(self._fold_line())}'
+                f"</summary><table>{inner}</table></details></td></tr>"
+            )
+
+        rows = "".join(shown(result, False) for result in chapter)
         if self.extra_results:
             rows += (
                 '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
                 f'font-weight:normal;padding-top:0.6em"><em>{html.escape(self.extras_headline())}'
                 "</em></th></tr>"
             )
-            rows += "".join(_html_row(result, extra=True) for result in self.extra_results)
+            rows += "".join(shown(result, True) for result in extras)
         legend = ""
         if self._legend():
             legend = f'<p style="font-size:0.9em">{html.escape(self._legend())}</p>'
@@ -408,3 +489,10 @@ def _html_printed(result: CheckResult) -> str:
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
     )
+
+
+def diagnosed(results: list[CheckResult]) -> tuple[tuple[CheckResult, ...], tuple[str, ...]]:
+    """The rows of a check loop's results, and the misconceptions its last step matched."""
+    rows = tuple(result for result in results if result.key != DIAGNOSIS)
+    found = [found_in(result.detail_en) for result in results if result.key == DIAGNOSIS]
+    return rows, (found[0] if found else ())

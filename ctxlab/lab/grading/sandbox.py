@@ -62,8 +62,9 @@ from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.engine import get_time_limit
 from ctxlab.lab.grading.labs import load
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.perform import code_names
-from ctxlab.lab.grading.report import CheckResult, LabReport
+from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
 from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
 from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
@@ -236,6 +237,10 @@ def child_tree(lab: str) -> Path:
             if names:
                 text = _stub_source(text, names, lab, relative.as_posix())
             destination.write_text(text, encoding="utf-8")
+        for path in sorted(source.glob("lab/grading/catalogue/*.json")):  # read by a lab's file
+            destination = target / path.relative_to(source)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(path.read_bytes())
         import compileall
 
         compileall.compile_dir(str(target), quiet=2, workers=1)
@@ -1124,7 +1129,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     child_tree(lab)
     before = fingerprint()
     children = _children() if sys.platform.startswith("linux") else set()
-    cpu = _cpu_budget(limit, len(spec.checks))
+    cpu = _cpu_budget(limit, len(spec.steps))
     child = _Child(path, lab, cpu)
     results: list[CheckResult] = []
     status: Status = "ok"
@@ -1137,13 +1142,21 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
         "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
     )
     try:
-        for check in spec.checks:
+        for check in spec.steps:
             if stop is not None:
                 results.append(_row(check, stop))
+                continue
+            if check.key == DIAGNOSIS and not to_diagnose(
+                [(r.passed, r.detail_en) for r in results]
+            ):
+                results.append(_row(check, None))  # nothing to look for
                 continue
             begun = time.monotonic()
             detail, how, output = _run_check(child, check, limit - lost)
             spent = time.monotonic() - begun
+            if check.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
+                results.append(_row(check, detail if how == "ran" else None))
+                break
             if how == "invalid":
                 invalid = detail
                 break
@@ -1165,8 +1178,11 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
         _reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
+    rows, matched = diagnosed(results)
     report = (
-        None if invalid else LabReport(spec.lab, spec.keyword, tuple(results), facts=spec.facts)
+        None
+        if invalid
+        else LabReport(spec.lab, spec.keyword, rows, facts=spec.facts, matched=matched)
     )
     if touched:
         shown = ", ".join(escape(p) for p in touched[:8])

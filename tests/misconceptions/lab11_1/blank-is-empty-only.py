@@ -1,7 +1,7 @@
 """Misconception 11.1/blank-is-empty-only: only the empty string counts as blank; white space alone is accepted.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.1/draft-name-files-accepted: the early draft name files is accepted in place of changedFiles.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

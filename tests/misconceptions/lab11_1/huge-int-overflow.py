@@ -1,7 +1,7 @@
 """Misconception 11.1/huge-int-overflow: tokensBefore = 10**400 makes math.isfinite raise a bare OverflowError.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

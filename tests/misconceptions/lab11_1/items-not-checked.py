@@ -1,7 +1,7 @@
 """Misconception 11.1/items-not-checked: the list fields are checked to be lists, but their items are not checked to be strings.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.1/snake-case-aliases: snake_case keys (first_kept_entry_id, ...) accepted as aliases of the camelCase ones.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

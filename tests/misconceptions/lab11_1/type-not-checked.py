@@ -1,7 +1,7 @@
 """Misconception 11.1/type-not-checked: the type field is not read: a message or metadata entry is parsed as a compaction.
 
 A student-style parse_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_1.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_1.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.2/duplicate-result-overwrites: a second result for the same call replaces the first.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

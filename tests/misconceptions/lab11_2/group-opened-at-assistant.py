@@ -1,7 +1,7 @@
 """Misconception 11.2/group-opened-at-assistant: an assistant message with tool calls opens a new group.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

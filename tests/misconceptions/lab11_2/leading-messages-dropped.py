@@ -1,7 +1,7 @@
 """Misconception 11.2/leading-messages-dropped: messages before the first user message are dropped silently.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

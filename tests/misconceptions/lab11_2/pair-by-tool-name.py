@@ -1,7 +1,7 @@
 """Misconception 11.2/pair-by-tool-name: a result is paired with the call of the same toolName.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

@@ -1,7 +1,7 @@
 """Misconception 11.2/pairs-across-groups: calls and results are paired across the whole path, not within one group.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

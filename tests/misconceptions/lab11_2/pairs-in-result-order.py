@@ -1,7 +1,7 @@
 """Misconception 11.2/pairs-in-result-order: tool pairs are listed in the order the results arrive, not the calls' order.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

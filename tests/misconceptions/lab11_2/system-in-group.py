@@ -1,7 +1,7 @@
 """Misconception 11.2/system-in-group: a system message is kept in the group it appears in.
 
 A student-style group_interactions with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_2.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_2.json).
 """
 
 from ctxlab import InteractionError, InteractionGroup

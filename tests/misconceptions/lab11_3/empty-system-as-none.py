@@ -1,7 +1,7 @@
 """Misconception 11.3/empty-system-as-none: a replayed system message with empty content is treated as no system message.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/first-system-only: only the first system message is used; later patches are not replayed.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/int-truncation: each estimate is truncated with int() (2.5 -> 2).
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/metadata-removed-in-place: metadata entries are removed from the caller's active_path in place.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/negative-allowance: the message allowance is not clamped at 0 when fixed costs exceed the window.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/oldest-first: groups are taken from the oldest forward instead of from the newest back.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

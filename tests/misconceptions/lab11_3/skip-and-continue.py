@@ -1,7 +1,7 @@
 """Misconception 11.3/skip-and-continue: a group that does not fit is skipped and older groups are still tried.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

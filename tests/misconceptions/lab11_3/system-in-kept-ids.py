@@ -1,7 +1,7 @@
 """Misconception 11.3/system-in-kept-ids: the system entries are listed in keptEntryIds.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.3/total-without-fixed: tokens.total counts only the messages and the system message, not the reserved output and margin.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_3.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_3.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.4/first-kept-any-message: firstKeptEntryId may be any message on the path, not only a group's first user message.
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

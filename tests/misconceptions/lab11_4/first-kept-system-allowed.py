@@ -1,7 +1,7 @@
 """Misconception 11.4/first-kept-system-allowed: a system message is accepted as the first kept entry.
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

@@ -1,7 +1,7 @@
 """Misconception 11.4/parent-id-accepted: the caller may pass parentId (parent_id=...) and it is used.
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

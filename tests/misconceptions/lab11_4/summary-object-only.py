@@ -1,7 +1,7 @@
 """Misconception 11.4/summary-object-only: the summary is assumed to be a CompactionSummary (to_json() is always called).
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

@@ -1,7 +1,7 @@
 """Misconception 11.4/unknown-first-kept-accepted: a firstKeptEntryId that is not on the path is not checked.
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

@@ -1,7 +1,7 @@
 """Misconception 11.4/value-error: bad choices are reported with ValueError instead of CompactionError.
 
 A student-style create_compaction_entry with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_4.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_4.json).
 """
 
 from ctxlab import (

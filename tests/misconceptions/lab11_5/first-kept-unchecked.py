@@ -1,7 +1,7 @@
 """Misconception 11.5/first-kept-unchecked: firstKeptEntryId is looked up without checking that it is earlier on the path.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

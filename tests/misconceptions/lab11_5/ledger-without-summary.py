@@ -1,7 +1,7 @@
 """Misconception 11.5/ledger-without-summary: tokens.messages and tokens.total leave out the summary message's cost.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.5/oldest-compaction: the first (oldest) compaction on the path is read instead of the newest.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.5/summary-before-system: the summary message is put before the replayed system message.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.5/summary-not-priced: the summary message is not priced: the whole allowance goes to the groups.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

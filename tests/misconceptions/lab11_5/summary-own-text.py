@@ -1,7 +1,7 @@
 """Misconception 11.5/summary-own-text: the summary message is written in the student's own words instead of the fixed seven-field order.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

@@ -1,7 +1,7 @@
 """Misconception 11.5/system-from-suffix: the system message is replayed from the kept suffix only, not from the whole path.
 
 A student-style build_context with one mistake (the catalogue's evidence,
-ctxlab/lab/grading/lab11_5.py MISCONCEPTIONS).
+ctxlab/lab/grading/catalogue/lab11_5.json).
 """
 
 import math

@@ -1,0 +1,225 @@
+"""Write the misconception catalogue's evidence from its buggy files (issue 33).
+
+    python tests/misconception_evidence.py          # rewrite ctxlab/lab/grading/catalogue/*.json
+    python tests/misconception_evidence.py --check  # exit 1 when a file is not what it writes
+
+For each lab, the candidate inputs are every call its checks make (recorded on ctxlab's
+reference) whose arguments are plain data or one of ctxlab's own functions (an estimator),
+and a few crafted ones. Each misconception's buggy file,
+``tests/misconceptions/lab11_N/<slug>.py``, goes through the lab's checks: the rows it
+fails are its ``signature`` (the rows the mistake explains; its ``rule`` is the chapter's
+when one of them is a chapter row). It and the reference are then called on every
+candidate; the evidence is the fewest inputs (at most :data:`MOST`, the smallest first)
+where the buggy answer differs from the reference's and, together, from every other
+entry's buggy answer where the candidates allow it (an answer that is not a crash of one of
+Python's exceptions first). Only the signature, the rule, the
+evidence and the inputs it names are written; the rest of each entry (title, hint, quote,
+...) is the catalogue's own text. ``tests/test_misconception_evidence.py`` runs ``--check``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import importlib
+import json
+import runpy
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ctxlab.lab.grading import engine, isolation
+from ctxlab.lab.grading.calls import Trial
+from ctxlab.lab.grading.labs import LABS, load
+from ctxlab.lab.grading.misconceptions import FOLDER, canonical, probe_call
+from ctxlab.lab.grading.perform import perform
+from ctxlab.lab.grading.plain import encode
+
+ROOT = Path(__file__).resolve().parent.parent
+EVIDENCE = ROOT / "tests" / "misconceptions"
+#: At most this many inputs per misconception.
+MOST = 3
+
+
+def _plain(value: object) -> Any:
+    """``value`` as plain data, or None when part of it is not (an opaque object)."""
+    data = encode(value)
+    text = json.dumps(data)
+    return None if '"opaque"' in text else data
+
+
+def _function_name(value: object) -> str | None:
+    """``module:name`` of one of ctxlab's own functions or module-level callables (an
+    estimator such as ``ctxlab.fixtures:opening_estimator``), found again by that name."""
+    module, qualname = getattr(value, "__module__", ""), getattr(value, "__qualname__", "")
+    if str(module).startswith("ctxlab.") and "<" not in str(qualname):
+        found: Any = importlib.import_module(str(module))
+        for part in str(qualname).split("."):
+            found = getattr(found, part, None)
+        if found is value:
+            return f"{module}:{qualname}"
+    for name, loaded in sorted(sys.modules.items()):
+        if name.startswith("ctxlab."):
+            for attribute, item in sorted(vars(loaded).items()):
+                if item is value and not attribute.startswith("__"):
+                    return f"{name}:{attribute}"
+    return None
+
+
+def _as_input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    plain_args = [_plain(item) for item in args]
+    if any(item is None and arg is not None for item, arg in zip(plain_args, args, strict=True)):
+        return None
+    plain_kwargs: dict[str, Any] = {}
+    for name, value in sorted(kwargs.items()):
+        if callable(value):
+            named = _function_name(value)
+            if named is None:
+                return None
+            plain_kwargs[name] = {"function": named}
+        else:
+            plain_kwargs[name] = _plain(value)
+            if plain_kwargs[name] is None and value is not None:
+                return None
+    return {"args": plain_args, "kwargs": plain_kwargs}
+
+
+def _key(data: dict[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _crafted() -> dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]]:
+    """Inputs beyond the checks' own, where a mistake shows that no check input reveals
+    with plain data (the checks' bad estimators are made per call)."""
+    from ctxlab import fixtures as fx
+    from ctxlab.lab.grading import lab11_3
+
+    bad = lab11_3.budget(31, estimate_tokens=lab11_3.negative_for_user)
+    return {"11.3": [((fx.opening_path(),), bad)]}
+
+
+def candidates(lab: str) -> dict[str, dict[str, Any]]:
+    """Every plain-data call the lab's checks make, and the crafted ones, by key."""
+    spec = load(lab)
+    found: dict[str, dict[str, Any]] = {}
+    for args, kwargs in _crafted().get(lab, []):
+        data = _as_input(args, kwargs)
+        assert data is not None, lab
+        found[_key(data)] = data
+
+    def recorder(*args: Any, **kwargs: Any) -> Any:
+        data = _as_input(args, kwargs)
+        if data is not None:
+            found.setdefault(_key(data), data)
+        return spec.reference(*args, **kwargs)
+
+    for check in spec.checks:
+        with contextlib.suppress(Exception):  # a check of the reference passes anyway
+            check.run(Trial(recorder, spec.arg_names))
+    return found
+
+
+def _answer(function: Callable[..., Any], data: dict[str, Any], names: tuple[str, ...]) -> Any:
+    args, kwargs = probe_call(data)
+    return canonical(perform(function, args, kwargs, arg_names=names))
+
+
+def evidence(
+    lab: str,
+) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, list[str]]]:
+    """(the inputs named, each misconception's evidence, the rows its buggy file fails)."""
+    spec = load(lab)
+    inputs = candidates(lab)
+    order = sorted(inputs, key=lambda key: (len(json.dumps(inputs[key])), key))
+    reference = {key: _answer(spec.reference, inputs[key], spec.arg_names) for key in order}
+    folder = EVIDENCE / f"lab11_{lab.split('.')[1]}"
+    answers: dict[str, dict[str, Any]] = {}
+    failed: dict[str, list[str]] = {}
+    for item in spec.catalogue:
+        function = runpy.run_path(str(folder / f"{item.slug}.py"), run_name="evidence")
+        buggy = function[spec.keyword]
+        answers[item.id] = {key: _answer(buggy, inputs[key], spec.arg_names) for key in order}
+        rows = engine._run_checks(spec, spec.checks, buggy)[0]
+        failed[item.id] = [row.key for row in rows if not row.passed]
+    chosen: dict[str, list[list[Any]]] = {}
+    for item in spec.catalogue:
+        own = answers[item.id]
+        revealing = [key for key in order if own[key] != reference[key]]
+        others = [other for other in answers if other != item.id]
+        picked: list[str] = []
+        while revealing and len(picked) < MOST:
+            alike = [o for o in others if all(answers[o][k] == own[k] for k in picked)]
+            if picked and not alike:
+                break
+
+            def left(key: str, alike: list[str] = alike, own: dict[str, Any] = own) -> int:
+                return sum(answers[o][key] == own[key] for o in alike)
+
+            def rank(
+                key: str, left: Callable[[str], int] = left, own: dict[str, Any] = own
+            ) -> tuple[int, bool]:
+                return left(key), _crash(own[key])  # a crash is poor evidence: any bug crashes
+
+            best = min((k for k in revealing if k not in picked), key=rank, default=None)
+            if best is None or (picked and left(best) == len(alike)):
+                break
+            picked.append(best)
+        chosen[item.id] = [[key, own[key]] for key in picked]
+    named = sorted({key for pairs in chosen.values() for key, _ in pairs})
+    return {key: inputs[key] for key in named}, chosen, failed
+
+
+def _crash(answer: Any) -> bool:
+    """Is ``answer`` a raise of one of Python's own exceptions (not a ctxlab error)?"""
+    raised = answer.get("raised") if isinstance(answer, dict) else None
+    return isinstance(raised, str) and isinstance(getattr(builtins, raised, None), type)
+
+
+def _path(lab: str) -> Path:
+    return FOLDER / f"lab11_{lab.split('.')[1]}.json"
+
+
+def written(lab: str) -> str:
+    """The lab's catalogue file with its evidence as the buggy files give it now."""
+    data = json.loads(_path(lab).read_text(encoding="utf-8"))
+    inputs, chosen, failed = evidence(lab)
+    compact: dict[str, str] = {}
+
+    def one_line(value: Any) -> str:  # each input and answer on one line of its own
+        marker = f"@{len(compact)}@"
+        compact[marker] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return marker
+
+    for entry in data["misconceptions"]:
+        entry["signature"] = failed[entry["id"]]
+        kinds = {load(lab).row(key).source for key in failed[entry["id"]]}
+        entry["rule"] = "chapter" if "chapter" in kinds else "ctxlab"
+        entry["evidence"] = [[key, one_line(answer)] for key, answer in chosen[entry["id"]]]
+    data["inputs"] = {key: one_line(value) for key, value in inputs.items()}
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    for marker, value in compact.items():
+        text = text.replace(f'"{marker}"', value)
+    return text + "\n"
+
+
+def main(argv: list[str]) -> int:
+    isolation.set_isolation("in-process")
+    stale = []
+    for lab in LABS:
+        text = written(lab)
+        if "--check" in argv:
+            if _path(lab).read_text(encoding="utf-8") != text:
+                stale.append(lab)
+        else:
+            _path(lab).write_text(text, encoding="utf-8")
+    if stale:
+        print(f"stale evidence for {', '.join(stale)}: run python tests/misconception_evidence.py")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
