@@ -7,8 +7,8 @@ rule the course's code decides and the notebook teaches (``course=True``) counts
 chapter's; its quote is the notebook's. A lab is passed when every chapter row passes;
 ctxlab's rows are optional extras, shown after them under their own heading and count.
 
-The chapter's text is ``shared/seeds/chapter-11-context-compaction.zh.txt`` beside the
-repository (CI checks it out there); a quote not found in it verbatim fails.
+The chapter's text is found by tests/chapter_text.py (``CTXLAB_CHAPTER``, else
+``shared/seeds/`` beside the repository; CI has it); a quote not found in it verbatim fails.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from chapter_text import CHAPTER_NAME, chapter_path, chapter_text
 from ctxlab.lab import check_implementation, set_language
 from ctxlab.lab import grading as g
 from ctxlab.lab.grading.report import CheckResult, LabReport
@@ -24,17 +25,6 @@ from ctxlab.lab.grading.report import CheckResult, LabReport
 pytestmark = pytest.mark.teaching
 
 REPO = Path(__file__).resolve().parents[1]
-CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
-
-
-def _chapter_path() -> Path:
-    """``shared/seeds/<chapter>`` beside the repository (``Path(__file__).parents[1].parent``),
-    or beside a folder further up (a git worktree kept in a subfolder)."""
-    for folder in REPO.parents:
-        candidate = folder / "shared" / "seeds" / CHAPTER_NAME
-        if candidate.is_file():
-            return candidate
-    return REPO.parent / "shared" / "seeds" / CHAPTER_NAME
 
 
 def _rows(lab: str) -> tuple[CheckResult, ...]:
@@ -47,16 +37,12 @@ def _notebook_source(lab: str) -> str:
 
 
 def test_the_chapters_text_is_there() -> None:
-    path = _chapter_path()
-    assert path.is_file(), (
-        f"the chapter's text is not at {path}: check out shared/ beside the repository"
-    )
-    assert "历史不动，上下文按预算重建" in path.read_text(encoding="utf-8")
+    assert "历史不动，上下文按预算重建" in chapter_path().read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("lab", g.LABS)
 def test_every_chapter_rows_quote_is_the_chapters_own_words(lab: str) -> None:
-    chapter = _chapter_path().read_text(encoding="utf-8")
+    chapter = chapter_text()
     for row in _rows(lab):
         if row.source != "chapter":
             continue

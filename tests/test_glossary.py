@@ -12,7 +12,6 @@ is an identifier.
 from __future__ import annotations
 
 import io
-import os
 import re
 import tokenize
 from functools import cache
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from chapter_text import chapter_path
 from nbsource_module import load_nbsource
 
 pytestmark = pytest.mark.teaching
@@ -125,9 +125,7 @@ def test_a_ruled_out_variant_is_found_where_it_matters() -> None:
 
 # ----------------------------------------------------------------------------- issue 27
 
-#: The chapter's text lies outside the repository, beside it: ../shared/seeds/ (or
-#: CTXLAB_CHAPTER names the file).
-CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
+#: The chapter's text lies outside the repository (tests/chapter_text.py finds it).
 READMES_ZH = [REPO / "README.zh.md", REPO / "notebooks" / "README.zh.md"]
 #: Terms the chapter defines, in the chapter's words: the glossary's first table has each.
 CHAPTER_TERMS = (
@@ -140,22 +138,13 @@ CHAPTER_TERMS = (
 )  # fmt: skip
 
 
-def _chapter_path() -> Path | None:
-    candidates = [os.environ.get("CTXLAB_CHAPTER", "")]
-    candidates += [str(base / "shared" / "seeds" / CHAPTER_NAME) for base in REPO.parents[:2]]
-    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
-
-
 def _squeeze(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
 @pytest.fixture(scope="module")
 def chapter() -> str:
-    path = _chapter_path()
-    if path is None:  # a clone without the course's text beside it
-        pytest.skip(f"the chapter's text ({CHAPTER_NAME}) is not beside the repository")
-    return _squeeze(path.read_text(encoding="utf-8"))
+    return _squeeze(chapter_path().read_text(encoding="utf-8"))
 
 
 def _first_table() -> str:

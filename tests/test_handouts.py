@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from chapter_text import chapter_text
 from ctxlab import CtxlabError, fixtures
 from ctxlab.lab import handouts
 from ctxlab.lab.language import get_language
@@ -19,20 +20,9 @@ from ctxlab.lab.language import get_language
 pytestmark = pytest.mark.teaching
 
 REPO = Path(__file__).resolve().parents[1]
-CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 TAGS = re.compile(r"<[^>]+>")
-
-
-def _chapter() -> str:
-    """The chapter's text: ``shared/seeds/<chapter>`` beside the repository (as CI checks it
-    out; the same place tests/test_check_kinds.py reads it from)."""
-    for folder in REPO.parents:
-        candidate = folder / "shared" / "seeds" / CHAPTER_NAME
-        if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
-    raise AssertionError(f"the chapter's text is not at shared/seeds/{CHAPTER_NAME}")
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +44,7 @@ def _text(page: str) -> str:
 
 @pytest.mark.parametrize("lab", LABS)
 def test_every_rule_is_quoted_verbatim_from_the_chapter(lab: str) -> None:
-    chapter = _chapter()
+    chapter = chapter_text()
     sheet = handouts.HANDOUTS[lab]
     assert f"#{sheet.heading_zh}" in chapter, "the heading is the chapter's section heading"
     assert 4 <= len(sheet.rules) <= 6

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from chapter_text import chapter_text
 from ctxlab.lab import check_implementation, set_language
 from ctxlab.lab.grading import (
     LABS,
@@ -44,7 +45,6 @@ from pytest_runs import ROOT, pytest_command, pytest_env
 pytestmark = [pytest.mark.teaching, pytest.mark.misconceptions]
 
 EVIDENCE = ROOT / "tests" / "misconceptions"
-CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
 
 
 def _catalogue() -> dict[str, Misconception]:
@@ -102,16 +102,8 @@ def test_each_lab_has_at_least_eight_misconceptions_each_with_its_buggy_file() -
         assert re.search(r"[\u4e00-\u9fff]", item.hint_zh + item.smallest_input_zh), item.id
 
 
-def _chapter() -> str:
-    for folder in (ROOT.parent, ROOT.parent.parent, ROOT / "tests" / "data"):
-        for path in (folder / "shared" / "seeds" / CHAPTER_NAME, folder / CHAPTER_NAME):
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-    raise AssertionError(f"the chapter ({CHAPTER_NAME}) is not in ../shared/seeds/")
-
-
 def test_every_quote_is_the_chapters_text_verbatim() -> None:
-    chapter = _chapter()
+    chapter = chapter_text()
     missing = [item.id for item in CATALOGUE.values() if item.quote_zh not in chapter]
     assert not missing, f"quote_zh not found verbatim in the chapter: {missing}"
 

@@ -371,6 +371,7 @@ def test_a_function_that_ends_the_grading_process_fails_one_row_and_the_rest_run
     result = _case(
         """
         def hostile(entries):
+            entries = list(entries)  # walked twice below: an iterator too
             if any(e.id == "r0" for e in entries):  # only the leading-message check
                 os._exit(3)
             return right(LAB)[g.lab_keyword(LAB)](entries)

@@ -23,7 +23,12 @@ from nbsource_module import load_nbsource
 pytestmark = pytest.mark.teaching
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
-EXTENSIONS = {"message_before_first_user", "tool_pairs", "errors_name_entry_and_call"}
+EXTENSIONS = {
+    "message_before_first_user",
+    "tool_pairs",
+    "errors_name_entry_and_call",
+    "walks_input_once",
+}
 
 
 def _unknown_1_error() -> InteractionError:

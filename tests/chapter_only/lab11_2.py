@@ -1,7 +1,8 @@
 """Lab 11.2, written from the chapter alone, taking every choice it leaves open the other way
 from ctxlab: errors are plain ValueErrors naming only the call id (the chapter: "错误信息携带
-entry id 或 call id"), a message before the first user message is dropped, and the groups
-carry no tool_pairs.
+entry id 或 call id"), a message before the first user message is dropped, the groups
+carry no tool_pairs, and the path is walked by index, as the chapter's array (an iterator is
+not a path).
 """
 
 from ctxlab import InteractionGroup
@@ -10,7 +11,8 @@ from ctxlab import InteractionGroup
 def group_interactions(entries):
     groups = []
     current = None
-    for entry in entries:
+    for index in range(len(entries)):
+        entry = entries[index]
         role = entry.message.role
         if role == "system":
             continue

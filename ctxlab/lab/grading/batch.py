@@ -13,7 +13,10 @@ issue 26):
    that one submission (status ``crashed``) and is replaced; one that does not answer in
    time is killed (``timeout``). A progress bar on standard error follows the class;
 3. the results go to ``--out`` (default ``grades/``): ``grades.csv``, ``rows.csv``,
-   ``gradescope/<student>-<lab>.json`` and ``report.html`` (:mod:`.class_report`).
+   ``gradescope/<student>-<lab>.json`` and ``report.html`` (:mod:`.class_report`). Every
+   text cell is made inert for a spreadsheet and bidi controls are shown escaped
+   (:func:`~ctxlab.lab.grading.class_report.cell`); a submission that is or holds a symbolic
+   link is ``refused``, never followed (:mod:`.submissions`).
 
 A rerun grades only what changed: each result is cached in ``DIR/.ctxlab-grade-cache.json``
 under the hash of the lab, the code graded, the time limit and the grader's own source.
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from ctxlab.errors import CtxlabError
+from ctxlab.lab.grading.class_report import cell, shown
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 
 __all__ = [
@@ -79,6 +83,10 @@ ROWS_COLUMNS: Final = (
     "behaviour",
     "detail",
     "misconceptions",
+)
+#: The columns ctxlab writes as numbers of its own (never negative): not made inert.
+NUMBER_COLUMNS: Final = frozenset(
+    {"chapter_passed", "chapter_total", "extras_passed", "extras_total", "seconds"}
 )
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
@@ -515,7 +523,10 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -
     with path.open("w", encoding="utf-8", newline="") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(
+            {k: v if k in NUMBER_COLUMNS else cell(str(v)) for k, v in row.items() if k in columns}
+            for row in rows
+        )
 
 
 def _grades_line(record: Record) -> dict[str, Any]:
@@ -593,12 +604,12 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
             output = words["folded"]
         tests.append(
             {
-                "name": f"{words['lab']} {lab} · {_text(row, 'behaviour', language)}",
+                "name": shown(f"{words['lab']} {lab} · {_text(row, 'behaviour', language)}"),
                 "number": f"{lab}.{number}",
                 "score": points if row["passed"] else 0.0,
                 "max_score": points,
                 "status": "passed" if row["passed"] else "failed",
-                "output": output,
+                "output": shown(output),
                 "tags": [row["source"], *row["misconceptions"]],
                 "visibility": "visible",
             }
@@ -618,13 +629,13 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
         "score": float(record["chapter_passed"]),
         "max_score": float(record["chapter_total"]),
         "execution_time": round(float(record["seconds"]), 2),
-        "output": "\n".join(lines),
+        "output": shown("\n".join(lines)),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {
-            "student": record["student"],
-            "lab": lab,
+            "student": shown(record["student"]),
+            "lab": shown(lab),
             "status": record["status"],
             "passed": record["passed"],
             "misconceptions": record["misconceptions"],
@@ -699,7 +710,7 @@ def _line(record: Record) -> str:
         )
         if record["status"] != "ok":
             outcome += f": {record['reason']}"
-    return f"{record['student']}  {record['lab']}  {outcome}"
+    return shown(f"{record['student']}  {record['lab']}  {outcome}")
 
 
 def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
@@ -720,8 +731,10 @@ def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
             kept.append(source)
         elif chosen is not None:
             out.write(
-                f"{source.student}  {source.lab}  {source.path.name} not graded:"
-                f" {chosen.path.name} holds the same lab and changed later\n"
+                shown(
+                    f"{source.student}  {source.lab}  {source.path.name} not graded:"
+                    f" {chosen.path.name} holds the same lab and changed later\n"
+                )
             )
     return kept
 
@@ -774,7 +787,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     cached = 0
     for index, source in enumerate(sources):
         if source.problem:
-            records[index] = _base(source, "invalid", source.problem)
+            records[index] = _base(source, source.status, source.problem)
             continue
         hit = cache.get(_cache_key(source, fingerprint))
         if hit is not None:
@@ -803,7 +816,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
             cache[_cache_key(source, fingerprint)] = record  # a hostile file too: once
             out.write(_line(record) + "\n")
             out.flush()
-            progress.step(f"{source.student} {source.lab}")
+            progress.step(shown(f"{source.student} {source.lab}"))
     finally:
         _save_cache(cache_path, cache)
     final = [r for r in records if r is not None]

@@ -11,16 +11,26 @@ script and no external asset, in English or Chinese:
 * who is stuck where: each student with a lab not passed, the rows failed, the
   misconceptions matched and the hint that student would see first;
 * the submissions that could not be graded, with status and reason.
+
+What a student chose -- a name, a file name, a lab tag -- reaches a lecturer's spreadsheet.
+:func:`cell` makes every text cell of ``grades.csv``, ``rows.csv`` and this report inert, as
+OWASP recommends against CSV injection: a text beginning with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return gets a leading single quote and stays otherwise intact. ctxlab's own
+numbers (counts, seconds; never negative) are written as numbers and left alone; a student's
+text that merely looks like one (``-2+3``) is text and is neutralised. :func:`shown` writes
+the bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F,
+U+061C) as ``\\u202e`` in every output, so a name cannot reorder what the lecturer reads.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
-__all__ = ["render"]
+__all__ = ["cell", "render", "shown"]
 
 Record = dict[str, Any]
 
@@ -127,8 +137,25 @@ max-width:40em}
 """
 
 
+_BIDI: Final = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What a spreadsheet reads as the start of a formula (OWASP, CSV injection).
+_FORMULA: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def shown(text: str) -> str:
+    """``text`` with every bidirectional control character written as ``\\uXXXX``."""
+    return _BIDI.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def cell(text: str) -> str:
+    """A text cell as a spreadsheet must read it: :func:`shown`, and a leading ``'`` when it
+    would start a formula (OWASP's advice for CSV); otherwise unchanged."""
+    text = shown(text)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
 def _e(text: object) -> str:
-    return html.escape(str(text))
+    return html.escape(cell(str(text)))
 
 
 def _behaviour(row: Record, language: str) -> str:

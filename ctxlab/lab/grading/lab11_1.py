@@ -27,6 +27,7 @@ else would let a caller mistake a message for a compaction (a ctxlab row).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -761,3 +762,44 @@ def errors_name_the_field(t: Trial) -> None:
     ):
         for case in cases():
             _refuses(t, case, strict=True)
+
+
+@LAB.check(
+    "a CompactionSessionEntry object with a broken field is checked like its wire form:"
+    " an EntryParseError naming compact-1 and the field, never a copy",
+    "字段损坏的 CompactionSessionEntry 对象要像它的 wire 形式一样被检查：抛出 EntryParseError，"
+    "写明 compact-1 和字段，而不是直接复制",
+    source="ctxlab",
+    why_en="ctxlab's parser reads entry objects too (the chapter reads wire objects only), so"
+    " an object built in code with a bad field must be refused like the same dict",
+    why_zh="ctxlab 的 parser 也读 entry 对象（本章只读 wire 对象），所以在代码里构造出来、"
+    "字段不合法的对象，也要像同样的字典一样被拒绝",
+)
+def entry_object_checked(t: Trial) -> None:
+    entry = fx.compact1()
+    no_goal = dataclasses.replace(entry.summary, goal="")
+    broken = (
+        ("tokensBefore", dataclasses.replace(entry, tokens_before=-1)),
+        ("firstKeptEntryId", dataclasses.replace(entry, first_kept_entry_id="")),
+        ("summary.goal", dataclasses.replace(entry, summary=no_goal)),
+    )
+    for field, value in broken:
+        label = Text(
+            f"the CompactionSessionEntry compact-1 with {field} = {shown(_field_of(value, field))}",
+            f"CompactionSessionEntry 对象 compact-1，其中 {field} = "
+            f"{shown(_field_of(value, field))}",
+        )
+        t.rejects(
+            label,
+            [["compact-1"], [field]],
+            value,
+            error_type=EntryParseError,
+            attrs={"field": field, "entry_id": "compact-1"},
+        )
+
+
+def _field_of(entry: CompactionSessionEntry, field: str) -> object:
+    wire: Any = entry.to_json()
+    for part in field.split("."):
+        wire = wire[part]
+    return wire

@@ -24,6 +24,7 @@ the order the calls are declared -- the reference's pairs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from ctxlab import fixtures as fx
@@ -45,7 +46,7 @@ from ctxlab.lab.grading.cases import (
 from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.text import Text, kind
-from ctxlab.messages import AgentMessage
+from ctxlab.messages import AgentMessage, AssistantMessage, StopReason, ToolResultMessage
 
 __all__ = ["LAB"]
 
@@ -535,3 +536,83 @@ def errors_name_entry_and_call(t: Trial) -> None:
         _pairs_within_group,
     ):
         case(t, strict=True)
+
+
+def _stopped(pair: tuple[str, AgentMessage], reason: StopReason) -> tuple[str, AgentMessage]:
+    """The assistant message of ``pair``, with another stopReason."""
+    entry_id, message = pair
+    assert isinstance(message, AssistantMessage)
+    return entry_id, dataclasses.replace(message, stop_reason=reason)
+
+
+def _failed(pair: tuple[str, AgentMessage]) -> tuple[str, AgentMessage]:
+    """The tool result of ``pair``, with isError: true."""
+    entry_id, message = pair
+    assert isinstance(message, ToolResultMessage)
+    return entry_id, dataclasses.replace(message, is_error=True)
+
+
+@LAB.check(
+    "tool calls are read from every assistant message, whatever its stopReason: only ids"
+    " pair a call with its result",
+    "每条 assistant message 的 tool call 都要记录，不论它的 stopReason 是什么（配对只看 id）",
+    source="chapter",
+    quote_zh="这些关系只 依赖 id 集合",
+    quote_en="these relations depend only on the sets of ids",
+)
+def calls_whatever_stop_reason(t: Trial) -> None:
+    for reason in ("stop", "length"):
+        path = crafted(
+            user("u1", 1),
+            _stopped(assistant("calls", 1, "read-1"), reason),
+            tool_result("r-read", "read-1", 1),
+            assistant("a1", 1),
+        )
+        _expect(t, path, [["u1", "calls", "r-read", "a1"]])
+
+
+@LAB.check(
+    "a result with isError: true is still its call's result: only ids pair them",
+    "isError 为 true 的 result 仍然是它那个 call 的 result（配对只看 id）",
+    source="chapter",
+    quote_zh="这些关系只 依赖 id 集合",
+    quote_en="these relations depend only on the sets of ids",
+)
+def error_result_answers(t: Trial) -> None:
+    path = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1", "test-1"),
+        _failed(tool_result("r-test", "test-1", 1)),
+        tool_result("r-read", "read-1", 1),
+        assistant("a1", 1),
+    )
+    _expect(t, path, [["u1", "calls", "r-test", "r-read", "a1"]])
+    twice = crafted(
+        user("u1", 1),
+        assistant("calls", 1, "read-1"),
+        _failed(tool_result("r-read", "read-1", 1)),
+        tool_result("r-again", "read-1", 1),
+        assistant("a1", 1),
+    )
+    _refused(t, twice, [["r-again"], ["read-1"]])
+
+
+@LAB.check(
+    "entries may be any iterable of message entries (an iterator too), walked once",
+    "entries 可以是任何可迭代对象（迭代器也可以），只遍历一次",
+    source="ctxlab",
+    why_en="the chapter's input is an array; ctxlab's function, like Python's own, takes any"
+    " iterable, so a student who walks it twice (or takes len() of it) loses entries",
+    why_zh="本章的输入是数组；ctxlab 的函数像 Python 自己的函数一样接受任何可迭代对象，"
+    "遍历两次（或对它取 len()）就会丢失 entries",
+)
+def walks_input_once(t: Trial) -> None:
+    entries = messages(fx.opening_path())
+    label = Text("iter(path sys..a3), an iterator", "iter(路径 sys..a3)，一个迭代器")
+    got = _student_groups(label, t.returns(label, iter(entries)))
+    if got != _THREE_GROUPS:
+        fail(
+            label,
+            f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(got)}",
+            f"：期望 {_groups_text(_THREE_GROUPS, zh=True)}，实际 {_groups_text(got, zh=True)}",
+        )

@@ -518,3 +518,21 @@ def kept_as_given(t: Trial) -> None:
                     f"：{name} 必须原样保存（{shown(given)}，{type(given).__name__}），"
                     f"实际是 {shown(kept)}（{type(kept).__name__}）",
                 )
+
+
+@LAB.check(
+    "after a compaction, any group head may be kept again, even one before the previous"
+    " compaction's first kept entry",
+    "已有 compaction 时，任何组首都可以作为新的保留起点，包括早于上一次 firstKeptEntryId 的组首",
+    source="chapter",
+    quote_zh="它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message",
+    quote_en="it is where the original messages are kept from when the context is rebuilt, and"
+    " can only point to the first user message of a group",
+)
+def first_kept_any_group_head(t: Trial) -> None:
+    for first_kept in ("u1", "u2"):  # compact-1 kept u2
+        options = _options("compact-2", first_kept, fx.compact2_summary(), 33, 200)
+        _expect_created(t, "sys..a4", fx.resumed_path, options, parent="a4")
+    for first_kept in ("u1", "u2"):  # compact-2 kept u3
+        options = _options("compact-3", first_kept, tokens_before=11, timestamp=300)
+        _expect_created(t, "sys..compact-2", fx.recompacted_path, options, parent="compact-2")

@@ -15,6 +15,14 @@ imports (``import math`` in the lab's first cell, say), are imported before it, 
 notebook. IPython-only lines (``%magic``, ``!shell``) are kept as comments. What cannot be
 graded -- a malformed notebook, a missing build-it cell, a syntax error, an unknown lab -- is a
 :class:`LabSource` with ``problem`` set: one line of the batch, which goes on.
+
+Only what the student handed in is graded: a symbolic link (or a Windows junction) is never
+followed. A student's folder that holds one at any depth (outside hidden folders, which are
+never read), and a link in the class folder itself, is a :class:`Submission` with ``refused``
+set -- status ``refused``, the reason naming the link -- so a link to the instructor edition is
+not graded as the student's work. The inputs the lecturer names on the command line are the
+lecturer's own and may be links; the file is opened without following a link where the
+platform allows (``O_NOFOLLOW``).
 """
 
 from __future__ import annotations
@@ -23,8 +31,10 @@ import ast
 import builtins
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -60,6 +70,8 @@ class Submission:
 
     student: str
     path: Path
+    #: ``""``, or why the submission is not graded (status ``refused``): it is a link.
+    refused: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,8 +82,10 @@ class LabSource:
     lab: str
     path: Path
     code: str = ""
-    #: ``""`` when ``code`` can be graded; else the reason it cannot (status ``invalid``).
+    #: ``""`` when ``code`` can be graded; else the reason it cannot (with ``status``).
     problem: str = ""
+    #: The status of a ``problem``: ``invalid``, or ``refused`` (a symbolic link).
+    status: str = "invalid"
 
     @property
     def digest(self) -> str:
@@ -82,11 +96,50 @@ class LabSource:
 # ----------------------------------------------------------------------------- students
 
 
-def _files(folder: Path) -> Iterator[Path]:
-    for path in sorted(folder.rglob("*")):
-        hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
-        if path.is_file() and path.suffix.lower() in SUFFIXES and not hidden:
-            yield path
+#: IO_REPARSE_TAG_SYMLINK and IO_REPARSE_TAG_MOUNT_POINT (a junction); ``stat`` defines them
+#: only on Windows.
+_WINDOWS_LINKS: Final = (0xA000000C, 0xA0000003)
+
+
+def _is_link(path: Path) -> bool:
+    """Is ``path`` a symbolic link (or a Windows junction)? Never follows it."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    tag = getattr(info, "st_reparse_tag", 0)  # Windows only
+    return stat.S_ISLNK(info.st_mode) or tag in _WINDOWS_LINKS
+
+
+def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The submission files below ``folder`` and the links there, neither followed; hidden
+    names (``.ipynb_checkpoints``) are not read."""
+    files: list[Path] = []
+    links: list[Path] = []
+    waiting = [folder]
+    while waiting:
+        try:
+            entries = sorted(waiting.pop().iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if _is_link(entry):
+                links.append(entry)
+            elif entry.is_dir():
+                waiting.append(entry)
+            elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
+                files.append(entry)
+    return sorted(files), sorted(links)
+
+
+def _refusal(links: Sequence[Path]) -> str:
+    more = f" (and {len(links) - 1} more)" if len(links) > 1 else ""
+    return (
+        f"{links[0]} is a symbolic link{more}: ctxlab grade grades only the files a student"
+        " handed in and never follows a link"
+    )
 
 
 def collect(inputs: Sequence[Path]) -> list[Submission]:
@@ -95,21 +148,32 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
     A folder holding folders is a class of per-student folders: each sub-folder is a
     student and every ``.ipynb``/``.py`` below it is theirs; a file directly in such a
     folder, or in a folder without sub-folders, or given by itself, is its own student,
-    named by its file name without the extension. Raises ``FileNotFoundError`` for an input
-    that does not exist.
+    named by its file name without the extension. A link inside an input is never followed:
+    a student whose folder holds one, or a link in the input folder, is one refused
+    submission. Raises ``FileNotFoundError`` for an input that does not exist.
     """
     found: list[Submission] = []
     for given in inputs:
         if not given.exists():
             raise FileNotFoundError(f"{given}: no such file or folder")
+        if _is_link(given):  # named by the lecturer: theirs to point anywhere
+            given = given.resolve()
         if given.is_file():
             found.append(Submission(given.stem, given))
             continue
         for entry in sorted(given.iterdir()):
             if entry.name.startswith("."):
                 continue
-            if entry.is_dir():
-                found.extend(Submission(entry.name, path) for path in _files(entry))
+            if _is_link(entry):
+                looks_like_a_file = entry.suffix.lower() in SUFFIXES
+                name = entry.stem if looks_like_a_file else entry.name
+                found.append(Submission(name, entry, refused=_refusal([entry])))
+            elif entry.is_dir():
+                files, links = _walk(entry)
+                if links:
+                    found.append(Submission(entry.name, links[0], refused=_refusal(links)))
+                else:
+                    found.extend(Submission(entry.name, path) for path in files)
             elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
                 found.append(Submission(entry.stem, entry))
     return found
@@ -254,10 +318,19 @@ def _syntax(error: SyntaxError) -> str:
     return f"syntax error in the build-it code, {where}: {error.msg}"
 
 
+class _LinkError(OSError):
+    """The file to read is a link (it is not followed)."""
+
+
 def _read(path: Path) -> bytes:
-    if path.stat().st_size > MAX_BYTES:
-        raise ValueError(f"it is larger than {MAX_BYTES // (1024 * 1024)} MB")
-    return path.read_bytes()
+    """The file's bytes, never through a link (``O_NOFOLLOW`` where the platform has it)."""
+    if _is_link(path):
+        raise _LinkError(_refusal([path]))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    with os.fdopen(os.open(path, flags), "rb") as stream:
+        if os.fstat(stream.fileno()).st_size > MAX_BYTES:
+            raise ValueError(f"it is larger than {MAX_BYTES // (1024 * 1024)} MB")
+        return stream.read()
 
 
 def lab_sources(submission: Submission, only_lab: str | None = None) -> list[LabSource]:
@@ -269,8 +342,12 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
     def problem(reason: str, lab: str = wanted) -> list[LabSource]:
         return [LabSource(student, lab, path, problem=reason)]
 
+    if submission.refused:
+        return [LabSource(student, wanted, path, problem=submission.refused, status="refused")]
     try:
         raw = _read(path)
+    except _LinkError as error:
+        return [LabSource(student, wanted, path, problem=str(error), status="refused")]
     except (OSError, ValueError) as error:
         return problem(f"cannot read the file: {error}")
     if path.suffix.lower() == ".py":
