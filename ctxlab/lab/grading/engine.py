@@ -2,69 +2,51 @@
 
 It is given a lab as its file declares it (:class:`~.declare.LabChecks`: rows, kinds,
 quotes, catalogue) and never imports a lab: :mod:`.labs` loads a lab's file (inside
-:func:`as_found`) and calls :func:`check`.
+:func:`~.inprocess.as_found`) and calls :func:`check`.
 
-:func:`check` runs every check of a lab in order, each in its own thread with the time limit
-of :func:`set_time_limit` (10 s by default), read once when the run starts: a student's
-function that raises the limit changes nothing for the run it is in. After a check that did
-not return in time, the remaining checks of that run are reported as not run rather than
-waited for. A missing, extra or non-callable keyword is a :class:`GradingUsageError`
-(:func:`function_of`), never a failed row.
+:func:`run_rows` is grading's one loop, for every route: each row is run through a
+:class:`Caller` (where the student's code runs: in this process, :class:`~.inprocess.InProcess`;
+in a sandboxed child, :mod:`.sandbox`), its result made; after a row that did not return in
+time, the remaining rows of that run are reported as not run rather than waited for.
 
-Each check sees ctxlab as grading found it (:class:`~.runner.Pristine`): a name of a ctxlab
-module that the student's code rebound -- ``ctxlab.context.build_context``,
-``ctxlab.fixtures.opening_path`` -- is put back before each check and when a lab's file
-loads, and the student's own binding is put back after the run. The report says first, in
-plain words, when the student's function is, wraps or called the lab's solution (it is then
-not passed), and when earlier check threads could not be stopped.
-
-The objects behind those names are kept too (:mod:`.kept`): what a student's code (or a
-thread it left running) changed in them with ``object.__setattr__`` is put back before each
-check, and the report names it. On Linux, each run is made in a forked copy of the kernel
-that the kernel ends afterwards, or as soon as a check overruns (:mod:`.isolation`;
-``set_isolation("in-process")`` turns it off).
+:func:`check` runs every check of a lab with the time limit of :func:`set_time_limit` (10 s
+by default), read once when the run starts: a student's function that raises the limit
+changes nothing for the run it is in. A missing, extra or non-callable keyword is a
+:class:`GradingUsageError` (:func:`function_of`), never a failed row. The report says first,
+in plain words, when the student's function is, wraps or called the lab's solution (it is
+then not passed), and when earlier check threads could not be stopped. On Linux, each run
+is made in a forked copy of the kernel that the kernel ends afterwards, or as soon as a
+check overruns (:mod:`.isolation`; ``set_isolation("in-process")`` turns it off).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import inspect
 import math
-import sys
-import time
-from collections.abc import Callable, Iterator, Mapping
-from types import ModuleType
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Protocol
 
-import ctxlab.fixtures  # noqa: F401 - loaded now, so that it is kept as grading found it
 import ctxlab.lab.grading.isolation as isolation
 from ctxlab.errors import shown
 from ctxlab.lab.grading.declare import LabChecks, Row
-from ctxlab.lab.grading.kept import KeptObjects
+from ctxlab.lab.grading.inprocess import InProcess, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
-from ctxlab.lab.grading.runner import (
-    NOT_RUN,
-    Outcome,
-    Pristine,
-    Sealed,
-    run_check,
-    stuck_threads,
-)
-from ctxlab.lab.grading.text import bounded_output, kind
+from ctxlab.lab.grading.runner import Outcome, stuck_threads
+from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
+    "Caller",
     "GradingUsageError",
-    "as_found",
     "check",
     "check_one",
     "function_of",
     "get_time_limit",
     "handed_out",
-    "keep",
+    "run_rows",
     "set_time_limit",
 ]
 
@@ -91,43 +73,6 @@ def set_time_limit(seconds: float) -> float:
 def get_time_limit() -> float:
     """The time limit of one check, in seconds."""
     return _time_limit[0]
-
-
-# ----------------------------------------------------------------------------------------
-# ctxlab as grading found it
-
-#: ctxlab's modules (not the teaching layer) as they were when grading loaded, and then
-#: each lab's module as it was when it loaded.
-_PRISTINE = Pristine()
-for _name, _module in sorted(sys.modules.items()):
-    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
-        _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
-_PRISTINE.keep(time)  # a student's ``time.monotonic = ...`` lasts no longer than its run
-
-#: The objects behind those names, and then behind each lab module's (see :mod:`.kept`).
-_KEPT = KeptObjects()
-for _name, _module in sorted(sys.modules.items()):
-    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
-        _KEPT.keep(_module)
-
-
-@contextlib.contextmanager
-def as_found() -> Iterator[None]:
-    """ctxlab's modules as grading found them, for as long as a lab's file loads (it binds
-    ctxlab's functions as they were, whatever the notebook rebound)."""
-    replaced = _PRISTINE.restore()
-    try:
-        yield
-    finally:
-        _PRISTINE.put_back(replaced)
-
-
-def keep(*modules: ModuleType) -> None:
-    """Keep ``modules`` (a lab's file and those it builds on) as they are now: put back
-    before each check, like ctxlab's own."""
-    for module in modules:
-        _PRISTINE.keep(module)
-        _KEPT.keep(module)
 
 
 def function_of(spec: LabChecks, functions: Mapping[str, object]) -> Callable[..., Any]:
@@ -206,6 +151,45 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
     return False
 
 
+class Caller(Protocol):
+    """Where a student's code runs (issue 35, item 2): in this process
+    (:class:`~.inprocess.InProcess`), or in a sandboxed child (:mod:`.sandbox`)."""
+
+    def run(self, row: Row, limit: float) -> Outcome:
+        """Run ``row``'s check within ``limit`` seconds: how it ended."""
+
+
+def run_rows(
+    rows: Sequence[Row],
+    caller: Caller,
+    limit: float,
+    progress: Callable[[int, CheckResult | None, bool], None] | None = None,
+) -> tuple[list[CheckResult], bool]:
+    """The one loop of grading: each row run through ``caller``, its result made; after an
+    outcome that stops the run (a hang), the rest are not run. (rows, a call ran the
+    reference). ``progress(index, row, used)`` is told when each row starts (``row`` None)
+    and ends."""
+    results: list[CheckResult] = []
+    used = False
+    stop: Text | None = None
+    for index, row in enumerate(rows):
+        if stop is not None:
+            results.append(row.row(False, stop))
+            continue
+        if row.key == DIAGNOSIS and not to_diagnose([(r.passed, r.detail_en) for r in results]):
+            results.append(row.row(True))  # nothing to look for
+            continue
+        if progress is not None:
+            progress(index, None, used)
+        outcome = caller.run(row, limit)
+        stop = outcome.stop
+        used = used or outcome.used_reference
+        results.append(_result(row, outcome))
+        if progress is not None:
+            progress(index, results[-1], used)
+    return results, used
+
+
 def _run_checks(
     spec: LabChecks,
     checks: list[Row],
@@ -213,61 +197,33 @@ def _run_checks(
     repaired: list[str] | None = None,
     progress: Callable[[int, CheckResult | None, bool], None] | None = None,
 ) -> tuple[list[CheckResult], bool]:
-    """Run ``checks`` in order with the time limit as it is now; (rows, used the reference).
+    """Run ``checks`` in this process with the time limit as it is now; (rows, used the
+    reference).
 
     The limit is read once: a ``set_time_limit`` by the code under check changes nothing
-    for this run, and is undone when it ends.
-
-    Before each check ctxlab's modules are put back as grading found them, the objects
-    behind their names too (what was changed is added to ``repaired``), with the grader's
-    switch interval; after the run the student's own bindings are put back.
-    ``progress(index, row, used)`` is told when each check starts (``row`` None) and ends
-    (the grading child of :mod:`.isolation` reports to the notebook's process with it).
+    for this run, and is undone when it ends. What was put back in ctxlab's objects is
+    added to ``repaired``. ``progress(index, row, used)`` is told when each check starts
+    (``row`` None) and ends (the grading child of :mod:`.isolation` reports to the
+    notebook's process with it).
     """
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed = function is _HANDED_OUT.get(spec.lab)
-    references = spec.solution_code
     used = not handed and _is_reference(spec, function)
-    results: list[CheckResult] = []
-    hung = False
-    students = _PRISTINE.restore()
-    sealed = Sealed().__enter__()
     changed = repaired if repaired is not None else []
+    caller = InProcess(function, spec.arg_names, spec.solution_code, changed)
+    told = None
+    if progress is not None:
+        tell = progress
+
+        def told(index: int, row: CheckResult | None, ran: bool) -> None:
+            tell(index, row, used or (ran and not handed))
+
     try:
-        for index, check in enumerate(checks):
-            if hung:
-                results.append(_result(check, Outcome("fail", NOT_RUN)))
-                continue
-            if check.key == DIAGNOSIS and not to_diagnose(
-                [(r.passed, r.detail_en) for r in results]
-            ):
-                results.append(check.row(True))  # nothing to look for
-                continue
-            if progress is not None:
-                progress(index, None, used)
-            _PRISTINE.restore()  # what an earlier check's call rebound, put back
-            changed.extend(where for where in _KEPT.repair() if where not in changed)
-            sealed.reset()
-            outcome = run_check(
-                check.run,
-                function,
-                spec.arg_names,
-                name=f"ctxlab-check-{check.key}",
-                limit=limit,
-                references=references,
-            )
-            hung = outcome.status == "hung"
-            used = used or (outcome.used_reference and not handed)
-            results.append(_result(check, outcome))
-            if progress is not None:
-                progress(index, results[-1], used)
+        with caller:
+            results, ran = run_rows(checks, caller, limit, told)
     finally:
-        sealed.__exit__()
-        _PRISTINE.restore()
-        _PRISTINE.put_back(students)
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
-    changed.extend(where for where in _KEPT.repair() if where not in changed)
-    return results, used
+    return results, used or (ran and not handed)
 
 
 def check(spec: LabChecks, function: Callable[..., Any]) -> LabReport:
@@ -276,7 +232,7 @@ def check(spec: LabChecks, function: Callable[..., Any]) -> LabReport:
     Never raises for a wrong, crashing, hanging or unwritten function: each is a ✘ row.
     A kernel interrupt while a check runs stops that check's thread and is raised again.
     """
-    repaired: list[str] = _KEPT.repair()  # what the notebook changed, before any copy
+    repaired: list[str] = repair()  # what the notebook changed, before any copy
     if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
         limit = get_time_limit()
         results, used, more = isolation.run_in_child(spec, spec.steps, function, limit, _run_checks)

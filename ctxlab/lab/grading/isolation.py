@@ -41,7 +41,7 @@ from typing import Any, Final, Literal, TypeAlias
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.report import CheckResult
-from ctxlab.lab.grading.runner import CALL_SINKS, NOT_RUN, STOP_SECONDS, _clock
+from ctxlab.lab.grading.runner import CALL_SINKS, NOT_RUN, STOP_SECONDS, clock
 from ctxlab.lab.grading.text import COLON, Text
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -184,11 +184,11 @@ def _listen(
     repaired: list[str] = []
     label = Text("", "")
     wait = limit + STOP_SECONDS + GRACE_SECONDS
-    deadline = _clock() + wait
+    deadline = clock() + wait
     buffer = b""
     total = 0
     while True:
-        left = deadline - _clock()
+        left = deadline - clock()
         if left <= 0:
             return rows, used, repaired, ("hung", label, _hung(limit))
         ready, _, _ = select.select([fd], [], [], min(left, 0.25))
@@ -208,7 +208,7 @@ def _listen(
                     label = Text(str(message["en"]), str(message["zh"])) + COLON
                 elif kind == "start":
                     label = Text("", "")
-                    deadline = _clock() + wait
+                    deadline = clock() + wait
                 elif kind == "row":
                     rows.append(CheckResult(**message["row"]))
                     used = used or message["used"] is True

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import ctxlab.lab.grading.engine as engine
+import ctxlab.lab.grading.inprocess as inprocess
 from ctxlab.errors import shown
 from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.misconceptions import Misconception
@@ -49,13 +50,13 @@ def load(lab: object) -> LabChecks:
             f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}", option="lab"
         )
     if lab not in _LOADED:
-        with engine.as_found():
+        with inprocess.as_found():
             module = importlib.import_module(_PREFIX + lab.split(".")[1])
         declared = getattr(module, "LAB", None)
         if not isinstance(declared, LabChecks) or declared.lab != lab:  # pragma: no cover
             raise GradingUsageError(f"{module.__name__} declares no LAB for {lab}", option="lab")
         # the lab's file, and the labs it builds on, are kept as they loaded
-        engine.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
+        inprocess.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
         _LOADED[lab] = declared
     return _LOADED[lab]
 

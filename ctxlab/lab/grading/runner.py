@@ -48,6 +48,9 @@ __all__ = [
     "Outcome",
     "Pristine",
     "Sealed",
+    "at",
+    "clock",
+    "hung",
     "run_check",
     "stuck_threads",
 ]
@@ -64,7 +67,7 @@ _STARVED: Final = 1.0
 
 #: The grader's own clock and switch interval, bound when grading loaded: a student's
 #: ``time.monotonic = ...`` or ``sys.setswitchinterval(...)`` changes neither.
-_clock: Final = time.monotonic
+clock: Final = time.monotonic
 _set_switch_interval: Final = sys.setswitchinterval
 _get_switch_interval: Final = sys.getswitchinterval
 SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
@@ -76,7 +79,8 @@ class Outcome:
 
     ``status`` is ``"pass"``, ``"fail"`` (``detail`` says how) or ``"hung"`` (did not
     return in time); ``output`` is what the function printed (``output_cut`` characters of
-    it were cut); ``used_reference`` is true when a call ran ctxlab's reference of the lab.
+    it were cut); ``used_reference`` is true when a call ran ctxlab's reference of the lab;
+    ``stop``, when set, ends the run: it is the detail of every row after this one.
     """
 
     status: Literal["pass", "fail", "hung"]
@@ -84,6 +88,7 @@ class Outcome:
     output: str = ""
     output_cut: int = 0
     used_reference: bool = False
+    stop: Text | None = None
 
 
 #: Called with the label of each call of the student's function, just before it is made.
@@ -101,7 +106,7 @@ _UNREADABLE = Text(
 )
 
 
-def _at(trial: Trial) -> Text:
+def at(trial: Trial) -> Text:
     """The label of the latest call, as a prefix of a detail (empty before any call)."""
     return trial.current + COLON if trial.current is not None else same("")
 
@@ -144,7 +149,7 @@ def run_check(
         except _StopStudent:
             box.append(("hung", None))
         except BaseException as error:  # the result could not even be read
-            box.append(("fail", _at(trial) + _unreadable(error)))
+            box.append(("fail", at(trial) + _unreadable(error)))
         finally:
             while not traced:  # a stop may land on the call itself: then mark done again
                 try:
@@ -155,11 +160,11 @@ def run_check(
 
     if traced:  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace: see .steps
         if not steps.run_traced(target, limit) or not box or box[0][0] == "hung":
-            return _outcome(trial, "hung", _hung(trial, limit))
+            return _outcome(trial, "hung", hung(trial, limit))
         status, ended = box[0]
         return _outcome(trial, status, ended)
     thread = threading.Thread(target=target, name=name, daemon=True)
-    begun = _clock()
+    begun = clock()
     thread.start()
     try:
         starved = _wait(thread, limit, begun)
@@ -168,18 +173,18 @@ def run_check(
         raise
     if thread.is_alive() or not box:
         _stop_thread(thread, guard)
-        return _outcome(trial, "hung", _hung(trial, limit, starved))
+        return _outcome(trial, "hung", hung(trial, limit, starved))
     if starved > max(_STARVED, limit):  # it ended, but held the GIL past the whole limit
-        return _outcome(trial, "hung", _hung(trial, limit, starved))
+        return _outcome(trial, "hung", hung(trial, limit, starved))
     status, ended = box[0]
     return _outcome(trial, status, ended)
 
 
-def _hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
+def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
     """The detail of a check that did not return within ``limit`` seconds; ``starved``: how
     long the grader's thread could not run at once (the check held the GIL in C code)."""
     seconds = f"{limit:g} s"
-    text = _at(trial) + Text(
+    text = at(trial) + Text(
         f"did not return within {seconds} (an endless loop? a blocking call?)",
         f"{seconds} 内没有返回（死循环？阻塞调用？）",
     )
@@ -216,7 +221,8 @@ def _unreadable(error: BaseException) -> Text:
 def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text | None) -> Outcome:
     output = trial.output if isinstance(trial.output, str) else ""
     cut = trial.output_cut if isinstance(trial.output_cut, int) else 0
-    return Outcome(status, detail, output, cut, trial.used_reference is True)
+    stop = NOT_RUN if status == "hung" else None
+    return Outcome(status, detail, output, cut, trial.used_reference is True, stop)
 
 
 def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
@@ -227,15 +233,15 @@ def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
     a slice's overrun of what it asked for (starved of the GIL by a check thread in one
     long C call)."""
     deadline = begun + limit
-    starved = _clock() - begun
+    starved = clock() - begun
     while thread.is_alive():
-        now = _clock()
+        now = clock()
         left = deadline - now
         if left <= 0:
             break
         asked = min(left, _WAIT_SLICE)
         thread.join(asked)
-        starved = max(starved, _clock() - now - asked)
+        starved = max(starved, clock() - now - asked)
     return starved
 
 
@@ -340,7 +346,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
     except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
         thread.join(seconds)
         return not thread.is_alive()
-    deadline = _clock() + seconds
+    deadline = clock() + seconds
     while thread.is_alive():
         if guard is not None:
             with guard.lock:
@@ -349,7 +355,7 @@ def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: f
         else:
             _send_stop(set_async_exc, ident)
         thread.join(_STOP_SLICE)
-        if _clock() >= deadline:
+        if clock() >= deadline:
             break
     return not thread.is_alive()
 

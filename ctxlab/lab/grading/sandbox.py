@@ -60,13 +60,13 @@ from typing import Any, Final, Literal
 import ctxlab
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.declare import Row
-from ctxlab.lab.grading.engine import get_time_limit
+from ctxlab.lab.grading.engine import get_time_limit, run_rows
 from ctxlab.lab.grading.labs import load
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.perform import code_names
-from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
-from ctxlab.lab.grading.runner import NOT_RUN, _at, _hung
-from ctxlab.lab.grading.text import Text, bounded_output, exception_text, same
+from ctxlab.lab.grading.report import LabReport, diagnosed
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, hung
+from ctxlab.lab.grading.text import Text, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 from ctxlab.lab.grading.worker import pack
 
@@ -1131,48 +1131,9 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     children = _children() if sys.platform.startswith("linux") else set()
     cpu = _cpu_budget(limit, len(spec.steps))
     child = _Child(path, lab, cpu)
-    results: list[CheckResult] = []
-    status: Status = "ok"
-    reason = ""
-    lost = 0.0  # seconds of checks lost to a dying child (one time limit for them all)
-    stop: Text | None = None
-    invalid: Text | None = None
-    kept_dying = Text(
-        "not run: the process running your file kept dying (one time limit spent)",
-        "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
-    )
+    caller = _InSandbox(child)
     try:
-        for check in spec.steps:
-            if stop is not None:
-                results.append(_row(check, stop))
-                continue
-            if check.key == DIAGNOSIS and not to_diagnose(
-                [(r.passed, r.detail_en) for r in results]
-            ):
-                results.append(_row(check, None))  # nothing to look for
-                continue
-            begun = time.monotonic()
-            detail, how, output = _run_check(child, check, limit - lost)
-            spent = time.monotonic() - begun
-            if check.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
-                results.append(_row(check, detail if how == "ran" else None))
-                break
-            if how == "invalid":
-                invalid = detail
-                break
-            if how == "hung" and status == "crashed":  # out of the time its deaths left
-                stop = kept_dying
-            elif how == "hung":
-                status, reason = "timeout", f"{check.key}: {_plain(detail)}"
-                stop = NOT_RUN
-            elif how == "gone":
-                lost += spent
-                if status == "ok":
-                    status, reason = "crashed", f"{check.key}: {_plain(detail)}"
-                if lost >= limit - 0.05:
-                    stop = kept_dying
-                output = f"{output}\n{child.stderr_text()}".strip("\n")
-            results.append(_row(check, detail, output))
+        results, _ = run_rows(spec.steps, caller, limit)
     finally:
         child.stop(graceful=True)
         _reap_strays(children)
@@ -1181,7 +1142,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     rows, matched = diagnosed(results)
     report = (
         None
-        if invalid
+        if caller.invalid
         else LabReport(spec.lab, spec.keyword, rows, facts=spec.facts, matched=matched)
     )
     if touched:
@@ -1192,23 +1153,56 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
             f"{path} changed the grader's files: {shown}{more}; grading stops here",
             report,
         )
-    if invalid is not None:
-        return outcome("invalid", invalid.en, None)
-    return outcome(status, reason, report)
+    if caller.invalid is not None:
+        return outcome("invalid", caller.invalid.en, None)
+    return outcome(caller.status, caller.reason, report)
 
 
 def _plain(detail: Text | None) -> str:
     return "" if detail is None else detail.en
 
 
-def _row(check: Row, detail: Text | None, output: str = "") -> CheckResult:
-    """The check's row (its kind and quotes as the lab declares them); the verdict, and
-    everything the child said, escaped here."""
-    if detail is None:
-        return check.row(True, None, escape(output))
-    kept, cut = bounded_output(escape(output))
-    said = Text(escape(detail.en), escape(detail.zh))
-    return check.row(False, said, kept, cut)
+_KEPT_DYING = Text(
+    "not run: the process running your file kept dying (one time limit spent)",
+    "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
+)
+
+
+class _InSandbox:
+    """The sandboxed caller (:class:`~.engine.Caller`): each row's calls answered by the
+    child; what ended the lab early (``status``, ``reason``, ``invalid``) kept for the
+    outcome. Checks lost to a child that died share one time limit between them."""
+
+    def __init__(self, child: _Child) -> None:
+        self.child = child
+        self.status: Status = "ok"
+        self.reason = ""
+        self.invalid: Text | None = None
+        self.lost = 0.0  # seconds of checks lost to a dying child
+
+    def run(self, row: Row, limit: float) -> Outcome:
+        begun = time.monotonic()
+        detail, how, output = _run_check(self.child, row, limit - self.lost)
+        spent = time.monotonic() - begun
+        stop: Text | None = None
+        if row.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
+            detail = detail if how == "ran" else None
+        elif how == "invalid":
+            self.invalid = stop = detail or same("")
+        elif how == "hung" and self.status == "crashed":  # out of the time its deaths left
+            stop = _KEPT_DYING
+        elif how == "hung":
+            self.status, self.reason = "timeout", f"{row.key}: {_plain(detail)}"
+            stop = NOT_RUN
+        elif how == "gone":
+            self.lost += spent
+            if self.status == "ok":
+                self.status, self.reason = "crashed", f"{row.key}: {_plain(detail)}"
+            if self.lost >= limit - 0.05:
+                stop = _KEPT_DYING
+            output = f"{output}\n{self.child.stderr_text()}".strip("\n")
+        said = None if detail is None else Text(escape(detail.en), escape(detail.zh))
+        return Outcome("pass" if said is None else "fail", said, escape(output), stop=stop)
 
 
 def _cpu_budget(limit: float, checks: int) -> int:
@@ -1289,7 +1283,7 @@ def _run_check(
         except BaseException as error:
             text = exception_text(error)
             box.append(
-                _at(trial)
+                at(trial)
                 + Text(
                     f"the result could not be checked ({text}); is it the type the reference"
                     " returns?",
@@ -1303,12 +1297,12 @@ def _run_check(
     if thread.is_alive():
         child.stop()  # the call it waits for then ends
         thread.join(5)
-        return _hung(trial, limit), "hung", trial.output
+        return hung(trial, limit), "hung", trial.output
     if lost and lost[0].out_of_cpu:
         child.stop()
         cpu = f"{child.cpu} s"
         return (
-            _at(trial)
+            at(trial)
             + Text(
                 f"the process running your file used up its CPU time ({cpu} for the whole lab;"
                 " an endless loop? busy threads?)",
@@ -1320,7 +1314,7 @@ def _run_check(
     if lost:
         child.stop()
         return (
-            _at(trial)
+            at(trial)
             + Text(
                 f"the call did not come back: {lost[0].why} (os._exit? a crash? a limit?)",
                 f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
