@@ -194,14 +194,14 @@ def build_context(
     ``buildContext`` on the same path, message for message and token for token; ``"en"``
     is the English one.
     """
-    budget = _check_options(max_tokens, reserved_output, safety_margin)
+    budget = check_options(max_tokens, reserved_output, safety_margin)
     if not callable(estimate_tokens):
         raise ContextOptionError(
             f"estimate_tokens must be callable, got {estimate_tokens!r}",
             where="build_context",
             option="estimate_tokens",
         )
-    _check_language(summary_language)
+    check_language(summary_language)
     if not isinstance(active_path, Sequence):
         raise ContextOptionError(
             f"active_path must be a list of session entries, got {type(active_path).__name__}",
@@ -246,7 +246,7 @@ def _build(
 
     # The system message, replayed from the WHOLE path, is paid first.
     system = replay.result()
-    system_cost = 0 if system is None else _price_system(estimate_tokens, system)
+    system_cost = 0 if system is None else price_system(estimate_tokens, system)
 
     # Resume from the newest compaction: its summary first, then the groups from its first
     # kept entry -- which must be the user message starting a group before the compaction.
@@ -256,7 +256,7 @@ def _build(
         if grouped_before_compaction == 0:  # no such user message before the compaction
             resume_candidates(active_path)  # raises the error naming what is wrong
         summary = summary_message(compaction, summary_language)
-        summary_cost = _price_summary(estimate_tokens, summary, compaction)
+        summary_cost = price_summary(estimate_tokens, summary, compaction)
 
     # Every candidate group must be whole: its tool calls and results pair up.
     problem = groups.problem(preamble=compaction is None)
@@ -265,15 +265,15 @@ def _build(
 
     # Keep whole groups, newest first, until the first one that no longer fits.
     candidates = groups.groups
-    kept_count, kept_cost, reason = _select_newest_suffix(
+    kept_count, kept_cost, reason = select_newest_suffix(
         len(candidates),
         lambda index: _group_cost(candidates[index], estimate_tokens),
-        _group_budget(budget, system_cost, summary_cost),
+        group_budget(budget, system_cost, summary_cost),
     )
     kept_entries = [
         entry for group in candidates[len(candidates) - kept_count :] for entry in group
     ]
-    return _assemble_result(
+    return assemble_result(
         budget, system, system_cost, summary, summary_cost, kept_entries, kept_cost, reason
     )
 
@@ -312,7 +312,7 @@ def _option(name: str, value: object) -> int | float:
     return value
 
 
-def _check_options(max_tokens: object, reserved_output: object, safety_margin: object) -> _Budget:
+def check_options(max_tokens: object, reserved_output: object, safety_margin: object) -> _Budget:
     """Check the three budget numbers (in this order), naming the first bad one."""
     return _Budget(
         _option("max_tokens", max_tokens),
@@ -321,7 +321,7 @@ def _check_options(max_tokens: object, reserved_output: object, safety_margin: o
     )
 
 
-def _check_language(summary_language: object) -> None:
+def check_language(summary_language: object) -> None:
     """``summary_language`` must be ``"en"`` or ``"zh"``."""
     if summary_language not in ("en", "zh"):
         raise ContextOptionError(
@@ -353,12 +353,12 @@ def _price(
     return cost
 
 
-def _price_system(estimate_tokens: TokenEstimator, system: SystemMessage) -> int | float:
+def price_system(estimate_tokens: TokenEstimator, system: SystemMessage) -> int | float:
     """Price the replayed system message (``tokens.system``)."""
     return _price(estimate_tokens, system, "the replayed system message")
 
 
-def _price_summary(
+def price_summary(
     estimate_tokens: TokenEstimator, summary: UserMessage, compaction: CompactionSessionEntry
 ) -> int | float:
     """Price the synthetic summary message of ``compaction``."""
@@ -367,7 +367,7 @@ def _price_summary(
     )
 
 
-def _price_entry(estimate_tokens: TokenEstimator, entry: MessageSessionEntry) -> int | float:
+def price_entry(estimate_tokens: TokenEstimator, entry: MessageSessionEntry) -> int | float:
     """Price the message of one entry."""
     return _price(estimate_tokens, entry.message, f"entry {entry.id}", entry.id)
 
@@ -376,21 +376,21 @@ def _group_cost(
     group: Sequence[MessageSessionEntry], estimate_tokens: TokenEstimator
 ) -> int | float:
     """The cost of one group: the sum of its messages' prices, in path order."""
-    return sum((_price_entry(estimate_tokens, entry) for entry in group), start=0)
+    return sum((price_entry(estimate_tokens, entry) for entry in group), start=0)
 
 
 def _available(budget: _Budget, system_cost: int | float) -> int | float:
     return max(0, budget.max_tokens - system_cost - budget.reserved_output - budget.safety_margin)
 
 
-def _group_budget(
+def group_budget(
     budget: _Budget, system_cost: int | float, summary_cost: int | float
 ) -> int | float:
     """What is left for whole groups once the fixed costs are paid."""
     return max(0, _available(budget, system_cost) - summary_cost)
 
 
-def _select_newest_suffix(
+def select_newest_suffix(
     count: int, cost_of: Callable[[int], int | float], budget: int | float
 ) -> tuple[int, int | float, ContextReason]:
     """Keep groups newest-first until the first one that does not fit.
@@ -414,7 +414,7 @@ def _select_newest_suffix(
     return kept, spent, reason
 
 
-def _assemble_result(
+def assemble_result(
     budget: _Budget,
     system: SystemMessage | None,
     system_cost: int | float,

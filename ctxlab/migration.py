@@ -38,7 +38,7 @@ from typing import Any, Literal
 from ctxlab.entries import MessageSessionEntry, SessionEntry, parse_session_entry
 from ctxlab.errors import CtxlabError, at_entry, at_line
 from ctxlab.messages import SystemMessage, UserMessage
-from ctxlab.store import InMemorySessionStore, _BadLine, _blank, _json_lines, encode_entry_line
+from ctxlab.store import BadLine, InMemorySessionStore, encode_entry_line, is_blank, json_lines
 from ctxlab.tree import path_to
 
 __all__ = [
@@ -252,7 +252,7 @@ def _read_lines(src: Path) -> list[tuple[int, object]]:
     """The records of ``src`` by line number (the store's JSONL line reader)."""
     data = src.read_bytes()
     cut = data.rfind(b"\n") + 1
-    if not _blank(data[cut:]):
+    if not is_blank(data[cut:]):
         line = data.count(b"\n") + 1
         raise MigrationError(
             "the last line has no newline (a torn write); repair the file before migrating it",
@@ -260,8 +260,8 @@ def _read_lines(src: Path) -> list[tuple[int, object]]:
             line=line,
         )
     records: list[tuple[int, object]] = []
-    for number, value in _json_lines(data[:cut], 1):
-        if isinstance(value, _BadLine):
+    for number, value in json_lines(data[:cut], 1):
+        if isinstance(value, BadLine):
             raise MigrationError(value.problem, where=at_line(str(src), number), line=number)
         records.append((number, value))
     return records

@@ -148,7 +148,7 @@ def encode_entry_line(entry: SessionEntry) -> bytes:
 
 
 @dataclass(frozen=True)
-class _BadLine:
+class BadLine:
     """Why one committed line is not an entry (see :func:`_read_lines`)."""
 
     code: Literal["invalid_utf8", "invalid_json", "invalid_entry"]
@@ -157,44 +157,44 @@ class _BadLine:
     cause: Exception
 
 
-def _json_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, object]]:
+def json_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, object]]:
     """The one JSONL line reader (the store, :func:`scan_jsonl` and the migration use it).
 
     ``committed`` holds whole lines, each ending in ``\\n``; the first is line
     ``first_line``. Yields, for every line that is not blank (blank lines are layout), its
-    number and either its JSON value or a :class:`_BadLine`: not UTF-8, or not strict
+    number and either its JSON value or a :class:`BadLine`: not UTF-8, or not strict
     JSON (``NaN``/``Infinity`` literals, duplicate keys, nesting too deep, an integer too
     long).
     """
     for number, raw in enumerate(committed.split(b"\n")[:-1], start=first_line):
-        if _blank(raw):
+        if is_blank(raw):
             continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            yield number, _BadLine("invalid_utf8", f"is not valid UTF-8 ({exc.reason})", None, exc)
+            yield number, BadLine("invalid_utf8", f"is not valid UTF-8 ({exc.reason})", None, exc)
             continue
         try:
             yield number, loads_strict(text)
         except ValueError as exc:
-            yield number, _BadLine("invalid_json", str(exc), None, exc)
+            yield number, BadLine("invalid_json", str(exc), None, exc)
 
 
-def _read_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, SessionEntry | _BadLine]]:
-    """:func:`_json_lines`, each value read as an entry (or a :class:`_BadLine` saying why
+def _read_lines(committed: bytes, first_line: int) -> Iterator[tuple[int, SessionEntry | BadLine]]:
+    """:func:`json_lines`, each value read as an entry (or a :class:`BadLine` saying why
     it is not one: :func:`~ctxlab.entries.parse_session_entry`'s error).
 
     Ids and parent links are the caller's business: the store stops at the first problem,
     :func:`scan_jsonl` lists them all.
     """
-    for number, value in _json_lines(committed, first_line):
-        if isinstance(value, _BadLine):
+    for number, value in json_lines(committed, first_line):
+        if isinstance(value, BadLine):
             yield number, value
             continue
         try:
             yield number, parse_session_entry(value)
         except CtxlabError as exc:
-            yield number, _BadLine("invalid_entry", str(exc), exc.entry_id, exc)
+            yield number, BadLine("invalid_entry", str(exc), exc.entry_id, exc)
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -281,9 +281,9 @@ class JsonlSessionStore:
         self._ids.update(entry.id for entry in new_entries)
         self._offset += len(committed)
         self._lines += new_lines
-        self._layout_tail = len(tail) if _blank(tail) else 0
+        self._layout_tail = len(tail) if is_blank(tail) else 0
         self._tail = None
-        if not _blank(tail):
+        if not is_blank(tail):
             line = self._lines + 1
             self._tail = StoreWarning(
                 "unterminated_tail",
@@ -300,7 +300,7 @@ class JsonlSessionStore:
         known = set(self._ids)
         parsed: list[SessionEntry] = []
         for number, read in _read_lines(committed, self._lines + 1):
-            if isinstance(read, _BadLine):
+            if isinstance(read, BadLine):
                 raise self._line_error(number, read.problem) from read.cause
             problem = _check_links(read, known)
             if problem:
@@ -401,7 +401,7 @@ class JsonlSessionStore:
                 raise SessionStoreError(f"cannot read {file.name}: {exc}", path=str(file)) from exc
             cut = data.rfind(b"\n") + 1
             tail = data[cut:]
-            if _blank(tail):
+            if is_blank(tail):
                 return RepairResult(None, None, 0)
             line = data.count(b"\n") + 1
             number = 1
@@ -432,7 +432,7 @@ def _new_lock(path: Path) -> FileLock:
     return FileLock(str(_lock_path(path)))
 
 
-def _blank(raw: str | bytes) -> bool:
+def is_blank(raw: str | bytes) -> bool:
     """A blank line is layout: nothing but JSON white space (space, tab, CR).
 
     Python's own ``str.strip()`` would also drop other Unicode spaces such as U+0085,
@@ -525,7 +525,7 @@ def _scan_bytes(data: bytes) -> ScanResult:
     first_line: dict[str, int] = {}  # id -> line of its first appearance, valid or not
     missing_parents: list[tuple[int, str, str]] = []  # (line, entry id, parent id)
     for number, entry in _read_lines(committed, 1):
-        if isinstance(entry, _BadLine):
+        if isinstance(entry, BadLine):
             problems.append(StoreProblem(number, entry.code, entry.problem, entry.entry_id))
             if entry.entry_id is not None:
                 # Its children should not all be reported as orphans too.
@@ -560,7 +560,7 @@ def _scan_bytes(data: bytes) -> ScanResult:
                 entry_id,
             )
         )
-    if not _blank(tail):
+    if not is_blank(tail):
         line = committed.count(b"\n") + 1
         problems.append(
             StoreProblem(

@@ -36,15 +36,15 @@ from ctxlab.compaction import SummaryLanguage
 from ctxlab.context import (
     ContextResult,
     TokenEstimator,
-    _assemble_result,
-    _check_language,
-    _check_options,
-    _group_budget,
-    _price_entry,
-    _price_summary,
-    _price_system,
-    _select_newest_suffix,
+    assemble_result,
+    check_language,
+    check_options,
+    group_budget,
+    price_entry,
+    price_summary,
+    price_system,
     resume_candidates,
+    select_newest_suffix,
     summary_message,
 )
 from ctxlab.entries import (
@@ -171,14 +171,14 @@ class ContextWindow:
         has already made, one append at a time. ``summary_language`` defaults to ``"zh"``
         (the course's rendering), as in ``build_context``; ``"en"`` is the English one.
         """
-        budget = _check_options(max_tokens, reserved_output, safety_margin)
-        _check_language(summary_language)
+        budget = check_options(max_tokens, reserved_output, safety_margin)
+        check_language(summary_language)
 
         system = self._system.result()
         system_cost: int | float = 0
         if system is not None:
             if self._system_cost is None or self._system_cost[0] is not system:
-                self._system_cost = (system, _price_system(self._estimate, system))
+                self._system_cost = (system, price_system(self._estimate, system))
             system_cost = self._system_cost[1]
 
         start = 0
@@ -197,13 +197,13 @@ class ContextWindow:
             raise problem.with_traceback(None)
 
         groups = self._groups.groups
-        kept_count, kept_cost, reason = _select_newest_suffix(
+        kept_count, kept_cost, reason = select_newest_suffix(
             len(groups) - start,
             lambda index: self._group_cost(start + index),
-            _group_budget(budget, system_cost, summary_cost),
+            group_budget(budget, system_cost, summary_cost),
         )
         kept_entries = [entry for group in groups[len(groups) - kept_count :] for entry in group]
-        return _assemble_result(
+        return assemble_result(
             budget, system, system_cost, summary, summary_cost, kept_entries, kept_cost, reason
         )
 
@@ -211,7 +211,7 @@ class ContextWindow:
         """Group ``index``'s cost; prices only entries not priced before (once each, ever)."""
         entries = self._groups.groups[index]
         while self._priced[index] < len(entries):
-            self._costs[index] += _price_entry(self._estimate, entries[self._priced[index]])
+            self._costs[index] += price_entry(self._estimate, entries[self._priced[index]])
             self._priced[index] += 1
         return self._costs[index]
 
@@ -222,6 +222,6 @@ class ContextWindow:
         cached = self._summaries.get(language)
         if cached is None:
             message = summary_message(compaction, language)
-            cached = (message, _price_summary(self._estimate, message, compaction))
+            cached = (message, price_summary(self._estimate, message, compaction))
             self._summaries[language] = cached
         return cached

@@ -121,6 +121,62 @@ def test_only_the_labs_module_and_labs_import_a_lab() -> None:
     assert "lab11_" not in MODULES[f"{GRADING}.perform"].read_text(encoding="utf-8")
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_uses(name: str, path: Path) -> Iterator[str]:
+    """Where ``name`` takes a private name of another ctxlab module: ``from ctxlab.x import
+    _y``, or ``x._y`` on a name its imports bound to a ctxlab module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules: dict[str, str] = {}  # a local name -> the ctxlab module it is
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ctxlab"):
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                if whole in MODULES:
+                    modules[alias.asname or alias.name] = whole
+                elif _private(alias.name):
+                    yield f"line {node.lineno}: from {node.module} import {alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ctxlab") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and modules.get(node.value.id, name) != name
+        ):
+            yield f"line {node.lineno}: {node.value.id}.{node.attr}"
+
+
+_SOLVED = {"context", "entries", "interactions"}  # the modules whose solution a lab names
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_takes_a_private_name_of_another(module: str) -> None:
+    uses = list(_private_uses(module, MODULES[module]))
+    if LAB_FILE.fullmatch(module):
+        # A lab's file names ctxlab's solution, private helpers included (the sandbox stubs
+        # them, the report says when they ran): the one place a private name is taken.
+        uses = [use for use in uses if use.split(": ")[1].split(".")[0] not in _SOLVED]
+    assert uses == []
+
+
+def test_the_private_name_finder_finds_them(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(
+        "from ctxlab.store import _blank\nimport ctxlab.lab.grading.runner as r\nr._at\n",
+        encoding="utf-8",
+    )
+    assert list(_private_uses("ctxlab.m", path)) == [
+        "line 1: from ctxlab.store import _blank",
+        "line 3: r._at",
+    ]
+
+
 _ENGINE_SIDE = (
     "engine",
     "declare",

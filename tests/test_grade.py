@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 import grade_class as gc
-from ctxlab.lab.grading import batch_rows, behaviour_keys, class_report
+from ctxlab.lab.grading import batch, behaviour_keys, class_report
 from ctxlab.lab.grading.batch import GRADES_COLUMNS, ROWS_COLUMNS, Progress, gradescope_result
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.submissions import KEYWORDS, Submission, lab_sources
+from ctxlab.lab.grading.sandbox import GradeOutcome
+from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, Submission, lab_sources
 
 pytestmark = pytest.mark.cli
 
@@ -419,16 +420,18 @@ def test_report_heat_map_counts_students_per_misconception_and_lab() -> None:
     assert result["tests"][1]["tags"] == ["chapter", "system-cost", "split-group"]
 
 
-def test_batch_rows_reads_a_report_of_today() -> None:
+def test_a_record_reads_a_report_of_today(tmp_path: Path) -> None:
     rows = (
         CheckResult("a", True, "rule a", "规则 a"),
         CheckResult("b", False, "rule b", "规则 b", "x"),
     )
     report = LabReport("11.2", "group_interactions", rows)
-    assert batch_rows.row_source(rows[0]) == "chapter"
-    assert batch_rows.chapter_rows(report) == rows and batch_rows.extra_rows(report) == ()
-    assert batch_rows.report_passed(report) is False
-    assert "rule b" in batch_rows.hint(report, "en") and "规则 b" in batch_rows.hint(report, "zh")
+    source = LabSource("ann", "11.2", tmp_path / "ann.py", "code")
+    record = batch._record(source, GradeOutcome("11.2", "ok", "", report, 0.5, 0.25))
+    assert [row["source"] for row in record["rows"]] == ["chapter", "chapter"]
+    assert (record["chapter_passed"], record["chapter_total"], record["extras_total"]) == (1, 2, 0)
+    assert record["passed"] is False and record["lead"] == "b"
+    assert "rule b" in record["hint_en"] and "规则 b" in record["hint_zh"]
 
 
 def test_harvest_does_not_carry_the_build_it_tags_into_the_source(tmp_path: Path) -> None:

@@ -251,9 +251,9 @@ def test_exception_text_never_raises_but_lets_the_stop_request_through() -> None
 
     class Stopped(Exception):
         def __str__(self) -> str:
-            raise runner._StopStudent()
+            raise runner.StopStudent()
 
-    with pytest.raises(runner._StopStudent):
+    with pytest.raises(runner.StopStudent):
         exception_text(Stopped())
 
 

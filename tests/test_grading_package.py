@@ -8,8 +8,10 @@ that name in its lab's module.
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +69,17 @@ def test_each_behaviour_is_the_check_function_of_that_name(lab: str) -> None:
     for key in behaviour_keys(lab):
         check = getattr(module, key)
         assert callable(check) and check.__module__ == module.__name__, key
+
+
+def test_the_package_map_names_every_module() -> None:
+    """The map in the package's docstring names each of its modules (issue 35, item 5)."""
+    import ctxlab.lab.grading as grading
+
+    folder = Path(grading.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    doc = grading.__doc__ or ""
+    named = set(re.findall(r":mod:`\.(\w+)`", doc))
+    if ":mod:`.lab11_1` ... ``lab11_5``" in doc:
+        named |= {f"lab11_{n}" for n in range(1, 6)}
+    assert modules - named == set()
+    assert named - modules == set()  # and nothing that is not there

@@ -44,7 +44,7 @@ the row of the check that printed it. On Linux each run is made in a forked copy
 kernel, ended after the run or as soon as a check overruns (:func:`set_isolation`), so
 nothing the function does there reaches the next check.
 
-One file per lab, read by an engine that never imports a lab:
+Every module of the package, one file per lab read by an engine that never imports a lab:
 
 ===============================  =========================================================
 :mod:`.lab11_1` ... ``lab11_5``  everything of one lab: ``LAB = LabChecks(...)`` (the
@@ -54,18 +54,32 @@ One file per lab, read by an engine that never imports a lab:
                                  catalogue is data, ``catalogue/lab11_N.json``
 :mod:`.declare`                  what a lab's file declares with (:class:`LabChecks`)
 :mod:`.labs`                     where each lab's file is; :func:`check_implementation`
-:mod:`.engine`                   runs a lab's checks in order; the time limit
-:mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
-:mod:`.runner`                   running one check in a thread; stopping it; stuck threads;
-                                 ctxlab's modules kept as grading found them
+:mod:`.engine`                   the one loop: each row run through a *caller* (where the
+                                 student's code runs), its result made, stop on a hang;
+                                 the time limit
+:mod:`.inprocess`                the in-process caller: ctxlab's modules and objects put
+                                 back before each row
+:mod:`.runner`                   one check in a thread with a time limit; stopping it;
+                                 stuck threads; :class:`~.runner.Pristine`
 :mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
+:mod:`.isolation`                a notebook run in a forked copy of the kernel (Linux)
 :mod:`.kept`                     ctxlab's objects as grading found them, put back
-:mod:`.isolation`                a run in a forked copy of the kernel (Linux)
+:mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
+:mod:`.perform`                  one call of the student's function, as a plain record
+:mod:`.plain`                    a call's values as exact plain data, and back
+:mod:`.sandbox`                  the sandboxed caller: one student's file, one lab, run in
+                                 a child process (bubblewrap, rlimits)
+:mod:`.worker`                   the sandboxed child's side: import the file, answer calls
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.misconceptions`           a catalogue entry; matching a function to it on the
                                  entry's evidence (the check loop's last step); the ladder
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.text`                     bilingual text and plain descriptions of values
+:mod:`.usage`                    :class:`GradingUsageError`, the one usage error
+:mod:`.batch`                    ``ctxlab grade``: a class graded, ``grades.csv``,
+                                 ``rows.csv``, Gradescope results
+:mod:`.submissions`              a class's submissions: students, each lab's code
+:mod:`.class_report`             the lecturer's ``report.html``; cells made inert
 ===============================  =========================================================
 
 A lab's file loads the first time that lab is checked; ``import ctxlab.lab.grading`` loads

@@ -42,11 +42,15 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from ctxlab.errors import CtxlabError
 from ctxlab.lab.grading.class_report import cell, shown
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
+from ctxlab.lab.grading.usage import GradingUsageError
+
+if TYPE_CHECKING:
+    from ctxlab.lab.grading.misconceptions import Misconception
+    from ctxlab.lab.grading.report import LabReport
 
 __all__ = [
     "CACHE_NAME",
@@ -93,10 +97,6 @@ STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2
 
 Record = dict[str, Any]
-
-
-class GradeUsageError(CtxlabError):
-    """``ctxlab grade`` was called wrongly (exit 2); ``option`` names the option."""
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -188,43 +188,68 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _record(source: LabSource, outcome: Any) -> Record:
     """A plain-JSON record of one graded (student, lab) from a sandbox GradeOutcome."""
-    from ctxlab.lab.grading import batch_rows
-
     record: Record = _base(source, outcome.status, outcome.reason)
     record["seconds"] = round(float(outcome.seconds), 3)
     record["cpu_seconds"] = round(float(outcome.cpu_seconds), 3)
     report = outcome.report
     if report is None:
         return record
-    chapter = batch_rows.chapter_rows(report)
-    extras = batch_rows.extra_rows(report)
+    chapter, extras = report.chapter_results, report.extra_results
+    matched = _matched(report)
+    lead, folded = report.lead
     record.update(
-        passed=batch_rows.report_passed(report),
+        passed=bool(report.passed),
         chapter_passed=sum(r.passed for r in chapter),
         chapter_total=len(chapter),
         extras_passed=sum(r.passed for r in extras),
         extras_total=len(extras),
-        misconceptions=list(batch_rows.misconceptions(report)),
-        hint_en=batch_rows.hint(report, "en"),
-        hint_zh=batch_rows.hint(report, "zh"),
-        lead=batch_rows.lead(report),
+        misconceptions=list(report.misconceptions),
+        hint_en=_hint(report, matched, "en"),
+        hint_zh=_hint(report, matched, "zh"),
+        lead=lead.key if lead is not None else "",
         function=report.function,
         rows=[
             {
                 "key": r.key,
-                "source": batch_rows.row_source(r),
+                "source": r.source,
                 "passed": bool(r.passed),
                 "behaviour_en": r.behaviour_en,
                 "behaviour_zh": r.behaviour_zh,
                 "detail_en": r.detail_en,
                 "detail_zh": r.detail_zh,
-                "misconceptions": list(batch_rows.row_misconceptions(report, r.key)),
-                "folded": batch_rows.folded(report, r.key),
+                "misconceptions": []
+                if r.passed
+                else [item.id for item in matched if r.key in item.signature],
+                "folded": any(row.key == r.key for row in folded),
             }
             for r in report.results
         ],
     )
     return record
+
+
+def _matched(report: LabReport) -> list[Misconception]:
+    """The catalogued misconceptions the report's failures match, most likely first."""
+    by_id = {item.id: item for item in report.facts.catalogue}
+    return [by_id[name] for name in report.misconceptions if name in by_id]
+
+
+def _hint(report: LabReport, matched: list[Misconception], language: str) -> str:
+    """The hint a student stuck on this report would see first, in ``language`` (``en`` or
+    ``zh``): the most likely misconception's, else the behaviour of the failed row the
+    table opens with; empty when nothing failed."""
+    from ctxlab.lab.grading.misconceptions import hint_lines
+
+    zh = language == "zh"
+    if matched:
+        text = hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
+        return text.zh if zh else text.en
+    first = report.lead[0]
+    if first is None:
+        return ""
+    return (
+        f"先看这一条：{first.behaviour_zh}" if zh else f"Start with this rule: {first.behaviour_en}"
+    )
 
 
 def _base(source: LabSource, status: str, reason: str) -> Record:
@@ -750,7 +775,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     """Run ``ctxlab grade`` with parsed ``args``; return the exit code."""
     lab: str | None = args.lab
     if lab is not None and lab not in KEYWORDS:
-        raise GradeUsageError(
+        raise GradingUsageError(
             f"--lab: unknown lab {lab!r}; the labs are {', '.join(KEYWORDS)}", option="--lab"
         )
     if args.gradescope_bundle is not None:
@@ -758,14 +783,14 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
             out.write(f"wrote {path}\n")
         return EXIT_OK
     if not args.submissions:
-        raise GradeUsageError(
+        raise GradingUsageError(
             "give at least one SUBMISSION (a notebook, a .py or a folder)", option="SUBMISSION"
         )
     began = time.perf_counter()
     try:
         submissions = collect(args.submissions)
     except FileNotFoundError as error:
-        raise GradeUsageError(str(error), option="SUBMISSION") from None
+        raise GradingUsageError(str(error), option="SUBMISSION") from None
     outdir: Path = args.out
     if not submissions:
         if args.gradescope_results is not None:
@@ -774,7 +799,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                 args.gradescope_results,
                 _combined([], "No .ipynb or .py file was found in the submission."),
             )
-        raise GradeUsageError(
+        raise GradingUsageError(
             "no .ipynb or .py file found in the SUBMISSION(s) given", option="SUBMISSION"
         )
     sources = _newest([s for sub in submissions for s in lab_sources(sub, lab)], out)
@@ -874,7 +899,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     try:
         return run(parser.parse_args(arguments))
-    except GradeUsageError as error:
+    except GradingUsageError as error:
         sys.stderr.write(f"ctxlab: {error}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

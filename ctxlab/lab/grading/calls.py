@@ -11,7 +11,7 @@ never an exception of the checker:
 * A check says how it failed with :func:`fail` (expected vs got, after the case's label).
 * :func:`~ctxlab.lab.grading.runner.run_check` runs one check in a daemon thread with a
   time limit (:mod:`.runner`); a check that overran is stopped by raising
-  :class:`_StopStudent` in it, which :class:`Trial` never catches.
+  :class:`~.perform.StopStudent` in it, which :class:`Trial` never catches.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.perform import (
     OUTPUT_LIMIT,
     CallRecord,
-    StopStudent,
     perform,
 )
 from ctxlab.lab.grading.plain import decode, decode_error
@@ -46,8 +45,6 @@ class Failed(Exception):
         super().__init__(text.en)
         self.text = text
 
-
-_StopStudent = StopStudent  # the runner's stop signal (raised into an overrunning check)
 
 #: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data). In a
 #: notebook it is :func:`~ctxlab.lab.grading.perform.perform` in this process; on the

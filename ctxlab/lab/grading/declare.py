@@ -32,7 +32,7 @@ from ctxlab.lab.grading.report import CheckResult, LabFacts, Source
 from ctxlab.lab.grading.text import Text, clean
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = ["CheckFunction", "LabChecks", "Row", "methods", "private_functions"]
+__all__ = ["CheckFunction", "LabChecks", "Row", "helper_functions", "methods"]
 
 #: A check: given the student's function under watch, it returns or raises ``Failed``.
 CheckFunction = Callable[[Trial], None]
@@ -196,12 +196,16 @@ def methods(cls: type) -> list[Callable[..., Any]]:
     return [value for value in vars(cls).values() if isinstance(value, FunctionType)]
 
 
-def private_functions(module: ModuleType) -> list[Callable[..., Any]]:
-    """The private module-level functions of ``module`` and the methods of its private
-    classes (those defined there, not imported)."""
+def helper_functions(module: ModuleType) -> list[Callable[..., Any]]:
+    """The module-level functions of ``module`` that its ``__all__`` does not export (its
+    helpers, private or shared with another ctxlab module) and the methods of such classes
+    (those defined there, not imported)."""
     found: list[Callable[..., Any]] = []
+    exported = set(getattr(module, "__all__", ()))
     for name, value in vars(module).items():
-        if not name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+        if name in exported or name.startswith("__"):
+            continue
+        if getattr(value, "__module__", None) != module.__name__:
             continue
         if isinstance(value, FunctionType):
             found.append(value)

@@ -42,7 +42,7 @@ from ctxlab.lab.grading.cases import (
     user,
 )
 from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
-from ctxlab.lab.grading.declare import LabChecks, private_functions
+from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.messages import SystemMessage, UserMessage
 from ctxlab.window import ContextWindow
@@ -64,19 +64,19 @@ __all__ = [
     "worked_example_31",
 ]
 
-#: ctxlab's solution of the budget labs (11.3; 11.5 adds resume_candidates): the private
+#: ctxlab's solution of the budget labs (11.3; 11.5 adds resume_candidates): the helper
 #: functions of ctxlab.context compute the answer as surely as build_context does.
 SOLUTION: tuple[Callable[..., Any], ...] = (
     build_context,
     ContextWindow.build,
-    *private_functions(context),
+    *helper_functions(context),
 )
 #: What the sandbox's copy of ctxlab replaces by a raise for the budget labs.
 STUBBED: tuple[Callable[..., Any], ...] = (
     build_context,
     context._build,
-    context._select_newest_suffix,
-    context._assemble_result,
+    context.select_newest_suffix,
+    context.assemble_result,
     ContextWindow.build,
 )
 

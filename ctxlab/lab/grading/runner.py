@@ -5,7 +5,7 @@ processes: a function defined in a notebook cannot be pickled there). The main t
 in short slices, so a kernel interrupt (KeyboardInterrupt) reaches it at once.
 
 A check thread that overran its time limit, or whose wait was interrupted by any
-``BaseException``, is asked to stop: on CPython an exception (``_StopStudent``) is raised in
+``BaseException``, is asked to stop: on CPython an exception (``StopStudent``) is raised in
 it with ``PyThreadState_SetAsyncExc``, again and again for up to :data:`STOP_SECONDS`, so
 that a loop that catches ``BaseException`` still dies if it ever lets one through. A
 thread that outlives that (blocked in C, say ``threading.Event().wait()``, or catching every
@@ -38,7 +38,8 @@ from types import CodeType, ModuleType
 from typing import Any, Final, Literal
 
 import ctxlab.lab.grading.steps as steps
-from ctxlab.lab.grading.calls import Failed, Trial, _StopStudent
+from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.perform import StopStudent
 from ctxlab.lab.grading.text import COLON, Text, exception_text, same
 
 __all__ = [
@@ -146,7 +147,7 @@ def run_check(
             box.append(("pass", None))
         except Failed as failure:
             box.append(("fail", failure.text))
-        except _StopStudent:
+        except StopStudent:
             box.append(("hung", None))
         except BaseException as error:  # the result could not even be read
             box.append(("fail", at(trial) + _unreadable(error)))
@@ -155,7 +156,7 @@ def run_check(
                 try:
                     guard.finish()
                     break
-                except _StopStudent:
+                except StopStudent:
                     continue
 
     if traced:  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace: see .steps
@@ -208,7 +209,7 @@ def _unreadable(error: BaseException) -> Text:
     """The detail of a check that raised something other than ``Failed``."""
     try:
         text = exception_text(error)
-    except _StopStudent:
+    except StopStudent:
         raise
     except BaseException:  # pragma: no cover - exception_text never raises
         return _UNREADABLE
@@ -318,7 +319,7 @@ class _Guard:
 def _stop_thread(
     thread: threading.Thread, guard: _Guard | None = None, seconds: float = STOP_SECONDS
 ) -> bool:
-    """Stop a check thread: raise ``_StopStudent`` in it until it ends, for ``seconds``.
+    """Stop a check thread: raise ``StopStudent`` in it until it ends, for ``seconds``.
 
     True when it ended; otherwise it is kept in the list of stuck threads.
     """
@@ -367,7 +368,7 @@ def _land() -> None:
 def _send_stop(set_async_exc: Any, ident: int) -> None:
     import ctypes
 
-    changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(_StopStudent))
+    changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent))
     if changed > 1:  # pragma: no cover - never more than one thread has this id
         set_async_exc(ctypes.c_ulong(ident), None)
 

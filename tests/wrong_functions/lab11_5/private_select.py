@@ -1,4 +1,4 @@
-"""Lab 11.5, wrong: lets ctxlab's private ctxlab.context._select_newest_suffix choose the groups.
+"""Lab 11.5, wrong: lets ctxlab.context.select_newest_suffix (its solution) choose the groups.
 
 fails: uses ctxlab's solution (the report's notice; not passed)
 """
@@ -12,7 +12,7 @@ from ctxlab import (
     group_interactions,
     render_summary,
 )
-from ctxlab.context import _select_newest_suffix
+from ctxlab.context import select_newest_suffix
 
 
 def build_context(active_path, *, max_tokens, reserved_output, safety_margin, estimate_tokens):
@@ -32,7 +32,7 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
         )
         summary_cost = estimate_tokens(summary)
     groups = group_interactions(candidates)
-    count, used, reason = _select_newest_suffix(
+    count, used, reason = select_newest_suffix(
         len(groups),
         lambda index: sum(estimate_tokens(e.message) for e in groups[index].entries),
         max(0, available - summary_cost),
