@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from ctxlab.lab.grading.class_report import cell, shown
+from ctxlab.lab.grading.class_report import Record, cell, shown
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -95,8 +95,6 @@ NUMBER_COLUMNS: Final = frozenset(
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2
-
-Record = dict[str, Any]
 
 
 # ----------------------------------------------------------------------------- arguments

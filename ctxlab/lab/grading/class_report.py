@@ -30,8 +30,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
-__all__ = ["cell", "render", "shown"]
+__all__ = ["Record", "cell", "render", "shown"]
 
+#: One graded (student, lab) as plain JSON: what ``ctxlab grade`` writes to ``grades.csv``,
+#: ``rows.csv``, Gradescope and this report (and caches).
 Record = dict[str, Any]
 
 _WORDS: Final[dict[str, dict[str, str]]] = {

@@ -54,6 +54,7 @@ __all__ = [
     "hung",
     "run_check",
     "stuck_threads",
+    "unreadable",
 ]
 
 #: How long a thread that must stop is asked to, again and again, before it counts as stuck.
@@ -150,7 +151,7 @@ def run_check(
         except StopStudent:
             box.append(("hung", None))
         except BaseException as error:  # the result could not even be read
-            box.append(("fail", at(trial) + _unreadable(error)))
+            box.append(("fail", at(trial) + unreadable(error)))
         finally:
             while not traced:  # a stop may land on the call itself: then mark done again
                 try:
@@ -205,7 +206,7 @@ def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
     return text
 
 
-def _unreadable(error: BaseException) -> Text:
+def unreadable(error: BaseException) -> Text:
     """The detail of a check that raised something other than ``Failed``."""
     try:
         text = exception_text(error)

@@ -65,8 +65,8 @@ from ctxlab.lab.grading.labs import load
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.perform import code_names
 from ctxlab.lab.grading.report import LabReport, diagnosed
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, hung
-from ctxlab.lab.grading.text import Text, exception_text, same
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, hung, unreadable
+from ctxlab.lab.grading.text import Text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 from ctxlab.lab.grading.worker import pack
 
@@ -1281,15 +1281,7 @@ def _run_check(
         except ChildGone as gone:
             lost.append(gone)
         except BaseException as error:
-            text = exception_text(error)
-            box.append(
-                at(trial)
-                + Text(
-                    f"the result could not be checked ({text}); is it the type the reference"
-                    " returns?",
-                    f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
-                )
-            )
+            box.append(at(trial) + unreadable(error))
 
     thread = threading.Thread(target=target, name=f"ctxlab-sandbox-{check.key}", daemon=True)
     thread.start()
