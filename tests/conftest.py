@@ -103,10 +103,9 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
         terminalreporter.write_line(f"  {head.behaviour_zh}")
         if folded:
             keys = ", ".join(row.key for row in folded)
-            terminalreporter.write_line(
-                f"The same mistake also fails {len(folded)} more rows / 同一个错误还让另外"
-                f" {len(folded)} 项检查失败：{keys}"
-            )
+            text = report.fold_text
+            terminalreporter.write_line(f"{text.en} {keys}")
+            terminalreporter.write_line(f"{text.zh} {keys}")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -572,7 +572,7 @@ _WORDS: Final = {
         "extras": "ctxlab's extras (no points)",
         "hint": "Hint",
         "status": "The submission could not be graded",
-        "folded": "Failed for the same mistake as the first failed test above (see the hint).",
+        "folded": "Fails together with the first failed test above: fix that one first.",
     },
     "zh": {
         "lab": "实验",
@@ -582,7 +582,7 @@ _WORDS: Final = {
         "extras": "ctxlab 的扩展（不计分）",
         "hint": "提示",
         "status": "这份提交无法评分",
-        "folded": "与上面第一项未通过的测试是同一个错误（见提示）。",
+        "folded": "与上面第一项未通过的测试一起失败：先改好那一项。",
     },
 }
 
