@@ -364,11 +364,11 @@ PLANS: dict[str, LabPlan] = {
                 "exercise",
             ),
             _r("11-4-09", "A system patch; u1 for compact-2", "system patch；compact-2 与 u1", 7),
-            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 4),
+            _r("11-4-12", "Creating and writing", "创建与写入", 4),
             _r(
                 "11-4-19",
                 "Exercise 2: entries in the store after create",
-                "练习 2：create 之后 Store 里有几条",
+                "练习 2：创建之后 Store 里有几条",
                 3,
                 "core",
                 "exercise",
@@ -1040,10 +1040,16 @@ def _q11_4_store_count() -> int:
     from ctxlab import fixtures
 
     store = ctxlab.InMemorySessionStore()
-    for entry in fixtures.opening_path():
+    for entry in fixtures.resumed_path():
         store.append(entry)
-    compact = fixtures.compact1(store.entries())  # create_compaction_entry: writes nothing
-    store.append(compact)  # the caller's append
+    created = [
+        ctxlab.create_compaction_entry(  # creating writes nothing, however often
+            store.entries(), id="compact-2", timestamp=200, summary=fixtures.compact2_summary(),
+            first_kept_entry_id="u3", tokens_before=33,
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    store.append(created[0])  # the caller's append
     return len(store.entries())
 
 
@@ -1081,13 +1087,19 @@ def _q11_5_second() -> str:
     return "b" if second.role == "user" and text.startswith("【会话压缩摘要】") else "a"
 
 
-def _q11_5_summaries() -> int:
+def _q11_5_first_kept_after_third() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    result = _build(fixtures.recompacted_path(), 40)
-    texts = [ctxlab.text_of(m) for m in result.messages]  # type: ignore[attr-defined]
-    return sum(text.startswith("【会话压缩摘要】") for text in texts)
+    path = list(fixtures.recompacted_path())
+    path.append(
+        ctxlab.create_compaction_entry(
+            path, id="compact-3", timestamp=300, summary=fixtures.compact1_summary(),
+            first_kept_entry_id="u4", tokens_before=20,
+        )
+    )  # fmt: skip
+    kept = _build(path, 40).kept_entry_ids  # type: ignore[attr-defined]
+    return str(kept[0]) if kept else ""
 
 
 def _q11_5_timestamp() -> str:
@@ -1300,8 +1312,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "number",
             _q11_4_store_count,
-            "10 after create (it writes nothing); 11 once the caller appends.",
-            "创建之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
+            "14: creating writes nothing, however often; only the one append writes.",
+            "14 条：创建多少次都不写入；只有那一次 append 写入。",
         ),
         _q(
             "11.4",
@@ -1338,10 +1350,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "11.5",
             3,
             "二次压缩",
-            "number",
-            _q11_5_summaries,
-            "Only compact-2 is read: one summary message.",
-            "只读取 compact-2：一条摘要消息。",
+            "text",
+            _q11_5_first_kept_after_third,
+            "Only the newest compaction is read: compact-3 keeps from u4 (compact-2 would keep u3 too).",
+            "只读取最新的 compaction：compact-3 从 u4 开始保留（若读 compact-2，u3 那组也会留下）。",
         ),
         _q(
             "11.5",
