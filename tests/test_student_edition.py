@@ -628,6 +628,9 @@ ASKED: tuple[Asked, ...] = (
     Asked("11.4", "quiz", r"现在 Store 里有几条 entry",
           (r"store\.append 之后：\s*14\b", r"\b14\s*条\s*entry"),
           "a count printed for the very same input (the old quiz asked what cell 11-4-13 prints)"),
+    Asked("11.4", "quiz", r"末尾再接一条 metadata entry `meta-1`",
+          (r"parent(?:_id|Id)`?\s*[:：是为=]\s*['\"`]?meta-1",),
+          "compact-2's parent after a trailing metadata entry (the old quiz repeated exercise 3)"),
     # -- 11.5
     Asked("11.5", "predict", r"十条原消息还有几条留在 session 里", (r"什么都没有删除",),
           "the heading of the prompt's own cell answers it"),
@@ -654,6 +657,9 @@ ASKED: tuple[Asked, ...] = (
     Asked("11.5", "quiz", r"`kept_entry_ids` 的第一条是哪条 entry",
           (r"kept_entry_ids：\s*u4\b",),
           "the answer for the very same input (the old quiz asked what cell 11-5-16 prints)"),
+    Asked("11.5", "quiz", r"在去掉 `sys` 的 system-patch 路径上",
+          (r"去掉 sys 后是 patch-1", r"timestamp\s*取自\s*`?patch-1"),
+          "the replay's timestamp without sys (the old quiz asked what cell 11-5-21 prints)"),
     # -- the English editions: the instances issue 32 names
     Asked("11.2", "predict", r"How many groups\?", (r"`u1`, `u2` and `u3` each open a group",
           r"Both tool results still belong to the group `u3` starts"),

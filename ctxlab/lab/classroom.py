@@ -990,8 +990,9 @@ def _q11_4_parent() -> str:
     import ctxlab
     from ctxlab import fixtures
 
+    meta = ctxlab.MetadataSessionEntry("meta-1", "a4", 102, "model", "course-model-2")
     entry = ctxlab.create_compaction_entry(
-        fixtures.resumed_path(),
+        [*fixtures.resumed_path(), meta],
         id="compact-2",
         timestamp=200,
         summary=fixtures.compact2_summary(),
@@ -1106,7 +1107,7 @@ def _q11_5_timestamp() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    path = fixtures.system_patch_path()
+    path = [entry for entry in fixtures.system_patch_path() if entry.id != "sys"]
     replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
     assert replayed is not None
     for entry in path:
@@ -1285,8 +1286,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "text",
             _q11_4_parent,
-            "The parent is the path's last entry (a4 here).",
-            "parent 是路径的最后一条 entry（这里是 a4）。",
+            "The parent is the path's last entry, whatever its type (meta-1 here).",
+            "parent 是路径的最后一条 entry，不论它是什么类型（这里是 meta-1）。",
         ),
         _q(
             "11.4",
@@ -1352,8 +1353,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "二次压缩",
             "text",
             _q11_5_first_kept_after_third,
-            "Only the newest compaction is read: compact-3 keeps from u4 (compact-2 would keep u3 too).",
-            "只读取最新的 compaction：compact-3 从 u4 开始保留（若读 compact-2，u3 那组也会留下）。",
+            "Only the newest compaction is read: compact-3 keeps from u4"
+            " (compact-2 would keep u3 too).",
+            "只读取最新的 compaction：compact-3 从 u4 开始保留"
+            "（若读 compact-2，u3 那组也会留下）。",
         ),
         _q(
             "11.5",
@@ -1361,8 +1364,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "跨压缩边界的 system 重放",
             "text",
             _q11_5_timestamp,
-            "The replay reads the whole path; its timestamp is the first system message's.",
-            "重放读取整条路径；它的 timestamp 取第一条 system message 的。",
+            "The replay reads the whole path; its timestamp is the first system message's"
+            " (patch-1 once sys is gone).",
+            "重放读取整条路径；它的 timestamp 取第一条 system message 的"
+            "（去掉 sys 后是 patch-1）。",
         ),
         _q(
             "11.5",
