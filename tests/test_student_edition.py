@@ -559,6 +559,10 @@ ASKED: tuple[Asked, ...] = (
     Asked("11.1", "predict", r"两个 Store 需要为 compaction 新增专用代码吗",
           (r"没有 compaction 专用代码", r"不需要 compaction 专用代码"),
           "the chapter's claim on the stores, stated before the prompt and its run"),
+    Asked("11.1", "quiz", r"`JsonlSessionStore.open` 打开这个文件会怎样",
+          (r"(?:报错|错误)[^\n。]{0,8}第 11 行", r"line 11: session entry compact-1"),
+          "the reopen of a file with a bad line 11 (the old quiz asked what the check table's "
+          "row on `files` says)"),
     Asked("11.1", "quiz", r"重新打开的 Store 返回几条 entry",
           (r"entry 条数：\s*13\b", r"\b13\s*条\s*entry"),
           "a cell above printing the count for the very same input (13)"),

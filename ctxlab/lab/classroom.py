@@ -835,12 +835,25 @@ def _refused(action: Callable[[], object]) -> bool:
 
 
 def _q11_1_draft() -> str:
+    import json
+    import tempfile
+    from pathlib import Path
+
     import ctxlab
     from ctxlab import fixtures
 
     wire = fixtures.compact1().to_json()
     wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
-    return "b" if _refused(lambda: ctxlab.parse_session_entry(wire)) else "a"
+    records = [entry.to_json() for entry in fixtures.opening_path()] + [wire]
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "session.jsonl"
+        lines = (json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        file.write_text("".join(lines), encoding="utf-8")
+        try:
+            count = len(ctxlab.JsonlSessionStore.open(file).entries())
+        except ctxlab.CtxlabError as error:
+            return "b" if "compact-1" in str(error) and "11" in str(error) else "?"
+    return "a" if count == 10 else "c"
 
 
 def _q11_1_fields() -> int:
@@ -1144,8 +1157,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "严格 compaction schema",
             "choice",
             _q11_1_draft,
-            "An unknown key is refused even beside the current one; the error names compact-1.",
-            "即使与当前字段并存，未知字段也被拒绝；错误指出 compact-1。",
+            "Reopening parses each line again: an unknown key is refused even beside the current"
+            " one, and the error names line 11 and compact-1.",
+            "重新打开时每一行都再解析一次：即使与当前字段并存，未知字段也被拒绝；"
+            "错误指出第 11 行和 compact-1。",
         ),
         _q(
             "11.1",
