@@ -438,7 +438,7 @@ PLANS: dict[str, LabPlan] = {
                 "core",
                 "exercise",
             ),
-            _r("11-5-27", "Same input, independent copies", "相同输入，独立副本", 3),
+            _r("11-5-27", "The same path, built twice", "同一条路径构建两次", 3),
             _r(
                 "11-5-30",
                 "Try it: with and without the compaction (slider)",
