@@ -495,7 +495,9 @@ def no_system(t: Trial) -> None:
     def path() -> list[SessionEntry]:
         return rechain([e for e in fx.opening_path() if e.id != "sys"])
 
-    expect_context(t, "u1..a3 (no sys)", path, budget(31), kept=_KEPT_31)
+    expect_context(
+        t, Text("u1..a3 (no sys)", "u1..a3（没有 sys）"), path, budget(31), kept=_KEPT_31
+    )
 
 
 _BAD_NUMBERS: tuple[object, ...] = (
@@ -761,7 +763,7 @@ def broken_groups_refused(t: Trial) -> None:
     )
     expect_context(
         t,
-        "sys..a3 with r-test before calls",
+        Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前"),
         fx.results_before_call_path,
         budget(31),
         kept=("u2", "a2", "u3", "r-test", "calls", "r-read", "a3"),

@@ -69,7 +69,7 @@ def _options(
 
 #: The paths the cases name whose description is not just ids, in Chinese.
 _PATH_NAMES_ZH = {
-    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 mapping）",
+    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 wire 形式的字典）",
     "sys..a3 (summary = a CompactionSummary)": "sys..a3（summary 是 CompactionSummary）",
     "sys..a3 (system patches)": "sys..a3（带 system patch）",
     "[] (empty)": "[]（空路径）",
@@ -446,8 +446,8 @@ def errors_named(t: Trial) -> None:
 @LAB.check(
     "the summary may be a CompactionSummary or its wire-form mapping (copied: changing the"
     " mapping afterwards changes nothing)",
-    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping；会被复制，之后修改"
-    " mapping 不影响结果）",
+    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（字典；会被复制，之后修改"
+    "这个字典不影响结果）",
     source="ctxlab",
     why_en="Python callers hold a summary either as ctxlab's CompactionSummary or as the dict"
     " the wire format gives; ctxlab takes both",

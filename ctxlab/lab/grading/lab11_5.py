@@ -493,7 +493,7 @@ def _without_system() -> list[SessionEntry]:
 @LAB.check(
     "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
     "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
-    "恢复路径上的 token 账目与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
+    "恢复路径上的 token 预算账本与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
     source="chapter",
     quote_zh="固定成本超过总窗口时，消息额度降到 0",
