@@ -246,10 +246,10 @@ class LabReport:
         if not self.random_cases or self.seed is None:
             return ""
         return Text(
-            f"{self.random_cases} random cases, seed {self.seed}"
-            f" (check_implementation(..., seed={self.seed}) draws the same ones)",
-            f"随机用例 {self.random_cases} 个，种子 {self.seed}"
-            f"（check_implementation(..., seed={self.seed}) 会重新生成同样的用例）",
+            f"{self.random_cases} random cases, seed {self.seed} (check_implementation(...,"
+            f" seed={self.seed}), or CTXLAB_SEED={self.seed}, draws the same ones)",
+            f"随机用例 {self.random_cases} 个，种子 {self.seed}（check_implementation(...,"
+            f" seed={self.seed}) 或 CTXLAB_SEED={self.seed} 会重新生成同样的用例）",
         ).pick()
 
     @property
