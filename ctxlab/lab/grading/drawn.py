@@ -535,12 +535,12 @@ def _shuffled(r: random.Random, wire: dict[str, Any]) -> dict[str, Any]:
 #: checking it is the whole parser's dispatch, not the compaction branch's.
 _TOP: Final = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore")
 _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
-    ((*_TOP, "summary.goal", "summary.*", "summary.*", "summary.*"), (...,)),
+    ((*_TOP, "summary.goal", *("summary.*",) * 6), (...,)),
     (("summary.*",), (None,)),
     (("summary.*",), ("a", 3, {"a": 1}, True)),
     (("summary.*",), ([1], ["a", None], ["a", 2], [["a"]], [True])),
     (("summary.goal", "parentId", "firstKeptEntryId"), ("",)),
-    (("tokensBefore",), (-1, -0.5, -(10**6), math.nan, math.inf, -math.inf)),
+    (("tokensBefore",), (-1, -0.5, math.nan, math.nan, math.inf, -math.inf)),
     (("timestamp", "tokensBefore"), (True, False)),
     (("timestamp", "tokensBefore"), ("29", None, [1])),
     (("id", "parentId", "firstKeptEntryId", "summary.goal"), (None, 7, ["x"], True)),
