@@ -136,14 +136,16 @@ def test_the_seed_is_reported_and_replays_the_same_cases(
     finally:
         g.set_isolation(previous)
     assert row.detail_en == next(r for r in here.results if r.key == row.key).detail_en
+    reference = g.reference_functions("11.2")["group_interactions"]
     monkeypatch.setenv("CTXLAB_SEED", "5")
-    assert g.check_implementation("11.2", **g.reference_functions("11.2")).seed == 5
+    assert g.check_implementation("11.2", group_interactions=reference).seed == 5
     monkeypatch.delenv("CTXLAB_SEED")
-    seeds = {g.check_implementation("11.2", **g.reference_functions("11.2")).seed for _ in "ab"}
+    seeds = {g.check_implementation("11.2", group_interactions=reference).seed for _ in "ab"}
     assert len(seeds) == 2  # fresh each run (one chance in a million to meet)
+    wrong: Any
     for wrong in (-1, True, "3", 1.5):
         with pytest.raises(GradingUsageError, match="seed"):
-            g.check_implementation("11.2", seed=wrong, **g.reference_functions("11.2"))
+            g.check_implementation("11.2", seed=wrong, group_interactions=reference)
 
 
 # ----------------------------------------------------------------------------------------
@@ -257,10 +259,8 @@ def test_ctxlab_grade_draws_a_secret_seed_and_writes_it_for_the_lecturer(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "grades"
-    code = batch.main(
-        [str(_file("chapter_only", "11.2")), "--lab", "11.2", "--out", str(out), "--jobs", "1"]
-        + ["--seed", "1234", "--held-back", "hidden"]
-    )
+    options = ["--lab", "11.2", "--out", str(out), "--jobs", "1", "--seed", "1234"]
+    code = batch.main([str(_file("chapter_only", "11.2")), *options, "--held-back", "hidden"])
     assert code == 0
     grades = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert grades[0].endswith(",seed") and grades[1].endswith(",1234")

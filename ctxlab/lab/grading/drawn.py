@@ -363,14 +363,15 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
     elsewhere = [
         c for item in items if item.kind == "assistant" for c in item.calls if c not in calls
     ]
+    earlier = [c for item in items[:start] if item.kind == "assistant" for c in item.calls]
     how = r.choice(("unknown", "renamed", "second", "missing", "twice"))
+    # a call of an earlier group more often: pairing across groups is the likelier mistake
+    call = r.choice(earlier if earlier and r.random() < 0.6 else [*elsewhere, "c-unknown"])
     out = list(items)
     if how == "unknown":
-        call = r.choice([*elsewhere, "c-unknown"])
         out.insert(r.choice(inside), Item("result", "r-bad", 1, (call,)))
     elif how == "renamed" and results:
         at = r.choice(results)
-        call = r.choice([*elsewhere, "c-unknown"])
         out[at] = dataclasses.replace(out[at], calls=(call,))
     elif how == "second" and calls:
         out.insert(r.choice(inside), Item("result", "r-again", 1, (r.choice(calls),)))
