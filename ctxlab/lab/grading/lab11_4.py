@@ -543,13 +543,14 @@ RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 150)
 def _random_draw(r: random.Random) -> drawn.Path:
     items = drawn.draw_path(r, compactions=r.choice((0, 1, 2)), least=1, most=4)
     heads = [i.id for i in items if i.kind == "user"]
-    others = [i.id for i in items if i.kind != "user"] + ["u-unknown"]
+    others = [i.id for i in items if i.kind != "user"]
+    others += ["u-unknown"] * (len(others) // 3 + 1)  # an unknown id, often
     wire = drawn.draw_wire(r)
     options = {
         "id": r.choice(("k-new", "k-new", " k-new", "k-new\t")),  # padded: kept as given
         "timestamp": wire["timestamp"],
         "summary": parse_session_entry(wire).summary,  # type: ignore[union-attr]
-        "first_kept_entry_id": r.choice(heads if r.random() < 0.6 else others),
+        "first_kept_entry_id": r.choice(heads if r.random() < 0.55 else others),
         "tokens_before": wire["tokensBefore"],
     }
     return drawn.Path(items, tuple(options.items()))
