@@ -300,7 +300,7 @@ def draw_path(
         return f"{prefix}{count[prefix]}"
 
     def cost() -> int:
-        return r.choice((0, 1, 1, 2, 2, 3, 4, 5, 8))
+        return r.choice((0, 1, 1, 2, 2, 3, 5, 8, 13))
 
     def aside() -> Item:
         if r.random() < 0.35:
@@ -386,14 +386,24 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
 
 def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
     """``max_tokens``, ``reserved_output``, ``safety_margin`` and the estimator: 0 and
-    fractions (halves and quarters) too; ``max_tokens`` around what the path costs."""
+    fractions (halves and quarters) too; ``max_tokens`` anywhere up to what the path costs,
+    or just at, above or below what its newest groups cost (where a choice stops)."""
     estimator = Estimator(r.choice((1, 1, 2, 0.5, 0.25)), r.choice((0, 0, 1, 0.5)))
-    total = sum(estimator(m.message) for m in build(items) if isinstance(m, MessageSessionEntry))
+    costs = [0.0]  # the messages before the first user (system ones), then each group
+    for entry in build(items):
+        if isinstance(entry, MessageSessionEntry):
+            if entry.message.role == "user":
+                costs.append(0.0)
+            costs[-1] += estimator(entry.message)
     reserved = r.choice((0, 0, 1, 2, 4, 0.5))
     margin = r.choice((0, 0, 1, 2, 1.5))
-    top = total * 1.2 + reserved + margin + 2
-    max_tokens: float = r.choice((0, r.uniform(0, top), r.uniform(0, top), r.uniform(0, top)))
-    max_tokens = round(max_tokens * 2) / 2
+    fixed = costs[0] + reserved + margin
+    if r.random() < 0.5 and len(costs) > 1:
+        newest = sum(costs[-r.randint(1, len(costs) - 1) :])
+        max_tokens: float = fixed + newest + r.choice((0, 0, -0.5, 0.5, 1, -1, 3))
+    else:
+        max_tokens = r.choice((0, r.uniform(0, sum(costs) * 1.2 + fixed + 2)))
+    max_tokens = max(0, round(max_tokens * 2) / 2)
     if max_tokens == int(max_tokens):
         max_tokens = int(max_tokens)
     return {
