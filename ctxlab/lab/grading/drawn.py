@@ -551,7 +551,7 @@ _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
     (("summary.*",), ("a", 3, {"a": 1}, True)),
     (("summary.*",), ([1], ["a", None], ["a", 2], [["a"]], [True])),
     (("summary.goal", "parentId", "firstKeptEntryId"), ("",)),
-    (("tokensBefore",), (-1, -0.5, math.nan, math.nan, math.inf, -math.inf)),
+    (("tokensBefore",), (-1, -0.5, -2, math.nan, math.nan, math.inf, -math.inf)),
     (("timestamp", "tokensBefore"), (True, False)),
     (("timestamp", "tokensBefore"), ("29", None, [1])),
     (("id", "parentId", "firstKeptEntryId", "summary.goal"), (None, 7, ["x"], True)),
