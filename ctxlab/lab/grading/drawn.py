@@ -33,6 +33,7 @@ import math
 import os
 import random
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
@@ -90,6 +91,12 @@ PREFIX: Final = "random_"
 SHRINK_TRIES: Final = 300
 
 _SEED: list[int] = [0]
+#: The time limit of the check a random row runs in: it draws cases for half of it at most,
+#: and shrinks a failure until 0.8 of it (a slow child is not a timeout of the row).
+_LIMIT: list[float] = [10.0]
+#: The grader's clock, bound when grading loaded (a student's ``time.monotonic = ...``
+#: changes nothing here).
+_clock = time.monotonic
 #: How many cases each random row draws per run, by ``"lab:key"`` (:func:`declare`).
 _COUNTS: dict[str, int] = {}
 
@@ -130,20 +137,20 @@ def fresh_seed(seed: object = None) -> int:
 
 
 @contextlib.contextmanager
-def seeded(seed: int) -> Iterator[None]:
-    """The random rows run in this block draw from ``seed``."""
-    previous = _SEED[0]
-    _SEED[0] = seed
+def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
+    """The random rows run in this block draw from ``seed``, within checks of ``limit`` s."""
+    previous = _SEED[0], _LIMIT[0]
+    _SEED[0], _LIMIT[0] = seed, limit
     try:
         yield
     finally:
-        _SEED[0] = previous
+        _SEED[0], _LIMIT[0] = previous
 
 
-def use(seed: int) -> int:
-    """From now on the random rows draw from ``seed`` (the sandbox route's grader, whose
-    threads grading at once share one seed); returns it."""
-    _SEED[0] = seed
+def use(seed: int, limit: float = 10.0) -> int:
+    """From now on the random rows draw from ``seed``, within checks of ``limit`` s (the
+    sandbox route's grader, whose threads grading at once share one seed); returns it."""
+    _SEED[0], _LIMIT[0] = seed, limit
     return seed
 
 
@@ -650,19 +657,24 @@ class Cases(Generic[C]):
     smaller: Callable[[C], Iterable[C]]
 
 
-def shrink(case: C, smaller: Callable[[C], Iterable[C]], fails: Callable[[C], bool]) -> C:
+def shrink(
+    case: C,
+    smaller: Callable[[C], Iterable[C]],
+    fails: Callable[[C], bool],
+    deadline: float = math.inf,
+) -> C:
     """Greedy: take the first smaller candidate that still fails, until none does (or
-    :data:`SHRINK_TRIES` candidates were tried)."""
+    :data:`SHRINK_TRIES` candidates were tried, or the grader's clock passed ``deadline``)."""
     tries = 0
     improved = True
-    while improved and tries < SHRINK_TRIES:
+    while improved and tries < SHRINK_TRIES and _clock() < deadline:
         improved = False
         for candidate in smaller(case):
             tries += 1
             if fails(candidate):
                 case, improved = candidate, True
                 break
-            if tries >= SHRINK_TRIES:
+            if tries >= SHRINK_TRIES or _clock() >= deadline:
                 break
     return case
 
@@ -670,9 +682,11 @@ def shrink(case: C, smaller: Callable[[C], Iterable[C]], fails: Callable[[C], bo
 def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
     """Draw ``number`` cases from the run's seed and check each; on the first failure,
     shrink it and fail with the smallest failing case found and the seed that replays it."""
-    seed = _SEED[0]
+    seed, began = _SEED[0], _clock()
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):
+        if _clock() - began > _LIMIT[0] / 2:  # a slow function: the cases run so far
+            return
         case = cases.draw(r)
         kind = cases.kind(case)
         if kind is None or not _fails(t, cases, case, kind):
@@ -681,7 +695,7 @@ def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
         def fails(candidate: C, kind: str = kind) -> bool:
             return cases.kind(candidate) == kind and _fails(t, cases, candidate, kind)
 
-        small = shrink(case, cases.smaller, fails)
+        small = shrink(case, cases.smaller, fails, began + 0.8 * _LIMIT[0])
         for shown in (small, case):  # the case drawn, should a flaky function pass the other
             try:
                 cases.check(t, shown, kind)

@@ -273,7 +273,7 @@ def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabRe
     A kernel interrupt while a check runs stops that check's thread and is raised again.
     """
     repaired: list[str] = _KEPT.repair()  # what the notebook changed, before any copy
-    with drawn.seeded(seed):
+    with drawn.seeded(seed, get_time_limit()):
         if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
             limit = get_time_limit()
             results, used, more = isolation.run_in_child(
@@ -319,5 +319,5 @@ def check_one(
     spec: LabChecks, key: str, function: Callable[..., Any], seed: int = 0
 ) -> CheckResult:
     """Run one behaviour of ``spec`` (what ``pytest -m lab11_N`` runs, one test per key)."""
-    with drawn.seeded(seed):
+    with drawn.seeded(seed, get_time_limit()):
         return _run_checks(spec, [spec.row(key)], function)[0][0]

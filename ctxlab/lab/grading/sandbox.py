@@ -1094,8 +1094,8 @@ def grade_file(
     behind and killed, so start no other subprocess from another thread meanwhile.
     """
     spec = load(lab)  # the lab's module is imported here, before the fingerprint
-    seed = drawn.use(drawn.fresh_seed(seed))
     limit = get_time_limit() if time_limit is None else float(time_limit)
+    seed = drawn.use(drawn.fresh_seed(seed), limit)
     started, cpu_start = time.monotonic(), _cpu_now()
     _guard_parent()
 
