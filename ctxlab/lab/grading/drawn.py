@@ -681,47 +681,50 @@ def shrink(
 
 def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
     """Draw ``number`` cases from the run's seed and check each; on the first failure,
-    shrink it and fail with the smallest failing case found and the seed that replays it."""
-    seed, began = _SEED[0], _clock()
+    shrink it and fail with the smallest failing case found and the seed that replays it.
+
+    A slow function is not timed out by the number of cases: no case starts that could end
+    after half the check's time limit, no shrinking step after three quarters of it."""
+    seed, began, slowest = _SEED[0], _clock(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):
-        if _clock() - began > _LIMIT[0] / 2:  # a slow function: the cases run so far
-            return
+        if _clock() + slowest - began > _LIMIT[0] / 2:
+            return  # a slow function: judged on the cases run so far
         case = cases.draw(r)
         kind = cases.kind(case)
-        if kind is None or not _fails(t, cases, case, kind):
+        if kind is None:
             continue
+        started = _clock()
+        failure = _failure(t, cases, case, kind)
+        slowest = max(slowest, _clock() - started)
+        if failure is None:
+            continue
+        found: dict[int, Text | None] = {id(case): failure}
 
-        def fails(candidate: C, kind: str = kind) -> bool:
-            return cases.kind(candidate) == kind and _fails(t, cases, candidate, kind)
+        def fails(candidate: C, kind: str = kind, found: dict[int, Text | None] = found) -> bool:
+            if cases.kind(candidate) != kind:
+                return False
+            found[id(candidate)] = _failure(t, cases, candidate, kind)
+            return found[id(candidate)] is not None
 
-        small = shrink(case, cases.smaller, fails, began + 0.8 * _LIMIT[0])
-        for shown in (small, case):  # the case drawn, should a flaky function pass the other
-            try:
-                cases.check(t, shown, kind)
-            except Failed as failure:
-                head = Text(
-                    f"random case {index} of {number}, seed {seed} (check_implementation("
-                    f"{lab!r}, ..., seed={seed}) draws it again); the smallest failing input"
-                    " found:\n",
-                    f"随机用例 {number} 个中的第 {index} 个，种子 {seed}（check_implementation("
-                    f"{lab!r}, ..., seed={seed}) 会重新生成它）；找到的最小失败输入：\n",
-                )
-                raise Failed(head + failure.text) from None
-        raise Failed(
-            Text(
-                f"random case {index}, seed {seed}: failed once, then passed",
-                f"随机用例第 {index} 个，种子 {seed}：先失败，后又通过",
-            )
+        small = shrink(case, cases.smaller, fails, began + 0.75 * _LIMIT[0] - slowest)
+        head = Text(
+            f"random case {index} of {number}, seed {seed} (check_implementation("
+            f"{lab!r}, ..., seed={seed}) draws it again); the smallest failing input"
+            " found:\n",
+            f"随机用例 {number} 个中的第 {index} 个，种子 {seed}（check_implementation("
+            f"{lab!r}, ..., seed={seed}) 会重新生成它）；找到的最小失败输入：\n",
         )
+        raise Failed(head + (found.get(id(small)) or failure))
 
 
-def _fails(t: Trial, cases: Cases[C], case: C, kind: str) -> bool:
+def _failure(t: Trial, cases: Cases[C], case: C, kind: str) -> Text | None:
+    """How ``case`` fails on the student's function (None: it passes)."""
     try:
         cases.check(t, case, kind)
-    except Failed:
-        return True
-    return False
+    except Failed as failed:
+        return failed.text
+    return None
 
 
 def outcome(call: Callable[[], object]) -> str:
