@@ -554,7 +554,7 @@ def random_paths(t: Trial) -> None:
 
 
 #: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 150)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 250)
 
 
 def _random_draw(r: random.Random) -> drawn.Path:

@@ -553,7 +553,7 @@ def random_resumes(t: Trial) -> None:
 
 
 #: How many paths :func:`random_resumes` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 150)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 100)
 
 # ----------------------------------------------------------------------------------------
 # Misconceptions (issue 24): what a student's failures most likely mean, most likely
