@@ -62,7 +62,7 @@ def load(lab: object) -> LabChecks:
 
 
 def check_implementation(
-    lab: str, *, seed: int | None = None, **functions: Callable[..., Any]
+    lab: str, *, seed: object = None, **functions: Callable[..., Any]
 ) -> LabReport:
     """Run lab ``lab``'s chapter checks against the student's function.
 
@@ -80,7 +80,7 @@ def check_implementation(
 
 
 def check_behaviour(
-    lab: str, key: str, *, seed: int | None = None, **functions: Callable[..., Any]
+    lab: str, key: str, *, seed: object = None, **functions: Callable[..., Any]
 ) -> CheckResult:
     """Run one behaviour of a lab (what ``pytest -m lab11_N`` runs, one test per key)."""
     spec = load(lab)
