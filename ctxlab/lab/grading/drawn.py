@@ -69,7 +69,6 @@ __all__ = [
     "Path",
     "break_wire",
     "count",
-    "current_seed",
     "declare",
     "draw_budget",
     "draw_path",
@@ -154,10 +153,6 @@ def use(seed: int, limit: float = 10.0) -> int:
     return seed
 
 
-def current_seed() -> int:
-    return _SEED[0]
-
-
 # ----------------------------------------------------------------------------------------
 # Paths (Labs 11.2--11.5)
 
@@ -211,9 +206,6 @@ class Path:
 
     items: tuple[Item, ...]
     options: tuple[tuple[str, Any], ...] = ()
-
-    def option(self, name: str) -> Any:
-        return dict(self.options)[name]
 
 
 def _message(item: Item, stamp: int) -> AgentMessage:
