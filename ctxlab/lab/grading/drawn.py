@@ -729,5 +729,6 @@ def outcome(call: Callable[[], object]) -> str:
 
 
 def label(what: str) -> Text:
-    """A case's label: the path (or entry) in the chapter's terms."""
-    return Text(what, what)
+    """A case's label: the path (or entry) in the chapter's terms, in both languages."""
+    zh = what.replace("path ", "路径 ", 1).replace(", budget ", "，预算 ", 1)
+    return Text(what, zh.replace(", estimator ", "，估算器 ", 1))
