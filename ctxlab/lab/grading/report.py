@@ -247,6 +247,20 @@ class LabReport:
     #: The catalogued misconceptions the function behaved like on their evidence (the check
     #: loop's last step, run when a row failed).
     matched: tuple[str, ...] = ()
+    #: The seed the random rows drew from, and how many random cases they ran.
+    seed: int | None = None
+    random_cases: int = 0
+
+    def seed_line(self) -> str:
+        """How many random cases ran, and the seed that draws them again (empty if none)."""
+        if not self.random_cases or self.seed is None:
+            return ""
+        return Text(
+            f"{self.random_cases} random cases, seed {self.seed} (check_implementation(...,"
+            f" seed={self.seed}), or CTXLAB_SEED={self.seed}, draws the same ones)",
+            f"随机用例 {self.random_cases} 个，种子 {self.seed}（check_implementation(...,"
+            f" seed={self.seed}) 或 CTXLAB_SEED={self.seed} 会重新生成同样的用例）",
+        ).pick()
 
     @property
     def passed(self) -> bool:
@@ -386,6 +400,8 @@ class LabReport:
             for i, line in enumerate(self.hint.splitlines())
         )
         lines.append(self.headline())
+        if self.seed_line():
+            lines.append(self.seed_line())
         head, folded = self.lead
         for index, rows in enumerate(self._sections()):
             if index and self.extra_results:
@@ -453,11 +469,16 @@ class LabReport:
             f'<div class="ctxlab-lab-report">{notices}'
             f'<p style="border-left:6px solid {_colour(self.passed)};padding:0.2em 0.6em;'
             f'font-size:1.1em"><strong>{html.escape(self.headline())}</strong></p>'
+            f"{_seed_html(self.seed_line())}"
             '<table class="ctxlab-lab-report-table">'
             f'<thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
             f'<th style="text-align:left">{heads[2]}</th></tr></thead>'
             f"<tbody>{rows}</tbody></table>{legend}</div>"
         )
+
+
+def _seed_html(line: str) -> str:
+    return f'<p style="font-size:0.9em">{html.escape(line)}</p>' if line else ""
 
 
 def _colour(passed: bool, extra: bool = False) -> str:
