@@ -54,6 +54,9 @@ export JUPYTER_PREFER_ENV_PATH := 1
 # JupyterLab) would no longer match under nbval. Headless Linux falls back to
 # Agg by itself; a test that plots in-process can call matplotlib.use("Agg").
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# The seed of the lab checks' random rows (spec §10): fixed for nbval, CI, `make mutants`
+# and the instructor editions' stored outputs (`CTXLAB_SEED= make ...` draws a fresh one).
+export CTXLAB_SEED ?= 2026
 
 # ---------------------------------------------------------------- install stamps
 # $(call stamp,EXTRAS) is the stamp file for `pip install -e ".[EXTRAS]"`, with

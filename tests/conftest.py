@@ -36,6 +36,11 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+# The lab checks' random rows draw from one seed in every test (and every notebook kernel or
+# child process a test starts) unless a test passes its own; with --ctxlab-impl (a student's
+# file) a fresh one each run unless CTXLAB_SEED was set before.
+_SEED_GIVEN = "CTXLAB_SEED" in os.environ
+os.environ.setdefault("CTXLAB_SEED", "2026")
 
 _IMPL_KEY = pytest.StashKey[Path]()
 _WORKERS_KEY = pytest.StashKey[dict[str, Any]]()  # lab -> sandbox.GradeOutcome
@@ -73,6 +78,8 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")
         config.stash[_IMPL_KEY] = path
         config.stash[_WORKERS_KEY] = {}
+        if not _SEED_GIVEN:
+            os.environ.pop("CTXLAB_SEED", None)
         if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
             # No path given (the README's command): collect only the chapter's checks, not
             # the rest of tests/ and notebooks/ (the hook below cannot see notebooks/).
@@ -103,10 +110,9 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
         terminalreporter.write_line(f"  {head.behaviour_zh}")
         if folded:
             keys = ", ".join(row.key for row in folded)
-            terminalreporter.write_line(
-                f"The same mistake also fails {len(folded)} more rows / 同一个错误还让另外"
-                f" {len(folded)} 项检查失败：{keys}"
-            )
+            text = report.fold_text
+            terminalreporter.write_line(f"{text.en} {keys}")
+            terminalreporter.write_line(f"{text.zh} {keys}")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -158,6 +164,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         outcome = outcomes[lab] = grade_file(path, lab, time_limit=limit)
         if outcome.status in ("invalid", "refused"):
             raise pytest.UsageError(f"--ctxlab-impl: Lab {lab}: {outcome.status}: {outcome.reason}")
+        if outcome.report is not None and outcome.report.seed_line() and reporter is not None:
+            reporter.write_line(f"Lab {lab}: {outcome.report.seed_line()}")
 
 
 @pytest.fixture

@@ -71,10 +71,15 @@ RESULT = {{}}
 """
 
 _EPILOGUE = """
+# The right answers run with the default limit: a random row calls the function 100+
+# times, which under the trace hook (mode "trace") takes longer than the hostile case's 0.5 s.
+g.set_time_limit(10)
 RESULT["before"] = timed(LAB, **right(LAB))  # the right answer, warm, before the case
+g.set_time_limit(0.5)
 RESULT["hostile"] = timed(LAB, **{g.lab_keyword(LAB): hostile})
 for _ in range(AFTER_PAUSE_SLICES):
     time.sleep(0.1)
+g.set_time_limit(10)
 RESULT["after"] = timed(LAB, **right(LAB))
 RESULT["switch_interval"] = sys.getswitchinterval()
 RESULT["monotonic_is_builtin"] = type(time.monotonic).__name__ == "builtin_function_or_method"

@@ -38,8 +38,9 @@ from typing import Any
 
 import pytest
 
+from chapter_text import chapter_path
 from nbsource_module import load_nbsource
-from test_glossary import GLOSSARY, _chapter_path, _prose, offending, ruled_out
+from test_glossary import GLOSSARY, _prose, offending, ruled_out
 from test_zh_edition import KEPT_WORDS
 
 pytestmark = pytest.mark.teaching
@@ -119,9 +120,7 @@ def code_words() -> frozenset[str]:
 @cache
 def chapter_words() -> frozenset[str]:
     """The ASCII words of the chapter's Chinese text: the English it keeps."""
-    path = _chapter_path()
-    if path is None:  # pragma: no cover - a clone without the course's text beside it
-        pytest.skip("the chapter's text is not beside the repository")
+    path = chapter_path()  # skips (or, under CTXLAB_REQUIRE_CHAPTER, fails) without it
     return frozenset(re.findall(r"[A-Za-z]+", path.read_text(encoding="utf-8")))
 
 
@@ -353,9 +352,7 @@ def test_banned_variants_are_found_and_the_chapters_words_are_not() -> None:
 
 def test_the_glossary_bans_no_word_of_the_chapter() -> None:
     """A word the chapter uses is never ruled out (the glossary follows the chapter)."""
-    path = _chapter_path()
-    if path is None:  # pragma: no cover
-        pytest.skip("the chapter's text is not beside the repository")
+    path = chapter_path()
     chapter = path.read_text(encoding="utf-8")
     used = offending(chapter, banned(), markdown=True)  # an ASCII word: prose, not code
     assert not used, f"the glossary bans the chapter's own words: {used}"

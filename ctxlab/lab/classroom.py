@@ -387,8 +387,8 @@ class InstructorGuide:
             rows = ", ".join(mistake.checks) if mistake.checks else "—"
             stuck.append(
                 tr(
-                    f"{mistake.line} Shows as ✘ in: {rows}. Say: {mistake.hint}",
-                    f"{mistake.line} 在这些检查行显示 ✘：{rows}。可以提示：{mistake.hint}",
+                    f"{mistake.line}. ✘ in: {rows}. Hint: {mistake.hint}",
+                    f"{mistake.line}。✘ 出现在：{rows}。可以提示：{mistake.hint}",
                 )
             )
         lab = self.lab

@@ -329,11 +329,11 @@ PLANS: dict[str, LabPlan] = {
                 "exercise",
             ),
             _r("11-4-09", "A system patch; u1 for compact-2", "system patch；compact-2 与 u1", 7),
-            _r("11-4-12", "Purity: only store.append writes", "纯函数：只有 store.append 写入", 4),
+            _r("11-4-12", "Creating and writing", "创建与写入", 4),
             _r(
                 "11-4-19",
                 "Exercise 2: entries in the store after create",
-                "练习 2：create 之后 Store 里有几条",
+                "练习 2：创建之后 Store 里有几条",
                 3,
                 "core",
                 "exercise",
@@ -403,7 +403,7 @@ PLANS: dict[str, LabPlan] = {
                 "core",
                 "exercise",
             ),
-            _r("11-5-27", "Same input, independent copies", "相同输入，独立副本", 3),
+            _r("11-5-27", "The same path, built twice", "同一条路径构建两次", 3),
             _r(
                 "11-5-30",
                 "Try it: with and without the compaction (slider)",

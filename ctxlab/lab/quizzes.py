@@ -59,12 +59,25 @@ def _refused(action: Callable[[], object]) -> bool:
 
 
 def _q11_1_draft() -> str:
+    import json
+    import tempfile
+    from pathlib import Path
+
     import ctxlab
     from ctxlab import fixtures
 
     wire = fixtures.compact1().to_json()
     wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
-    return "b" if _refused(lambda: ctxlab.parse_session_entry(wire)) else "a"
+    records = [entry.to_json() for entry in fixtures.opening_path()] + [wire]
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "session.jsonl"
+        lines = (json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        file.write_text("".join(lines), encoding="utf-8")
+        try:
+            count = len(ctxlab.JsonlSessionStore.open(file).entries())
+        except ctxlab.CtxlabError as error:
+            return "b" if "compact-1" in str(error) and "11" in str(error) else "?"
+    return "a" if count == 10 else "c"
 
 
 def _q11_1_fields() -> int:
@@ -214,8 +227,9 @@ def _q11_4_parent() -> str:
     import ctxlab
     from ctxlab import fixtures
 
+    meta = ctxlab.MetadataSessionEntry("meta-1", "a4", 102, "model", "course-model-2")
     entry = ctxlab.create_compaction_entry(
-        fixtures.resumed_path(),
+        [*fixtures.resumed_path(), meta],
         id="compact-2",
         timestamp=200,
         summary=fixtures.compact2_summary(),
@@ -264,10 +278,16 @@ def _q11_4_store_count() -> int:
     from ctxlab import fixtures
 
     store = ctxlab.InMemorySessionStore()
-    for entry in fixtures.opening_path():
+    for entry in fixtures.resumed_path():
         store.append(entry)
-    compact = fixtures.compact1(store.entries())  # create_compaction_entry: writes nothing
-    store.append(compact)  # the caller's append
+    created = [
+        ctxlab.create_compaction_entry(  # creating writes nothing, however often
+            store.entries(), id="compact-2", timestamp=200, summary=fixtures.compact2_summary(),
+            first_kept_entry_id="u3", tokens_before=33,
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    store.append(created[0])  # the caller's append
     return len(store.entries())
 
 
@@ -305,20 +325,26 @@ def _q11_5_second() -> str:
     return "b" if second.role == "user" and text.startswith("【会话压缩摘要】") else "a"
 
 
-def _q11_5_summaries() -> int:
+def _q11_5_first_kept_after_third() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    result = _build(fixtures.recompacted_path(), 40)
-    texts = [ctxlab.text_of(m) for m in result.messages]  # type: ignore[attr-defined]
-    return sum(text.startswith("【会话压缩摘要】") for text in texts)
+    path = list(fixtures.recompacted_path())
+    path.append(
+        ctxlab.create_compaction_entry(
+            path, id="compact-3", timestamp=300, summary=fixtures.compact1_summary(),
+            first_kept_entry_id="u4", tokens_before=20,
+        )
+    )  # fmt: skip
+    kept = _build(path, 40).kept_entry_ids  # type: ignore[attr-defined]
+    return str(kept[0]) if kept else ""
 
 
 def _q11_5_timestamp() -> str:
     import ctxlab
     from ctxlab import fixtures
 
-    path = fixtures.system_patch_path()
+    path = [entry for entry in fixtures.system_patch_path() if entry.id != "sys"]
     replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
     assert replayed is not None
     for entry in path:
@@ -334,7 +360,8 @@ def _q11_5_isolated() -> str:
     path = fixtures.resumed_path()
     first, second = _build(path, 40), _build(path, 40)
     wire = first.to_json()  # type: ignore[attr-defined]
-    wire["messages"][1]["content"][0]["text"] = "edited summary"
+    wire["keptEntryIds"].clear()  # not the summary text the lab's cell edits
+    wire["messages"].append(dict(wire["messages"][-1]))
     fresh = _build(fixtures.resumed_path(), 40)
     same = second.to_json() == fresh.to_json() == first.to_json()  # type: ignore[attr-defined]
     return "a" if same and path == fixtures.resumed_path() else "b"
@@ -350,8 +377,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "严格 compaction schema",
             "choice",
             _q11_1_draft,
-            "An unknown key is refused even beside the current one; the error names compact-1.",
-            "即使与当前字段并存，未知字段也被拒绝；错误指出 compact-1。",
+            "Reopening parses each line again: an unknown key is refused even beside the current"
+            " one, and the error names line 11 and compact-1.",
+            "重新打开时每一行都再解析一次：即使与当前字段并存，未知字段也被拒绝；"
+            "错误指出第 11 行和 compact-1。",
         ),
         Question(
             "11.1",
@@ -492,8 +521,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "text",
             _q11_4_parent,
-            "The parent is the path's last entry (a4 here).",
-            "parent 是路径的最后一条 entry（这里是 a4）。",
+            "The parent is the path's last entry, whatever its type (meta-1 here).",
+            "parent 是路径的最后一条 entry，不论它是什么类型（这里是 meta-1）。",
         ),
         Question(
             "11.4",
@@ -519,8 +548,8 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "纯创建",
             "number",
             _q11_4_store_count,
-            "10 after create (it writes nothing); 11 once the caller appends.",
-            "创建之后仍是 10 条（它什么也不写）；调用者 append 之后是 11 条。",
+            "14: creating writes nothing, however often; only the one append writes.",
+            "14 条：创建多少次都不写入；只有那一次 append 写入。",
         ),
         Question(
             "11.4",
@@ -557,10 +586,12 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "11.5",
             3,
             "二次压缩",
-            "number",
-            _q11_5_summaries,
-            "Only compact-2 is read: one summary message.",
-            "只读取 compact-2：一条摘要消息。",
+            "text",
+            _q11_5_first_kept_after_third,
+            "Only the newest compaction is read: compact-3 keeps from u4"
+            " (compact-2 would keep u3 too).",
+            "只读取最新的 compaction：compact-3 从 u4 开始保留"
+            "（若读 compact-2，u3 那组也会留下）。",
         ),
         Question(
             "11.5",
@@ -568,8 +599,10 @@ QUIZZES: dict[str, tuple[Question, ...]] = {
             "跨压缩边界的 system 重放",
             "text",
             _q11_5_timestamp,
-            "The replay reads the whole path; its timestamp is the first system message's.",
-            "重放读取整条路径；它的 timestamp 取第一条 system message 的。",
+            "The replay reads the whole path; its timestamp is the first system message's"
+            " (patch-1 once sys is gone).",
+            "重放读取整条路径；它的 timestamp 取第一条 system message 的"
+            "（去掉 sys 后是 patch-1）。",
         ),
         Question(
             "11.5",

@@ -74,6 +74,7 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.misconceptions`           a catalogue entry; matching a function to it on the
                                  entry's evidence (the check loop's last step); the ladder
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
+:mod:`.drawn`                    the random rows' cases: drawn from a seed, shrunk on failure
 :mod:`.text`                     bilingual text and plain descriptions of values
 :mod:`.usage`                    :class:`GradingUsageError`, the one usage error
 :mod:`.batch`                    ``ctxlab grade``: a class graded, ``grades.csv``,

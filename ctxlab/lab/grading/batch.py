@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import queue
+import random
 import re
 import shutil
 import signal
@@ -45,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from ctxlab.lab.grading.class_report import Record, cell, shown
+from ctxlab.lab.grading.drawn import is_random
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -76,6 +78,7 @@ GRADES_COLUMNS: Final = (
     "status",
     "reason",
     "file",
+    "seed",
 )
 #: The columns of ``rows.csv``: one line per student × lab × row.
 ROWS_COLUMNS: Final = (
@@ -127,6 +130,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _seed(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
+    return int(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``ctxlab grade`` (``ctxlab.cli`` builds its parser with these)."""
     parser.add_argument(
@@ -166,6 +175,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--force", action="store_true", help="grade everything again (ignore the cache)"
     )
     parser.add_argument(
+        "--seed",
+        metavar="N",
+        type=_seed,
+        default=None,
+        help="the seed of the random rows (default: a secret one drawn per run, written to"
+        " grades.csv and report.html only); --seed N grades as that run did",
+    )
+    parser.add_argument(
+        "--held-back",
+        choices=("after_published", "hidden"),
+        default="after_published",
+        help="the Gradescope visibility of the random rows (default: after_published)",
+    )
+    parser.add_argument(
         "--gradescope-results",
         metavar="FILE",
         type=Path,
@@ -192,6 +215,7 @@ def _record(source: LabSource, outcome: Any) -> Record:
     report = outcome.report
     if report is None:
         return record
+    record["seed"] = report.seed
     chapter, extras = report.chapter_results, report.extra_results
     matched = _matched(report)
     lead, folded = report.lead
@@ -295,7 +319,9 @@ def _serve() -> int:
             path = Path(folder) / "submission.py"
             path.write_text(source.code, encoding="utf-8")
             try:
-                outcome = grade_file(path, source.lab, time_limit=job["time_limit"])
+                outcome = grade_file(
+                    path, source.lab, time_limit=job["time_limit"], seed=job["seed"]
+                )
                 record = _record(source, outcome)
             except Exception as error:  # the grader's own failure: this job, not the batch
                 record = _base(source, "crashed", f"the grader failed: {error!r}")
@@ -353,7 +379,7 @@ class _Slot:
                 replies.put(line)
         replies.put(None)
 
-    def grade(self, source: LabSource, time_limit: float, deadline: float) -> Record:
+    def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> Record:
         if self.process is None or self.process.poll() is not None:
             self.process = self._spawn()
         job = {
@@ -362,6 +388,7 @@ class _Slot:
             "file": str(source.path),
             "code": source.code,
             "time_limit": time_limit,
+            "seed": seed,
         }
         began = time.perf_counter()
         try:
@@ -411,7 +438,7 @@ class _Slot:
 
 
 def _grade_all(
-    sources: list[LabSource], jobs: int, time_limit: float
+    sources: list[LabSource], jobs: int, time_limit: float, seed: int
 ) -> Iterator[tuple[LabSource, Record]]:
     """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done."""
     todo: queue.Queue[LabSource | None] = queue.Queue()
@@ -434,7 +461,7 @@ def _grade_all(
                 if source is None:
                     return
                 try:
-                    record = slot.grade(source, time_limit, deadline)
+                    record = slot.grade(source, time_limit, deadline, seed)
                 except Exception as error:  # the grader's own failure: this job only
                     slot.kill()
                     record = _base(source, "crashed", f"the grader failed: {error!r}")
@@ -595,7 +622,9 @@ _WORDS: Final = {
         "extras": "ctxlab's extras (no points)",
         "hint": "Hint",
         "status": "The submission could not be graded",
-        "folded": "Failed for the same mistake as the first failed test above (see the hint).",
+        "folded": "Fails together with the first failed test above: fix that one first.",
+        "held_back": "A held-back check failed: run the lab's check with several seeds"
+        " (check_implementation(..., seed=N)).",
     },
     "zh": {
         "lab": "实验",
@@ -605,15 +634,20 @@ _WORDS: Final = {
         "extras": "ctxlab 的扩展（不计分）",
         "hint": "提示",
         "status": "这份提交无法评分",
-        "folded": "与上面第一项未通过的测试是同一个错误（见提示）。",
+        "folded": "与上面第一项未通过的测试一起失败：先改好那一项。",
+        "held_back": "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
+        "（check_implementation(..., seed=N)）。",
     },
 }
 
 
-def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
+def gradescope_result(
+    record: Record, language: str = "zh", held_back: str = "after_published"
+) -> dict[str, Any]:
     """One (student, lab) in Gradescope's autograder ``results.json`` format: a test per
     row (a chapter row is worth 1 point, a ctxlab row 0), tagged with the row's source and
-    misconception ids."""
+    misconception ids. A random row is held back from the student (``held_back``: its
+    Gradescope visibility); when one failed, the output says what to do."""
     words = _WORDS[language]
     lab = record["lab"]
     tests = []
@@ -623,7 +657,8 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
         chapter = row["source"] == "chapter"
         points = 1.0 if chapter else 0.0
         output = _text(row, "detail", language)
-        if row.get("folded"):  # one mistake, one message: said at the leading row
+        if row.get("folded") and not is_random(record.get("lead", "")):
+            # one mistake, one message: said at the leading row (when the student sees it)
             output = words["folded"]
         tests.append(
             {
@@ -634,7 +669,7 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
                 "status": "passed" if row["passed"] else "failed",
                 "output": shown(output),
                 "tags": [row["source"], *row["misconceptions"]],
-                "visibility": "visible",
+                "visibility": held_back if is_random(row["key"]) else "visible",
             }
         )
     verdict = words["passed"] if record["passed"] else words["failed"]
@@ -648,6 +683,8 @@ def gradescope_result(record: Record, language: str = "zh") -> dict[str, Any]:
     hint = _text(record, "hint", language)
     if hint:
         lines.append(f"{words['hint']}: {hint}")
+    if any(is_random(row["key"]) and not row["passed"] for row in record["rows"]):
+        lines.append(words["held_back"])
     return {
         "score": float(record["chapter_passed"]),
         "max_score": float(record["chapter_total"]),
@@ -785,6 +822,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
             "give at least one SUBMISSION (a notebook, a .py or a folder)", option="SUBMISSION"
         )
     began = time.perf_counter()
+    seed: int = random.SystemRandom().randrange(1_000_000) if args.seed is None else args.seed
     try:
         submissions = collect(args.submissions)
     except FileNotFoundError as error:
@@ -834,7 +872,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     progress = Progress(len(todo), err)
     where = {id(source): index for index, source in todo}
     try:
-        for source, record in _grade_all([s for _, s in todo], jobs, args.time_limit):
+        for source, record in _grade_all([s for _, s in todo], jobs, args.time_limit, seed):
             records[where[id(source)]] = record
             cache[_cache_key(source, fingerprint)] = record  # a hostile file too: once
             out.write(_line(record) + "\n")
@@ -843,7 +881,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     finally:
         _save_cache(cache_path, cache)
     final = [r for r in records if r is not None]
-    _write_outputs(outdir, final, args.language, args.gradescope_results)
+    _write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
     statuses = {status: sum(r["status"] == status for r in final) for status in STATUSES}
     seconds = time.perf_counter() - began
     passed = sum(bool(r["passed"]) for r in final)
@@ -851,13 +889,17 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         f"ctxlab grade: {len(final)} student·lab pairs ({len(todo)} graded, {cached} unchanged),"
         f" {passed} passed; "
         + ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
-        + f"; {seconds:.1f} s; results in {outdir}/\n"
+        + f"; {seconds:.1f} s; seed {seed}; results in {outdir}/\n"
     )
     return EXIT_OK
 
 
 def _write_outputs(
-    outdir: Path, records: list[Record], language: str, combined: Path | None
+    outdir: Path,
+    records: list[Record],
+    language: str,
+    combined: Path | None,
+    held_back: str = "after_published",
 ) -> None:
     from ctxlab.lab.grading.class_report import render
 
@@ -873,7 +915,7 @@ def _write_outputs(
     gradescope.mkdir()
     results = []
     for record in records:
-        result = gradescope_result(record, language)
+        result = gradescope_result(record, language, held_back)
         results.append(result)
         name = f"{safe_name(record['student'])}-{safe_name(record['lab'])}.json"
         _write_json(gradescope / name, result)

@@ -338,6 +338,17 @@ def _lab_order(lab: str) -> tuple[int, str]:
     return (0, f"{int(head):04d}.{int(tail):04d}") if (head + tail).isdigit() else (1, lab)
 
 
+def _seeds(records: Sequence[Record], lang: str) -> str:
+    """The seeds the random rows drew from (for the lecturer only: ``--seed N`` replays)."""
+    seeds = sorted({int(r["seed"]) for r in records if isinstance(r.get("seed"), int)})
+    if not seeds:
+        return ""
+    shown = ", ".join(str(seed) for seed in seeds)
+    if lang == "zh":
+        return f'<p class="note">随机用例的种子：{shown}（ctxlab grade --seed N 可重现）</p>'
+    return f'<p class="note">Seed of the random rows: {shown} (ctxlab grade --seed N replays)</p>'
+
+
 def render(records: Sequence[Record], language: str = "zh") -> str:
     """The class report of ``records`` as one HTML page (``language``: ``zh`` or ``en``)."""
     w = _WORDS["zh" if language == "zh" else "en"]
@@ -360,6 +371,7 @@ def render(records: Sequence[Record], language: str = "zh") -> str:
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(w['title'])}</title><style>{_CSS}</style></head><body>"
         f'<h1>{_e(w["title"])}</h1><p class="sub">{_e(w["subtitle"])}</p>{stats}'
+        f"{_seeds(records, lang)}"
         f'<h2 id="s-glance">{_e(w["glance"])}</h2>{_glance(records, labs, w)}'
         f'<h2 id="s-rows">{_e(w["rows_title"])}</h2><p class="note">{_e(w["rows_note"])}</p>'
         f"{_rows_section(records, labs, w, lang)}"

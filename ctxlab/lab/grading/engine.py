@@ -30,6 +30,7 @@ from typing import Any, Final, Protocol
 
 import ctxlab.lab.grading.isolation as isolation
 from ctxlab.errors import shown
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.inprocess import InProcess, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
@@ -226,19 +227,23 @@ def _run_checks(
     return results, used or (ran and not handed)
 
 
-def check(spec: LabChecks, function: Callable[..., Any]) -> LabReport:
-    """Run every check of ``spec`` on the student's ``function``, in order.
+def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabReport:
+    """Run every check of ``spec`` on the student's ``function``, in order; the random rows
+    draw from ``seed`` (a forked grading child inherits it).
 
     Never raises for a wrong, crashing, hanging or unwritten function: each is a ✘ row.
     A kernel interrupt while a check runs stops that check's thread and is raised again.
     """
     repaired: list[str] = repair()  # what the notebook changed, before any copy
-    if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
-        limit = get_time_limit()
-        results, used, more = isolation.run_in_child(spec, spec.steps, function, limit, _run_checks)
-        repaired.extend(where for where in more if where not in repaired)
-    else:
-        results, used = _run_checks(spec, spec.steps, function, repaired)
+    with drawn.seeded(seed, get_time_limit()):
+        if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
+            limit = get_time_limit()
+            results, used, more = isolation.run_in_child(
+                spec, spec.steps, function, limit, _run_checks
+            )
+            repaired.extend(where for where in more if where not in repaired)
+        else:
+            results, used = _run_checks(spec, spec.steps, function, repaired)
     rows, matched = diagnosed(results)
     report = LabReport(
         spec.lab,
@@ -249,6 +254,8 @@ def check(spec: LabChecks, function: Callable[..., Any]) -> LabReport:
         repaired=tuple(repaired),
         facts=spec.facts,
         matched=matched,
+        seed=seed,
+        random_cases=drawn.count(spec.lab, (row.key for row in spec.checks)),
     )
     return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 
@@ -272,6 +279,9 @@ def _climb(lab: str, matched: tuple[str, ...]) -> int:
     return rung
 
 
-def check_one(spec: LabChecks, key: str, function: Callable[..., Any]) -> CheckResult:
+def check_one(
+    spec: LabChecks, key: str, function: Callable[..., Any], seed: int = 0
+) -> CheckResult:
     """Run one behaviour of ``spec`` (what ``pytest -m lab11_N`` runs, one test per key)."""
-    return _run_checks(spec, [spec.row(key)], function)[0][0]
+    with drawn.seeded(seed, get_time_limit()):
+        return _run_checks(spec, [spec.row(key)], function)[0][0]

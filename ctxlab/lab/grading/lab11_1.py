@@ -28,7 +28,8 @@ else would let a caller mistake a message for a compaction (a ctxlab row).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ctxlab import entries
@@ -40,6 +41,7 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import EntryParseError, entry_error, shown
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.compare import diff
@@ -587,6 +589,68 @@ def accepts_valid_variants(t: Trial) -> None:
     )
     _accepts(t, Text("Chinese text", "中文文本"), _chinese)
     _accepts(t, Text("goal and items with spaces", "goal 和列表项带空格"), _padded)
+
+
+@LAB.check(
+    "random entries (seeded): a valid one read as the chapter's parser reads it, one with a"
+    " field broken where the chapter constrains it refused",
+    "随机 entry（带种子）：合法的按本章 parser 的方式读取，某个字段在本章约束处被破坏的被拒绝",
+    source="chapter",
+    quote_zh="parseSessionEntry() 逐字段读取外部对象。",
+    quote_en="parseSessionEntry() reads the external object field by field.",
+)
+def random_entries(t: Trial) -> None:
+    drawn.run(t, LAB.lab, "random_entries", RANDOM_CASES, _RANDOM)
+
+
+#: How many entries :func:`random_entries` draws per run.
+RANDOM_CASES = drawn.declare(LAB.lab, "random_entries", 300)
+
+#: A drawn case: a valid wire form, and the field broken in it (``""``: none) and how.
+_Drawn = tuple[dict[str, Any], str, object]
+
+
+def _random_draw(r: random.Random) -> _Drawn:
+    wire = drawn.draw_wire(r)
+    if r.random() < 0.1:  # a number a float cannot hold: kept or refused, the chapter is open
+        wire["tokensBefore"] = 10**400
+        return (wire, "", None)
+    return (wire, "", None) if r.random() < 0.3 else (wire, *drawn.break_wire(r))
+
+
+def _random_input(case: _Drawn) -> dict[str, Any]:
+    wire, field, value = case
+    return drawn.broken(wire, field, value) if field else wire
+
+
+def _random_kind(case: _Drawn) -> str | None:
+    kind = drawn.outcome(lambda: parse_compaction_entry(_random_input(case)))
+    if kind == "returns" and case[0]["tokensBefore"] == 10**400:
+        return "either"
+    return kind if (kind == "refuses") == bool(case[1]) else None
+
+
+def _random_check(t: Trial, case: _Drawn, kind: str) -> None:
+    value = _random_input(case)
+    broken = f" ({drawn.break_text(case[1], case[2])})" if case[1] else ""
+    label = drawn.label(f"entry {drawn.wire_text(value)}{broken}")
+    if case[1]:
+        t.rejects(label, [], value, error_type=CHAPTER_ERROR)
+        return
+    ok, got = t.outcome(label, value)
+    if not ok and kind == "either" and isinstance(got, CHAPTER_ERROR):
+        return
+    if not ok and not isinstance(got, NotImplementedError):
+        fail(label, f": raised {exception_text(got)}", f"：抛出了 {exception_text(got)}")
+    entry_result(label, t.returns(label, value) if not ok else got, parse_compaction_entry(value))
+
+
+def _random_smaller(case: _Drawn) -> Iterator[_Drawn]:
+    for wire in drawn.smaller_wire(case[0]):
+        yield (wire, case[1], case[2])
+
+
+_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, _random_smaller)
 
 
 # ----------------------------------------------------------------------------------------

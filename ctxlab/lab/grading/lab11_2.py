@@ -25,6 +25,7 @@ the order the calls are declared -- the reference's pairs.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Sequence
 
 from ctxlab import fixtures as fx
@@ -32,6 +33,7 @@ from ctxlab import interactions
 from ctxlab.entries import SessionEntry
 from ctxlab.errors import InteractionError, shown
 from ctxlab.interactions import GroupBuilder, group_interactions
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import (
     assistant,
@@ -616,3 +618,45 @@ def walks_input_once(t: Trial) -> None:
             f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(got)}",
             f"：期望 {_groups_text(_THREE_GROUPS, zh=True)}，实际 {_groups_text(got, zh=True)}",
         )
+
+
+@LAB.check(
+    "random paths (seeded): groups as the chapter's rules make them, and a path with a broken"
+    " id relation refused",
+    "随机路径（带种子）：分组符合本章规则，破坏了某个 id 关系的路径被拒绝",
+    source="chapter",
+    quote_zh="groupInteractions() 以 user 边界和四个 call/result id 关系组成不可拆分组。",
+    quote_en="groupInteractions() forms unsplittable groups from user boundaries and the four"
+    " call/result id relations.",
+)
+def random_paths(t: Trial) -> None:
+    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, _RANDOM)
+
+
+#: How many paths :func:`random_paths` draws per run.
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 250)
+
+
+def _random_draw(r: random.Random) -> drawn.Path:
+    items = tuple(i for i in drawn.draw_path(r) if i.kind != "metadata")
+    if r.random() < 0.45:
+        items = drawn.break_groups(r, items) or items
+    return drawn.Path(items)
+
+
+def _random_kind(case: drawn.Path) -> str | None:
+    if not drawn.in_scope(case.items):
+        return None
+    return drawn.outcome(lambda: group_interactions(messages(drawn.build(case.items))))
+
+
+def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
+    entries = messages(drawn.build(case.items))
+    label = drawn.label(f"path {drawn.describe(case.items)}")
+    if kind == "refuses":
+        t.rejects(label, [], entries, error_type=CHAPTER_ERROR)
+    else:
+        _expect_groups(t, label, entries, None)
+
+
+_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, drawn.smaller_path)

@@ -17,6 +17,7 @@ ids, reason, the token ledger) are written here too. Lab 11.5 reuses the compari
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from ctxlab.entries import (
     SessionEntry,
 )
 from ctxlab.errors import ContextOptionError, EstimatorError, shown
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import (
     assistant,
@@ -495,7 +497,9 @@ def no_system(t: Trial) -> None:
     def path() -> list[SessionEntry]:
         return rechain([e for e in fx.opening_path() if e.id != "sys"])
 
-    expect_context(t, "u1..a3 (no sys)", path, budget(31), kept=_KEPT_31)
+    expect_context(
+        t, Text("u1..a3 (no sys)", "u1..a3（没有 sys）"), path, budget(31), kept=_KEPT_31
+    )
 
 
 _BAD_NUMBERS: tuple[object, ...] = (
@@ -761,7 +765,7 @@ def broken_groups_refused(t: Trial) -> None:
     )
     expect_context(
         t,
-        "sys..a3 with r-test before calls",
+        Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前"),
         fx.results_before_call_path,
         budget(31),
         kept=("u2", "a2", "u3", "r-test", "calls", "r-read", "a3"),
@@ -790,3 +794,48 @@ def _noted() -> list[SessionEntry]:
     entries.insert(3, MetadataSessionEntry("note-1", None, 60, "model", "course-model-1"))
     entries.append(MetadataSessionEntry("note-2", None, 70, "reviewed", True))
     return rechain(entries)
+
+
+@LAB.check(
+    "random paths and budgets (seeded): the chapter's context, and bad budget numbers or"
+    " estimates refused",
+    "随机路径与预算（带种子）：得到本章规则给出的 context；预算数值或估算值不合法时被拒绝",
+    source="chapter",
+    quote_zh="预算使用调用者提供的确定性估算器，并扣除本章列出的固定成本。",
+    quote_en="The budget uses the deterministic estimator the caller provides, and deducts the"
+    " fixed costs this chapter lists.",
+)
+def random_paths(t: Trial) -> None:
+    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, random_context((0,)))
+
+
+#: How many paths :func:`random_paths` draws per run.
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 250)
+
+
+def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:
+    """Random paths (with one of ``compactions`` compactions) and budgets, some broken."""
+
+    def draw(r: random.Random) -> drawn.Path:
+        items = drawn.draw_path(r, compactions=r.choice(compactions))
+        options = drawn.draw_budget(r, items)
+        if r.random() < 0.2:
+            options = drawn.break_budget(r, items, options)
+        return drawn.Path(items, tuple(options.items()))
+
+    def outcome(case: drawn.Path) -> str | None:
+        if not drawn.in_scope(case.items):
+            return None
+        return drawn.outcome(lambda: build_context(drawn.build(case.items), **dict(case.options)))
+
+    def check(t: Trial, case: drawn.Path, kind: str) -> None:
+        options = dict(case.options)
+        path = drawn.build(case.items)
+        label = drawn.label(f"path {drawn.describe(case.items)}, {drawn.budget_text(options)}")
+        if kind == "refuses":
+            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
+            return
+        got = t.returns(label, path, **options)
+        compare_context(label, got, build_context(drawn.build(case.items), **options), path)
+
+    return drawn.Cases(draw, check, outcome, drawn.smaller_path)

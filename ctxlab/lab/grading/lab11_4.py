@@ -18,6 +18,7 @@ summary as a mapping, and errors of ctxlab's classes naming the field.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from ctxlab.entries import (
 )
 from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
 from ctxlab.lab.errors_zh import message_zh
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
@@ -69,7 +71,7 @@ def _options(
 
 #: The paths the cases name whose description is not just ids, in Chinese.
 _PATH_NAMES_ZH = {
-    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 mapping）",
+    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 wire 形式的字典）",
     "sys..a3 (summary = a CompactionSummary)": "sys..a3（summary 是 CompactionSummary）",
     "sys..a3 (system patches)": "sys..a3（带 system patch）",
     "[] (empty)": "[]（空路径）",
@@ -446,8 +448,8 @@ def errors_named(t: Trial) -> None:
 @LAB.check(
     "the summary may be a CompactionSummary or its wire-form mapping (copied: changing the"
     " mapping afterwards changes nothing)",
-    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（mapping；会被复制，之后修改"
-    " mapping 不影响结果）",
+    "summary 可以是 CompactionSummary，也可以是它的 wire 形式（字典；会被复制，之后修改"
+    "这个字典不影响结果）",
     source="ctxlab",
     why_en="Python callers hold a summary either as ctxlab's CompactionSummary or as the dict"
     " the wire format gives; ctxlab takes both",
@@ -536,3 +538,56 @@ def first_kept_any_group_head(t: Trial) -> None:
     for first_kept in ("u1", "u2"):  # compact-2 kept u3
         options = _options("compact-3", first_kept, tokens_before=11, timestamp=300)
         _expect_created(t, "sys..compact-2", fx.recompacted_path, options, parent="compact-2")
+
+
+@LAB.check(
+    "random paths (seeded): created as the chapter's rules create it from any group's first"
+    " user message, refused from any other entry",
+    "随机路径（带种子）：从任意一组的首条 user message 开始保留时按本章规则创建，"
+    "从其他任何 entry 开始时被拒绝",
+    source="chapter",
+    quote_zh="只能指向 一组的首条 user message",
+    quote_en="can only point to the first user message of a group",
+)
+def random_paths(t: Trial) -> None:
+    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, _RANDOM)
+
+
+#: How many paths :func:`random_paths` draws per run.
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 100)
+
+
+def _random_draw(r: random.Random) -> drawn.Path:
+    items = drawn.draw_path(r, compactions=r.choice((0, 1, 2)), least=1, most=4)
+    heads = [i.id for i in items if i.kind == "user"]
+    others = [i.id for i in items if i.kind != "user"]
+    others += ["u-unknown"] * (len(others) // 3 + 1)  # an unknown id, often
+    wire = drawn.draw_wire(r)
+    options = {
+        "id": r.choice(("k-new", "k-new", " k-new", "k-new\t")),  # padded: kept as given
+        "timestamp": wire["timestamp"],
+        "summary": parse_session_entry(wire).summary,  # type: ignore[union-attr]
+        "first_kept_entry_id": r.choice(heads if r.random() < 0.55 else others),
+        "tokens_before": wire["tokensBefore"],
+    }
+    return drawn.Path(items, tuple(options.items()))
+
+
+def _random_kind(case: drawn.Path) -> str | None:
+    if not case.items or not drawn.in_scope(case.items):
+        return None
+    options = dict(case.options)
+    return drawn.outcome(lambda: create_compaction_entry(drawn.build(case.items), **options))
+
+
+def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
+    options = dict(case.options)
+    name = drawn.describe(case.items)
+    if kind == "refuses":
+        path = drawn.build(case.items)
+        t.rejects(_label(name, options), [], path, error_type=CHAPTER_ERROR, **options)
+    else:
+        _expect_created(t, name, lambda: drawn.build(case.items), options)
+
+
+_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, drawn.smaller_path)

@@ -31,6 +31,7 @@ from ctxlab.entries import (
     SessionEntry,
 )
 from ctxlab.errors import CtxlabError
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
 from ctxlab.lab.grading.compare import diff
@@ -44,6 +45,7 @@ from ctxlab.lab.grading.lab11_3 import (
     expect_context,
     expect_deterministic,
     halves,
+    random_context,
     rejects_bad_estimates,
     rejects_bad_options,
     worked_example_31,
@@ -493,7 +495,7 @@ def _without_system() -> list[SessionEntry]:
 @LAB.check(
     "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
     "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
-    "恢复路径上的 token 账目与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
+    "恢复路径上的 token 预算账本与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
     source="chapter",
     quote_zh="固定成本超过总窗口时，消息额度降到 0",
@@ -534,3 +536,20 @@ def _ledger_cases(t: Trial) -> None:
     _expect_resumed(
         t, budget(31, estimate_tokens=_SummaryAt(100, 0)), kept=_RESUMED_ALL, reason="within_budget"
     )
+
+
+@LAB.check(
+    "random paths with compactions and budgets (seeded): the chapter's resumed context, and"
+    " bad budget numbers or estimates refused",
+    "随机的带 compaction 的路径与预算（带种子）：得到本章规则恢复出的 context；"
+    "预算数值或估算值不合法时被拒绝",
+    source="chapter",
+    quote_zh="恢复时把最新摘要接在保留后缀前面",
+    quote_en="On resume, the newest summary is placed before the kept suffix",
+)
+def random_resumes(t: Trial) -> None:
+    drawn.run(t, LAB.lab, "random_resumes", RANDOM_CASES, random_context((1, 1, 2)))
+
+
+#: How many paths :func:`random_resumes` draws per run.
+RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 100)

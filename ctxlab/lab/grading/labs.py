@@ -16,6 +16,7 @@ from typing import Any, Final
 import ctxlab.lab.grading.engine as engine
 import ctxlab.lab.grading.inprocess as inprocess
 from ctxlab.errors import shown
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.misconceptions import Misconception
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
@@ -61,22 +62,31 @@ def load(lab: object) -> LabChecks:
     return _LOADED[lab]
 
 
-def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport:
+def check_implementation(
+    lab: str, *, seed: object = None, **functions: Callable[..., Any]
+) -> LabReport:
     """Run lab ``lab``'s chapter checks against the student's function.
 
-    ``check_implementation("11.2", group_interactions=group_interactions)``. Never raises
+    ``check_implementation("11.2", group_interactions=group_interactions)``. The random rows
+    draw their cases from ``seed``: a fresh one each run unless given (or fixed by the
+    ``CTXLAB_SEED`` environment variable); the report shows it (``LabReport.seed``), and
+    ``seed=N`` draws the same cases again. Never raises
     for a wrong, crashing, hanging or unwritten function: each is a ✘ row. A wrong lab
     name or a missing, extra or non-callable keyword is a :class:`GradingUsageError`.
     A kernel interrupt while a check runs stops that check's thread and is raised again.
     """
     spec = load(lab)
-    return engine.check(spec, engine.function_of(spec, functions))
+    function = engine.function_of(spec, functions)
+    return engine.check(spec, function, drawn.fresh_seed(seed))
 
 
-def check_behaviour(lab: str, key: str, **functions: Callable[..., Any]) -> CheckResult:
+def check_behaviour(
+    lab: str, key: str, *, seed: object = None, **functions: Callable[..., Any]
+) -> CheckResult:
     """Run one behaviour of a lab (what ``pytest -m lab11_N`` runs, one test per key)."""
     spec = load(lab)
-    return engine.check_one(spec, key, engine.function_of(spec, functions))
+    function = engine.function_of(spec, functions)
+    return engine.check_one(spec, key, function, drawn.fresh_seed(seed))
 
 
 def lab_keyword(lab: str) -> str:

@@ -247,6 +247,20 @@ class LabReport:
     #: The catalogued misconceptions the function behaved like on their evidence (the check
     #: loop's last step, run when a row failed).
     matched: tuple[str, ...] = ()
+    #: The seed the random rows drew from, and how many random cases they ran.
+    seed: int | None = None
+    random_cases: int = 0
+
+    def seed_line(self) -> str:
+        """How many random cases ran, and the seed that draws them again (empty if none)."""
+        if not self.random_cases or self.seed is None:
+            return ""
+        return Text(
+            f"{self.random_cases} random cases, seed {self.seed} (check_implementation(...,"
+            f" seed={self.seed}), or CTXLAB_SEED={self.seed}, draws the same ones)",
+            f"随机用例 {self.random_cases} 个，种子 {self.seed}（check_implementation(...,"
+            f" seed={self.seed}) 或 CTXLAB_SEED={self.seed} 会重新生成同样的用例）",
+        ).pick()
 
     @property
     def passed(self) -> bool:
@@ -288,14 +302,26 @@ class LabReport:
 
         With a matched misconception: of the rows it explains (its signature), the one that
         isolates it best leads and the others are folded under it, counted. Without one,
-        the failed row that isolates a mistake best leads and nothing is folded. Other
-        failed rows (a second mistake) stay in the table."""
+        the failed row that isolates a mistake best leads, and the failed rows that some
+        catalogued mistake fails together with it are folded under it (one cause is likely;
+        the fold line says "fix the first, then run again", not which mistake). Other failed
+        rows (a second mistake) stay in the table."""
         failed = self.failed
         if not failed:
             return None, ()
         matches = self._matches()
-        explained = [r for r in failed if matches and r.key in matches[0].signature]
-        head = min(explained or failed, key=self._isolating)
+        if matches:
+            explained = [r for r in failed if r.key in matches[0].signature]
+            head = min(explained or failed, key=self._isolating)
+        else:
+            head = min(failed, key=self._isolating)
+            together = {
+                key
+                for item in self.facts.catalogue
+                if head.key in item.signature
+                for key in item.signature
+            }
+            explained = [r for r in failed if r.key in together]
         return head, tuple(r for r in explained if r is not head)
 
     @property
@@ -315,17 +341,31 @@ class LabReport:
         return shown[0], shown[1]
 
     def _fold_line(self) -> str:
-        """The line under the leading row: how many more rows the same mistake fails."""
+        """The line under the leading row, in the notebook's language."""
+        return self.fold_text.pick()
+
+    @property
+    def fold_text(self) -> Text:
+        """The line under the leading row, in both languages: how many more rows the matched
+        mistake fails (or, with no match, fail together with the leading row)."""
         folded = self.lead[1]
         if not folded:
-            return ""
+            return Text("", "")
         count = len(folded)
-        title = self._matches()[0].title
         rows = Text("row", "项检查") if count == 1 else Text("rows", "项检查")
+        matches = self._matches()
+        if not matches:
+            return Text(
+                f"↳ {count} more {rows.en} failed with it (known mistakes fail these"
+                " together; fix the first, then run again):",
+                f"↳ 另有 {count} {rows.zh}和它一起失败（已知的错误常让这几项一起失败；"
+                "先改好第一项，再重跑）：",
+            )
+        title = matches[0].title
         return Text(
             f"↳ the same mistake ({title.en}) also fails {count} more {rows.en}:",
             f"↳ 同一个错误（{title.zh}）还让另外 {count} {rows.zh}失败：",
-        ).pick()
+        )
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
@@ -360,6 +400,8 @@ class LabReport:
             for i, line in enumerate(self.hint.splitlines())
         )
         lines.append(self.headline())
+        if self.seed_line():
+            lines.append(self.seed_line())
         head, folded = self.lead
         for index, rows in enumerate(self._sections()):
             if index and self.extra_results:
@@ -427,11 +469,16 @@ class LabReport:
             f'<div class="ctxlab-lab-report">{notices}'
             f'<p style="border-left:6px solid {_colour(self.passed)};padding:0.2em 0.6em;'
             f'font-size:1.1em"><strong>{html.escape(self.headline())}</strong></p>'
+            f"{_seed_html(self.seed_line())}"
             '<table class="ctxlab-lab-report-table">'
             f'<thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
             f'<th style="text-align:left">{heads[2]}</th></tr></thead>'
             f"<tbody>{rows}</tbody></table>{legend}</div>"
         )
+
+
+def _seed_html(line: str) -> str:
+    return f'<p style="font-size:0.9em">{html.escape(line)}</p>' if line else ""
 
 
 def _colour(passed: bool, extra: bool = False) -> str:

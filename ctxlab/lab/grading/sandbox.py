@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import ctxlab
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.engine import get_time_limit, run_rows
@@ -1083,8 +1084,13 @@ def _one_line(text: str) -> str:
     return escape(" ".join(text.split()), newlines=True)[:500]
 
 
-def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> GradeOutcome:
+def grade_file(
+    path: Path, lab: str, *, time_limit: float | None = None, seed: int | None = None
+) -> GradeOutcome:
     """Run lab ``lab``'s checks on the function defined in the file ``path``, sandboxed.
+    The random rows draw from ``seed`` (when None: ``CTXLAB_SEED``, else a fresh one); they
+    run here, in the grader's process (the sandboxed child only answers the calls), so
+    calls from several threads at once must share one seed.
 
     Never raises for anything the submission does (a wrong lab name is a
     :class:`~ctxlab.lab.grading.GradingUsageError`, the caller's mistake). Calls from
@@ -1094,6 +1100,7 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     """
     spec = load(lab)  # the lab's module is imported here, before the fingerprint
     limit = get_time_limit() if time_limit is None else float(time_limit)
+    seed = drawn.use(drawn.fresh_seed(seed), limit)
     started, cpu_start = time.monotonic(), _cpu_now()
     _guard_parent()
 
@@ -1140,10 +1147,19 @@ def grade_file(path: Path, lab: str, *, time_limit: float | None = None) -> Grad
     after = fingerprint()
     touched = _touched(before, after)
     rows, matched = diagnosed(results)
+    cases = drawn.count(lab, (check.key for check in spec.checks))
     report = (
         None
         if caller.invalid
-        else LabReport(spec.lab, spec.keyword, rows, facts=spec.facts, matched=matched)
+        else LabReport(
+            spec.lab,
+            spec.keyword,
+            rows,
+            facts=spec.facts,
+            matched=matched,
+            seed=seed,
+            random_cases=cases,
+        )
     )
     if touched:
         shown = ", ".join(escape(p) for p in touched[:8])

@@ -121,7 +121,7 @@ def raised(error: BaseException) -> Text:
     if issubclass(type(error), NotImplementedError):
         return Text(
             "not written yet: the stub still raises NotImplementedError",
-            "还没有写：stub 仍然抛出 NotImplementedError",
+            "还没有写：占位函数仍然抛出 NotImplementedError",
         )
     text = exception_text(error)
     return Text(f"raised {text}", f"抛出了 {text}")

@@ -1,0 +1,734 @@
+"""Random cases drawn from a seed: the labs' random rows (spec §10, issue 34).
+
+Fixed inputs can be remembered: a function that answers from a table of the checks' inputs
+passes them all. Each lab therefore has one *random* row (its key starts with ``random_``):
+inputs drawn from a seeded generator of valid and minimally broken inputs, and the student's
+function compared with ctxlab's reference only where the chapter decides -- equal results
+on valid input, "refuses with a ValueError" vs "returns" on broken input -- so a
+chapter-faithful function passes whatever the seed.
+
+* :func:`draw_path` draws a path of random shape (11.2--11.5): groups with any number of
+  calls and their results in any order (even before the call), system patches before,
+  between and inside groups, metadata, compactions (11.4, 11.5), costs as ``[n]`` tags;
+  :class:`Estimator` prices them (``scale`` per tag and ``base`` per message: dyadic numbers,
+  so a sum is exact in any order); :func:`draw_budget` the three budget numbers (0 and
+  fractions too). :func:`draw_wire` draws a compaction entry's wire form (11.1) and
+  :func:`break_wire` breaks one field of it where the chapter constrains it.
+* :func:`run` runs a row's cases and, on a failure, :func:`shrink` greedily drops groups,
+  entries, calls and fields and lowers numbers while the failure persists: the row shows the
+  smallest failing input found, in the chapter's terms, and the seed that replays it.
+
+The seed: :func:`fresh_seed` (``CTXLAB_SEED`` fixes it, for nbval, CI and stored outputs;
+else a new one per run) and :func:`seeded`, which the engine wraps a run in (a forked
+grading child inherits it; on the sandbox route the checks run in the grader's process).
+Plain :mod:`random` only: it runs under Pyodide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
+
+from ctxlab.entries import (
+    CompactionSessionEntry,
+    CompactionSummary,
+    MessageSessionEntry,
+    MetadataSessionEntry,
+    SessionEntry,
+)
+from ctxlab.json_values import FrozenDict
+from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.text import Text
+from ctxlab.lab.grading.usage import GradingUsageError
+from ctxlab.messages import (
+    AgentMessage,
+    AssistantMessage,
+    StopReason,
+    SystemMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    text_of,
+)
+
+__all__ = [
+    "ENV",
+    "Estimator",
+    "Item",
+    "Path",
+    "break_wire",
+    "count",
+    "declare",
+    "draw_budget",
+    "draw_path",
+    "draw_wire",
+    "fresh_seed",
+    "is_random",
+    "run",
+    "seeded",
+    "shrink",
+    "smaller_path",
+    "use",
+]
+
+#: The environment variable that fixes the seed (nbval, CI, ``make mutants``, stored outputs).
+ENV: Final = "CTXLAB_SEED"
+#: A random row's key starts with this (the Gradescope output holds such rows back).
+PREFIX: Final = "random_"
+#: How many candidates :func:`shrink` may try (each calls the student's function once).
+SHRINK_TRIES: Final = 300
+
+_SEED: list[int] = [0]
+#: The time limit of the check a random row runs in: it draws cases for half of it at most,
+#: and shrinks a failure until 0.8 of it (a slow child is not a timeout of the row).
+_LIMIT: list[float] = [10.0]
+#: The grader's clock, bound when grading loaded (a student's ``time.monotonic = ...``
+#: changes nothing here).
+_clock = time.monotonic
+#: How many cases each random row draws per run, by ``"lab:key"`` (:func:`declare`).
+_COUNTS: dict[str, int] = {}
+
+
+def declare(lab: str, key: str, count: int) -> int:
+    """Declare that lab ``lab``'s row ``key`` draws ``count`` cases per run; returns it."""
+    _COUNTS[f"{lab}:{key}"] = count
+    return count
+
+
+def count(lab: str, keys: Iterable[str]) -> int:
+    """How many random cases a run of rows ``keys`` of lab ``lab`` draws."""
+    return sum(_COUNTS.get(f"{lab}:{key}", 0) for key in keys)
+
+
+def is_random(key: str) -> bool:
+    """Is the row ``key`` a random row?"""
+    return key.startswith(PREFIX)
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as given to ``check_implementation`` (an int >= 0), else a usage error."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise GradingUsageError(f"seed must be an int >= 0, got {seed!r}", option="seed")
+    return seed
+
+
+def fresh_seed(seed: object = None) -> int:
+    """``seed`` when given; else ``CTXLAB_SEED`` when set; else a new one (6 digits)."""
+    if seed is not None:
+        return check_seed(seed)
+    fixed = os.environ.get(ENV, "").strip()
+    if fixed:
+        if not fixed.isdigit():
+            raise GradingUsageError(f"{ENV} must be an int >= 0, got {fixed!r}", option=ENV)
+        return int(fixed)
+    return random.SystemRandom().randrange(1_000_000)
+
+
+@contextlib.contextmanager
+def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
+    """The random rows run in this block draw from ``seed``, within checks of ``limit`` s."""
+    previous = _SEED[0], _LIMIT[0]
+    _SEED[0], _LIMIT[0] = seed, limit
+    try:
+        yield
+    finally:
+        _SEED[0], _LIMIT[0] = previous
+
+
+def use(seed: int, limit: float = 10.0) -> int:
+    """From now on the random rows draw from ``seed``, within checks of ``limit`` s (the
+    sandbox route's grader, whose threads grading at once share one seed); returns it."""
+    _SEED[0], _LIMIT[0] = seed, limit
+    return seed
+
+
+# ----------------------------------------------------------------------------------------
+# Paths (Labs 11.2--11.5)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One entry of a drawn path, in the chapter's terms. ``kind``: ``user``,
+    ``assistant`` (``calls``: the call ids it declares), ``result`` (``calls``: the one call
+    it answers), ``system`` (``sections``), ``metadata`` or ``compaction`` (``first_kept``).
+    ``cost`` is its ``[n]`` tag."""
+
+    kind: str
+    id: str
+    cost: int = 0
+    calls: tuple[str, ...] = ()
+    first_kept: str = ""
+    sections: tuple[tuple[str, int | None], ...] = ()
+    flag: int = 0  # assistant: stopReason index; result: isError and toolName; system: content
+
+
+_STOPS: Final[tuple[StopReason, ...]] = ("toolUse", "stop", "length")
+_TAG = re.compile(r"\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """Prices a drawn message (or a string): ``scale`` per ``[n]`` tag unit, plus ``base``
+    per message."""
+
+    scale: float = 1
+    base: float = 0
+    #: A broken estimator: it returns ``worse`` for the message whose text holds ``bad``.
+    bad: str = ""
+    worse: float = 0
+
+    def __call__(self, message: object) -> float:
+        text = message if isinstance(message, str) else text_of(message)  # type: ignore[arg-type]
+        if self.bad and f"{self.bad} [" in text:
+            return self.worse
+        value = self.base + self.scale * sum(int(n) for n in _TAG.findall(text))
+        return int(value) if value == int(value) else value
+
+    def __str__(self) -> str:
+        text = f"estimator {self.scale:g} per [n] + {self.base:g} per message"
+        return text + (f", {self.worse} for {self.bad}" if self.bad else "")
+
+
+@dataclass(frozen=True)
+class Path:
+    """A drawn case of a path lab: the entries, and the options of the call."""
+
+    items: tuple[Item, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+def _message(item: Item, stamp: int) -> AgentMessage:
+    text = (TextContent(f"{item.id} [{item.cost}]"),)
+    if item.kind == "user":
+        return UserMessage(text, stamp)
+    if item.kind == "assistant":
+        calls = tuple(ToolCall(c, "read", FrozenDict({"path": c})) for c in item.calls)
+        stop: StopReason = _STOPS[item.flag % 3] if item.calls else "stop"
+        return AssistantMessage(
+            (*text, *calls), "course", "course-model-1", Usage(1, 1, 2), stop, stamp
+        )
+    if item.kind == "result":
+        tool = "read" if item.flag % 2 == 0 else "grep"
+        return ToolResultMessage(item.calls[0], tool, text, item.flag >= 2, stamp)
+    sections = None
+    if item.sections:
+        sections = FrozenDict[str | None](
+            {name: None if c is None else f"{name} {item.id} [{c}]" for name, c in item.sections}
+        )
+    content = "" if item.flag else f"{item.id} [{item.cost}]"
+    return SystemMessage(content, stamp, sections)
+
+
+def summary(entry_id: str, cost: int, items: int = 1) -> CompactionSummary:
+    """A drawn compaction's summary: its goal carries the ``[n]`` tag."""
+    done = tuple(f"{entry_id} done {i}" for i in range(items))
+    return CompactionSummary(f"goal of {entry_id} [{cost}]", (), done, (), (), (), ())
+
+
+def build(items: Sequence[Item]) -> list[SessionEntry]:
+    """The entries of a drawn path, chained; timestamps 1, 2, 3, ..."""
+    path: list[SessionEntry] = []
+    parent: str | None = None
+    for stamp, item in enumerate(items, start=1):
+        entry: SessionEntry
+        if item.kind == "metadata":
+            entry = MetadataSessionEntry(item.id, parent, stamp, "note", item.id)
+        elif item.kind == "compaction":
+            entry = CompactionSessionEntry(
+                item.id, parent or "root", stamp, summary(item.id, item.cost), item.first_kept, 0
+            )
+        else:
+            entry = MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))
+        path.append(entry)
+        parent = item.id
+    return path
+
+
+def describe(items: Sequence[Item]) -> str:
+    """A drawn path in the chapter's terms: ``sys1[2] u1[3] a1[1](c1) r1[1]→c1 ...``."""
+    words = []
+    for item in items:
+        if item.kind == "assistant" and item.calls:
+            words.append(f"{item.id}[{item.cost}]({','.join(item.calls)})")
+        elif item.kind == "result":
+            words.append(f"{item.id}[{item.cost}]→{item.calls[0]}")
+        elif item.kind == "system":
+            parts = [f"[{item.cost}]"] if not item.flag else ['""']
+            parts += [f"{n}={'null' if c is None else f'[{c}]'}" for n, c in item.sections]
+            words.append(f"{item.id}({' '.join(parts)})")
+        elif item.kind == "metadata":
+            words.append(f"{item.id}(metadata)")
+        elif item.kind == "compaction":
+            words.append(f"{item.id}(compaction [{item.cost}], first kept {item.first_kept})")
+        else:
+            words.append(f"{item.id}[{item.cost}]")
+    return " ".join(words) or "[] (empty)"
+
+
+def in_scope(items: Sequence[Item]) -> bool:
+    """No message but a system one before the first user message (the chapter leaves it
+    open: ctxlab refuses such a path, a chapter-faithful function may drop those)."""
+    for item in items:
+        if item.kind == "user":
+            return True
+        if item.kind in ("assistant", "result"):
+            return False
+    return True
+
+
+def draw_path(
+    r: random.Random, *, compactions: int = 0, most: int = 4, least: int = 0
+) -> tuple[Item, ...]:
+    """A valid path of random shape: ``least``..``most`` groups (at least one with
+    compactions)."""
+    count: dict[str, int] = {}
+
+    def new(prefix: str) -> str:
+        count[prefix] = count.get(prefix, 0) + 1
+        return f"{prefix}{count[prefix]}"
+
+    def cost() -> int:
+        return r.choice((0, 1, 1, 2, 2, 3, 5, 8, 13))
+
+    def aside() -> Item:
+        if r.random() < 0.35:
+            return Item("metadata", new("m"))
+        names = r.sample(("rules", "style", "tools"), r.choice((0, 0, 1, 2)))
+        sections = tuple((n, None if r.random() < 0.3 else cost()) for n in names)
+        empty = int(r.random() < 0.3)  # an empty content (sections only, or nothing)
+        return Item("system", new("sys"), cost(), sections=sections, flag=empty)
+
+    items: list[Item] = []
+    if r.random() < 0.7:
+        items.append(aside())
+    groups = r.randint(max(least, 1 if compactions else 0), most)
+    for _ in range(groups):
+        group = [Item("user", new("u"), cost())]
+        body: list[Item] = []
+        for _ in range(r.choice((0, 1, 1, 2))):
+            calls = tuple(new("c") for _ in range(r.choice((0, 1, 1, 2, 3))))
+            body.append(Item("assistant", new("a"), cost(), calls, flag=r.randrange(3)))
+        answers = [c for a in body for c in a.calls]
+        for call in answers:
+            body.insert(
+                r.randint(0, len(body)),
+                Item("result", new("r"), cost(), (call,), flag=r.randrange(4)),
+            )
+        if r.random() < 0.6:
+            body.append(Item("assistant", new("a"), cost()))
+        group += body
+        for _ in range(r.choice((0, 0, 0, 1, 2))):
+            group.insert(r.randint(1, len(group)), aside())
+        items += group
+        if r.random() < 0.25:
+            items.append(aside())
+    for _ in range(compactions):
+        users = [i for i, item in enumerate(items) if item.kind == "user"]
+        head = r.choice(users)
+        at = r.randint(head + 1, len(items))
+        items.insert(at, Item("compaction", new("k"), cost(), first_kept=items[head].id))
+        if r.random() < 0.5:  # more history after the compaction
+            more = draw_path(r, most=1)
+            items += [
+                dataclasses.replace(i, id=f"{i.id}x{at}", calls=tuple(f"{c}x{at}" for c in i.calls))
+                for i in more
+            ]
+    return tuple(items)
+
+
+def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] | None:
+    """``items`` with one id relation broken inside a group (the chapter's four checks):
+    a result naming no call of its group, a second result, a missing result, a call id
+    declared twice. None when the path has no place for the break drawn."""
+    users = [i for i, item in enumerate(items) if item.kind == "user"]
+    if not users:
+        return None
+    start = r.choice(users)
+    end = next((i for i in users if i > start), len(items))
+    inside = list(range(start + 1, end + 1))
+    calls = [c for item in items[start:end] if item.kind == "assistant" for c in item.calls]
+    results = [i for i in range(start, end) if items[i].kind == "result"]
+    elsewhere = [
+        c for item in items if item.kind == "assistant" for c in item.calls if c not in calls
+    ]
+    earlier = [c for item in items[:start] if item.kind == "assistant" for c in item.calls]
+    how = r.choice(("unknown", "renamed", "second", "missing", "twice"))
+    # a call of an earlier group more often: pairing across groups is the likelier mistake
+    call = r.choice(earlier if earlier and r.random() < 0.6 else [*elsewhere, "c-unknown"])
+    out = list(items)
+    if how == "unknown":
+        out.insert(r.choice(inside), Item("result", "r-bad", 1, (call,)))
+    elif how == "renamed" and results:
+        at = r.choice(results)
+        out[at] = dataclasses.replace(out[at], calls=(call,))
+    elif how == "second" and calls:
+        out.insert(r.choice(inside), Item("result", "r-again", 1, (r.choice(calls),)))
+    elif how == "missing" and results:
+        del out[r.choice(results)]
+    elif how == "twice" and calls:
+        out.insert(r.choice(inside), Item("assistant", "a-again", 1, (r.choice(calls),)))
+    else:
+        return None
+    return tuple(out)
+
+
+def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
+    """``max_tokens``, ``reserved_output``, ``safety_margin`` and the estimator: 0 and
+    fractions (halves and quarters) too; ``max_tokens`` anywhere up to what the path costs,
+    or just at, above or below what its newest groups cost (where a choice stops)."""
+    estimator = Estimator(r.choice((1, 1, 2, 0.5, 0.25)), r.choice((0, 0, 1, 0.5)))
+    costs = [0.0]  # the messages before the first user (system ones), then each group
+    for entry in build(items):
+        if isinstance(entry, MessageSessionEntry):
+            if entry.message.role == "user":
+                costs.append(0.0)
+            costs[-1] += estimator(entry.message)
+    reserved = r.choice((0, 0, 1, 2, 4, 0.5))
+    margin = r.choice((0, 0, 1, 2, 1.5))
+    fixed = costs[0] + reserved + margin
+    if r.random() < 0.5 and len(costs) > 1:
+        newest = sum(costs[-r.randint(1, len(costs) - 1) :])
+        max_tokens: float = fixed + newest + r.choice((0, 0, -0.5, 0.5, 1, -1, 3))
+    else:
+        max_tokens = r.choice((0, r.uniform(0, sum(costs) * 1.2 + fixed + 2)))
+    max_tokens = max(0, round(max_tokens * 2) / 2)
+    if max_tokens == int(max_tokens):
+        max_tokens = int(max_tokens)
+    return {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved,
+        "safety_margin": margin,
+        "estimate_tokens": estimator,
+    }
+
+
+def break_budget(
+    r: random.Random, items: Sequence[Item], options: dict[str, Any]
+) -> dict[str, Any]:
+    """``options`` with one number broken (negative or not finite), or the estimator broken
+    for a message every implementation prices: the replayed system's first content, or the
+    newest group's user message
+    (the chapter: "四个配置数值 和估算器的每次返回值都要是非负有限数")."""
+    worse = r.choice((-1, -0.5, math.nan, math.inf))
+    targets = [i.id for i in items if i.kind == "system" and not i.flag][:1]
+    targets += [i.id for i in items if i.kind == "user"][-1:]
+    if targets and r.random() < 0.4:
+        estimator = dataclasses.replace(
+            options["estimate_tokens"], bad=r.choice(targets), worse=worse
+        )
+        return {**options, "estimate_tokens": estimator}
+    name = r.choice(("max_tokens", "reserved_output", "safety_margin"))
+    return {**options, name: worse}
+
+
+def budget_text(options: dict[str, Any]) -> str:
+    numbers = "/".join(
+        f"{options[k]:g}" if isinstance(options[k], (int, float)) else repr(options[k])
+        for k in ("max_tokens", "reserved_output", "safety_margin")
+    )
+    return f"budget {numbers}, {options['estimate_tokens']}"
+
+
+def smaller_path(case: Path) -> Iterator[Path]:
+    """Smaller candidates of a drawn path: a group dropped, an entry dropped, a call and its
+    results dropped, a cost lowered, a budget number lowered, a plainer estimator."""
+    items = case.items
+    users = [i for i, item in enumerate(items) if item.kind == "user"]
+    for n, start in enumerate(users):
+        end = users[n + 1] if n + 1 < len(users) else len(items)
+        yield dataclasses.replace(case, items=items[:start] + items[end:])
+    for i in range(len(items)):
+        yield dataclasses.replace(case, items=items[:i] + items[i + 1 :])
+    for i, item in enumerate(items):
+        for call in item.calls if item.kind == "assistant" else ():
+            kept = tuple(c for c in item.calls if c != call)
+            out = [
+                dataclasses.replace(x, calls=kept) if j == i else x
+                for j, x in enumerate(items)
+                if not (x.kind == "result" and x.calls == (call,))
+            ]
+            yield dataclasses.replace(case, items=tuple(out))
+    for i, item in enumerate(items):
+        for lower in sorted({0, item.cost // 2}):
+            if lower < item.cost:
+                yield dataclasses.replace(
+                    case,
+                    items=(*items[:i], dataclasses.replace(item, cost=lower), *items[i + 1 :]),
+                )
+        if item.sections:
+            yield dataclasses.replace(
+                case,
+                items=(
+                    *items[:i],
+                    dataclasses.replace(item, sections=item.sections[1:]),
+                    *items[i + 1 :],
+                ),
+            )
+    options = dict(case.options)
+    for name in ("max_tokens", "reserved_output", "safety_margin"):
+        value = options.get(name)
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value > 0
+        ):
+            lowers: set[int | float] = {0, math.floor(value / 2), math.floor(value), value - 1}
+            for number in sorted(lowers):
+                if 0 <= number < value:
+                    yield dataclasses.replace(
+                        case, options=tuple({**options, name: number}.items())
+                    )
+    estimator = options.get("estimate_tokens")
+    if isinstance(estimator, Estimator):
+        for scale, base in ((estimator.scale, 0), (1, estimator.base), (1, 0)):
+            plainer = dataclasses.replace(estimator, scale=scale, base=base)
+            if plainer != estimator:
+                yield dataclasses.replace(
+                    case, options=tuple({**options, "estimate_tokens": plainer}.items())
+                )
+
+
+# ----------------------------------------------------------------------------------------
+# Compaction entries' wire form (Lab 11.1)
+
+_LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
+_WORDS: Final = ("src/a.py", "测试通过", "keep API", "修复 bug", "x", "", "a\nb", "“q”", "🙂")
+
+
+def _id(r: random.Random) -> str:
+    return r.choice(("compact-", "k", "条目-", "e_")) + str(r.randrange(1000))
+
+
+def _number(r: random.Random) -> int | float:
+    return r.choice(
+        (0, r.randrange(100_000), r.randrange(10**12), round(r.uniform(0, 10**6), 3), 0.5)
+    )
+
+
+def draw_wire(r: random.Random) -> dict[str, Any]:
+    """A valid compaction entry's wire form, its keys in a random order."""
+    summary_wire: dict[str, Any] = {"goal": r.choice(_WORDS[:5]) + " " + r.choice(_WORDS)}
+    for name in _LISTS:
+        summary_wire[name] = [r.choice(_WORDS) for _ in range(r.choice((0, 0, 1, 2, 3)))]
+    wire: dict[str, Any] = {
+        "type": "compaction",
+        "id": _id(r),
+        "parentId": _id(r),
+        "timestamp": r.choice((_number(r), -r.randrange(1000), 1.5e12)),
+        "summary": _shuffled(r, summary_wire),
+        "firstKeptEntryId": _id(r),
+        "tokensBefore": _number(r),
+    }
+    return _shuffled(r, wire)
+
+
+def _shuffled(r: random.Random, wire: dict[str, Any]) -> dict[str, Any]:
+    keys = list(wire)
+    r.shuffle(keys)
+    return {key: wire[key] for key in keys}
+
+
+#: The breaks the chapter decides, by kind: (field paths, values); ``...`` deletes the field,
+#: ``a->b`` renames it; ``summary.*`` is any of the six lists. ``type`` is not among them:
+#: checking it is the whole parser's dispatch, not the compaction branch's.
+_TOP: Final = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore")
+_BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
+    ((*_TOP, "summary.goal", *("summary.*",) * 6), (...,)),
+    (("summary.*",), (None,)),
+    (("summary.*",), ("a", 3, {"a": 1}, True)),
+    (("summary.*",), ([1], ["a", None], ["a", 2], [["a"]], [True])),
+    (("summary.goal", "parentId", "firstKeptEntryId"), ("",)),
+    (("tokensBefore",), (-1, -0.5, -2, math.nan, math.nan, math.inf, -math.inf)),
+    (("timestamp", "tokensBefore"), (True, False)),
+    (("timestamp", "tokensBefore"), ("29", None, [1])),
+    (("id", "parentId", "firstKeptEntryId", "summary.goal"), (None, 7, ["x"], True)),
+    (("summary",), (None, [], "goal", 5)),
+    (("summary.files", "summary.changedFiles->files"), ([], ["a.py"])),
+    (
+        (
+            "firstKeptEntryId->first_kept_entry_id",
+            "tokensBefore->tokens_before",
+            "parentId->parent_id",
+            "summary.changedFiles->changed_files",
+        ),
+        (...,),
+    ),
+)
+
+
+def break_wire(r: random.Random) -> tuple[str, object]:
+    """One break of a compaction entry: (field path, value), ``...`` meaning deleted,
+    ``a->b`` meaning the field renamed."""
+    fields, values = r.choice(_BREAKS)
+    field = r.choice(fields)
+    if field == "summary.*":
+        field = "summary." + r.choice(_LISTS)
+    return field, r.choice(values)
+
+
+def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
+    """A deep copy of ``wire`` with ``field`` broken."""
+    out: dict[str, Any] = json.loads(json.dumps(wire))
+    *parents, key = field.split(".")
+    target = out
+    for name in parents:
+        target = target[name]
+    if "->" in key:
+        old, new = key.split("->")
+        target[new] = target.pop(old)
+    elif value is ...:
+        target.pop(key, None)
+    else:
+        target[key] = value
+    return out
+
+
+def break_text(field: str, value: object) -> str:
+    if "->" in field:
+        old, new = field.split("->")
+        return f"{old} renamed {new}"
+    if value is ...:
+        return f"{field} missing"
+    return f"{field} = {json.dumps(value, ensure_ascii=False)}"
+
+
+def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Smaller candidates of a wire form: list items dropped, texts and numbers plainer."""
+    summary_wire = wire["summary"]
+    for name in _LISTS:
+        items = summary_wire[name]
+        for i in range(len(items)):
+            yield {**wire, "summary": {**summary_wire, name: items[:i] + items[i + 1 :]}}
+    if summary_wire["goal"] != "goal":
+        yield {**wire, "summary": {**summary_wire, "goal": "goal"}}
+    for key, text in (("id", "k1"), ("parentId", "a1"), ("firstKeptEntryId", "u1")):
+        if wire[key] != text:
+            yield {**wire, key: text}
+    for key in ("timestamp", "tokensBefore"):
+        number = wire[key]
+        whole = int(number) if isinstance(number, float) and math.isfinite(number) else 0
+        for plain in (0, 1, whole):
+            if wire[key] != plain or type(wire[key]) is not type(plain):
+                yield {**wire, key: plain}
+    ordered = {k: wire[k] for k in sorted(wire)}
+    if list(ordered) != list(wire):
+        yield ordered
+
+
+def wire_text(wire: object) -> str:
+    return json.dumps(wire, ensure_ascii=False, allow_nan=True)
+
+
+# ----------------------------------------------------------------------------------------
+# Running a random row
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class Cases(Generic[C]):
+    """A random row's cases: how one is drawn, checked on the student's function, judged
+    still in the chapter's scope (a shrunk candidate must stay of the same kind), and made
+    smaller."""
+
+    draw: Callable[[random.Random], C]
+    check: Callable[[Trial, C, str], None]
+    kind: Callable[[C], str | None]
+    smaller: Callable[[C], Iterable[C]]
+
+
+def shrink(
+    case: C,
+    smaller: Callable[[C], Iterable[C]],
+    fails: Callable[[C], bool],
+    deadline: float = math.inf,
+) -> C:
+    """Greedy: take the first smaller candidate that still fails, until none does (or
+    :data:`SHRINK_TRIES` candidates were tried, or the grader's clock passed ``deadline``)."""
+    tries = 0
+    improved = True
+    while improved and tries < SHRINK_TRIES and _clock() < deadline:
+        improved = False
+        for candidate in smaller(case):
+            tries += 1
+            if fails(candidate):
+                case, improved = candidate, True
+                break
+            if tries >= SHRINK_TRIES or _clock() >= deadline:
+                break
+    return case
+
+
+def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
+    """Draw ``number`` cases from the run's seed and check each; on the first failure,
+    shrink it and fail with the smallest failing case found and the seed that replays it.
+
+    A slow function is not timed out by the number of cases: no case starts that could end
+    after half the check's time limit, no shrinking step after three quarters of it."""
+    seed, began, slowest = _SEED[0], _clock(), 0.0
+    r = random.Random(f"{seed}:{lab}:{key}")
+    for index in range(1, number + 1):
+        if _clock() + slowest - began > _LIMIT[0] / 2:
+            return  # a slow function: judged on the cases run so far
+        case = cases.draw(r)
+        kind = cases.kind(case)
+        if kind is None:
+            continue
+        started = _clock()
+        failure = _failure(t, cases, case, kind)
+        slowest = max(slowest, _clock() - started)
+        if failure is None:
+            continue
+        found: dict[int, Text | None] = {id(case): failure}
+
+        def fails(candidate: C, kind: str = kind, found: dict[int, Text | None] = found) -> bool:
+            if cases.kind(candidate) != kind:
+                return False
+            found[id(candidate)] = _failure(t, cases, candidate, kind)
+            return found[id(candidate)] is not None
+
+        small = shrink(case, cases.smaller, fails, began + 0.75 * _LIMIT[0] - slowest)
+        head = Text(
+            f"random case {index} of {number}, seed {seed} (check_implementation("
+            f"{lab!r}, ..., seed={seed}) draws it again); the smallest failing input"
+            " found:\n",
+            f"随机用例 {number} 个中的第 {index} 个，种子 {seed}（check_implementation("
+            f"{lab!r}, ..., seed={seed}) 会重新生成它）；找到的最小失败输入：\n",
+        )
+        raise Failed(head + (found.get(id(small)) or failure))
+
+
+def _failure(t: Trial, cases: Cases[C], case: C, kind: str) -> Text | None:
+    """How ``case`` fails on the student's function (None: it passes)."""
+    try:
+        cases.check(t, case, kind)
+    except Failed as failed:
+        return failed.text
+    return None
+
+
+def outcome(call: Callable[[], object]) -> str:
+    """What the reference does with a case: ``"returns"`` or ``"refuses"`` (a ValueError)."""
+    try:
+        call()
+    except ValueError:
+        return "refuses"
+    return "returns"
+
+
+def label(what: str) -> Text:
+    """A case's label: the path (or entry) in the chapter's terms, in both languages."""
+    zh = what.replace("path ", "路径 ", 1).replace(", budget ", "，预算 ", 1)
+    return Text(what, zh.replace(", estimator ", "，估算器 ", 1))
