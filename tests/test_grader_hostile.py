@@ -281,7 +281,8 @@ def test_the_estimator_table_cannot_be_changed_by_a_check() -> None:
     report = check_implementation("11.3", build_context=build_context)
     assert not report.passed and "RuntimeError: tried" in report.results[0].detail_en
     assert attempts and set(attempts) <= {"TypeError", "AttributeError"}
-    assert len(attempts) == 4 * len(report.results)
+    # every attempt of every call failed (the random row calls more than once: it shrinks)
+    assert len(attempts) % 4 == 0 and len(attempts) >= 4 * len(report.results)
     _right_answer_passes("11.3", "11.5")
 
 
@@ -385,7 +386,8 @@ def test_the_reference_itself_is_named_first_and_not_passed(
     set_language("zh")
     assert str(report).startswith("⚠ 你的 build_context 就是（或调用了）ctxlab.build_context")
     page = report._repr_html_()
-    assert page.index("ctxlab-lab-report-notice") < page.index("通过 12/12")
+    rows = len(report.chapter_results)
+    assert page.index("ctxlab-lab-report-notice") < page.index(f"通过 {rows}/{rows}")
     _right_answer_passes("11.3")
 
 
