@@ -64,6 +64,7 @@ NAMES: dict[str, str] = {
     "notebook": "the course's word for the lab file (GLOSSARY.zh.md)",
     "wire": "「wire 形式」, ctxlab's term (GLOSSARY.zh.md)",
     "import": "Python's keyword (「连同它的 import」)",
+    "seed": "check_implementation's keyword (「check_implementation(..., seed=N)」)",
     "True": "a Python value",
     "False": "a Python value",
     "None": "a Python value",

@@ -731,4 +731,7 @@ def outcome(call: Callable[[], object]) -> str:
 def label(what: str) -> Text:
     """A case's label: the path (or entry) in the chapter's terms, in both languages."""
     zh = what.replace("path ", "路径 ", 1).replace(", budget ", "，预算 ", 1)
-    return Text(what, zh.replace(", estimator ", "，估算器 ", 1))
+    zh = zh.replace(", estimator ", "，估算器 ", 1).replace("[] (empty)", "[]（空路径）")
+    zh = zh.replace(" per [n] + ", " × [n] + ").replace(" per message", " 每条消息")
+    zh = re.sub(r", (\S+) for (\S+)$", r"，\2 记为 \1", zh)
+    return Text(what, zh.replace(", first kept ", "，保留起点 "))
