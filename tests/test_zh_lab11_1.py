@@ -130,7 +130,10 @@ def _labels() -> list[Text]:
 def test_every_case_label_of_the_check_table_reads_chinese(zh: None) -> None:
     labels = _labels()
     assert len(labels) > 60
-    english = [label.zh for label in labels if not _no_english_run(label.zh)]
+    # a random case's entry is shown in wire form, JSON: data, not prose
+    english = [
+        label.zh for label in labels if not _no_english_run(re.sub(r"\{.*\}", "{…}", label.zh))
+    ]
     assert not english, english
     by_en = {label.en: label.zh for label in labels}
     assert (

@@ -734,4 +734,7 @@ def label(what: str) -> Text:
     zh = zh.replace(", estimator ", "，估算器 ", 1).replace("[] (empty)", "[]（空路径）")
     zh = zh.replace(" per [n] + ", " × [n] + ").replace(" per message", " 每条消息")
     zh = re.sub(r", (\S+) for (\S+)$", r"，\2 记为 \1", zh)
+    zh = re.sub(r" \((\S+) renamed (\S+)\)$", r"（\1 改名为 \2）", zh)
+    zh = re.sub(r" \((\S+) missing\)$", r"（缺少 \1）", zh)
+    zh = re.sub(r"^entry ", "条目 ", zh)
     return Text(what, zh.replace(", first kept ", "，保留起点 "))
