@@ -210,3 +210,20 @@ def test_a_hanging_function_costs_the_widget_one_time_limit() -> None:
     assert time.perf_counter() - start < 3
     assert "did not return within 0.3 s" in box.outputs["compare"].value
     assert box.controls["max_tokens"].value == 31  # found at the chapter's budget
+
+
+def test_without_threads_a_hanging_call_is_still_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pyodide (JupyterLite): no thread, so the grader's trace-hook clock ends the call."""
+    from ctxlab.lab.grading import steps
+
+    monkeypatch.setattr(steps, "threads_available", lambda: False)
+
+    def hangs() -> None:
+        while True:
+            pass
+
+    start = time.perf_counter()
+    call = call_safely(hangs, seconds=0.3)
+    assert time.perf_counter() - start < 5
+    assert not call.ok and "did not return within 0.3 s" in call.error
+    assert call_safely(lambda: 7, seconds=0.3).value == 7

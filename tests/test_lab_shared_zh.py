@@ -125,7 +125,7 @@ def test_call_safely_messages_in_both_languages() -> None:
     )
     set_language("zh")
     try:
-        assert call_safely(_stub, []).error == "还没有写（stub 抛出 NotImplementedError）"
+        assert call_safely(_stub, []).error == "还没有写（占位函数抛出 NotImplementedError）"
         assert (
             call_safely(lambda path: 1 / 0, []).error
             == "抛出了 ZeroDivisionError: division by zero"

@@ -478,12 +478,16 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
             False,
             error=tr(
                 "not written yet (the stub raises NotImplementedError)",
-                "还没有写（stub 抛出 NotImplementedError）",
+                "还没有写（占位函数抛出 NotImplementedError）",
             ),
         )
     except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
         raise
     except BaseException as error:  # student code may raise anything
+        from ctxlab.lab.grading.perform import StopStudent
+
+        if isinstance(error, StopStudent):  # the trace-hook clock ends an overrunning call
+            raise
         try:
             message = str(error)
         except Exception:
@@ -503,12 +507,22 @@ def call_safely(
     ``NotImplementedError`` reads "not written yet"), a call that does not return within
     ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
     process, so it works the same on Windows and with functions defined in a notebook.
-    Under Pyodide (JupyterLite), where no thread can be started, it is a direct call,
-    unbounded.
+    Under Pyodide (JupyterLite), where no thread can be started, the call runs in this
+    thread under the grader's trace-hook clock (:func:`~ctxlab.lab.grading.steps.run_traced`).
     """
-    if sys.platform == "emscripten":  # pragma: no cover - Pyodide has no threads
-        return _call(function, args, kwargs)
+    from ctxlab.lab.grading import steps
+
     box: list[SafeCall] = []
+    late = SafeCall(
+        False,
+        error=tr(
+            f"did not return within {seconds:g} s (an endless loop?)",
+            f"{seconds:g} 秒内没有返回（死循环？）",
+        ),
+    )
+    if not steps.threads_available():
+        finished = steps.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
+        return box[0] if finished and box else late
     thread = threading.Thread(
         target=lambda: box.append(_call(function, args, kwargs)),
         name="ctxlab-student-call",
@@ -521,11 +535,5 @@ def call_safely(
     thread.join(seconds)
     if thread.is_alive() or not box:
         _stop(thread)
-        return SafeCall(
-            False,
-            error=tr(
-                f"did not return within {seconds:g} s (an endless loop?)",
-                f"{seconds:g} 秒内没有返回（死循环？）",
-            ),
-        )
+        return late
     return box[0]
