@@ -146,6 +146,19 @@ def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
         _SEED[0], _LIMIT[0] = previous
 
 
+def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
+    """May one more call of the student's function start, in a step that began at
+    ``began`` (by :func:`now`), when its slowest call so far took ``slowest`` s, and still
+    end within ``share`` of the check's time limit? (A slow function is judged on the calls
+    made so far, not timed out by their number.)"""
+    return _clock() + slowest - began <= _LIMIT[0] * share
+
+
+def now() -> float:
+    """The grader's clock (a student's ``time.monotonic = ...`` changes nothing here)."""
+    return _clock()
+
+
 def use(seed: int, limit: float = 10.0) -> int:
     """From now on the random rows draw from ``seed``, within checks of ``limit`` s (the
     sandbox route's grader, whose threads grading at once share one seed); returns it."""
@@ -736,5 +749,4 @@ def label(what: str) -> Text:
     zh = re.sub(r", (\S+) for (\S+)$", r"，\2 记为 \1", zh)
     zh = re.sub(r" \((\S+) renamed (\S+)\)$", r"（\1 改名为 \2）", zh)
     zh = re.sub(r" \((\S+) missing\)$", r"（缺少 \1）", zh)
-    zh = re.sub(r"^entry ", "条目 ", zh)
     return Text(what, zh.replace(", first kept ", "，保留起点 "))

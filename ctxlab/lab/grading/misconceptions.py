@@ -180,13 +180,22 @@ _ASKING = Text("looking for a known mistake", "查找已知的错误")
 def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial) -> None:
     """The check loop's last step: call the student's function on the catalogue's evidence
     inputs (each once, only as far as needed) and end with the ids of the misconceptions it
-    behaves like (:func:`found_in` reads them)."""
+    behaves like (:func:`found_in` reads them). A slow function is asked only for half the
+    check's time limit: a misconception whose evidence it had no time for does not match."""
+    from ctxlab.lab.grading import drawn
+
     answers: dict[str, Any] = {}
+    began, slowest = drawn.now(), 0.0
 
     def answer(key: str) -> Any:
+        nonlocal slowest
         if key not in answers:
+            if not drawn.in_time(began, slowest):
+                return _NO_TIME
             args, kwargs = probe_call(inputs[key])
+            started = drawn.now()
             answers[key] = canonical(t.record(_ASKING, args, kwargs))
+            slowest = max(slowest, drawn.now() - started)
         return answers[key]
 
     found = [
@@ -197,6 +206,9 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
     said = " ".join([_MARK, *found])
     raise Failed(Text(said, said))
 
+
+#: What :func:`diagnose` answers for an input it had no time to ask (equal to no evidence).
+_NO_TIME: Final = object()
 
 _CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
 
