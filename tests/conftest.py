@@ -189,7 +189,8 @@ def judge_behaviour(request: pytest.FixtureRequest) -> Callable[[str, str], tupl
             print(row.output, end="" if row.output.endswith("\n") else "\n")
         if row.passed:
             return True, row.behaviour_en
-        return False, f"{row.behaviour_en}\n{row.detail_en}"
+        # both languages: the terminal route is the one to trust, for every student
+        return False, f"{row.behaviour_en}\n{row.detail_en}\n{row.behaviour_zh}\n{row.detail_zh}"
 
     return judge
 
