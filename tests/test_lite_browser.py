@@ -242,7 +242,9 @@ def test_the_check_table_of_the_build_it_cells_in_chromium(server: str) -> None:
     expected_wrong = _table_order(LAB, lite_cases.wrong(LAB))
     assert [passed for _, passed in right] == expected_right
     assert all(passed for _, passed in right)
-    assert [passed for _, passed in wrong] == expected_wrong
+    # the table opens with the leading failed row and folds the rows one mistake explains
+    # under it (issue 33): the same rows, in the table's own order
+    assert sorted(passed for _, passed in wrong) == sorted(expected_wrong)
     assert not all(passed for _, passed in wrong)
     assert endless and not any(passed for _, passed in endless)
     assert "did not return within 2 s" in endless_detail
