@@ -170,8 +170,8 @@ def _table_order(lab: str, code: str) -> list[bool]:
 def _rows(page: Any, table: Any) -> list[tuple[str, bool]]:
     rows = []
     for row in table.query_selector_all("tbody tr"):
-        cells = row.query_selector_all("td")
-        if len(cells) < 2:  # the heading row of ctxlab's extras
+        cells = row.query_selector_all(":scope > td")  # not the cells of folded rows inside
+        if len(cells) < 2:  # the heading row of ctxlab's extras, the fold line
             continue
         mark = cells[1].inner_text().strip()
         rows.append((cells[0].inner_text().strip(), mark == "✔"))

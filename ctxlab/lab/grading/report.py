@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.misconceptions import (
     DIAGNOSIS,
@@ -99,6 +99,9 @@ class CheckResult:
             lines.append(_cut(self.output_cut))
         return lines
 
+
+#: How a row left unrun after a hang begins (:data:`~.runner.NOT_RUN`; never a leading row).
+_NOT_RUN_EN: Final = "not run:"
 
 _LEGEND = Text(
     "A budget a/b/c means max_tokens=a, reserved_output=b, safety_margin=c.",
@@ -290,11 +293,13 @@ class LabReport:
     def failed(self) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.results if not result.passed)
 
-    def _isolating(self, result: CheckResult) -> tuple[bool, int, int]:
-        """How well a failed row isolates a mistake (lower: better): a chapter row, failed
-        by fewer catalogued misconceptions, declared earlier."""
+    def _isolating(self, result: CheckResult) -> tuple[bool, bool, int, int]:
+        """How well a failed row isolates a mistake (lower: better): a row that ran (not one
+        left unrun after a call that did not return), a chapter row, failed by fewer
+        catalogued misconceptions, declared earlier."""
         count = sum(result.key in item.signature for item in self.facts.catalogue)
-        return result.source != "chapter", count, self.results.index(result)
+        unrun = result.detail_en.startswith(_NOT_RUN_EN)
+        return unrun, result.source != "chapter", count, self.results.index(result)
 
     @property
     def lead(self) -> tuple[CheckResult | None, tuple[CheckResult, ...]]:
