@@ -121,9 +121,11 @@ def _rows(page: Any) -> dict[str, tuple[str, str]]:
     """behaviour -> (mark, detail), read from the rendered table."""
     cells: list[list[str]] = _check_report(page).evaluate(
         "node => [...node.querySelectorAll('tbody tr')]"
-        ".map(row => [...row.querySelectorAll('td')].map(td => td.innerText.trim()))"
+        ".map(row => [...row.querySelectorAll(':scope > td')].map(td => td.textContent.trim()))"
     )
-    return {row[0]: (row[1], row[2]) for row in cells if len(row) == 3}  # (not the extras heading)
+    # 3 cells: a row (folded ones too, inside the fold line's <details>); not the extras
+    # heading, not the fold line itself
+    return {row[0]: (row[1], row[2]) for row in cells if len(row) == 3}
 
 
 def _show(page: Any, name: str) -> None:
