@@ -64,7 +64,6 @@ from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.engine import get_time_limit, run_rows
 from ctxlab.lab.grading.labs import load
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
-from ctxlab.lab.grading.perform import code_names
 from ctxlab.lab.grading.report import LabReport, diagnosed
 from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, hung, unreadable
 from ctxlab.lab.grading.text import Text, same
@@ -681,7 +680,6 @@ def _launch(work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu:
         f"{inside_work}/{submission}",
         keyword,
         lab,
-        *code_names(load(lab).solution),
     ]
     processes = PROCESSES
     if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes

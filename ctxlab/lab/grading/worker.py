@@ -1,6 +1,6 @@
 """The child process of the terminal route: imports a student's file, calls its function.
 
-``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB MODULE:QUALNAME...`` is started by
+``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is started by
 :mod:`~ctxlab.lab.grading.sandbox` (``grade_file``: the terminal route
 ``pytest -m lab11_N --ctxlab-impl=PATH.py`` and the class grader), one per lab, as
 ``python -I -S`` with a copy of ctxlab that holds no solution of the lab.
@@ -11,13 +11,14 @@ It is the only process in which the student's code runs. It
    student's ``print`` goes to standard error, ``input()`` reads nothing, so what the
    student's code prints or reads never mixes with a request or a reply;
 2. imports ``PATH.py`` as a module (its folder first on ``sys.path``) and answers one line:
-   ``{"ready": true}`` (having found, in its own copy of ctxlab, the code of the lab's
-   solution that the ``MODULE:QUALNAME`` arguments name), or ``{"import_error": ...}`` or
-   ``{"missing": ...}`` (the file does not define a function ``KEYWORD``);
+   ``{"ready": true}``, or ``{"import_error": ...}`` or ``{"missing": ...}`` (the file does
+   not define a function ``KEYWORD``);
 3. then, for each request (a length-prefixed pickle of ``(args, kwargs, arg_names)`` from
    the grader, the trusted side), calls the function once with
    :func:`~ctxlab.lab.grading.perform.perform` and answers ONLY the call's plain-JSON
-   :data:`~ctxlab.lab.grading.perform.CallRecord`, one line of ASCII JSON.
+   :data:`~ctxlab.lab.grading.perform.CallRecord`, one line of ASCII JSON. It watches for no
+   use of ctxlab's solution: its copy of ctxlab has none to call, and the grader would not
+   take its word for it (a watch costs most of a call's time before Python 3.12).
 
 Nothing the student's code made crosses to the grader other than that JSON: the grader
 never unpickles what this process sends. The process exits when its requests end (the
@@ -123,9 +124,9 @@ def _kind(value: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve one lab's calls for the grader (see the module's docstring)."""
-    path_text, keyword, _lab, *solution = sys.argv[1:] if argv is None else argv
+    path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
     requests, replies = _private_channel()
-    from ctxlab.lab.grading.perform import code_of, perform, safe_message
+    from ctxlab.lab.grading.perform import perform, safe_message
 
     path = Path(path_text)
     sys.path.insert(0, str(path.parent))
@@ -138,7 +139,6 @@ def main(argv: list[str] | None = None) -> int:
     if not callable(function):
         _reply(replies, {"missing": keyword, "got": _kind(function)})
         return 0
-    references = code_of(solution)
     _reply(replies, {"ready": True})
     inbox: list[Any] = []
     ready = threading.Semaphore(0)
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         ready.acquire()
         args, kwargs, arg_names = inbox.pop(0)
         try:
-            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
+            record = perform(function, args, kwargs, arg_names=arg_names)
         except BaseException as error:  # pragma: no cover - perform catches the student's
             record = {"worker_error": f"{type(error).__name__}: {error}"}
         _reply(replies, record)
