@@ -376,7 +376,7 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
         c for item in items if item.kind == "assistant" for c in item.calls if c not in calls
     ]
     earlier = [c for item in items[:start] if item.kind == "assistant" for c in item.calls]
-    how = r.choice(("unknown", "renamed", "second", "missing", "twice"))
+    how = r.choice(("unknown", "unknown", "renamed", "renamed", "second", "missing", "twice"))
     # a call of an earlier group more often: pairing across groups is the likelier mistake
     call = r.choice(earlier if earlier and r.random() < 0.6 else [*elsewhere, "c-unknown"])
     out = list(items)
@@ -399,7 +399,8 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
 def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
     """``max_tokens``, ``reserved_output``, ``safety_margin`` and the estimator: 0 and
     fractions (halves and quarters) too; ``max_tokens`` anywhere up to what the path costs,
-    or just at, above or below what its newest groups cost (where a choice stops)."""
+    or just at, above or below what its newest groups cost (where a choice stops), or where a
+    group does not fit but an older, smaller one would (where the walk must stop anyway)."""
     estimator = Estimator(r.choice((1, 1, 2, 0.5, 0.25)), r.choice((0, 0, 1, 0.5)))
     costs = [0.0]  # the messages before the first user (system ones), then each group
     for entry in build(items):
@@ -410,9 +411,15 @@ def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
     reserved = r.choice((0, 0, 1, 2, 4, 0.5))
     margin = r.choice((0, 0, 1, 2, 1.5))
     fixed = costs[0] + reserved + margin
-    if r.random() < 0.5 and len(costs) > 1:
-        newest = sum(costs[-r.randint(1, len(costs) - 1) :])
-        max_tokens: float = fixed + newest + r.choice((0, 0, -0.5, 0.5, 1, -1, 3))
+    groups = costs[1:]  # oldest first
+    walk = r.random()
+    if walk < 0.3 and len(groups) > 2:  # a group that does not fit, an older one that would
+        kept = r.randint(1, len(groups) - 2)
+        stopper, older = groups[-kept - 1], min(groups[: -kept - 1])
+        max_tokens: float = fixed + sum(groups[-kept:]) + min(older, max(stopper - 0.5, 0))
+    elif walk < 0.6 and groups:
+        newest = sum(groups[-r.randint(1, len(groups)) :])
+        max_tokens = fixed + newest + r.choice((0, 0, -0.5, 0.5, 1, -1, 3))
     else:
         max_tokens = r.choice((0, r.uniform(0, sum(costs) * 1.2 + fixed + 2)))
     max_tokens = max(0, round(max_tokens * 2) / 2)
@@ -563,7 +570,8 @@ _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
     (("summary.*",), ("a", 3, {"a": 1}, True)),
     (("summary.*",), ([1], ["a", None], ["a", 2], [["a"]], [True])),
     (("summary.goal", "parentId", "firstKeptEntryId"), ("",)),
-    (("tokensBefore",), (-1, -0.5, -2, math.nan, math.nan, math.inf, -math.inf)),
+    (("tokensBefore",), (-1, -0.5, -2)),
+    (("tokensBefore",), (math.nan, math.inf, -math.inf)),
     (("timestamp", "tokensBefore"), (True, False)),
     (("timestamp", "tokensBefore"), ("29", None, [1])),
     (("id", "parentId", "firstKeptEntryId", "summary.goal"), (None, 7, ["x"], True)),

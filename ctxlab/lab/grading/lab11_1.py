@@ -604,7 +604,7 @@ def random_entries(t: Trial) -> None:
 
 
 #: How many entries :func:`random_entries` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_entries", 300)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_entries", 220)
 
 #: A drawn case: a valid wire form, and the field broken in it (``""``: none) and how.
 _Drawn = tuple[dict[str, Any], str, object]
@@ -615,7 +615,7 @@ def _random_draw(r: random.Random) -> _Drawn:
     if r.random() < 0.1:  # a number a float cannot hold: kept or refused, the chapter is open
         wire["tokensBefore"] = 10**400
         return (wire, "", None)
-    return (wire, "", None) if r.random() < 0.3 else (wire, *drawn.break_wire(r))
+    return (wire, "", None) if r.random() < 0.2 else (wire, *drawn.break_wire(r))
 
 
 def _random_input(case: _Drawn) -> dict[str, Any]:

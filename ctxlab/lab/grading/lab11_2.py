@@ -634,12 +634,12 @@ def random_paths(t: Trial) -> None:
 
 
 #: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 250)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 150)
 
 
 def _random_draw(r: random.Random) -> drawn.Path:
     items = tuple(i for i in drawn.draw_path(r) if i.kind != "metadata")
-    if r.random() < 0.45:
+    if r.random() < 0.55:
         items = drawn.break_groups(r, items) or items
     return drawn.Path(items)
 

@@ -810,7 +810,7 @@ def random_paths(t: Trial) -> None:
 
 
 #: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 250)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 120)
 
 
 def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:

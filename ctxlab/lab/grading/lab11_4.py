@@ -554,13 +554,14 @@ def random_paths(t: Trial) -> None:
 
 
 #: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 100)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 60)
 
 
 def _random_draw(r: random.Random) -> drawn.Path:
     items = drawn.draw_path(r, compactions=r.choice((0, 1, 2)), least=1, most=4)
     heads = [i.id for i in items if i.kind == "user"]
     others = [i.id for i in items if i.kind != "user"]
+    others += [i.id for i in items if i.kind == "system"]  # a system message, twice as often
     others += ["u-unknown"] * (len(others) // 3 + 1)  # an unknown id, often
     wire = drawn.draw_wire(r)
     options = {

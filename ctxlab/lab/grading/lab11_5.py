@@ -552,4 +552,4 @@ def random_resumes(t: Trial) -> None:
 
 
 #: How many paths :func:`random_resumes` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 100)
+RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 40)

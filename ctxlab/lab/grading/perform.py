@@ -209,30 +209,40 @@ def fingerprint(value: object, depth: int = 0) -> object:
     if depth > 60:
         return ("deep", id(value))
     cls = type(value)
+    if value is None or cls is int or cls is str:
+        return value
     if cls is bool:
         return ("bool", value)
     if cls is float:
         return ("float", repr(value))
-    if value is None or cls in (int, str):
-        return value
+    below = depth + 1
+    if isinstance(value, (list, tuple)) and (
+        cls is list or cls is tuple or not isinstance(value, Mapping)
+    ):
+        return (cls.__name__, id(value), tuple(fingerprint(v, below) for v in value))
     if isinstance(value, Mapping):
         items = dict.items(value) if isinstance(value, dict) else value.items()
         return (
             "map",
             id(value),
-            tuple((fingerprint(k, depth + 1), fingerprint(v, depth + 1)) for k, v in items),
+            tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items),
         )
-    if isinstance(value, (list, tuple)):
-        return (cls.__name__, id(value), tuple(fingerprint(v, depth + 1) for v in value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (
-            cls.__name__,
-            tuple(
-                fingerprint(getattr(value, field.name, None), depth + 1)
-                for field in dataclasses.fields(value)
-            ),
-        )
+    names = _field_names(cls)
+    if names is not None:
+        return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))
     return ("object", id(value))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of dataclass ``cls`` (None: not a dataclass), read once per class."""
+    if cls not in _FIELD_NAMES:
+        is_dataclass = dataclasses.is_dataclass(cls) and not issubclass(cls, type)
+        names = tuple(f.name for f in dataclasses.fields(cls)) if is_dataclass else None
+        _FIELD_NAMES[cls] = names
+    return _FIELD_NAMES[cls]
 
 
 def _changed(
