@@ -1,11 +1,6 @@
-"""Gradescope's autograder from ``ctxlab grade`` (spec §11): ``results.json`` and the bundle.
-
-:func:`gradescope_result` turns one :class:`~ctxlab.lab.grading.graded.GradedLab` into
-Gradescope's ``results.json`` format (a test per row; a chapter row is worth 1 point, a
-ctxlab row 0); :func:`write_results` writes ``gradescope/<student>-<lab>.json`` for a class
-and, with ``--gradescope-results``, one ``results.json`` of them all; :func:`write_bundle`
-writes the autograder bundle (``setup.sh``, ``run_autograder``) from the templates in
-``gradescope/``.
+"""Gradescope's autograder from ``ctxlab grade`` (spec §11): each graded lab as
+``results.json`` (:func:`gradescope_result`, :func:`write_results`) and the bundle that runs
+``ctxlab grade`` there (:func:`write_bundle`, from the templates in ``gradescope/``).
 """
 
 from __future__ import annotations

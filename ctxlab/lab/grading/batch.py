@@ -13,7 +13,9 @@ issue 26):
    that one submission (status ``crashed``) and is replaced; one that does not answer in
    time is killed (``timeout``). A progress bar on standard error follows the class;
 3. the results go to ``--out`` (default ``grades/``): ``grades.csv``, ``rows.csv``,
-   ``gradescope/<student>-<lab>.json`` and ``report.html`` (:mod:`.class_report`). Every
+   ``gradescope/<student>-<lab>.json`` (:mod:`.autograder`) and ``report.html``
+   (:mod:`.class_report`), each read from the one record of a (student, lab),
+   :class:`~ctxlab.lab.grading.graded.GradedLab`. Every
    text cell is made inert for a spreadsheet and bidi controls are shown escaped
    (:func:`~ctxlab.lab.grading.class_report.cell`); a submission that is or holds a symbolic
    link is ``refused``, never followed (:mod:`.submissions`).
@@ -464,16 +466,12 @@ def _write_csv(path: Path, columns: Sequence[str], lines: Iterable[Sequence[obje
         writer.writerows([cell(v) if isinstance(v, str) else v for v in line] for line in lines)
 
 
-def _yes(passed: bool) -> str:
-    return "true" if passed else "false"
-
-
 def _grades_line(r: GradedLab) -> tuple[object, ...]:
     """One line of ``grades.csv``, in the order of :data:`GRADES_COLUMNS`."""
     return (
         r.student,
         r.lab,
-        _yes(r.passed),
+        "true" if r.passed else "false",
         r.chapter_passed,
         r.chapter_total,
         r.extras_passed,
@@ -495,7 +493,7 @@ def _rows_lines(r: GradedLab, language: str) -> list[tuple[object, ...]]:
             r.lab,
             row.key,
             row.source,
-            _yes(row.passed),
+            "true" if row.passed else "false",
             row.behaviour(language),
             row.detail(language),
             ";".join(row.misconceptions),

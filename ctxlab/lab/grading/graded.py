@@ -11,14 +11,14 @@ through the cache (a field the JSON lacks takes its default).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource
 
 if TYPE_CHECKING:
     from ctxlab.lab.grading.misconceptions import Misconception
-    from ctxlab.lab.grading.report import LabReport
+    from ctxlab.lab.grading.report import CheckResult, LabReport
     from ctxlab.lab.grading.sandbox import GradeOutcome
 
 __all__ = ["GradedLab", "GradedRow"]
@@ -52,10 +52,6 @@ class GradedRow:
 
     def detail(self, language: str) -> str:
         return (self.detail_zh if language == "zh" else "") or self.detail_en
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> GradedRow:
-        return cls(**_known(cls, data))
 
 
 @dataclass(frozen=True)
@@ -104,47 +100,32 @@ class GradedLab:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GradedLab:
         values = _known(cls, data)
-        values["rows"] = tuple(GradedRow.from_json(row) for row in values.get("rows", ()))
+        values["rows"] = tuple(GradedRow(**_known(GradedRow, r)) for r in values.get("rows", ()))
         return cls(**values)
 
     @classmethod
     def ungraded(cls, source: LabSource, status: str, reason: str) -> GradedLab:
         """``source`` with no report: ``status`` and ``reason`` say why."""
-        return cls(
-            source.student,
-            source.lab,
-            str(source.path),
-            status,
-            reason,
-            function=KEYWORDS.get(source.lab, ""),
-        )
+        function = KEYWORDS.get(source.lab, "")
+        return cls(source.student, source.lab, str(source.path), status, reason, function=function)
 
     @classmethod
     def of(cls, source: LabSource, outcome: GradeOutcome) -> GradedLab:
         """The record of ``source`` graded in the sandbox."""
-        seconds = round(float(outcome.seconds), 3)
-        cpu_seconds = round(float(outcome.cpu_seconds), 3)
+        base = replace(
+            cls.ungraded(source, outcome.status, outcome.reason),
+            seconds=round(float(outcome.seconds), 3),
+            cpu_seconds=round(float(outcome.cpu_seconds), 3),
+        )
         report = outcome.report
         if report is None:
-            return cls(
-                source.student,
-                source.lab,
-                str(source.path),
-                outcome.status,
-                outcome.reason,
-                function=KEYWORDS.get(source.lab, ""),
-                seconds=seconds,
-                cpu_seconds=cpu_seconds,
-            )
+            return base
         chapter, extras = report.chapter_results, report.extra_results
         matched = _matched(report)
-        lead, folded = report.lead
-        return cls(
-            source.student,
-            source.lab,
-            str(source.path),
-            outcome.status,
-            outcome.reason,
+        lead, folded_rows = report.lead
+        folded = {row.key for row in folded_rows}
+        return replace(
+            base,
             passed=bool(report.passed),
             chapter_passed=sum(r.passed for r in chapter),
             chapter_total=len(chapter),
@@ -155,26 +136,15 @@ class GradedLab:
             hint_zh=_hint(report, matched, "zh"),
             lead=lead.key if lead is not None else "",
             function=report.function,
-            rows=tuple(
-                GradedRow(
-                    r.key,
-                    r.source,
-                    bool(r.passed),
-                    r.behaviour_en,
-                    r.behaviour_zh,
-                    r.detail_en,
-                    r.detail_zh,
-                    ()
-                    if r.passed
-                    else tuple(item.id for item in matched if r.key in item.signature),
-                    any(row.key == r.key for row in folded),
-                )
-                for r in report.results
-            ),
-            seconds=seconds,
-            cpu_seconds=cpu_seconds,
+            rows=tuple(_row(r, matched, folded) for r in report.results),
             seed=report.seed,
         )
+
+
+def _row(r: CheckResult, matched: list[Misconception], folded: set[str]) -> GradedRow:
+    ids = () if r.passed else tuple(item.id for item in matched if r.key in item.signature)
+    texts = (r.behaviour_en, r.behaviour_zh, r.detail_en, r.detail_zh)
+    return GradedRow(r.key, r.source, bool(r.passed), *texts, ids, r.key in folded)
 
 
 def _matched(report: LabReport) -> list[Misconception]:
