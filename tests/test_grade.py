@@ -21,8 +21,10 @@ from typing import Any
 import pytest
 
 import grade_class as gc
-from ctxlab.lab.grading import batch, behaviour_keys, class_report
-from ctxlab.lab.grading.batch import GRADES_COLUMNS, ROWS_COLUMNS, Progress, gradescope_result
+from ctxlab.lab.grading import behaviour_keys, class_report
+from ctxlab.lab.grading.autograder import gradescope_result
+from ctxlab.lab.grading.batch import GRADES_COLUMNS, ROWS_COLUMNS, Progress
+from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.sandbox import GradeOutcome
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, Submission, lab_sources
@@ -391,15 +393,16 @@ def test_progress_bar_redraws_on_a_terminal_and_writes_lines_otherwise() -> None
     assert tty.getvalue().count("\r") == 3 and "3/3 graded" in tty.getvalue()
 
 
-def _record(student: str, lab: str, failed: list[str], ids: list[str]) -> dict[str, Any]:
+def _record(student: str, lab: str, failed: list[str], ids: list[str]) -> GradedLab:
     rows = [{"key": k, "source": "chapter", "passed": k not in failed, "behaviour_en": k,
              "behaviour_zh": f"规则 {k}", "detail_en": "", "detail_zh": "",
              "misconceptions": ids if k in failed else []} for k in ("a", "b", "c")]  # fmt: skip
-    return {"student": student, "lab": lab, "status": "ok", "reason": "", "file": "",
+    return GradedLab.from_json({"student": student, "lab": lab, "status": "ok", "reason": "",
+            "file": "",
             "passed": not failed, "chapter_passed": 3 - len(failed), "chapter_total": 3,
             "extras_passed": 0, "extras_total": 0, "misconceptions": ids,
             "hint_en": "look at b" if failed else "", "hint_zh": "看 b" if failed else "",
-            "function": "f", "rows": rows, "seconds": 0.1}  # fmt: skip
+            "function": "f", "rows": rows, "seconds": 0.1})  # fmt: skip
 
 
 def test_report_heat_map_counts_students_per_misconception_and_lab() -> None:
@@ -427,11 +430,11 @@ def test_a_record_reads_a_report_of_today(tmp_path: Path) -> None:
     )
     report = LabReport("11.2", "group_interactions", rows)
     source = LabSource("ann", "11.2", tmp_path / "ann.py", "code")
-    record = batch._record(source, GradeOutcome("11.2", "ok", "", report, 0.5, 0.25))
-    assert [row["source"] for row in record["rows"]] == ["chapter", "chapter"]
-    assert (record["chapter_passed"], record["chapter_total"], record["extras_total"]) == (1, 2, 0)
-    assert record["passed"] is False and record["lead"] == "b"
-    assert "rule b" in record["hint_en"] and "规则 b" in record["hint_zh"]
+    record = GradedLab.of(source, GradeOutcome("11.2", "ok", "", report, 0.5, 0.25))
+    assert [row.source for row in record.rows] == ["chapter", "chapter"]
+    assert (record.chapter_passed, record.chapter_total, record.extras_total) == (1, 2, 0)
+    assert record.passed is False and record.lead == "b"
+    assert "rule b" in record.hint_en and "规则 b" in record.hint_zh
 
 
 def test_harvest_does_not_carry_the_build_it_tags_into_the_source(tmp_path: Path) -> None:

@@ -14,14 +14,15 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import grade_class as gc
 from ctxlab.lab.grading import class_report
 from ctxlab.lab.grading.batch import _write_outputs
+from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.submissions import Submission, collect, lab_sources
 
 pytestmark = pytest.mark.cli
@@ -106,15 +107,15 @@ def test_hidden_folders_are_not_read_so_a_link_there_refuses_nothing(tmp_path: P
     assert (submission.refused, submission.path) == ("", student / "lab.ipynb")
 
 
-def _record(student: str, file: str = "") -> dict[str, Any]:
+def _record(student: str, file: str = "") -> GradedLab:
     row = {"key": "-k", "source": "chapter", "passed": False, "behaviour_en": "=rule",
            "behaviour_zh": "=规则", "detail_en": "@detail", "detail_zh": "@细节",
            "misconceptions": []}  # fmt: skip
-    return {"student": student, "lab": "11.2", "status": "ok", "reason": "+why",
+    return GradedLab.from_json({"student": student, "lab": "11.2", "status": "ok", "reason": "+why",
             "file": file or f"{student}.ipynb", "passed": False, "chapter_passed": 0,
             "chapter_total": 1, "extras_passed": 0, "extras_total": 0, "misconceptions": [],
             "hint_en": "", "hint_zh": "", "function": "group_interactions", "rows": [row],
-            "seconds": 0.5, "cpu_seconds": 0.5}  # fmt: skip
+            "seconds": 0.5, "cpu_seconds": 0.5})  # fmt: skip
 
 
 def test_every_text_cell_that_starts_a_formula_is_inert(tmp_path: Path) -> None:
@@ -150,7 +151,7 @@ def test_cell_keeps_what_is_no_formula() -> None:
 
 def test_bidi_controls_in_names_are_shown_escaped_everywhere(tmp_path: Path) -> None:
     record = _record(BIDI, file=f"class/{BIDI}/lab.ipynb")
-    record["status"], record["reason"], record["rows"] = "invalid", f"{BIDI}: broken", []
+    record = replace(record, status="invalid", reason=f"{BIDI}: broken", rows=())
     _write_outputs(tmp_path, [record], "en", tmp_path / "all.json")
     escaped = "abc\\u202etxt.exe\\u2066x\\u200f\\u061c"
     (line,) = _csv(tmp_path / "grades.csv")

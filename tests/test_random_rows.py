@@ -28,6 +28,8 @@ import pytest
 
 from ctxlab.lab import grading as g
 from ctxlab.lab.grading import batch, drawn
+from ctxlab.lab.grading.autograder import gradescope_result
+from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.labs import catalogue
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.sandbox import grade_file
@@ -244,9 +246,9 @@ def _row(report: LabReport, key: str) -> CheckResult:
 # ctxlab grade
 
 
-def _record_of(passed: bool) -> dict[str, Any]:
+def _record_of(passed: bool) -> GradedLab:
     row = {"source": "chapter", "misconceptions": [], "detail_en": "", "behaviour_en": "x"}
-    return {
+    record = {
         "lab": "11.2",
         "student": "s",
         "function": "group_interactions",
@@ -264,17 +266,18 @@ def _record_of(passed: bool) -> dict[str, Any]:
             {**row, "key": RANDOM["11.2"], "passed": passed},
         ],
     }
+    return GradedLab.from_json(record)
 
 
 def test_gradescope_holds_the_random_rows_back_and_says_what_to_do() -> None:
     for held in ("after_published", "hidden"):
-        result = batch.gradescope_result(_record_of(False), "en", held)
+        result = gradescope_result(_record_of(False), "en", held)
         assert [t["visibility"] for t in result["tests"]] == ["visible", held]
         assert (
             "A held-back check failed: run the lab's check with several seeds" in (result["output"])
         )
-    assert "held-back" not in batch.gradescope_result(_record_of(True), "en")["output"]
-    assert "暂不公开的检查没有通过" in batch.gradescope_result(_record_of(False), "zh")["output"]
+    assert "held-back" not in gradescope_result(_record_of(True), "en")["output"]
+    assert "暂不公开的检查没有通过" in gradescope_result(_record_of(False), "zh")["output"]
 
 
 def test_ctxlab_grade_draws_a_secret_seed_and_writes_it_for_the_lecturer(

@@ -18,13 +18,15 @@ from typing import Any
 import pytest
 from browser_support import REPO, screenshot
 
+from ctxlab.lab.grading.graded import GradedLab
+
 pytestmark = pytest.mark.browser
 
 sys.path.insert(0, str(REPO / "tests"))
 import grade_class as gc  # noqa: E402
 
 
-def _graded_records(tmp: Path) -> list[dict[str, Any]]:
+def _graded_records(tmp: Path) -> list[GradedLab]:
     root = tmp / "class"
     students = {
         "李雷": ("11.3", "zh", gc.solution("11.3", "zh")),
@@ -57,7 +59,7 @@ def _graded_records(tmp: Path) -> list[dict[str, Any]]:
                "file": "dana.ipynb", "passed": False, "chapter_passed": 0, "chapter_total": 0,
                "extras_passed": 0, "extras_total": 0, "misconceptions": [], "hint_en": "",
                "hint_zh": "", "function": "build_context", "rows": [], "seconds": 0.0}  # fmt: skip
-    return [*records, invalid]
+    return [GradedLab.from_json(record) for record in (*records, invalid)]
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])

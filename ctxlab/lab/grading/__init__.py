@@ -78,7 +78,10 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.text`                     bilingual text and plain descriptions of values
 :mod:`.usage`                    :class:`GradingUsageError`, the one usage error
 :mod:`.batch`                    ``ctxlab grade``: a class graded, ``grades.csv``,
-                                 ``rows.csv``, Gradescope results
+                                 ``rows.csv``; the grading processes, the cache
+:mod:`.graded`                   :class:`~.graded.GradedLab`, one graded (student, lab):
+                                 the record every output of ``ctxlab grade`` reads
+:mod:`.autograder`               Gradescope's ``results.json`` and autograder bundle
 :mod:`.submissions`              a class's submissions: students, each lab's code
 :mod:`.class_report`             the lecturer's ``report.html``; cells made inert
 ===============================  =========================================================

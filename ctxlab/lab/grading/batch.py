@@ -13,7 +13,9 @@ issue 26):
    that one submission (status ``crashed``) and is replaced; one that does not answer in
    time is killed (``timeout``). A progress bar on standard error follows the class;
 3. the results go to ``--out`` (default ``grades/``): ``grades.csv``, ``rows.csv``,
-   ``gradescope/<student>-<lab>.json`` and ``report.html`` (:mod:`.class_report`). Every
+   ``gradescope/<student>-<lab>.json`` (:mod:`.autograder`) and ``report.html``
+   (:mod:`.class_report`), each read from the one record of a (student, lab),
+   :class:`~ctxlab.lab.grading.graded.GradedLab`. Every
    text cell is made inert for a spreadsheet and bidi controls are shown escaped
    (:func:`~ctxlab.lab.grading.class_report.cell`); a submission that is or holds a symbolic
    link is ``refused``, never followed (:mod:`.submissions`).
@@ -32,36 +34,29 @@ import json
 import os
 import queue
 import random
-import re
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import Any, Final, TextIO
 
-from ctxlab.lab.grading.class_report import Record, cell, shown
-from ctxlab.lab.grading.drawn import is_random
+from ctxlab.lab.grading.autograder import write_bundle, write_combined, write_results
+from ctxlab.lab.grading.class_report import cell, shown
+from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
-
-if TYPE_CHECKING:
-    from ctxlab.lab.grading.misconceptions import Misconception
-    from ctxlab.lab.grading.report import LabReport
 
 __all__ = [
     "CACHE_NAME",
     "GRADES_COLUMNS",
     "ROWS_COLUMNS",
     "add_arguments",
-    "gradescope_result",
     "run",
-    "write_bundle",
 ]
 
 #: The columns of ``grades.csv``, in order.
@@ -90,10 +85,6 @@ ROWS_COLUMNS: Final = (
     "behaviour",
     "detail",
     "misconceptions",
-)
-#: The columns ctxlab writes as numbers of its own (never negative): not made inert.
-NUMBER_COLUMNS: Final = frozenset(
-    {"chapter_passed", "chapter_total", "extras_passed", "extras_total", "seconds"}
 )
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
@@ -204,99 +195,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-# ----------------------------------------------------------------------------- records
-
-
-def _record(source: LabSource, outcome: Any) -> Record:
-    """A plain-JSON record of one graded (student, lab) from a sandbox GradeOutcome."""
-    record: Record = _base(source, outcome.status, outcome.reason)
-    record["seconds"] = round(float(outcome.seconds), 3)
-    record["cpu_seconds"] = round(float(outcome.cpu_seconds), 3)
-    report = outcome.report
-    if report is None:
-        return record
-    record["seed"] = report.seed
-    chapter, extras = report.chapter_results, report.extra_results
-    matched = _matched(report)
-    lead, folded = report.lead
-    record.update(
-        passed=bool(report.passed),
-        chapter_passed=sum(r.passed for r in chapter),
-        chapter_total=len(chapter),
-        extras_passed=sum(r.passed for r in extras),
-        extras_total=len(extras),
-        misconceptions=list(report.misconceptions),
-        hint_en=_hint(report, matched, "en"),
-        hint_zh=_hint(report, matched, "zh"),
-        lead=lead.key if lead is not None else "",
-        function=report.function,
-        rows=[
-            {
-                "key": r.key,
-                "source": r.source,
-                "passed": bool(r.passed),
-                "behaviour_en": r.behaviour_en,
-                "behaviour_zh": r.behaviour_zh,
-                "detail_en": r.detail_en,
-                "detail_zh": r.detail_zh,
-                "misconceptions": []
-                if r.passed
-                else [item.id for item in matched if r.key in item.signature],
-                "folded": any(row.key == r.key for row in folded),
-            }
-            for r in report.results
-        ],
-    )
-    return record
-
-
-def _matched(report: LabReport) -> list[Misconception]:
-    """The catalogued misconceptions the report's failures match, most likely first."""
-    by_id = {item.id: item for item in report.facts.catalogue}
-    return [by_id[name] for name in report.misconceptions if name in by_id]
-
-
-def _hint(report: LabReport, matched: list[Misconception], language: str) -> str:
-    """The hint a student stuck on this report would see first, in ``language`` (``en`` or
-    ``zh``): the most likely misconception's, else the behaviour of the failed row the
-    table opens with; empty when nothing failed."""
-    from ctxlab.lab.grading.misconceptions import hint_lines
-
-    zh = language == "zh"
-    if matched:
-        text = hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
-        return text.zh if zh else text.en
-    first = report.lead[0]
-    if first is None:
-        return ""
-    return (
-        f"先看这一条：{first.behaviour_zh}" if zh else f"Start with this rule: {first.behaviour_en}"
-    )
-
-
-def _base(source: LabSource, status: str, reason: str) -> Record:
-    return {
-        "student": source.student,
-        "lab": source.lab,
-        "file": str(source.path),
-        "status": status,
-        "reason": reason,
-        "passed": False,
-        "chapter_passed": 0,
-        "chapter_total": 0,
-        "extras_passed": 0,
-        "extras_total": 0,
-        "misconceptions": [],
-        "hint_en": "",
-        "hint_zh": "",
-        "lead": "",
-        "function": KEYWORDS.get(source.lab, ""),
-        "rows": [],
-        "seconds": 0.0,
-        "cpu_seconds": 0.0,
-    }
-
-
 # ----------------------------------------------------------------------------- serving
 
 
@@ -322,11 +220,11 @@ def _serve() -> int:
                 outcome = grade_file(
                     path, source.lab, time_limit=job["time_limit"], seed=job["seed"]
                 )
-                record = _record(source, outcome)
+                record = GradedLab.of(source, outcome)
             except Exception as error:  # the grader's own failure: this job, not the batch
-                record = _base(source, "crashed", f"the grader failed: {error!r}")
-        record["reason"] = _plain_reason(str(record["reason"]), str(path), source.path.name)
-        replies.write(json.dumps(record, ensure_ascii=True) + "\n")
+                record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
+        reason = _plain_reason(record.reason, str(path), source.path.name)
+        replies.write(json.dumps(replace(record, reason=reason).to_json()) + "\n")
     return 0
 
 
@@ -379,7 +277,7 @@ class _Slot:
                 replies.put(line)
         replies.put(None)
 
-    def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> Record:
+    def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> GradedLab:
         if self.process is None or self.process.poll() is not None:
             self.process = self._spawn()
         job = {
@@ -390,6 +288,7 @@ class _Slot:
             "time_limit": time_limit,
             "seed": seed,
         }
+        status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
         try:
             assert self.process.stdin is not None
@@ -399,19 +298,12 @@ class _Slot:
         except (OSError, ValueError):
             line = None
         except queue.Empty:
-            self.kill()
-            record = _base(source, "timeout", f"grading did not finish within {deadline:g} s")
-            record["seconds"] = round(time.perf_counter() - began, 3)
-            return record
-        if line is None:
-            self.kill()
-            record = _base(
-                source, "crashed", "the grading process was killed while it ran this file"
-            )
-            record["seconds"] = round(time.perf_counter() - began, 3)
-            return record
-        reply: Record = json.loads(line)
-        return reply
+            line, status, reason = None, "timeout", f"grading did not finish within {deadline:g} s"
+        if line is not None:
+            return GradedLab.from_json(json.loads(line))
+        self.kill()
+        record = GradedLab.ungraded(source, status, reason)
+        return replace(record, seconds=round(time.perf_counter() - began, 3))
 
     def kill(self) -> None:
         process, self.process = self.process, None
@@ -439,10 +331,10 @@ class _Slot:
 
 def _grade_all(
     sources: list[LabSource], jobs: int, time_limit: float, seed: int
-) -> Iterator[tuple[LabSource, Record]]:
+) -> Iterator[tuple[LabSource, GradedLab]]:
     """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done."""
     todo: queue.Queue[LabSource | None] = queue.Queue()
-    done: queue.Queue[tuple[LabSource, Record]] = queue.Queue()
+    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
     for source in sources:
         todo.put(source)
     deadline = max(120.0, time_limit * 4 + 60.0)
@@ -464,7 +356,7 @@ def _grade_all(
                     record = slot.grade(source, time_limit, deadline, seed)
                 except Exception as error:  # the grader's own failure: this job only
                     slot.kill()
-                    record = _base(source, "crashed", f"the grader failed: {error!r}")
+                    record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
                 done.put((source, record))
         finally:
             slot.close()
@@ -547,230 +439,83 @@ def _cache_key(source: LabSource, fingerprint: str) -> str:
     return hashlib.sha256(f"{fingerprint}\0{source.digest}".encode()).hexdigest()
 
 
-def _load_cache(path: Path) -> dict[str, Record]:
+def _load_cache(path: Path) -> dict[str, GradedLab]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        records = json.loads(path.read_text(encoding="utf-8"))["records"]
+        return {key: GradedLab.from_json(record) for key, record in records.items()}
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
         return {}
-    records = data.get("records") if isinstance(data, dict) else None
-    return records if isinstance(records, dict) else {}
 
 
-def _save_cache(path: Path, records: dict[str, Record]) -> None:
+def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
+    data = {"records": {key: record.to_json() for key, record in records.items()}}
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"records": records}, ensure_ascii=False), encoding="utf-8")
+    temporary.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     temporary.replace(path)
 
 
 # ----------------------------------------------------------------------------- writing
 
 
-def _text(record_or_row: Record, field: str, language: str) -> str:
-    return str(record_or_row.get(f"{field}_{language}") or record_or_row.get(f"{field}_en", ""))
-
-
-def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+def _write_csv(path: Path, columns: Sequence[str], lines: Iterable[Sequence[object]]) -> None:
+    """A CSV of ``columns``: every text cell made inert (:func:`cell`); ctxlab's own
+    numbers (never negative) written as they are."""
     with path.open("w", encoding="utf-8", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(columns), extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(
-            {k: v if k in NUMBER_COLUMNS else cell(str(v)) for k, v in row.items() if k in columns}
-            for row in rows
-        )
+        writer = csv.writer(stream)
+        writer.writerow(columns)
+        writer.writerows([cell(v) if isinstance(v, str) else v for v in line] for line in lines)
 
 
-def _grades_line(record: Record) -> dict[str, Any]:
-    return {
-        **record,
-        "passed": "true" if record["passed"] else "false",
-        "misconceptions": ";".join(record["misconceptions"]),
-        "seconds": f"{float(record['seconds']):.2f}",
-    }
+def _grades_line(r: GradedLab) -> tuple[object, ...]:
+    """One line of ``grades.csv``, in the order of :data:`GRADES_COLUMNS`."""
+    return (
+        r.student,
+        r.lab,
+        "true" if r.passed else "false",
+        r.chapter_passed,
+        r.chapter_total,
+        r.extras_passed,
+        r.extras_total,
+        ";".join(r.misconceptions),
+        f"{r.seconds:.2f}",
+        r.status,
+        r.reason,
+        r.file,
+        "" if r.seed is None else r.seed,
+    )
 
 
-def _rows_lines(record: Record, language: str) -> list[dict[str, Any]]:
+def _rows_lines(r: GradedLab, language: str) -> list[tuple[object, ...]]:
+    """The lines of ``rows.csv`` of one record, in the order of :data:`ROWS_COLUMNS`."""
     return [
-        {
-            "student": record["student"],
-            "lab": record["lab"],
-            "key": row["key"],
-            "source": row["source"],
-            "passed": "true" if row["passed"] else "false",
-            "behaviour": _text(row, "behaviour", language),
-            "detail": _text(row, "detail", language),
-            "misconceptions": ";".join(row["misconceptions"]),
-        }
-        for row in record["rows"]
-    ]
-
-
-_UNSAFE = re.compile(r"[^\w.\-]+")
-
-
-def safe_name(text: str) -> str:
-    """``text`` as part of a file name (letters of any script, digits, ``.-_`` kept)."""
-    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
-    return cleaned[:100]
-
-
-_WORDS: Final = {
-    "en": {
-        "lab": "Lab",
-        "passed": "passed",
-        "failed": "not passed",
-        "chapter": "the chapter's rules",
-        "extras": "ctxlab's extras (no points)",
-        "hint": "Hint",
-        "status": "The submission could not be graded",
-        "folded": "Fails together with the first failed test above: fix that one first.",
-        "held_back": "A held-back check failed: run the lab's check with several seeds"
-        " (check_implementation(..., seed=N)).",
-    },
-    "zh": {
-        "lab": "实验",
-        "passed": "通过",
-        "failed": "未通过",
-        "chapter": "本章的规则",
-        "extras": "ctxlab 的扩展（不计分）",
-        "hint": "提示",
-        "status": "这份提交无法评分",
-        "folded": "与上面第一项未通过的测试一起失败：先改好那一项。",
-        "held_back": "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
-        "（check_implementation(..., seed=N)）。",
-    },
-}
-
-
-def gradescope_result(
-    record: Record, language: str = "zh", held_back: str = "after_published"
-) -> dict[str, Any]:
-    """One (student, lab) in Gradescope's autograder ``results.json`` format: a test per
-    row (a chapter row is worth 1 point, a ctxlab row 0), tagged with the row's source and
-    misconception ids. A random row is held back from the student (``held_back``: its
-    Gradescope visibility); when one failed, the output says what to do."""
-    words = _WORDS[language]
-    lab = record["lab"]
-    tests = []
-    rows = list(enumerate(record["rows"], start=1))  # the row the table opens with first
-    rows.sort(key=lambda pair: pair[1]["key"] != record.get("lead"))
-    for number, row in rows:
-        chapter = row["source"] == "chapter"
-        points = 1.0 if chapter else 0.0
-        output = _text(row, "detail", language)
-        if row.get("folded") and not is_random(record.get("lead", "")):
-            # one mistake, one message: said at the leading row (when the student sees it)
-            output = words["folded"]
-        tests.append(
-            {
-                "name": shown(f"{words['lab']} {lab} · {_text(row, 'behaviour', language)}"),
-                "number": f"{lab}.{number}",
-                "score": points if row["passed"] else 0.0,
-                "max_score": points,
-                "status": "passed" if row["passed"] else "failed",
-                "output": shown(output),
-                "tags": [row["source"], *row["misconceptions"]],
-                "visibility": held_back if is_random(row["key"]) else "visible",
-            }
+        (
+            r.student,
+            r.lab,
+            row.key,
+            row.source,
+            "true" if row.passed else "false",
+            row.behaviour(language),
+            row.detail(language),
+            ";".join(row.misconceptions),
         )
-    verdict = words["passed"] if record["passed"] else words["failed"]
-    lines = [
-        f"{words['lab']} {lab} · {record['function']}: {verdict}"
-        f" — {words['chapter']} {record['chapter_passed']}/{record['chapter_total']},"
-        f" {words['extras']} {record['extras_passed']}/{record['extras_total']}"
+        for row in r.rows
     ]
-    if record["status"] != "ok":
-        lines.append(f"{words['status']} ({record['status']}): {record['reason']}")
-    hint = _text(record, "hint", language)
-    if hint:
-        lines.append(f"{words['hint']}: {hint}")
-    if any(is_random(row["key"]) and not row["passed"] for row in record["rows"]):
-        lines.append(words["held_back"])
-    return {
-        "score": float(record["chapter_passed"]),
-        "max_score": float(record["chapter_total"]),
-        "execution_time": round(float(record["seconds"]), 2),
-        "output": shown("\n".join(lines)),
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": tests,
-        "extra_data": {
-            "student": shown(record["student"]),
-            "lab": shown(lab),
-            "status": record["status"],
-            "passed": record["passed"],
-            "misconceptions": record["misconceptions"],
-        },
-    }
-
-
-def _combined(results: list[dict[str, Any]], empty: str) -> dict[str, Any]:
-    if not results:
-        return {"score": 0.0, "output": empty, "tests": []}
-    return {
-        "score": sum(r["score"] for r in results),
-        "max_score": sum(r["max_score"] for r in results),
-        "execution_time": round(sum(r["execution_time"] for r in results), 2),
-        "output": "\n\n".join(r["output"] for r in results),
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": [test for r in results for test in r["tests"]],
-        "extra_data": {"labs": [r["extra_data"] for r in results]},
-    }
-
-
-def _write_json(path: Path, data: object) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-
-# ----------------------------------------------------------------------------- bundle
-
-_BUNDLE_FILES: Final = ("setup.sh", "run_autograder", "README.md")
-
-
-def write_bundle(folder: Path, lab: str | None, language: str) -> list[Path]:
-    """Write the Gradescope autograder bundle (zip ``folder``'s files, not the folder)."""
-    import ctxlab
-
-    template = Path(__file__).resolve().parent / "gradescope"
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in _BUNDLE_FILES:
-        text = (template / name).read_text(encoding="utf-8")
-        text = text.replace("@CTXLAB_VERSION@", ctxlab.__version__)
-        text = text.replace("@CTXLAB_LAB@", lab or "")
-        text = text.replace("@CTXLAB_LANGUAGE@", language)
-        target = folder / name
-        target.write_text(text, encoding="utf-8", newline="\n")
-        if name != "README.md":
-            target.chmod(0o755)
-        written.append(target)
-    return written
 
 
 # ----------------------------------------------------------------------------- the run
 
 
-@dataclass(frozen=True)
-class Summary:
-    graded: int
-    cached: int
-    statuses: dict[str, int]
-    seconds: float
-
-
-def _line(record: Record) -> str:
-    if record["status"] != "ok" and not record["rows"]:
-        outcome = f"{record['status']}: {record['reason']}"
+def _line(r: GradedLab) -> str:
+    if r.status != "ok" and not r.rows:
+        outcome = f"{r.status}: {r.reason}"
     else:
-        verdict = "passed" if record["passed"] else "failed"
         outcome = (
-            f"{verdict}  chapter {record['chapter_passed']}/{record['chapter_total']}"
-            f"  ctxlab {record['extras_passed']}/{record['extras_total']}"
-            f"  {float(record['seconds']):.1f} s  {record['status']}"
+            f"{'passed' if r.passed else 'failed'}  chapter {r.chapter_passed}/{r.chapter_total}"
+            f"  ctxlab {r.extras_passed}/{r.extras_total}  {r.seconds:.1f} s  {r.status}"
         )
-        if record["status"] != "ok":
-            outcome += f": {record['reason']}"
-    return shown(f"{record['student']}  {record['lab']}  {outcome}")
+        if r.status != "ok":
+            outcome += f": {r.reason}"
+    return shown(f"{r.student}  {r.lab}  {outcome}")
 
 
 def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
@@ -830,11 +575,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     outdir: Path = args.out
     if not submissions:
         if args.gradescope_results is not None:
-            args.gradescope_results.parent.mkdir(parents=True, exist_ok=True)
-            _write_json(
-                args.gradescope_results,
-                _combined([], "No .ipynb or .py file was found in the submission."),
-            )
+            empty = "No .ipynb or .py file was found in the submission."
+            write_combined(args.gradescope_results, [], empty)
         raise GradingUsageError(
             "no .ipynb or .py file found in the SUBMISSION(s) given", option="SUBMISSION"
         )
@@ -843,31 +585,24 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     cache_path = outdir / CACHE_NAME
     cache = {} if args.force else _load_cache(cache_path)
     fingerprint = _grader_fingerprint(args.time_limit)
-    records: list[Record | None] = [None] * len(sources)
+    records: list[GradedLab | None] = [None] * len(sources)
     todo: list[tuple[int, LabSource]] = []
-    cached = 0
+    hits: set[int] = set()
     for index, source in enumerate(sources):
         if source.problem:
-            records[index] = _base(source, source.status, source.problem)
+            records[index] = GradedLab.ungraded(source, source.status, source.problem)
             continue
         hit = cache.get(_cache_key(source, fingerprint))
         if hit is not None:
-            records[index] = {
-                **hit,
-                "student": source.student,
-                "file": str(source.path),
-                "cached": True,
-            }
-            cached += 1
+            records[index] = replace(hit, student=source.student, file=str(source.path))
+            hits.add(index)
             continue
         todo.append((index, source))
-    for record in records:
+    for index, record in enumerate(records):
         if record is not None:
-            out.write(
-                _line(record)
-                + ("  (unchanged, not graded again)" if record.get("cached") else "")
-                + "\n"
-            )
+            again = "  (unchanged, not graded again)" if index in hits else ""
+            out.write(_line(record) + again + "\n")
+    cached = len(hits)
     jobs = args.jobs or _cores()
     progress = Progress(len(todo), err)
     where = {id(source): index for index, source in todo}
@@ -882,9 +617,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         _save_cache(cache_path, cache)
     final = [r for r in records if r is not None]
     _write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
-    statuses = {status: sum(r["status"] == status for r in final) for status in STATUSES}
+    statuses = {status: sum(r.status == status for r in final) for status in STATUSES}
     seconds = time.perf_counter() - began
-    passed = sum(bool(r["passed"]) for r in final)
+    passed = sum(r.passed for r in final)
     out.write(
         f"ctxlab grade: {len(final)} student·lab pairs ({len(todo)} graded, {cached} unchanged),"
         f" {passed} passed; "
@@ -896,7 +631,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
 
 def _write_outputs(
     outdir: Path,
-    records: list[Record],
+    records: list[GradedLab],
     language: str,
     combined: Path | None,
     held_back: str = "after_published",
@@ -909,19 +644,7 @@ def _write_outputs(
         ROWS_COLUMNS,
         [line for r in records for line in _rows_lines(r, language)],
     )
-    gradescope = outdir / "gradescope"
-    if gradescope.exists():
-        shutil.rmtree(gradescope)
-    gradescope.mkdir()
-    results = []
-    for record in records:
-        result = gradescope_result(record, language, held_back)
-        results.append(result)
-        name = f"{safe_name(record['student'])}-{safe_name(record['lab'])}.json"
-        _write_json(gradescope / name, result)
-    if combined is not None:
-        combined.parent.mkdir(parents=True, exist_ok=True)
-        _write_json(combined, _combined(results, "No lab was found in the submission."))
+    write_results(outdir / "gradescope", records, language, held_back, combined)
     (outdir / "report.html").write_text(render(records, language), encoding="utf-8")
 
 

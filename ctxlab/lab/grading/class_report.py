@@ -1,8 +1,8 @@
 """The class report of ``ctxlab grade``: ``report.html``, one file that opens offline.
 
-:func:`render` turns the graded records (one per student × lab, as
-:mod:`~ctxlab.lab.grading.batch` keeps them) into one HTML page with inline CSS and SVG, no
-script and no external asset, in English or Chinese:
+:func:`render` turns the graded records (one
+:class:`~ctxlab.lab.grading.graded.GradedLab` per student × lab) into one HTML page with
+inline CSS and SVG, no script and no external asset, in English or Chinese:
 
 * the class at a glance: a student × lab grid (passed, not passed, not graded);
 * per lab, the share of graded students failing each row -- a bar per row, the chapter's
@@ -28,13 +28,12 @@ import html
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["Record", "cell", "render", "shown"]
+if TYPE_CHECKING:
+    from ctxlab.lab.grading.graded import GradedLab, GradedRow
 
-#: One graded (student, lab) as plain JSON: what ``ctxlab grade`` writes to ``grades.csv``,
-#: ``rows.csv``, Gradescope and this report (and caches).
-Record = dict[str, Any]
+__all__ = ["cell", "render", "shown"]
 
 _WORDS: Final[dict[str, dict[str, str]]] = {
     "en": {
@@ -160,18 +159,9 @@ def _e(text: object) -> str:
     return html.escape(cell(str(text)))
 
 
-def _behaviour(row: Record, language: str) -> str:
-    return str(row.get(f"behaviour_{language}") or row.get("behaviour_en", row["key"]))
-
-
-def _graded(record: Record) -> bool:
-    """Did the checks run (a report with rows), whatever the status?"""
-    return bool(record.get("rows"))
-
-
-def _glance(records: Sequence[Record], labs: list[str], w: dict[str, str]) -> str:
-    students = sorted({r["student"] for r in records})
-    by = {(r["student"], r["lab"]): r for r in records}
+def _glance(records: Sequence[GradedLab], labs: list[str], w: dict[str, str]) -> str:
+    students = sorted({r.student for r in records})
+    by = {(r.student, r.lab): r for r in records}
     head = "".join(f"<th>{_e(w['lab'])} {_e(lab)}</th>" for lab in labs)
     lines = []
     for student in students:
@@ -180,13 +170,13 @@ def _glance(records: Sequence[Record], labs: list[str], w: dict[str, str]) -> st
             record = by.get((student, lab))
             if record is None:
                 cells.append(f'<td class="cell na" title="{_e(w["none"])}">·</td>')
-            elif record["passed"]:
+            elif record.passed:
                 cells.append(f'<td class="cell ok" title="{_e(w["passed"])}">✔</td>')
-            elif record["status"] == "ok" or _graded(record):
-                text = f"{record['chapter_passed']}/{record['chapter_total']}"
+            elif record.status == "ok" or record.graded:
+                text = f"{record.chapter_passed}/{record.chapter_total}"
                 cells.append(f'<td class="cell no" title="{_e(w["not_passed"])}">{_e(text)}</td>')
             else:
-                reason, status = _e(record["reason"]), _e(record["status"])
+                reason, status = _e(record.reason), _e(record.status)
                 cells.append(f'<td class="cell bad" title="{reason}">{status}</td>')
         lines.append(f"<tr><th>{_e(student)}</th>{''.join(cells)}</tr>")
     legend = (
@@ -210,29 +200,31 @@ def _bar(share: float, width: int = 220) -> str:
     )
 
 
-def _rows_section(records: Sequence[Record], labs: list[str], w: dict[str, str], lang: str) -> str:
+def _rows_section(
+    records: Sequence[GradedLab], labs: list[str], w: dict[str, str], lang: str
+) -> str:
     parts = []
     for lab in labs:
-        graded = [r for r in records if r["lab"] == lab and _graded(r)]
+        graded = [r for r in records if r.lab == lab and r.graded]
         if not graded:
             continue
         order: list[str] = []
-        names: dict[str, Record] = {}
+        names: dict[str, GradedRow] = {}
         failing: Counter[str] = Counter()
         for record in graded:
-            for row in record["rows"]:
-                if row["key"] not in names:
-                    order.append(row["key"])
-                    names[row["key"]] = row
-                if not row["passed"]:
-                    failing[row["key"]] += 1
+            for row in record.rows:
+                if row.key not in names:
+                    order.append(row.key)
+                    names[row.key] = row
+                if not row.passed:
+                    failing[row.key] += 1
         lines = []
         for key in order:
             row = names[key]
             share = failing[key] / len(graded)
-            source = "chapter" if row["source"] == "chapter" else "ctxlab"
+            source = "chapter" if row.source == "chapter" else "ctxlab"
             lines.append(
-                f'<tr data-key="{_e(key)}"><td class="label">{_e(_behaviour(row, lang))} '
+                f'<tr data-key="{_e(key)}"><td class="label">{_e(row.behaviour(lang))} '
                 f'<span class="src src-{source}">{_e(w[source])}</span></td>'
                 f"<td>{_bar(share)}</td>"
                 f'<td class="count">{failing[key]}/{len(graded)} · {share:.0%}</td></tr>'
@@ -245,11 +237,11 @@ def _rows_section(records: Sequence[Record], labs: list[str], w: dict[str, str],
     return "".join(parts)
 
 
-def _heat(records: Sequence[Record], labs: list[str], w: dict[str, str]) -> str:
+def _heat(records: Sequence[GradedLab], labs: list[str], w: dict[str, str]) -> str:
     counts: Counter[tuple[str, str]] = Counter()
     for record in records:
-        for identifier in dict.fromkeys(record.get("misconceptions", [])):
-            counts[(identifier, record["lab"])] += 1
+        for identifier in dict.fromkeys(record.misconceptions):
+            counts[(identifier, record.lab)] += 1
     if not counts:
         return f'<p class="note" id="heat-none">{_e(w["heat_none"])}</p>'
     ids = sorted({i for i, _ in counts}, key=lambda i: (-sum(counts[(i, lab)] for lab in labs), i))
@@ -289,24 +281,23 @@ def _heat(records: Sequence[Record], labs: list[str], w: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _stuck(records: Sequence[Record], w: dict[str, str], lang: str) -> str:
-    stuck = [r for r in records if _graded(r) and not r["passed"]]
+def _stuck(records: Sequence[GradedLab], w: dict[str, str], lang: str) -> str:
+    stuck = [r for r in records if r.graded and not r.passed]
     if not stuck:
         return f'<p class="note">{_e(w["stuck_none"])}</p>'
     lines = []
-    for record in sorted(stuck, key=lambda r: (r["student"], r["lab"])):
-        failed = [row for row in record["rows"] if not row["passed"]]
-        chapter_first = next((r for r in failed if r["source"] == "chapter"), None)
-        lead = next((r for r in failed if r["key"] == record.get("lead")), None)
+    for record in sorted(stuck, key=lambda r: (r.student, r.lab)):
+        failed = [row for row in record.rows if not row.passed]
+        chapter_first = next((r for r in failed if r.source == "chapter"), None)
+        lead = next((r for r in failed if r.key == record.lead), None)
         first = lead or chapter_first or (failed[0] if failed else None)  # the table's first
-        hint = record.get(f"hint_{lang}") or record.get("hint_en") or ""
         lines.append(
-            f'<tr class="stuck"><td>{_e(record["student"])}</td><td>{_e(record["lab"])}</td>'
-            f'<td class="count">{len(failed)}/{len(record["rows"])}</td>'
-            f"<td>{_e(_behaviour(first, lang)) if first else _e(w['none'])}</td>"
-            f"<td>{_e(', '.join(record.get('misconceptions', [])) or w['none'])}</td>"
-            f'<td class="hint">{_e(hint or w["none"])}</td>'
-            f"<td>{_e(record['status'])}</td></tr>"
+            f'<tr class="stuck"><td>{_e(record.student)}</td><td>{_e(record.lab)}</td>'
+            f'<td class="count">{len(failed)}/{len(record.rows)}</td>'
+            f"<td>{_e(first.behaviour(lang)) if first else _e(w['none'])}</td>"
+            f"<td>{_e(', '.join(record.misconceptions) or w['none'])}</td>"
+            f'<td class="hint">{_e(record.hint(lang) or w["none"])}</td>'
+            f"<td>{_e(record.status)}</td></tr>"
         )
     return (
         f'<table id="stuck"><thead><tr><th>{_e(w["student"])}</th><th>{_e(w["lab"])}</th>'
@@ -316,15 +307,15 @@ def _stuck(records: Sequence[Record], w: dict[str, str], lang: str) -> str:
     )
 
 
-def _problems(records: Sequence[Record], w: dict[str, str]) -> str:
-    bad = [r for r in records if not _graded(r)]
+def _problems(records: Sequence[GradedLab], w: dict[str, str]) -> str:
+    bad = [r for r in records if not r.graded]
     if not bad:
         return f'<p class="note">{_e(w["problems_none"])}</p>'
     lines = "".join(
-        f'<tr class="problem"><td>{_e(r["student"])}</td><td>{_e(r["lab"])}</td>'
-        f'<td>{_e(r["status"])}</td><td class="reason">{_e(r["reason"])}</td>'
-        f'<td class="note">{_e(r.get("file", ""))}</td></tr>'
-        for r in sorted(bad, key=lambda r: (r["student"], r["lab"]))
+        f'<tr class="problem"><td>{_e(r.student)}</td><td>{_e(r.lab)}</td>'
+        f'<td>{_e(r.status)}</td><td class="reason">{_e(r.reason)}</td>'
+        f'<td class="note">{_e(r.file)}</td></tr>'
+        for r in sorted(bad, key=lambda r: (r.student, r.lab))
     )
     return (
         f'<table id="problems"><thead><tr><th>{_e(w["student"])}</th><th>{_e(w["lab"])}</th>'
@@ -338,9 +329,9 @@ def _lab_order(lab: str) -> tuple[int, str]:
     return (0, f"{int(head):04d}.{int(tail):04d}") if (head + tail).isdigit() else (1, lab)
 
 
-def _seeds(records: Sequence[Record], lang: str) -> str:
+def _seeds(records: Sequence[GradedLab], lang: str) -> str:
     """The seeds the random rows drew from (for the lecturer only: ``--seed N`` replays)."""
-    seeds = sorted({int(r["seed"]) for r in records if isinstance(r.get("seed"), int)})
+    seeds = sorted({r.seed for r in records if r.seed is not None})
     if not seeds:
         return ""
     shown = ", ".join(str(seed) for seed in seeds)
@@ -349,14 +340,14 @@ def _seeds(records: Sequence[Record], lang: str) -> str:
     return f'<p class="note">Seed of the random rows: {shown} (ctxlab grade --seed N replays)</p>'
 
 
-def render(records: Sequence[Record], language: str = "zh") -> str:
+def render(records: Sequence[GradedLab], language: str = "zh") -> str:
     """The class report of ``records`` as one HTML page (``language``: ``zh`` or ``en``)."""
     w = _WORDS["zh" if language == "zh" else "en"]
     lang = "zh" if language == "zh" else "en"
-    labs = sorted({r["lab"] for r in records}, key=_lab_order)
-    students = {r["student"] for r in records}
-    passed = sum(bool(r["passed"]) for r in records)
-    graded = sum(_graded(r) for r in records)
+    labs = sorted({r.lab for r in records}, key=_lab_order)
+    students = {r.student for r in records}
+    passed = sum(r.passed for r in records)
+    graded = sum(r.graded for r in records)
     stats = (
         f'<div class="stats"><div class="stat"><b>{len(students)}</b>{_e(w["students"])}</div>'
         f'<div class="stat"><b>{len(records)}</b>{_e(w["pairs"])}</div>'
