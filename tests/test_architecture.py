@@ -190,6 +190,8 @@ _ENGINE_SIDE = (
     "report",
     "misconceptions",
     "sandbox",
+    "child",
+    "confine",
 )
 
 

@@ -68,7 +68,11 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.perform`                  one call of the student's function, as a plain record
 :mod:`.plain`                    a call's values as exact plain data, and back
 :mod:`.sandbox`                  the sandboxed caller: one student's file, one lab, run in
-                                 a child process (bubblewrap, rlimits)
+                                 a child process; the grader's files fingerprinted
+:mod:`.child`                    the sandboxed child process: started, its channel, ended
+                                 with every process it left
+:mod:`.confine`                  the child's walls (bubblewrap, rlimits, a pids cgroup,
+                                 nobody); what this platform lacks
 :mod:`.worker`                   the sandboxed child's side: import the file, answer calls
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.misconceptions`           a catalogue entry; matching a function to it on the
