@@ -285,9 +285,12 @@ def expect_deterministic(
     compare_context(label, second_result, reference, path)
 
 
+# ----------------------------------------------------------------------------------------
+# The chapter's 31-token example, bad options, bad estimates, random paths (Labs 11.3, 11.5)
+
+#: The third group of the opening path, and what the 31-token example keeps.
 GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
 KEPT_31 = ("u2", "a2", *GROUP_3)
-_ALL_GROUPS = ("u1", "a1", *KEPT_31)
 TOKENS_31 = {
     "maxTokens": 31,
     "system": 3,

@@ -15,8 +15,8 @@ counted as empty, a finite timestamp, entry objects read, and every error an
 ``EntryParseError`` naming the field.
 
 Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
-tokensBefore 29) with one field changed. The expected entry of an accepted case is the
-reference's result for the same input.
+tokensBefore 29) with one field changed (:mod:`.entry_cases`). The expected entry of an
+accepted case is the reference's result for the same input.
 
 The function only reads compaction entries. Decision (spec §2 describes the whole parser;
 the lab builds its compaction branch): a value whose ``type`` is another entry type

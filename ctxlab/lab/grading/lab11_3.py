@@ -61,8 +61,8 @@ from ctxlab.window import ContextWindow
 
 __all__ = ["LAB", "negative_for_user", "one_each"]
 
-#: ctxlab's solution of the budget labs (11.3; 11.5 adds resume_candidates): the helper
-#: functions of ctxlab.context compute the answer as surely as build_context does.
+#: ctxlab's solution of the lab (Lab 11.5's adds resume_candidates): the helper functions
+#: of ctxlab.context compute the answer as surely as build_context does.
 SOLUTION: tuple[Callable[..., Any], ...] = (
     build_context,
     ContextWindow.build,
