@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import _thread
 import functools
+import runpy
 import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -310,6 +312,51 @@ def test_rebinding_ctxlab_during_a_check_changes_nothing_later() -> None:
         fx.opening_estimator,
     ) == originals
     _right_answer_passes("11.3", "11.5")
+
+
+def _rows(report: LabReport) -> list[tuple[str, bool, str]]:
+    return [(r.key, r.passed, r.detail_en) for r in report.results]
+
+
+def test_rebinding_grading_s_shared_modules_during_a_check_changes_nothing_later() -> None:
+    """``compare.diff`` calls itself through its module's globals (every nested comparison),
+    and the labs check with :mod:`.expect`: a student's function that rebinds them changes
+    no later verdict (they are kept like ctxlab's own modules)."""
+    import ctxlab.lab.grading.compare as compare
+    import ctxlab.lab.grading.expect as expect
+
+    folder = Path(__file__).resolve().parent / "misconceptions"
+    # wrong functions whose mistakes show in a nested comparison (a field, the ledger)
+    entry = runpy.run_path(str(folder / "lab11_1" / "tokens-rounded.py"))
+    build = runpy.run_path(str(folder / "lab11_3" / "total-without-fixed.py"))
+
+    def verdicts() -> list[list[tuple[str, bool, str]]]:
+        return [
+            _rows(
+                check_implementation(
+                    "11.1", seed=1, parse_compaction_entry=entry["parse_compaction_entry"]
+                )
+            ),
+            _rows(check_implementation("11.3", seed=1, build_context=build["build_context"])),
+        ]
+
+    before = verdicts()
+    assert all(not all(passed for _, passed, _ in rows) for rows in before)
+    originals = (compare.diff, expect.compare_context)
+
+    def parse_compaction_entry(value: object) -> object:
+        compare.diff = lambda *args, **kwargs: None
+        expect.compare_context = lambda *args, **kwargs: {}
+        raise RuntimeError("rebound")
+
+    try:
+        report = check_implementation("11.1", parse_compaction_entry=parse_compaction_entry)
+        assert not report.passed
+        assert (compare.diff, expect.compare_context) == originals
+        assert verdicts() == before
+    finally:
+        compare.diff, expect.compare_context = originals
+    _right_answer_passes("11.1", "11.3")
 
 
 def test_changing_ctxlabs_private_tables_during_a_check_changes_nothing_later() -> None:

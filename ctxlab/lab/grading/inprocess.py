@@ -61,12 +61,14 @@ def as_found() -> Iterator[None]:
         _PRISTINE.put_back(replaced)
 
 
-def keep(*modules: ModuleType) -> None:
-    """Keep ``modules`` (a lab's file and those it builds on) as they are now: put back
-    before each check, like ctxlab's own."""
+def keep(*modules: ModuleType, objects: bool = True) -> None:
+    """Keep ``modules`` (a lab's file and the grading modules it checks with) as they are
+    now: their names put back before each check, like ctxlab's own, and (``objects``) what
+    their objects hold too."""
     for module in modules:
         _PRISTINE.keep(module)
-        _KEPT.keep(module)
+        if objects:
+            _KEPT.keep(module)
 
 
 def repair() -> list[str]:

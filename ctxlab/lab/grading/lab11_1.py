@@ -15,8 +15,8 @@ counted as empty, a finite timestamp, entry objects read, and every error an
 ``EntryParseError`` naming the field.
 
 Every case starts from compact-1's wire form (parentId a3, firstKeptEntryId u2,
-tokensBefore 29) with one field changed. The expected entry of an accepted case is the
-reference's result for the same input.
+tokensBefore 29) with one field changed (:mod:`.entry_cases`). The expected entry of an
+accepted case is the reference's result for the same input.
 
 The function only reads compaction entries. Decision (spec §2 describes the whole parser;
 the lab builds its compaction branch): a value whose ``type`` is another entry type
@@ -41,15 +41,32 @@ from ctxlab.entries import (
     parse_session_entry,
 )
 from ctxlab.errors import EntryParseError, entry_error, shown
-from ctxlab.lab.grading import drawn
+from ctxlab.lab.grading import drawn, drawn_entries
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
-from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.declare import LabChecks, methods
-from ctxlab.lab.grading.text import Text, exception_text, kind
-from ctxlab.lab.language import tr
+from ctxlab.lab.grading.entry_cases import (
+    LISTS,
+    Case,
+    changed,
+    compact_1_wire,
+    draft_cases,
+    edit,
+    empty_cases,
+    item_cases,
+    missing_cases,
+    timestamp_cases,
+    tokens_cases,
+    type_cases,
+    unknown_cases,
+    value_cases,
+    whitespace_cases,
+    wire_label,
+)
+from ctxlab.lab.grading.expect import entry_result, shares_nothing
+from ctxlab.lab.grading.text import Text, exception_text
 
-__all__ = ["LAB", "compact_1_wire", "entry_result", "parse_compaction_entry", "shares_nothing"]
+__all__ = ["LAB", "parse_compaction_entry"]
 
 
 def parse_compaction_entry(value: object) -> CompactionSessionEntry:
@@ -101,74 +118,6 @@ LAB = LabChecks(
 )
 
 
-def compact_1_wire() -> dict[str, Any]:
-    """compact-1's wire form (the chapter: parentId a3, firstKept u2, tokensBefore 29)."""
-    return fx.compact1().to_json()
-
-
-def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> None:
-    """``got`` must be a CompactionSessionEntry equal to ``expected``, in canonical form."""
-    if not isinstance(got, CompactionSessionEntry):
-        fail(
-            label,
-            f": returned {kind(got)}; expected a CompactionSessionEntry"
-            " (from ctxlab import CompactionSessionEntry)",
-            f"：返回了 {kind(got)}；期望 CompactionSessionEntry"
-            "（from ctxlab import CompactionSessionEntry）",
-        )
-    found = diff(expected.to_json(), got.to_json(), "")
-    if found:
-        fail(label, f": {found}", f"：{found}")
-    found = diff(expected, got, "")
-    if found:
-        fail(
-            label,
-            f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
-            f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
-        )
-
-
-def shares_nothing(
-    label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
-) -> None:
-    """After the caller changed what it passed in, ``got`` must still equal ``expected``:
-    the returned entry shares no mutable state with its input (``en``/``zh`` say how the
-    entry would have changed: "changed with its input")."""
-    found = diff(expected.to_json(), got.to_json(), "")
-    if found:
-        fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
-
-
-def _wire_label(name: Text | str) -> Text:
-    """A case's label: compact-1 and what was changed in it (``name``: a :class:`Text`, or a
-    ``str`` that is code and reads the same in both languages, such as ``tokensBefore = -1``)."""
-    text = name if isinstance(name, Text) else Text(name, name)
-    return Text(f"compact-1 with {text.en}", f"compact-1（{text.zh}）")
-
-
-def _edit(wire: dict[str, Any], dotted: str, value: object = None, *, delete: bool = False) -> None:
-    *parents, key = dotted.split(".")
-    target = wire
-    for name in parents:
-        target = target[name]
-    if delete:
-        del target[key]
-    else:
-        target[key] = value
-
-
-def _changed(dotted: str, value: object = None, *, delete: bool = False) -> dict[str, Any]:
-    """compact-1's wire form with the field ``dotted`` set to ``value`` (or deleted)."""
-    wire = compact_1_wire()
-    _edit(wire, dotted, value, delete=delete)
-    return wire
-
-
-#: A refusal case: its label, the wire value, and the field path the error is about (or the
-#: paths it may name, when the value allows several, such as an empty summary).
-_Case = tuple[Text | str, object, str | tuple[str, ...]]
-
-
 def _readable_id(wire: object) -> bool:
     """Does the value carry an id an error can name (a non-blank string)?"""
     if not isinstance(wire, Mapping):
@@ -177,7 +126,7 @@ def _readable_id(wire: object) -> bool:
     return isinstance(entry_id, str) and bool(entry_id.strip())
 
 
-def _refuses(t: Trial, case: _Case, *, strict: bool = False) -> None:
+def _refuses(t: Trial, case: Case, *, strict: bool = False) -> None:
     """The changed compact-1 is refused.
 
     The chapter's rows (``strict=False``): an error -- a ValueError, as every ctxlab error
@@ -186,7 +135,7 @@ def _refuses(t: Trial, case: _Case, *, strict: bool = False) -> None:
     in its message, with ``.entry_id`` compact-1 and ``.field`` the field path.
     """
     name, wire, field = case
-    label = _wire_label(name)
+    label = wire_label(name)
     readable = _readable_id(wire)
     if not strict:
         t.rejects(label, [["compact-1"]] if readable else [], wire, error_type=CHAPTER_ERROR)
@@ -201,17 +150,11 @@ def _refuses(t: Trial, case: _Case, *, strict: bool = False) -> None:
     t.rejects(label, names, wire, error_type=EntryParseError, attrs=attrs)
 
 
-def _value_cases(cases: tuple[tuple[str, object], ...]) -> list[_Case]:
-    return [
-        (f"{dotted} = {shown(value)}", _changed(dotted, value), dotted) for dotted, value in cases
-    ]
-
-
 def _accepts(t: Trial, name: Text | str, change: Callable[[dict[str, Any]], None]) -> None:
     """The changed compact-1 is read as the reference reads it."""
     wire = compact_1_wire()
     change(wire)
-    label = _wire_label(name)
+    label = wire_label(name)
     got = t.returns(label, wire)
     expected = compact_1_wire()
     change(expected)
@@ -222,10 +165,10 @@ def _kept_or_refused(t: Trial, dotted: str, value: object, written: str) -> None
     """A number the chapter's type allows but a float cannot hold (``10**400``): kept
     exactly as given, or refused with the parser's error (a ValueError naming compact-1) --
     never a crash such as a bare OverflowError. ``written`` is how the label writes it."""
-    label = _wire_label(f"{dotted} = {written}")
-    ok, got = t.outcome(label, _changed(dotted, value))
+    label = wire_label(f"{dotted} = {written}")
+    ok, got = t.outcome(label, changed(dotted, value))
     if ok:
-        entry_result(label, got, parse_compaction_entry(_changed(dotted, value)))
+        entry_result(label, got, parse_compaction_entry(changed(dotted, value)))
         return
     if isinstance(got, NotImplementedError) or not isinstance(got, CHAPTER_ERROR):
         fail(
@@ -294,42 +237,6 @@ def no_shared_state(t: Trial) -> None:
     shares_nothing(label, got, expected, "changed with its input", "随输入一起变了")
 
 
-def _renamed(dotted: str, new_name: str) -> dict[str, Any]:
-    """compact-1's wire form with the key ``dotted`` renamed to ``new_name`` (same value)."""
-    wire = compact_1_wire()
-    *parents, key = dotted.split(".")
-    target = wire
-    for name in parents:
-        target = target[name]
-    target[new_name] = target.pop(key)
-    return wire
-
-
-#: (the current key, the name it is replaced by): the chapter's early-draft ``files``, and
-#: the snake_case spellings of the camelCase wire keys (Python names are not wire names).
-_ALIASES: tuple[tuple[str, str], ...] = (
-    ("summary.changedFiles", "files"),
-    ("firstKeptEntryId", "first_kept_entry_id"),
-    ("tokensBefore", "tokens_before"),
-    ("parentId", "parent_id"),
-    ("summary.changedFiles", "changed_files"),
-)
-
-
-def _draft_cases() -> list[_Case]:
-    cases: list[_Case] = []
-    for dotted, new_name in _ALIASES:
-        prefix = "summary." if dotted.startswith("summary.") else ""
-        key = dotted.removeprefix("summary.")
-        name = Text(f"{new_name} instead of {key}", f"用 {new_name} 代替 {key}")
-        cases.append((name, _renamed(dotted, new_name), prefix + new_name))
-    beside = compact_1_wire()
-    beside["summary"]["files"] = ["context.ts"]
-    name = Text("files beside changedFiles", "changedFiles 旁多了 files")
-    cases.append((name, beside, "summary.files"))
-    return cases
-
-
 _STOPS_AT_COMPACT_1 = "缺少当前字段或加入旧别名时，错误停在 compact-1"
 _STOPS_AT_COMPACT_1_EN = (
     "when a current field is missing or an old alias is added, the error stops at compact-1"
@@ -347,31 +254,8 @@ _STOPS_AT_COMPACT_1_EN = (
     quote_en=_STOPS_AT_COMPACT_1_EN,
 )
 def rejects_draft_names(t: Trial) -> None:
-    for case in _draft_cases():
+    for case in draft_cases():
         _refuses(t, case)
-
-
-_MISSING = (
-    "summary.changedFiles",
-    "summary.goal",
-    "summary.unresolved",
-    "firstKeptEntryId",
-    "tokensBefore",
-    "parentId",
-    "timestamp",
-    "summary",
-)
-
-
-def _missing_cases() -> list[_Case]:
-    cases: list[_Case] = [
-        (Text(f"{dotted} missing", f"缺少 {dotted}"), _changed(dotted, delete=True), dotted)
-        for dotted in _MISSING
-    ]
-    # An empty summary misses all seven fields: the error may name any of them.
-    every = tuple(f"summary.{key}" for key in ("goal", *_LISTS))
-    cases.append((Text("summary = {}", "summary 为 {}"), _changed("summary", {}), every))
-    return cases
 
 
 @LAB.check(
@@ -384,15 +268,8 @@ def _missing_cases() -> list[_Case]:
     quote_en=_STOPS_AT_COMPACT_1_EN,
 )
 def rejects_missing_fields(t: Trial) -> None:
-    for case in _missing_cases():
+    for case in missing_cases():
         _refuses(t, case)
-
-
-def _empty_cases() -> list[_Case]:
-    values = [("parentId", None)] + [
-        (d, "") for d in ("parentId", "firstKeptEntryId", "summary.goal")
-    ]
-    return _value_cases(tuple(values))
 
 
 @LAB.check(
@@ -403,29 +280,8 @@ def _empty_cases() -> list[_Case]:
     quote_en="goal, parentId and firstKeptEntryId must not be empty",
 )
 def rejects_blank_ids(t: Trial) -> None:
-    for case in _empty_cases():
+    for case in empty_cases():
         _refuses(t, case)
-
-
-_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
-
-
-def _item_cases() -> list[_Case]:
-    cases: tuple[tuple[str, object, str], ...] = (
-        # field, value, the field path the error names (an item by its index)
-        ("summary.decisions", [42], "summary.decisions[0]"),
-        ("summary.changedFiles", ["context.ts", None], "summary.changedFiles[1]"),
-        ("summary.next", "Read context.ts.", "summary.next"),
-        ("summary.completed", [["nested"]], "summary.completed[0]"),
-        ("summary.constraints", {"0": "append-only"}, "summary.constraints"),
-        ("summary.unresolved", ["ok", "ok", 3.5], "summary.unresolved[2]"),
-        # null is no array (string[]): it is not read as an empty list
-        *((f"summary.{name}", None, f"summary.{name}") for name in _LISTS),
-    )
-    return [
-        (f"{dotted} = {shown(value)}", _changed(dotted, value), field)
-        for dotted, value, field in cases
-    ]
 
 
 @LAB.check(
@@ -437,13 +293,8 @@ def _item_cases() -> list[_Case]:
     quote_en="every item of an array is a string",
 )
 def rejects_non_string_items(t: Trial) -> None:
-    for case in _item_cases():
+    for case in item_cases():
         _refuses(t, case)
-
-
-def _tokens_cases() -> list[_Case]:
-    bad = (-1, float("nan"), float("inf"), float("-inf"), -0.5, True, False, "29", None)
-    return _value_cases(tuple(("tokensBefore", value) for value in bad))
 
 
 @LAB.check(
@@ -456,32 +307,9 @@ def _tokens_cases() -> list[_Case]:
     quote_en="tokensBefore is a finite number >= 0",
 )
 def rejects_bad_tokens_before(t: Trial) -> None:
-    for case in _tokens_cases():
+    for case in tokens_cases():
         _refuses(t, case)
     _kept_or_refused(t, "tokensBefore", 10**400, "10**400")
-
-
-def _type_cases() -> list[_Case]:
-    cases = _value_cases(
-        (
-            ("summary", tr("Keep the context small.", "让上下文保持精简。")),
-            ("summary.goal", 7),
-            ("timestamp", "100"),
-            ("timestamp", True),
-            ("timestamp", None),
-            ("firstKeptEntryId", 2),
-            ("parentId", 3),
-            ("summary", None),
-            ("summary", 5),
-            ("summary", ["goal"]),
-        )
-    )
-    cases += [(f"id = {shown(bad)}", _changed("id", bad), "id") for bad in (5, None)]
-    cases += [
-        (Text(f"the value {shown(value)}", f"值 {shown(value)}"), value, "")
-        for value in (["compact-1"], "compact-1", None, 42)
-    ]
-    return cases
 
 
 @LAB.check(
@@ -494,7 +322,7 @@ def _type_cases() -> list[_Case]:
     quote_en="parseSessionEntry() reads the external object field by field.",
 )
 def rejects_wrong_types(t: Trial) -> None:
-    for case in _type_cases():
+    for case in type_cases():
         _refuses(t, case)
 
 
@@ -510,23 +338,21 @@ def tokens_before_not_recomputed(t: Trial) -> None:
     # An int too large for a float (10**400) is an int all the same: kept as given, or
     # refused by the parser's own error (the chapter's: a ValueError stopping at compact-1)
     # -- never a bare OverflowError (issue 24).
-    huge = _wire_label("tokensBefore = 10**400")
+    huge = wire_label("tokensBefore = 10**400")
     try:
-        got = t.returns(huge, _changed("tokensBefore", 10**400))
+        got = t.returns(huge, changed("tokensBefore", 10**400))
     except Failed:
-        t.rejects(
-            huge, [["compact-1"]], _changed("tokensBefore", 10**400), error_type=CHAPTER_ERROR
-        )
+        t.rejects(huge, [["compact-1"]], changed("tokensBefore", 10**400), error_type=CHAPTER_ERROR)
     else:
-        entry_result(huge, got, parse_compaction_entry(_changed("tokensBefore", 10**400)))
+        entry_result(huge, got, parse_compaction_entry(changed("tokensBefore", 10**400)))
     for value in (0, 1, 2.5, 29, 29.6, 29.0, 1_000_000):
         name = f"tokensBefore = {shown(value)}"
         _accepts(t, name, _setting("tokensBefore", value))
-        got = t.returns(_wire_label(name), _changed("tokensBefore", value))
+        got = t.returns(wire_label(name), changed("tokensBefore", value))
         kept = getattr(got, "tokens_before", None)
         if type(kept) is not type(value) or kept != value:
             fail(
-                _wire_label(name),
+                wire_label(name),
                 f": tokens_before must be kept exactly as given ({shown(value)},"
                 f" {type(value).__name__}), got {shown(kept)} ({type(kept).__name__})",
                 f"：tokens_before 必须原样保存（{shown(value)}，{type(value).__name__}），"
@@ -535,7 +361,7 @@ def tokens_before_not_recomputed(t: Trial) -> None:
 
 
 def _setting(dotted: str, value: object) -> Callable[[dict[str, Any]], None]:
-    return lambda wire: _edit(wire, dotted, value)
+    return lambda wire: edit(wire, dotted, value)
 
 
 @LAB.check(
@@ -552,7 +378,7 @@ def timestamp_any_number(t: Trial) -> None:
 
 
 def _empty_lists(wire: dict[str, Any]) -> None:
-    for key in _LISTS:
+    for key in LISTS:
         wire["summary"][key] = []
 
 
@@ -611,16 +437,16 @@ _Drawn = tuple[dict[str, Any], str, object]
 
 
 def _random_draw(r: random.Random) -> _Drawn:
-    wire = drawn.draw_wire(r)
+    wire = drawn_entries.draw_wire(r)
     if r.random() < 0.1:  # a number a float cannot hold: kept or refused, the chapter is open
         wire["tokensBefore"] = 10**400
         return (wire, "", None)
-    return (wire, "", None) if r.random() < 0.2 else (wire, *drawn.break_wire(r))
+    return (wire, "", None) if r.random() < 0.2 else (wire, *drawn_entries.break_wire(r))
 
 
 def _random_input(case: _Drawn) -> dict[str, Any]:
     wire, field, value = case
-    return drawn.broken(wire, field, value) if field else wire
+    return drawn_entries.broken(wire, field, value) if field else wire
 
 
 def _random_kind(case: _Drawn) -> str | None:
@@ -632,8 +458,8 @@ def _random_kind(case: _Drawn) -> str | None:
 
 def _random_check(t: Trial, case: _Drawn, kind: str) -> None:
     value = _random_input(case)
-    broken = f" ({drawn.break_text(case[1], case[2])})" if case[1] else ""
-    label = drawn.label(f"entry {drawn.wire_text(value)}{broken}")
+    broken = f" ({drawn_entries.break_text(case[1], case[2])})" if case[1] else ""
+    label = drawn.label(f"entry {drawn_entries.wire_text(value)}{broken}")
     if case[1]:
         t.rejects(label, [], value, error_type=CHAPTER_ERROR)
         return
@@ -646,7 +472,7 @@ def _random_check(t: Trial, case: _Drawn, kind: str) -> None:
 
 
 def _random_smaller(case: _Drawn) -> Iterator[_Drawn]:
-    for wire in drawn.smaller_wire(case[0]):
+    for wire in drawn_entries.smaller_wire(case[0]):
         yield (wire, case[1], case[2])
 
 
@@ -670,57 +496,8 @@ _RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, _random_smaller
     "拼错的或旧的字段名都不会悄悄通过",
 )
 def rejects_unknown_keys(t: Trial) -> None:
-    for case in _unknown_cases():
+    for case in unknown_cases():
         _refuses(t, case)
-
-
-def _unknown_cases() -> list[_Case]:
-    cases: list[_Case] = [
-        (Text(f"an extra key {dotted}", f"多了一个键 {dotted}"), _changed(dotted, []), dotted)
-        for dotted in ("summary.notes", "notes", "summary.goals", "first_kept_entry_id")
-    ]
-    migration: tuple[tuple[Text, str, str], ...] = (
-        (Text("nextSteps instead of next", "用 nextSteps 代替 next"), "summary.next", "nextSteps"),
-        (
-            Text("invariants beside constraints", "constraints 旁多了 invariants"),
-            "",
-            "summary.invariants",
-        ),
-        (
-            Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds"),
-            "",
-            "compactedEntryIds",
-        ),
-    )
-    for name, remove, add in migration:
-        if remove:
-            cases.append((name, _renamed(remove, add), f"summary.{add}"))
-        else:
-            wire = compact_1_wire()
-            _edit(wire, add, ["context.ts"])
-            cases.append((name, wire, add))
-    # A draft name is named as such, also when a current field is missing as well.
-    wire = compact_1_wire()
-    wire["compactedEntryIds"] = ["u1"]
-    del wire["firstKeptEntryId"]
-    name = Text(
-        "compactedEntryIds instead of firstKeptEntryId",
-        "用 compactedEntryIds 代替 firstKeptEntryId",
-    )
-    cases.append((name, wire, "compactedEntryIds"))
-    return cases
-
-
-#: Blank forms beyond the empty string: spaces, a tab, a newline, and a mix of them.
-_WHITESPACE = (" ", "   ", "\t", "\n", " \t\r\n ")
-
-
-def _whitespace_cases() -> list[_Case]:
-    cases: list[_Case] = []
-    for dotted in ("parentId", "firstKeptEntryId", "summary.goal"):
-        cases += _value_cases(tuple((dotted, blank) for blank in _WHITESPACE))
-    cases += [(f"id = {shown(b)}", _changed("id", b), "id") for b in ("", *_WHITESPACE)]
-    return cases
 
 
 @LAB.check(
@@ -734,13 +511,8 @@ def _whitespace_cases() -> list[_Case]:
     "并对 entry 自己的 id 提同样的要求",
 )
 def rejects_whitespace_ids(t: Trial) -> None:
-    for case in _whitespace_cases():
+    for case in whitespace_cases():
         _refuses(t, case)
-
-
-def _timestamp_cases() -> list[_Case]:
-    bad = (float("nan"), float("inf"), float("-inf"))
-    return _value_cases(tuple(("timestamp", value) for value in bad))
 
 
 @LAB.check(
@@ -753,7 +525,7 @@ def _timestamp_cases() -> list[_Case]:
     "无穷大，JSON 表示不了它们，它们也无法给记录排序",
 )
 def rejects_bad_timestamp(t: Trial) -> None:
-    for case in _timestamp_cases():
+    for case in timestamp_cases():
         _refuses(t, case)
 
 
@@ -774,10 +546,10 @@ def other_types_refused(t: Trial) -> None:
     t.rejects(
         Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
     )
-    for case in _value_cases((("type", "compactio"), ("type", None))):
+    for case in value_cases((("type", "compactio"), ("type", None))):
         _refuses(t, case, strict=True)
     _refuses(
-        t, (Text("type missing", "缺少 type"), _changed("type", delete=True), "type"), strict=True
+        t, (Text("type missing", "缺少 type"), changed("type", delete=True), "type"), strict=True
     )
 
 
@@ -814,15 +586,15 @@ def accepts_entry_object(t: Trial) -> None:
 )
 def errors_name_the_field(t: Trial) -> None:
     for cases in (
-        _draft_cases,
-        _missing_cases,
-        _empty_cases,
-        _item_cases,
-        _tokens_cases,
-        _type_cases,
-        _unknown_cases,
-        _whitespace_cases,
-        _timestamp_cases,
+        draft_cases,
+        missing_cases,
+        empty_cases,
+        item_cases,
+        tokens_cases,
+        type_cases,
+        unknown_cases,
+        whitespace_cases,
+        timestamp_cases,
     ):
         for case in cases():
             _refuses(t, case, strict=True)

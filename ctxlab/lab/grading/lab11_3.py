@@ -12,27 +12,25 @@ stop the build.
 Cases: the opening path with the chapter's estimator (a budget ``a/b/c`` is max_tokens,
 reserved_output, safety_margin), and crafted paths priced by their ``[n]`` tags. The
 expected result is the reference's for the same input; the chapter's literal facts (kept
-ids, reason, the token ledger) are written here too. Lab 11.5 reuses the comparison below.
+ids, reason, the token ledger) are written here too; the comparison, shared with Lab 11.5,
+is :mod:`.expect`'s.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxlab import context
 from ctxlab import fixtures as fx
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import build_context
 from ctxlab.entries import (
-    CompactionSessionEntry,
     MessageSessionEntry,
     MetadataSessionEntry,
     SessionEntry,
 )
-from ctxlab.errors import ContextOptionError, EstimatorError, shown
 from ctxlab.lab.grading import drawn
-from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
+from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial
 from ctxlab.lab.grading.cases import (
     assistant,
     by_id,
@@ -43,31 +41,28 @@ from ctxlab.lab.grading.cases import (
     tool_result,
     user,
 )
-from ctxlab.lab.grading.compare import canonical, diff, ids, path_name
+from ctxlab.lab.grading.compare import path_name
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
-from ctxlab.lab.grading.text import Text, kind, same
+from ctxlab.lab.grading.expect import (
+    GROUP_3,
+    KEPT_31,
+    budget,
+    expect_context,
+    expect_deterministic,
+    expect_worked_example_31,
+    halves,
+    random_context,
+    rejects_bad_estimates,
+    rejects_bad_options,
+)
+from ctxlab.lab.grading.text import Text
 from ctxlab.messages import SystemMessage, UserMessage
 from ctxlab.window import ContextWindow
 
-__all__ = [
-    "GROUP_3",
-    "LAB",
-    "SUBJECTS",
-    "budget",
-    "budget_label",
-    "compare_context",
-    "expect_context",
-    "expect_deterministic",
-    "halves",
-    "one_each",
-    "rejects_bad_estimates",
-    "rejects_bad_options",
-    "subject_of",
-    "worked_example_31",
-]
+__all__ = ["LAB", "negative_for_user", "one_each"]
 
-#: ctxlab's solution of the budget labs (11.3; 11.5 adds resume_candidates): the helper
-#: functions of ctxlab.context compute the answer as surely as build_context does.
+#: ctxlab's solution of the lab (Lab 11.5's adds resume_candidates): the helper functions
+#: of ctxlab.context compute the answer as surely as build_context does.
 SOLUTION: tuple[Callable[..., Any], ...] = (
     build_context,
     ContextWindow.build,
@@ -96,220 +91,10 @@ LAB = LabChecks(
 
 
 # ----------------------------------------------------------------------------------------
-# Comparing a student's ContextResult with the reference's (Labs 11.3 and 11.5)
-
-
-def budget(
-    max_tokens: object,
-    reserved_output: object = 4,
-    safety_margin: object = 2,
-    estimate_tokens: object = fx.opening_estimator,
-) -> dict[str, Any]:
-    """build_context's options; by default the chapter's 4/2 and its estimator."""
-    return {
-        "max_tokens": max_tokens,
-        "reserved_output": reserved_output,
-        "safety_margin": safety_margin,
-        "estimate_tokens": estimate_tokens,
-    }
-
-
-#: How a check names a path: one name for both languages (``sys..a3``), or a name in each
-#: (``Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")``).
-PathName = str | Text
-
-
-def _bilingual(name: PathName) -> Text:
-    return name if isinstance(name, Text) else same(name)
-
-
-def budget_label(name: PathName, max_tokens: object, reserved: object, margin: object) -> Text:
-    numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
-    path = _bilingual(name)
-    return Text(f"path {path.en}, budget {numbers}", f"路径 {path.zh}，预算 {numbers}")
-
-
-def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, str]:
-    """Canonical JSON of a message -> how to call it in a detail (entry id, system, ...)."""
-    names: dict[str, str] = {}
-    for entry in path:
-        if isinstance(entry, MessageSessionEntry):
-            names.setdefault(canonical(entry.message.to_json()), entry.id)
-    for index, message in enumerate(reference.messages):
-        if index == 0 and isinstance(message, SystemMessage):
-            names[canonical(message.to_json())] = "system"
-    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
-    if compactions:
-        newest = compactions[-1]
-        for message in reference.messages[:2]:
-            if isinstance(message, UserMessage) and message.timestamp == newest.timestamp:
-                names[canonical(message.to_json())] = f"summary({newest.id})"
-    return names
-
-
-def _message_name(names: Mapping[str, str], wire: object, index: int) -> str:
-    name = names.get(canonical(wire))
-    if name is not None:
-        return name
-    if isinstance(wire, Mapping) and isinstance(wire.get("role"), str):
-        if wire.get("role") == "system":
-            return "system"
-        return f"{wire['role']}?"
-    return f"<item {index}>"
-
-
-def _role(wire: object) -> object:
-    return wire.get("role") if isinstance(wire, Mapping) else None
-
-
-def context_wire(label: Text, got: object) -> dict[str, Any]:
-    """The wire form of the student's result (it must be a ContextResult-like object)."""
-    to_json = getattr(got, "to_json", None)
-    if not callable(to_json) or isinstance(got, type):
-        fail(
-            label,
-            f": returned {kind(got)}; expected a ContextResult (from ctxlab import ContextResult)",
-            f"：返回了 {kind(got)}；期望 ContextResult（from ctxlab import ContextResult）",
-        )
-    wire = to_json()
-    if not isinstance(wire, Mapping):
-        fail(
-            label,
-            f": its to_json() returned {kind(wire)}, not an object",
-            f"：它的 to_json() 返回了 {kind(wire)}，不是对象",
-        )
-    return dict(wire)
-
-
-def compare_context(
-    label: Text,
-    got: object,
-    reference: ContextResult,
-    path: Sequence[SessionEntry],
-    *,
-    kept: Sequence[str] | None = None,
-    reason: str | None = None,
-    tokens: Mapping[str, int] | None = None,
-) -> dict[str, Any]:
-    """Compare a student's result with the reference's (and the chapter's literal facts).
-
-    Kept ids first, then the messages (by name, then field by field), the reason and the
-    token ledger: the first difference is reported, named with entry ids.
-    """
-    wire = context_wire(label, got)
-    expected = reference.to_json()
-    want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
-    got_kept = wire.get("keptEntryIds")
-    got_kept_list = list(got_kept) if isinstance(got_kept, (list, tuple)) else got_kept
-    if got_kept_list != want_kept:
-        shown_kept = ids(got_kept_list) if isinstance(got_kept_list, list) else shown(got_kept)
-        fail(
-            label,
-            f": expected kept {ids(want_kept)}, got {shown_kept}",
-            f"：期望保留 {ids(want_kept)}，实际 {shown_kept}",
-        )
-    names = _names(path, reference)
-    want_messages = expected["messages"]
-    got_messages = wire.get("messages")
-    if not isinstance(got_messages, (list, tuple)):
-        fail(label, f": messages: expected a list, got {kind(got_messages)}")
-    want_names = [_message_name(names, m, i) for i, m in enumerate(want_messages)]
-    got_names = [_message_name(names, m, i) for i, m in enumerate(got_messages)]
-    named_alike = len(want_names) == len(got_names) and all(
-        w == h or (h.endswith("?") and _role(want) == _role(have))
-        for w, h, want, have in zip(want_names, got_names, want_messages, got_messages, strict=True)
-    )
-    if not named_alike:
-        fail(
-            label,
-            f": expected messages {' → '.join(want_names) or '(none)'},"
-            f" got {' → '.join(got_names) or '(none)'}",
-            f"：期望 messages {' → '.join(want_names) or '（无）'}，"
-            f"实际 {' → '.join(got_names) or '（无）'}",
-        )
-    for index, (want, have) in enumerate(zip(want_messages, got_messages, strict=True)):
-        found = diff(want, have, f"messages[{index}] ({want_names[index]})")
-        if found:
-            fail(label, f": {found}")
-    want_reason = reason if reason is not None else expected["reason"]
-    if wire.get("reason") != want_reason:
-        fail(
-            label,
-            f": kept the right entries, but expected reason {want_reason},"
-            f" got {shown(wire.get('reason'))}",
-            f"：保留的 entries 正确，但期望 reason {want_reason}，实际 {shown(wire.get('reason'))}",
-        )
-    want_tokens = dict(tokens) if tokens is not None else expected["tokens"]
-    found = diff(want_tokens, wire.get("tokens"), "tokens")
-    if found:
-        fail(label, f": {found}")
-    return wire
-
-
-def expect_context(
-    t: Trial,
-    name: PathName,
-    make_path: Callable[[], list[SessionEntry]],
-    options: Mapping[str, Any],
-    **literal: Any,
-) -> dict[str, Any]:
-    """Call the student's build_context on a fresh path; compare with the reference."""
-    label = budget_label(
-        name, options["max_tokens"], options["reserved_output"], options["safety_margin"]
-    )
-    got = t.returns(label, make_path(), **options)
-    reference = build_context(make_path(), **options)
-    return compare_context(label, got, reference, make_path(), **literal)
-
-
-def expect_deterministic(
-    t: Trial,
-    name: PathName,
-    make_path: Callable[[], list[SessionEntry]],
-    max_tokens: int,
-    *,
-    independent_copies: bool,
-) -> None:
-    """Two calls on the same path give equal results (with ``independent_copies``: and
-    changing one result's ``to_json()`` leaves the result itself as it was)."""
-    path = make_path()
-    label = budget_label(name, max_tokens, 4, 2)
-    first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
-    second_result = t.returns(label, path, **budget(max_tokens))
-    second = context_wire(label, second_result)
-    if canonical(first) != canonical(second):
-        fail(label, ": two calls gave different results", "：两次调用结果不同")
-    if independent_copies:
-        first["keptEntryIds"] = ["changed"]
-        if isinstance(first.get("messages"), list) and first["messages"]:
-            first["messages"][0] = {"role": "changed"}
-        third = context_wire(label, second_result)
-        if canonical(third) != canonical(second):
-            fail(
-                label,
-                ": changing one result's to_json() changed the result itself",
-                "：修改一次结果的 to_json() 改动了结果本身",
-            )
-    reference = build_context(make_path(), **budget(max_tokens))
-    compare_context(label, second_result, reference, path)
-
-
-# ----------------------------------------------------------------------------------------
 # The behaviours
 
 
-GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
-_KEPT_31 = ("u2", "a2", *GROUP_3)
-_ALL_GROUPS = ("u1", "a1", *_KEPT_31)
-_TOKENS_31 = {
-    "maxTokens": 31,
-    "system": 3,
-    "messages": 22,
-    "reservedOutput": 4,
-    "safetyMargin": 2,
-    "availableForMessages": 22,
-    "total": 31,
-}
+_ALL_GROUPS = ("u1", "a1", *KEPT_31)
 
 
 def _expect_opening(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
@@ -334,7 +119,7 @@ def _expect_crafted(
     quote_en="the result keeps exactly the second and third groups",
 )
 def worked_example_31(t: Trial) -> None:
-    _expect_opening(t, budget(31), kept=_KEPT_31, reason="trimmed", tokens=_TOKENS_31)
+    expect_worked_example_31(t)
 
 
 @LAB.check(
@@ -497,65 +282,7 @@ def no_system(t: Trial) -> None:
     def path() -> list[SessionEntry]:
         return rechain([e for e in fx.opening_path() if e.id != "sys"])
 
-    expect_context(
-        t, Text("u1..a3 (no sys)", "u1..a3（没有 sys）"), path, budget(31), kept=_KEPT_31
-    )
-
-
-_BAD_NUMBERS: tuple[object, ...] = (
-    float("nan"),
-    float("inf"),
-    float("-inf"),
-    -1,
-    -0.5,
-    True,
-    "31",
-    None,
-)
-
-
-def rejects_bad_options(
-    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], *, strict: bool = False
-) -> None:
-    """Every bad budget number is refused on ``make_path()``. The chapter (``strict=False``):
-    an error (a ValueError). ctxlab (``strict``): a ContextOptionError naming the option
-    (message and ``.option``), and an estimator that is not a function is one too."""
-    path = _bilingual(name)
-    for option, camel in (
-        ("max_tokens", "maxTokens"),
-        ("reserved_output", "reservedOutput"),
-        ("safety_margin", "safetyMargin"),
-    ):
-        for bad in _BAD_NUMBERS:
-            options = {**budget(31), option: bad}
-            label = Text(
-                f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
-            )
-            if not strict:
-                t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
-                continue
-            t.rejects(
-                label,
-                [[option, camel]],
-                make_path(),
-                error_type=ContextOptionError,
-                attrs={"option": option},
-                **options,
-            )
-    if not strict:
-        return
-    for bad in (None, 5, "estimate"):
-        t.rejects(
-            Text(
-                f"path {path.en}, estimate_tokens={shown(bad)}",
-                f"路径 {path.zh}，estimate_tokens={shown(bad)}",
-            ),
-            [["estimate_tokens", "estimateTokens"]],
-            make_path(),
-            error_type=ContextOptionError,
-            attrs={"option": "estimate_tokens"},
-            **{**budget(31), "estimate_tokens": bad},
-        )
+    expect_context(t, Text("u1..a3 (no sys)", "u1..a3（没有 sys）"), path, budget(31), kept=KEPT_31)
 
 
 @LAB.check(
@@ -623,57 +350,6 @@ class _BadEstimator:
         return self.bad
 
 
-#: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
-SUBJECTS: dict[str, tuple[str, ...]] = {
-    "system": ("the system message", "the replayed system message"),
-    # Lab 11.5: the summary message of the resumed path
-    "compact-1": ("the summary of compact-1", "the summary of compaction compact-1"),
-}
-
-
-def subject_of(target: str) -> tuple[str, ...]:
-    return SUBJECTS.get(target, (f"entry {target}",))
-
-
-def rejects_bad_estimates(
-    t: Trial,
-    name: PathName,
-    make_path: Callable[[], list[SessionEntry]],
-    cases: Sequence[tuple[str, object]],
-    estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
-    *,
-    strict: bool = False,
-) -> None:
-    """Each estimator that prices one message (``target``) badly is refused. The chapter
-    (``strict=False``): an error (a ValueError) for a bad value. ctxlab (``strict``): an
-    EstimatorError naming the message (message and ``.subject``), also for an estimator
-    that raises."""
-    named = _bilingual(name)
-    for target, bad in cases:
-        path = make_path()
-        raising = isinstance(bad, BaseException)
-        if raising and not strict:
-            continue  # the chapter says nothing of an estimator that raises
-        shown_bad = f"raises {type(bad).__name__}" if raising else f"returns {shown(bad)}"
-        shown_bad_zh = f"抛出 {type(bad).__name__}" if raising else f"返回 {shown(bad)}"
-        label = Text(
-            f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
-            f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
-        )
-        options = budget(500, estimate_tokens=estimator(path, target, bad))
-        if not strict:
-            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
-            continue
-        t.rejects(
-            label,
-            [[target]],
-            path,
-            error_type=EstimatorError,
-            attrs={"subject": subject_of(target)},
-            **options,
-        )
-
-
 def _zero_for(message: object) -> int:
     """An estimator that prices every message at 0 (a valid estimate)."""
     return 0
@@ -691,11 +367,6 @@ def negative_for_user(message: object) -> int:
 def one_each(message: object) -> int:
     """An estimator that prices every message at 1, an empty one too."""
     return 1
-
-
-def halves(message: object) -> float:
-    """The chapter's estimator plus half a token per message: every estimate a fraction."""
-    return float(fx.opening_estimator(message)) + 0.5
 
 
 @LAB.check(
@@ -811,31 +482,3 @@ def random_paths(t: Trial) -> None:
 
 #: How many paths :func:`random_paths` draws per run.
 RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 120)
-
-
-def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:
-    """Random paths (with one of ``compactions`` compactions) and budgets, some broken."""
-
-    def draw(r: random.Random) -> drawn.Path:
-        items = drawn.draw_path(r, compactions=r.choice(compactions))
-        options = drawn.draw_budget(r, items)
-        if r.random() < 0.2:
-            options = drawn.break_budget(r, items, options)
-        return drawn.Path(items, tuple(options.items()))
-
-    def outcome(case: drawn.Path) -> str | None:
-        if not drawn.in_scope(case.items):
-            return None
-        return drawn.outcome(lambda: build_context(drawn.build(case.items), **dict(case.options)))
-
-    def check(t: Trial, case: drawn.Path, kind: str) -> None:
-        options = dict(case.options)
-        path = drawn.build(case.items)
-        label = drawn.label(f"path {drawn.describe(case.items)}, {drawn.budget_text(options)}")
-        if kind == "refuses":
-            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
-            return
-        got = t.returns(label, path, **options)
-        compare_context(label, got, build_context(drawn.build(case.items), **options), path)
-
-    return drawn.Cases(draw, check, outcome, drawn.smaller_path)

@@ -32,10 +32,10 @@ from ctxlab.entries import (
 )
 from ctxlab.errors import CompactionError, CtxlabError, EntryParseError, shown
 from ctxlab.lab.errors_zh import message_zh
-from ctxlab.lab.grading import drawn
+from ctxlab.lab.grading import drawn, drawn_entries
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.declare import LabChecks
-from ctxlab.lab.grading.lab11_1 import entry_result, shares_nothing
+from ctxlab.lab.grading.expect import entry_result, shares_nothing
 from ctxlab.lab.grading.text import Text
 
 __all__ = ["LAB"]
@@ -563,7 +563,7 @@ def _random_draw(r: random.Random) -> drawn.Path:
     others = [i.id for i in items if i.kind != "user"]
     others += [i.id for i in items if i.kind == "system"]  # a system message, twice as often
     others += ["u-unknown"] * (len(others) // 3 + 1)  # an unknown id, often
-    wire = drawn.draw_wire(r)
+    wire = drawn_entries.draw_wire(r)
     options = {
         "id": r.choice(("k-new", "k-new", " k-new", "k-new\t")),  # padded: kept as given
         "timestamp": wire["timestamp"],

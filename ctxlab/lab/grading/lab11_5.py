@@ -11,7 +11,7 @@ is kept). Lab 11.3's option and estimator rules, and its ledger, still hold on r
 the summary message is priced too, and a bad estimate for it names the compaction.
 
 Cases: the chapter's resumed, recompacted and system-patch paths (:mod:`ctxlab.fixtures`)
-and crafted variants; the comparison with the reference is Lab 11.3's.
+and crafted variants; the comparison with the reference is Lab 11.3's (:mod:`.expect`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ctxlab import context
 from ctxlab import fixtures as fx
 from ctxlab.compaction import create_compaction_entry
 from ctxlab.context import build_context, resume_candidates
@@ -35,23 +36,22 @@ from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
 from ctxlab.lab.grading.compare import diff
-from ctxlab.lab.grading.declare import LabChecks
-from ctxlab.lab.grading.lab11_3 import (
+from ctxlab.lab.grading.declare import LabChecks, helper_functions
+from ctxlab.lab.grading.expect import (
     GROUP_3,
-    SOLUTION,
-    STUBBED,
     budget,
     budget_label,
     expect_context,
     expect_deterministic,
+    expect_worked_example_31,
     halves,
     random_context,
     rejects_bad_estimates,
     rejects_bad_options,
-    worked_example_31,
 )
 from ctxlab.lab.grading.text import Text, same
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
+from ctxlab.window import ContextWindow
 
 __all__ = ["LAB"]
 
@@ -60,8 +60,19 @@ LAB = LabChecks(
     "build_context",
     ("active_path",),
     build_context,
-    solution=(*SOLUTION, resume_candidates),
-    stubbed=STUBBED,
+    solution=(
+        build_context,
+        ContextWindow.build,
+        *helper_functions(context),
+        resume_candidates,
+    ),
+    stubbed=(
+        build_context,
+        context._build,
+        context.select_newest_suffix,
+        context.assemble_result,
+        ContextWindow.build,
+    ),
     solution_name="ctxlab.build_context",
     helpers="ctxlab.context._build, resume_candidates and the other private functions of"
     " ctxlab.context",
@@ -104,7 +115,7 @@ def _tag_or_opening(message: object) -> int:
     quote_en="fixedMessages is empty for now; it is kept for the compaction summary later on.",
 )
 def no_compaction(t: Trial) -> None:
-    worked_example_31(t)
+    expect_worked_example_31(t)
 
 
 @LAB.check(

@@ -40,6 +40,18 @@ LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 #: A lab's file is this package's ``lab11_N`` module.
 _PREFIX: Final = f"{__package__}.lab11_"
 
+#: The grading modules the labs' files check with, kept like ctxlab's own from now on (a
+#: student's ``compare.diff = ...`` lasts no longer than its check, and a lab's file loads
+#: with them as they were). None of them holds a switch or a table grading changes at run
+#: time (``engine``, ``isolation`` and ``runner`` do, and are not kept).
+_CHECKED_WITH: Final = tuple(
+    f"{__package__}.{name}"
+    for name in ("calls", "cases", "compare", "drawn_entries", "entry_cases", "expect", "text")
+)
+inprocess.keep(*(importlib.import_module(name) for name in _CHECKED_WITH))
+# drawn holds the seed and the time limit in lists it fills at run time: only its names
+inprocess.keep(drawn, objects=False)
+
 _LOADED: dict[str, LabChecks] = {}
 
 
@@ -56,7 +68,7 @@ def load(lab: object) -> LabChecks:
         declared = getattr(module, "LAB", None)
         if not isinstance(declared, LabChecks) or declared.lab != lab:  # pragma: no cover
             raise GradingUsageError(f"{module.__name__} declares no LAB for {lab}", option="lab")
-        # the lab's file, and the labs it builds on, are kept as they loaded
+        # the lab's file is kept as it loaded
         inprocess.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
         _LOADED[lab] = declared
     return _LOADED[lab]

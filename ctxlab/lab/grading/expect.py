@@ -1,0 +1,449 @@
+"""What a lab expects of a student's result, shared by the labs (issue 35).
+
+Lab 11.1's entry comparison, used by Lab 11.4 too: :func:`entry_result` (a canonical
+``CompactionSessionEntry`` equal to the reference's) and :func:`shares_nothing`. The budget
+labs' (11.3 and 11.5): :func:`compare_context` compares a student's ``ContextResult`` with
+the reference's (kept ids, messages named by entry id, reason, token ledger),
+:func:`expect_context` calls the student's function first; the chapter's 31-token example;
+bad budget numbers and bad estimates refused; the random paths and budgets of their random
+rows. A lab's file keeps its own rows; what more than one lab checks with lives here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxlab import fixtures as fx
+from ctxlab.context import ContextResult, build_context
+from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
+from ctxlab.errors import ContextOptionError, EstimatorError, shown
+from ctxlab.lab.grading import drawn
+from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
+from ctxlab.lab.grading.compare import canonical, diff, ids
+from ctxlab.lab.grading.text import Text, kind, same
+from ctxlab.messages import SystemMessage, UserMessage
+
+__all__ = [
+    "GROUP_3",
+    "KEPT_31",
+    "SUBJECTS",
+    "TOKENS_31",
+    "PathName",
+    "bilingual",
+    "budget",
+    "budget_label",
+    "compare_context",
+    "context_wire",
+    "entry_result",
+    "expect_context",
+    "expect_deterministic",
+    "expect_worked_example_31",
+    "halves",
+    "random_context",
+    "rejects_bad_estimates",
+    "rejects_bad_options",
+    "shares_nothing",
+    "subject_of",
+]
+
+
+# ----------------------------------------------------------------------------------------
+# A compaction entry (Labs 11.1 and 11.4)
+
+
+def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> None:
+    """``got`` must be a CompactionSessionEntry equal to ``expected``, in canonical form."""
+    if not isinstance(got, CompactionSessionEntry):
+        fail(
+            label,
+            f": returned {kind(got)}; expected a CompactionSessionEntry"
+            " (from ctxlab import CompactionSessionEntry)",
+            f"：返回了 {kind(got)}；期望 CompactionSessionEntry"
+            "（from ctxlab import CompactionSessionEntry）",
+        )
+    found = diff(expected.to_json(), got.to_json(), "")
+    if found:
+        fail(label, f": {found}", f"：{found}")
+    found = diff(expected, got, "")
+    if found:
+        fail(
+            label,
+            f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
+            f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
+        )
+
+
+def shares_nothing(
+    label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
+) -> None:
+    """After the caller changed what it passed in, ``got`` must still equal ``expected``:
+    the returned entry shares no mutable state with its input (``en``/``zh`` say how the
+    entry would have changed: "changed with its input")."""
+    found = diff(expected.to_json(), got.to_json(), "")
+    if found:
+        fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
+
+
+# ----------------------------------------------------------------------------------------
+# A ContextResult (Labs 11.3 and 11.5)
+
+
+def budget(
+    max_tokens: object,
+    reserved_output: object = 4,
+    safety_margin: object = 2,
+    estimate_tokens: object = fx.opening_estimator,
+) -> dict[str, Any]:
+    """build_context's options; by default the chapter's 4/2 and its estimator."""
+    return {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved_output,
+        "safety_margin": safety_margin,
+        "estimate_tokens": estimate_tokens,
+    }
+
+
+#: How a check names a path: one name for both languages (``sys..a3``), or a name in each
+#: (``Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")``).
+PathName = str | Text
+
+
+def bilingual(name: PathName) -> Text:
+    return name if isinstance(name, Text) else same(name)
+
+
+def budget_label(name: PathName, max_tokens: object, reserved: object, margin: object) -> Text:
+    numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
+    path = bilingual(name)
+    return Text(f"path {path.en}, budget {numbers}", f"路径 {path.zh}，预算 {numbers}")
+
+
+def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, str]:
+    """Canonical JSON of a message -> how to call it in a detail (entry id, system, ...)."""
+    names: dict[str, str] = {}
+    for entry in path:
+        if isinstance(entry, MessageSessionEntry):
+            names.setdefault(canonical(entry.message.to_json()), entry.id)
+    for index, message in enumerate(reference.messages):
+        if index == 0 and isinstance(message, SystemMessage):
+            names[canonical(message.to_json())] = "system"
+    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    if compactions:
+        newest = compactions[-1]
+        for message in reference.messages[:2]:
+            if isinstance(message, UserMessage) and message.timestamp == newest.timestamp:
+                names[canonical(message.to_json())] = f"summary({newest.id})"
+    return names
+
+
+def _message_name(names: Mapping[str, str], wire: object, index: int) -> str:
+    name = names.get(canonical(wire))
+    if name is not None:
+        return name
+    if isinstance(wire, Mapping) and isinstance(wire.get("role"), str):
+        if wire.get("role") == "system":
+            return "system"
+        return f"{wire['role']}?"
+    return f"<item {index}>"
+
+
+def _role(wire: object) -> object:
+    return wire.get("role") if isinstance(wire, Mapping) else None
+
+
+def context_wire(label: Text, got: object) -> dict[str, Any]:
+    """The wire form of the student's result (it must be a ContextResult-like object)."""
+    to_json = getattr(got, "to_json", None)
+    if not callable(to_json) or isinstance(got, type):
+        fail(
+            label,
+            f": returned {kind(got)}; expected a ContextResult (from ctxlab import ContextResult)",
+            f"：返回了 {kind(got)}；期望 ContextResult（from ctxlab import ContextResult）",
+        )
+    wire = to_json()
+    if not isinstance(wire, Mapping):
+        fail(
+            label,
+            f": its to_json() returned {kind(wire)}, not an object",
+            f"：它的 to_json() 返回了 {kind(wire)}，不是对象",
+        )
+    return dict(wire)
+
+
+def compare_context(
+    label: Text,
+    got: object,
+    reference: ContextResult,
+    path: Sequence[SessionEntry],
+    *,
+    kept: Sequence[str] | None = None,
+    reason: str | None = None,
+    tokens: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Compare a student's result with the reference's (and the chapter's literal facts).
+
+    Kept ids first, then the messages (by name, then field by field), the reason and the
+    token ledger: the first difference is reported, named with entry ids.
+    """
+    wire = context_wire(label, got)
+    expected = reference.to_json()
+    want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
+    got_kept = wire.get("keptEntryIds")
+    got_kept_list = list(got_kept) if isinstance(got_kept, (list, tuple)) else got_kept
+    if got_kept_list != want_kept:
+        shown_kept = ids(got_kept_list) if isinstance(got_kept_list, list) else shown(got_kept)
+        fail(
+            label,
+            f": expected kept {ids(want_kept)}, got {shown_kept}",
+            f"：期望保留 {ids(want_kept)}，实际 {shown_kept}",
+        )
+    names = _names(path, reference)
+    want_messages = expected["messages"]
+    got_messages = wire.get("messages")
+    if not isinstance(got_messages, (list, tuple)):
+        fail(label, f": messages: expected a list, got {kind(got_messages)}")
+    want_names = [_message_name(names, m, i) for i, m in enumerate(want_messages)]
+    got_names = [_message_name(names, m, i) for i, m in enumerate(got_messages)]
+    named_alike = len(want_names) == len(got_names) and all(
+        w == h or (h.endswith("?") and _role(want) == _role(have))
+        for w, h, want, have in zip(want_names, got_names, want_messages, got_messages, strict=True)
+    )
+    if not named_alike:
+        fail(
+            label,
+            f": expected messages {' → '.join(want_names) or '(none)'},"
+            f" got {' → '.join(got_names) or '(none)'}",
+            f"：期望 messages {' → '.join(want_names) or '（无）'}，"
+            f"实际 {' → '.join(got_names) or '（无）'}",
+        )
+    for index, (want, have) in enumerate(zip(want_messages, got_messages, strict=True)):
+        found = diff(want, have, f"messages[{index}] ({want_names[index]})")
+        if found:
+            fail(label, f": {found}")
+    want_reason = reason if reason is not None else expected["reason"]
+    if wire.get("reason") != want_reason:
+        fail(
+            label,
+            f": kept the right entries, but expected reason {want_reason},"
+            f" got {shown(wire.get('reason'))}",
+            f"：保留的 entries 正确，但期望 reason {want_reason}，实际 {shown(wire.get('reason'))}",
+        )
+    want_tokens = dict(tokens) if tokens is not None else expected["tokens"]
+    found = diff(want_tokens, wire.get("tokens"), "tokens")
+    if found:
+        fail(label, f": {found}")
+    return wire
+
+
+def expect_context(
+    t: Trial,
+    name: PathName,
+    make_path: Callable[[], list[SessionEntry]],
+    options: Mapping[str, Any],
+    **literal: Any,
+) -> dict[str, Any]:
+    """Call the student's build_context on a fresh path; compare with the reference."""
+    label = budget_label(
+        name, options["max_tokens"], options["reserved_output"], options["safety_margin"]
+    )
+    got = t.returns(label, make_path(), **options)
+    reference = build_context(make_path(), **options)
+    return compare_context(label, got, reference, make_path(), **literal)
+
+
+def expect_deterministic(
+    t: Trial,
+    name: PathName,
+    make_path: Callable[[], list[SessionEntry]],
+    max_tokens: int,
+    *,
+    independent_copies: bool,
+) -> None:
+    """Two calls on the same path give equal results (with ``independent_copies``: and
+    changing one result's ``to_json()`` leaves the result itself as it was)."""
+    path = make_path()
+    label = budget_label(name, max_tokens, 4, 2)
+    first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
+    second_result = t.returns(label, path, **budget(max_tokens))
+    second = context_wire(label, second_result)
+    if canonical(first) != canonical(second):
+        fail(label, ": two calls gave different results", "：两次调用结果不同")
+    if independent_copies:
+        first["keptEntryIds"] = ["changed"]
+        if isinstance(first.get("messages"), list) and first["messages"]:
+            first["messages"][0] = {"role": "changed"}
+        third = context_wire(label, second_result)
+        if canonical(third) != canonical(second):
+            fail(
+                label,
+                ": changing one result's to_json() changed the result itself",
+                "：修改一次结果的 to_json() 改动了结果本身",
+            )
+    reference = build_context(make_path(), **budget(max_tokens))
+    compare_context(label, second_result, reference, path)
+
+
+# ----------------------------------------------------------------------------------------
+# The chapter's 31-token example, bad options, bad estimates, random paths (Labs 11.3, 11.5)
+
+#: The third group of the opening path, and what the 31-token example keeps.
+GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
+KEPT_31 = ("u2", "a2", *GROUP_3)
+TOKENS_31 = {
+    "maxTokens": 31,
+    "system": 3,
+    "messages": 22,
+    "reservedOutput": 4,
+    "safetyMargin": 2,
+    "availableForMessages": 22,
+    "total": 31,
+}
+
+
+def expect_worked_example_31(t: Trial) -> None:
+    """The chapter's 31-token example on the opening path sys..a3 (Labs 11.3 and 11.5)."""
+    expect_context(
+        t, "sys..a3", fx.opening_path, budget(31), kept=KEPT_31, reason="trimmed", tokens=TOKENS_31
+    )
+
+
+_BAD_NUMBERS: tuple[object, ...] = (
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    -1,
+    -0.5,
+    True,
+    "31",
+    None,
+)
+
+
+def rejects_bad_options(
+    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], *, strict: bool = False
+) -> None:
+    """Every bad budget number is refused on ``make_path()``. The chapter (``strict=False``):
+    an error (a ValueError). ctxlab (``strict``): a ContextOptionError naming the option
+    (message and ``.option``), and an estimator that is not a function is one too."""
+    path = bilingual(name)
+    for option, camel in (
+        ("max_tokens", "maxTokens"),
+        ("reserved_output", "reservedOutput"),
+        ("safety_margin", "safetyMargin"),
+    ):
+        for bad in _BAD_NUMBERS:
+            options = {**budget(31), option: bad}
+            label = Text(
+                f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
+            )
+            if not strict:
+                t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
+                continue
+            t.rejects(
+                label,
+                [[option, camel]],
+                make_path(),
+                error_type=ContextOptionError,
+                attrs={"option": option},
+                **options,
+            )
+    if not strict:
+        return
+    for bad in (None, 5, "estimate"):
+        t.rejects(
+            Text(
+                f"path {path.en}, estimate_tokens={shown(bad)}",
+                f"路径 {path.zh}，estimate_tokens={shown(bad)}",
+            ),
+            [["estimate_tokens", "estimateTokens"]],
+            make_path(),
+            error_type=ContextOptionError,
+            attrs={"option": "estimate_tokens"},
+            **{**budget(31), "estimate_tokens": bad},
+        )
+
+
+#: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
+SUBJECTS: dict[str, tuple[str, ...]] = {
+    "system": ("the system message", "the replayed system message"),
+    # Lab 11.5: the summary message of the resumed path
+    "compact-1": ("the summary of compact-1", "the summary of compaction compact-1"),
+}
+
+
+def subject_of(target: str) -> tuple[str, ...]:
+    return SUBJECTS.get(target, (f"entry {target}",))
+
+
+def rejects_bad_estimates(
+    t: Trial,
+    name: PathName,
+    make_path: Callable[[], list[SessionEntry]],
+    cases: Sequence[tuple[str, object]],
+    estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
+    *,
+    strict: bool = False,
+) -> None:
+    """Each estimator that prices one message (``target``) badly is refused. The chapter
+    (``strict=False``): an error (a ValueError) for a bad value. ctxlab (``strict``): an
+    EstimatorError naming the message (message and ``.subject``), also for an estimator
+    that raises."""
+    named = bilingual(name)
+    for target, bad in cases:
+        path = make_path()
+        raising = isinstance(bad, BaseException)
+        if raising and not strict:
+            continue  # the chapter says nothing of an estimator that raises
+        shown_bad = f"raises {type(bad).__name__}" if raising else f"returns {shown(bad)}"
+        shown_bad_zh = f"抛出 {type(bad).__name__}" if raising else f"返回 {shown(bad)}"
+        label = Text(
+            f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
+            f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
+        )
+        options = budget(500, estimate_tokens=estimator(path, target, bad))
+        if not strict:
+            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
+            continue
+        t.rejects(
+            label,
+            [[target]],
+            path,
+            error_type=EstimatorError,
+            attrs={"subject": subject_of(target)},
+            **options,
+        )
+
+
+def halves(message: object) -> float:
+    """The chapter's estimator plus half a token per message: every estimate a fraction."""
+    return float(fx.opening_estimator(message)) + 0.5
+
+
+def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:
+    """Random paths (with one of ``compactions`` compactions) and budgets, some broken."""
+
+    def draw(r: random.Random) -> drawn.Path:
+        items = drawn.draw_path(r, compactions=r.choice(compactions))
+        options = drawn.draw_budget(r, items)
+        if r.random() < 0.2:
+            options = drawn.break_budget(r, items, options)
+        return drawn.Path(items, tuple(options.items()))
+
+    def outcome(case: drawn.Path) -> str | None:
+        if not drawn.in_scope(case.items):
+            return None
+        return drawn.outcome(lambda: build_context(drawn.build(case.items), **dict(case.options)))
+
+    def check(t: Trial, case: drawn.Path, kind: str) -> None:
+        options = dict(case.options)
+        path = drawn.build(case.items)
+        label = drawn.label(f"path {drawn.describe(case.items)}, {drawn.budget_text(options)}")
+        if kind == "refuses":
+            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
+            return
+        got = t.returns(label, path, **options)
+        compare_context(label, got, build_context(drawn.build(case.items), **options), path)
+
+    return drawn.Cases(draw, check, outcome, drawn.smaller_path)
