@@ -114,7 +114,7 @@ def test_budget_widget_labels_are_chinese(chinese: None) -> None:
         "回答预留 reserved_output",
         "安全余量 safety_margin",
     ]
-    assert box.outputs["reason"].value == "结果原因 reason：trimmed"
+    assert box.outputs["reason"].value == "原因（reason）：trimmed"
     assert box.outputs["kept"].value.startswith("保留（kept_entry_ids）：u2, a2")
     box.controls["max_tokens"].value = 50
     assert box.outputs["reason"].value.endswith("within_budget")

@@ -407,7 +407,7 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
     figure = budget_figure(None, budget)
     kept = ", ".join(view.result.kept_entry_ids) or tr("(nothing)", "（无）")
     return BudgetView(
-        reason=tr(f"reason: {view.result.reason}", f"结果原因 reason：{view.result.reason}"),
+        reason=tr(f"reason: {view.result.reason}", f"原因（reason）：{view.result.reason}"),
         kept=tr(f"kept: {kept}", f"保留（kept_entry_ids）：{kept}"),
         ledger_html=styler.to_html(),
         figure=figure,
@@ -535,9 +535,11 @@ def check_kept_ids(
         False,
         tr("that is not what build_context keeps", "这不是 build_context 保留的内容"),
         hint=tr(
-            f"Available for messages is {available}. Start from "
-            "the newest group; what happens when even that one does not fit?",
-            f"消息额度是 {available}。从最新一组开始；如果连这一组都放不下，会怎样？",
+            f"Available for messages is {available}. Add groups from the newest back, each"
+            " time comparing with the allowance: which group is the first that does not fit?"
+            " And if all of them fit?",
+            f"消息额度是 {available}。从最新一组开始往前加，每加一组就和额度比一比："
+            "哪一组第一个放不下？如果全都放得下呢？",
         ),
     )
 

@@ -441,7 +441,7 @@ def build_resume_widget() -> Any:
 @exercise("resume kept", "恢复后保留的 entry")
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
-    ids = id_list(answer, tr("your kept ids", "你的 kept ids"))
+    ids = id_list(answer, tr("your kept ids", "你的答案"))
     result = _build(fixtures.resumed_path(), max_tokens, 4, 2)
     expected = list(result.kept_entry_ids)
     if ids == expected:
