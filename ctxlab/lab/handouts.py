@@ -22,6 +22,7 @@ import argparse
 import base64
 import html
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -49,6 +50,9 @@ __all__ = [
     "main",
     "print_pdf",
 ]
+
+#: Where the sheets' words and style are.
+_DATA = Path(__file__).with_name("data")
 
 LANGUAGES: tuple[Language, ...] = ("zh", "en")  # the course is Chinese first
 
@@ -301,193 +305,29 @@ def _picture(lab: str) -> Figure:
 
 # ----------------------------------------------------------------------------- the sheets
 
-HANDOUTS: dict[str, Handout] = {
-    "11.1": Handout(
-        "11.1",
-        "摘要先成为 session 中的一条普通事实",
-        "A summary is first an ordinary fact in the session",
-        (
-            (
-                "它是一条追加到当前 leaf 后面的 CompactionSessionEntry",
-                "It is a CompactionSessionEntry appended after the current leaf.",
-            ),
-            (
-                "goal、parentId 和 firstKeptEntryId 不能为空；数组中的每一项都是字符串；"
-                "tokensBefore 是非负有限数",
-                "goal, parentId and firstKeptEntryId may not be empty; every array item is a "
-                "string; tokensBefore is a finite number ≥ 0.",
-            ),
-            (
-                "parser 只检查它是非负有限数，不会重新估算并核对该值",
-                "The parser only checks that it is a finite number ≥ 0; it never re-estimates it.",
-            ),
-            (
-                "JSONL 重新打开时，同一条解析路径会恢复 compact-1",
-                "When the JSONL file is reopened, the same parsing path restores compact-1.",
-            ),
-            (
-                "缺少当前字段或加入旧别名时，错误停在 compact-1，不会延后成预算差异",
-                "A missing field or an old alias stops at compact-1, never later as a budget "
-                "difference.",
-            ),
-        ),
-        _numbers_11_1,
-        "compact-1 is appended after a3; firstKeptEntryId points back to u2.",
-        "compact-1 追加在 a3 后面；firstKeptEntryId 指回 u2。",
-    ),
-    "11.2": Handout(
-        "11.2",
-        "两个 tool result 仍属于 u3 开始的同一组",
-        "Both tool results still belong to the group u3 starts",
-        (
-            (
-                "groupInteractions() 跳过 sys，以 user 消息为起点",
-                "groupInteractions() skips sys and starts a group at each user message.",
-            ),
-            (
-                "system message 出现在两组之间时也一样跳过，不会切开或混入哪一组",
-                "A system message between two groups is skipped too:"
-                " it neither splits nor joins one.",
-            ),
-            (
-                "每个 call.id 只声明一次；每条 result 的 toolCallId 都能在组内找到对应 call",
-                "Each call.id is declared once;"
-                " each result's toolCallId finds its call in the group.",
-            ),
-            (
-                "一个 call 至多对应一条 result；group 结束时，所有 call 都已经配齐 result",
-                "A call has at most one result; when the group ends, every call has its result.",
-            ),
-            (
-                "result 的数组位置、toolName 与终态 assistant 不参与这次配对",
-                "A result's position, toolName and the final assistant take no part in pairing.",
-            ),
-            ("裁剪位置只能落在 a1/u2 或 a2/u3 之间", "A cut can only fall between a1/u2 or a2/u3."),
-        ),
-        _numbers_11_2,
-        "Three groups; a cut is legal only between two groups.",
-        "三组；只有组与组之间的切点合法。",
-    ),
-    "11.3": Handout(
-        "11.3",
-        "31 个 token 怎样留下第二、三组",
-        "How 31 tokens keep groups 2 and 3",
-        (
-            (
-                "reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差",
-                "reservedOutput leaves room for this turn's reply; safetyMargin absorbs estimation "
-                "error.",
-            ),
-            (
-                "固定成本超过总窗口时，消息额度降到 0",
-                "When the fixed costs exceed the window, the message budget drops to 0.",
-            ),
-            (
-                "剩下的 22 从最新组向前使用",
-                "The remaining 22 are spent from the newest group backwards.",
-            ),
-            (
-                "keptEntryIds 只记录被选中组的原始 entry",
-                "keptEntryIds records only the original entries of the chosen groups.",
-            ),
-            (
-                "结果允许超过 maxTokens，因为当前函数不能安全地从组内剪掉 call、result 或终态回答",
-                "The result may exceed maxTokens: the function cannot safely cut a call, a result "
-                "or the final answer out of a group.",
-            ),
-        ),
-        _numbers_11_3,
-        "The ledger at maxTokens 31: fixed costs, then whole groups from the newest.",
-        "maxTokens 31 时的预算账本：先扣固定成本，再从最新一组起整组保留。",
-    ),
-    "11.4": Handout(
-        "11.4",
-        "compact-1 记录摘要与保留起点",
-        "compact-1 records the summary and where to keep from",
-        (
-            (
-                '函数从 activePath.at(-1) 得到 parentId: "a3"',
-                'The function takes parentId: "a3" from activePath.at(-1).',
-            ),
-            ("parent 不由调用者重复传入", "The caller does not pass the parent a second time."),
-            (
-                "它是恢复上下文时保留原消息的起点",
-                "firstKeptEntryId is where the original messages are kept from on resume.",
-            ),
-            (
-                "返回 compact1 以后，active path 仍保持原样。函数也不接收 Store。",
-                "After returning compact1 the active path is unchanged."
-                " The function takes no Store.",
-            ),
-            ("写入权仍由 Session Store 持有", "Only the Session Store writes."),
-        ),
-        _numbers_11_4,
-        "For each legal first kept entry: kept tokens (solid) and summarised ones (hatched).",
-        "每个合法的保留起点：保留的 token（实心）与被摘要的 token（斜线）。",
-    ),
-    "11.5": Handout(
-        "11.5",
-        "恢复时把最新摘要接在保留后缀前面",
-        "On resume, the newest summary goes before the kept suffix",
-        (
-            (
-                "结果的顺序是 [system?, 摘要, ...保留的后缀]",
-                "The result's order is [system?, summary, ...kept suffix].",
-            ),
-            (
-                "合成的摘要消息紧跟在重放出的 system message 后面，它有自己的 token 成本",
-                "The synthetic summary message comes right after the replayed system message and "
-                "has its own token cost.",
-            ),
-            (
-                "路径中若已经有 compact-2，恢复只读取它",
-                "If the path already has compact-2, resuming reads only that one.",
-            ),
-            (
-                "replayedSystemMessage() 读取的是整条 active path，包括 compaction 之前的部分",
-                "replayedSystemMessage() reads the whole active path, also the part before the "
-                "compaction.",
-            ),
-            (
-                "keptEntryIds 只列原 session 中保留的 message entries，不为合成消息制造虚假 id",
-                "keptEntryIds lists only kept message entries of the session; the synthetic "
-                "message gets no made-up id.",
-            ),
-        ),
-        _numbers_11_5,
-        "The system-patch path: system replayed from the whole path, then the summary and u2.",
-        "system-patch 路径：system 从整条路径重放，随后是摘要和 u2 起的后缀。",
-    ),
-}
+
+def _load() -> dict[str, Handout]:
+    """Every sheet: its words from ``data/handouts.json``, its numbers from ``_numbers_11_N``."""
+    data = json.loads(_DATA.joinpath("handouts.json").read_text("utf-8"))
+    return {
+        lab: Handout(
+            lab,
+            sheet["heading_zh"],
+            sheet["title_en"],
+            tuple((zh, en) for zh, en in sheet["rules"]),
+            globals()[f"_numbers_{lab.replace('.', '_')}"],
+            sheet["picture_en"],
+            sheet["picture_zh"],
+        )
+        for lab, sheet in data.items()
+    }
+
+
+HANDOUTS: dict[str, Handout] = _load()
 
 # ----------------------------------------------------------------------------- rendering
 
-_CSS = """
-@page { size: A4; margin: 11mm 13mm; }
-* { box-sizing: border-box; }
-html, body { margin: 0; padding: 0; }
-body { font-family: "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
-  "Microsoft YaHei", "PingFang SC", "Hiragino Sans GB", "DejaVu Sans", sans-serif;
-  font-size: 9.6pt; line-height: 1.32; color: #111; }
-h1 { font-size: 14.5pt; margin: 0 0 0.6mm; }
-.sub { color: #444; margin: 0 0 1.5mm; }
-h2 { font-size: 10.8pt; margin: 2.4mm 0 1mm; padding-bottom: 0.4mm;
-  border-bottom: 1.2px solid #0072B2; color: #0072B2; }
-ol { margin: 0; padding-left: 5.5mm; }
-li { margin: 0.5mm 0; }
-.gloss { color: #444; font-size: 8.9pt; }
-table { border-collapse: collapse; width: 100%; font-size: 8.9pt; }
-td { border: 1px solid #bbb; padding: 0.5mm 1.6mm; vertical-align: top; }
-td.label { width: 33%; color: #333; }
-td.value { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace;
-  white-space: pre-wrap; word-break: break-word; }
-figure { margin: 1mm 0 0; text-align: center; }
-figure img { width: 100%; max-height: 78mm; object-fit: contain; }
-figcaption { font-size: 8.8pt; color: #333; }
-footer { margin-top: 2mm; font-size: 8.4pt; color: #333; border-top: 1px solid #ccc;
-  padding-top: 1mm; }
-code { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; font-size: 8.6pt; }
-"""
+_CSS = _DATA.joinpath("handout.css").read_text("utf-8")
 
 
 def _svg(figure: Figure) -> str:

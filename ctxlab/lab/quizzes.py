@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 __all__ = ["QUIZZES", "AnswerKind", "Question"]
@@ -367,251 +369,26 @@ def _q11_5_isolated() -> str:
     return "a" if same and path == fixtures.resumed_path() else "b"
 
 
+def _load() -> dict[str, tuple[Question, ...]]:
+    """Each lab's questions from ``data/quizzes.json``; ``expected`` names a function here."""
+    path = Path(__file__).with_name("data").joinpath("quizzes.json")
+    return {
+        lab: tuple(
+            Question(
+                lab,
+                q["number"],
+                q["test"],
+                q["kind"],
+                globals()[q["expected"]],
+                q["why_en"],
+                q["why_zh"],
+            )
+            for q in questions
+        )
+        for lab, questions in json.loads(path.read_text("utf-8")).items()
+    }
+
+
 #: The exit quiz of each lab 11.1-11.5 (11.x, the optional exercise, has none: the chapter
 #: lists no test of it). The questions' text is in the notebook source (cell ``11-N-k06``).
-QUIZZES: dict[str, tuple[Question, ...]] = {
-    "11.1": (
-        Question(
-            "11.1",
-            1,
-            "严格 compaction schema",
-            "choice",
-            _q11_1_draft,
-            "Reopening parses each line again: an unknown key is refused even beside the current"
-            " one, and the error names line 11 and compact-1.",
-            "重新打开时每一行都再解析一次：即使与当前字段并存，未知字段也被拒绝；"
-            "错误指出第 11 行和 compact-1。",
-        ),
-        Question(
-            "11.1",
-            2,
-            "严格 compaction schema",
-            "number",
-            _q11_1_fields,
-            "goal and six lists: an empty list is still written, as [].",
-            "goal 和六个列表：空列表也照样写出来，写成 []。",
-        ),
-        Question(
-            "11.1",
-            3,
-            "严格 compaction schema",
-            "choices",
-            _q11_1_tokens_before,
-            "Only a finite number ≥ 0 is accepted; 12345 is accepted: it is never recomputed.",
-            "只接受非负有限数；12345 也能通过：它不会被重新估算。",
-        ),
-        Question(
-            "11.1",
-            4,
-            "两个 Store 的重开",
-            "number",
-            _q11_1_reopen,
-            "Ten opening entries, compact-1, u4 and a4: reopening parses every line again.",
-            "十条开篇 entry、compact-1、u4 和 a4：重新打开时每一行都再解析一次。",
-        ),
-        Question(
-            "11.1",
-            5,
-            "两个 Store 的重开",
-            "choice",
-            _q11_1_no_special_code,
-            "A store that snapshots through parse_session_entry needs no compaction code.",
-            "通过 parse_session_entry 获取快照的 Store 不需要 compaction 专用代码。",
-        ),
-    ),
-    "11.2": (
-        Question(
-            "11.2",
-            1,
-            "user 分组",
-            "number",
-            _q11_2_groups,
-            "Three groups, then u4 opens a fourth; sys and compact-1 are in none.",
-            "先是三组，u4 再开启第四组；sys 和 compact-1 都不属于任何一组。",
-        ),
-        Question(
-            "11.2",
-            2,
-            "user 分组",
-            "choice",
-            _q11_2_patch,
-            "A system message belongs to no group, wherever it stands; it ends none.",
-            "system message 不管在哪里，都不属于任何一组，也不结束任何一组。",
-        ),
-        Question(
-            "11.2",
-            3,
-            "call/result 配对",
-            "choice",
-            _q11_2_before_call,
-            "Pairing reads ids only: both results may stand before their call.",
-            "配对只看 id：两条 result 都可以排在它们的 call 前面。",
-        ),
-        Question(
-            "11.2",
-            4,
-            "call/result 配对",
-            "text",
-            _q11_2_read1,
-            "A group runs up to the next user message; r-read pairs with read-1 by id.",
-            "一组一直延续到下一条 user message；r-read 按 id 与 read-1 配对。",
-        ),
-        Question(
-            "11.2",
-            5,
-            "call/result 配对",
-            "choice",
-            _q11_2_missing,
-            "When the group ends, every call must have its result: the error names the call.",
-            "group 结束时，所有 call 都要配齐 result：错误信息指出那个 call。",
-        ),
-    ),
-    "11.3": (
-        Question(
-            "11.3",
-            1,
-            "固定成本",
-            "number",
-            _q11_3_available_25,
-            "25 − 3 − 4 − 2 = 16.",
-            "25 − 3 − 4 − 2 = 16。",
-        ),
-        Question(
-            "11.3",
-            2,
-            "固定成本",
-            "number",
-            _q11_3_available_5,
-            "The fixed costs exceed the window: the message budget is 0, never negative.",
-            "固定成本超过总窗口：消息额度降到 0，不会变成负数。",
-        ),
-        Question(
-            "11.3",
-            3,
-            "完整组裁剪",
-            "ids",
-            _q11_3_kept_30,
-            "21 tokens: group 3 (15) fits, group 2 would make 22: the choice stops at u3.",
-            "21 个 token：第三组（15）放得下，再加第二组就是 22：选择停在 u3。",
-        ),
-        Question(
-            "11.3",
-            4,
-            "最新组超限",
-            "text",
-            _q11_3_reason_15,
-            "6 tokens left, the newest group needs 15: it comes back whole.",
-            "只剩 6 个 token，最新一组需要 15：它仍被完整返回。",
-        ),
-        Question(
-            "11.3",
-            5,
-            "最新组超限",
-            "choice",
-            _q11_3_total_allowed,
-            "3 + 15 + 4 + 2 = 24 > 15: the function cannot safely cut a call, a result or"
-            " the final answer out of a group.",
-            "3 + 15 + 4 + 2 = 24 > 15：函数不能安全地从组内剪掉 call、result 或终态回答。",
-        ),
-    ),
-    "11.4": (
-        Question(
-            "11.4",
-            1,
-            "纯创建",
-            "text",
-            _q11_4_parent,
-            "The parent is the path's last entry, whatever its type (meta-1 here).",
-            "parent 是路径的最后一条 entry，不论它是什么类型（这里是 meta-1）。",
-        ),
-        Question(
-            "11.4",
-            2,
-            "纯创建",
-            "choice",
-            _q11_4_no_parent_argument,
-            "No parent argument: one answer, not two.",
-            "没有 parent 参数：只有一份答案，不会有两份。",
-        ),
-        Question(
-            "11.4",
-            3,
-            "纯创建",
-            "choices",
-            _q11_4_refused,
-            "Only the shape is checked: an empty goal and a cut inside a group are refused.",
-            "只校验形状：为空的 goal 和组内的切点被拒绝。",
-        ),
-        Question(
-            "11.4",
-            4,
-            "纯创建",
-            "number",
-            _q11_4_store_count,
-            "14: creating writes nothing, however often; only the one append writes.",
-            "14 条：创建多少次都不写入；只有那一次 append 写入。",
-        ),
-        Question(
-            "11.4",
-            5,
-            "纯创建",
-            "choice",
-            _q11_4_patch2,
-            "A system message cannot be a cut point.",
-            "system message 不能成为切点。",
-        ),
-    ),
-    "11.5": (
-        Question(
-            "11.5",
-            1,
-            "最新摘要恢复",
-            "ids",
-            _q11_5_kept_35,
-            "35 − 3 − 4 − 2 = 26 = 4 (the summary) + 7 (u4/a4) + 15 (group 3): an exact fit;"
-            " group 2 would make 33.",
-            "35 − 3 − 4 − 2 = 26 = 4（摘要）+ 7（u4/a4）+ 15（第三组），正好放下；"
-            "再加第二组就是 33。",
-        ),
-        Question(
-            "11.5",
-            2,
-            "最新摘要恢复",
-            "choice",
-            _q11_5_second,
-            "[system?, summary, ...kept suffix].",
-            "[system?, 摘要, ...保留的后缀]。",
-        ),
-        Question(
-            "11.5",
-            3,
-            "二次压缩",
-            "text",
-            _q11_5_first_kept_after_third,
-            "Only the newest compaction is read: compact-3 keeps from u4"
-            " (compact-2 would keep u3 too).",
-            "只读取最新的 compaction：compact-3 从 u4 开始保留"
-            "（若读 compact-2，u3 那组也会留下）。",
-        ),
-        Question(
-            "11.5",
-            4,
-            "跨压缩边界的 system 重放",
-            "text",
-            _q11_5_timestamp,
-            "The replay reads the whole path; its timestamp is the first system message's"
-            " (patch-1 once sys is gone).",
-            "重放读取整条路径；它的 timestamp 取第一条 system message 的"
-            "（去掉 sys 后是 patch-1）。",
-        ),
-        Question(
-            "11.5",
-            5,
-            "公开副本隔离",
-            "choice",
-            _q11_5_isolated,
-            "Each result is its own deep copy: the second build is deep-equal to the first.",
-            "每次结果都是独立的深副本：第二次构建与第一次深相等。",
-        ),
-    ),
-}
+QUIZZES: dict[str, tuple[Question, ...]] = _load()
