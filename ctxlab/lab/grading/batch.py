@@ -38,41 +38,15 @@ from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = [
-    "CACHE_NAME",
-    "GRADES_COLUMNS",
-    "ROWS_COLUMNS",
-    "add_arguments",
-    "run",
-]
+__all__ = ["CACHE_NAME", "GRADES_COLUMNS", "ROWS_COLUMNS", "add_arguments", "run"]
 
 #: The columns of ``grades.csv``, in order.
-GRADES_COLUMNS: Final = (
-    "student",
-    "lab",
-    "passed",
-    "chapter_passed",
-    "chapter_total",
-    "extras_passed",
-    "extras_total",
-    "misconceptions",
-    "seconds",
-    "status",
-    "reason",
-    "file",
-    "seed",
+GRADES_COLUMNS: Final = tuple(
+    "student lab passed chapter_passed chapter_total extras_passed extras_total misconceptions"
+    " seconds status reason file seed".split()
 )
 #: The columns of ``rows.csv``: one line per student × lab × row.
-ROWS_COLUMNS: Final = (
-    "student",
-    "lab",
-    "key",
-    "source",
-    "passed",
-    "behaviour",
-    "detail",
-    "misconceptions",
-)
+ROWS_COLUMNS: Final = tuple("student lab key source passed behaviour detail misconceptions".split())
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2

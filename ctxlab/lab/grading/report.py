@@ -123,7 +123,7 @@ def _reference_notice(facts: LabFacts, keyword: str) -> Text:
         f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
         f" allowed.{helpers_en}",
         f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以下面各行"
-        "检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
+        f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
         f" 导入的前面实验的函数仍然可以调用。{helpers_zh}",
     )
 
