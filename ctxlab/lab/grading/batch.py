@@ -38,15 +38,17 @@ from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = ["CACHE_NAME", "GRADES_COLUMNS", "ROWS_COLUMNS", "add_arguments", "run"]
+__all__ = ["CACHE_NAME", "GRADES_COLUMNS", "ROWS_COLUMNS", "main", "run"]
 
 #: The columns of ``grades.csv``, in order.
-GRADES_COLUMNS: Final = tuple(
-    "student lab passed chapter_passed chapter_total extras_passed extras_total misconceptions"
-    " seconds status reason file seed".split()
+GRADES_COLUMNS: Final = (
+    *("student", "lab", "passed", "chapter_passed", "chapter_total", "extras_passed"),
+    *("extras_total", "misconceptions", "seconds", "status", "reason", "file", "seed"),
 )
 #: The columns of ``rows.csv``: one line per student × lab × row.
-ROWS_COLUMNS: Final = tuple("student lab key source passed behaviour detail misconceptions".split())
+ROWS_COLUMNS: Final = (
+    *("student", "lab", "key", "source", "passed", "behaviour", "detail", "misconceptions"),
+)
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -80,8 +82,13 @@ def _number(kind: str) -> Callable[[str], Any]:
     return parse
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``ctxlab grade`` (``ctxlab.cli`` builds its parser with these)."""
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxlab grade",
+        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
+        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
+        " rows.csv, Gradescope results and report.html into --out.",
+    )
     parser.add_argument(
         "submissions",
         metavar="SUBMISSION",
@@ -98,7 +105,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         metavar="N",
         type=_number("jobs"),
-        default=None,
         help=f"grading processes in parallel (default: the number of cores, here {_cores()})",
     )
     parser.add_argument(
@@ -122,7 +128,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed",
         metavar="N",
         type=_number("seed"),
-        default=None,
         help="the seed of the random rows (default: a secret one drawn per run, written to"
         " grades.csv and report.html only); --seed N grades as that run did",
     )
@@ -146,6 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write a Gradescope autograder bundle (setup.sh, run_autograder) into DIR"
         " and exit; with --lab, the bundle grades only that lab",
     )
+    return parser
 
 
 def _serve() -> int:
@@ -255,17 +261,6 @@ class _Slot:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(5)
 
-    def close(self) -> None:
-        process = self.process
-        if process is not None and process.stdin is not None:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.process = None
-
 
 def _grade_all(
     sources: list[LabSource], jobs: int, time_limit: float, seed: int
@@ -294,7 +289,7 @@ def _grade_all(
                     record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
                 done.put((source, record))
         finally:
-            slot.close()
+            slot.kill()
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
     for thread in threads:
@@ -547,15 +542,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--serve"]:
         return _serve()
-    parser = argparse.ArgumentParser(
-        prog="ctxlab grade",
-        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
-        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
-        " rows.csv, Gradescope results and report.html into --out.",
-    )
-    add_arguments(parser)
     try:
-        return run(parser.parse_args(arguments))
+        return run(_parser().parse_args(arguments))
     except GradingUsageError as error:
         sys.stderr.write(f"ctxlab: {error}\n")
         return EXIT_USAGE

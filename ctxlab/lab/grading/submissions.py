@@ -290,7 +290,7 @@ def _syntax(error: SyntaxError) -> str:
 
 
 class _LinkError(OSError):
-    """The file to read is a link (it is not followed)."""
+    """The file to read is a link (not followed)."""
 
 
 def _read(path: Path) -> bytes:
@@ -310,15 +310,24 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
     student, path = submission.student, submission.path
     wanted = only_lab or "?"
 
-    def problem(reason: str, lab: str = wanted) -> list[LabSource]:
-        return [LabSource(student, lab, path, problem=reason)]
+    def problem(reason: str, lab: str = wanted, status: str = "invalid") -> list[LabSource]:
+        return [LabSource(student, lab, path, problem=reason, status=status)]
+
+    def source(lab: str, lab_cells: list[_Cell]) -> LabSource:
+        if lab not in KEYWORDS:
+            return LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
+        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
+        try:
+            return LabSource(student, lab, path, _module(student, lab, path, lab_cells, before))
+        except SyntaxError as error:
+            return LabSource(student, lab, path, problem=_syntax(error))
 
     if submission.refused:
-        return [LabSource(student, wanted, path, problem=submission.refused, status="refused")]
+        return problem(submission.refused, status="refused")
     try:
         raw = _read(path)
     except _LinkError as error:
-        return [LabSource(student, wanted, path, problem=str(error), status="refused")]
+        return problem(str(error), status="refused")
     except (OSError, ValueError) as error:
         return problem(f"cannot read the file: {error}")
     if path.suffix.lower() == ".py":
@@ -351,18 +360,4 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
         return problem(
             f"missing build-it cell: no code cell tagged {BUILD_IT_TAG!r} for Lab {lab}", lab
         )
-    sources: list[LabSource] = []
-    for lab, lab_cells in sorted(found.items()):
-        if lab not in KEYWORDS:
-            sources.append(
-                LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
-            )
-            continue
-        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
-        try:
-            code = _module(student, lab, path, lab_cells, before)
-        except SyntaxError as error:
-            sources.append(LabSource(student, lab, path, problem=_syntax(error)))
-            continue
-        sources.append(LabSource(student, lab, path, code))
-    return sources
+    return [source(lab, lab_cells) for lab, lab_cells in sorted(found.items())]
