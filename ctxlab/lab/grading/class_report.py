@@ -1,16 +1,12 @@
 """The class report of ``ctxlab grade``: ``report.html``, one file that opens offline.
 
-:func:`render` fills ``templates/class_report.html.j2`` (Jinja2, loaded lazily) from the
-graded records (:class:`~ctxlab.lab.grading.graded.GradedLab`): a student × lab grid, per lab
-the share of graded students failing each row, a heat map of misconceptions × labs, who is
-stuck where (with the hint they would see first), and what could not be graded. Inline CSS
-and SVG, no script, no external asset; English or Chinese.
+:func:`render` fills ``templates/class_report.html.j2`` (Jinja2, imported lazily) from the
+graded records: the class at a glance, the share failing each row, misconceptions × labs,
+who is stuck where, what could not be graded; inline CSS and SVG, no script.
 
-What a student chose -- a name, a file name, a lab tag -- reaches a lecturer's spreadsheet.
-:func:`cell` makes every text cell of ``grades.csv``, ``rows.csv`` and this report inert
-(OWASP's advice against CSV injection): a text beginning with ``=``, ``+``, ``-``, ``@``, a
-tab or a carriage return gets a leading ``'``. :func:`shown` writes the bidirectional
-control characters as ``\\u202e``, so a name cannot reorder what the lecturer reads.
+:func:`cell` makes every text cell of ``grades.csv``, ``rows.csv`` and this report inert for
+a spreadsheet (OWASP, CSV injection: a leading ``=``, ``+``, ``-``, ``@``, tab or CR gets a
+``'``); :func:`shown` writes bidirectional control characters as ``\\u202e``.
 """
 
 from __future__ import annotations

@@ -130,26 +130,18 @@ def _reference_notice(facts: LabFacts, keyword: str) -> Text:
 
 def _stuck_notice(count: int) -> Text:
     if count == 1:
-        en = (
-            "1 check thread from an earlier check could not be stopped and is still running"
-            " (blocked, or catching every exception); it slows this kernel down and may"
-            " change what later checks see."
-        )
+        en, it = "1 check thread from an earlier check could not be stopped and is", "it slows"
     else:
-        en = (
-            f"{count} check threads from earlier checks could not be stopped and are still"
-            " running (blocked, or catching every exception); they slow this kernel down and"
-            " may change what later checks see."
-        )
+        en = f"{count} check threads from earlier checks could not be stopped and are"
+        it = "they slow"
+    en += f" still running (blocked, or catching every exception); {it} this kernel down and"
+    en += " may change what later checks see."
     return Text(
         en + " Restart the kernel (Kernel → Restart) to end them, then run the cells again.",
         f"前面的检查中有 {count} 个检查线程无法停止，仍在运行（阻塞了，或捕获了所有异常）；"
         "它们会拖慢这个 kernel，也可能影响后面的检查。请重启 kernel（Kernel → Restart）"
         "来结束它们，然后重新运行各个单元格。",
     )
-
-
-_EXTRAS_HEADING = Text("ctxlab's extras (optional)", "ctxlab 的扩展检查（选做）")
 
 
 def _repaired_notice(where: tuple[str, ...]) -> Text:
@@ -323,23 +315,23 @@ class LabReport:
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
         chapter = self.chapter_results
-        done = sum(result.passed for result in chapter)
-        total = len(chapter)
-        mark = "✔" if self.passed else "✘"
-        name = f"{self.lab} · {self.function}"
-        if get_language() == "zh":
-            return f"实验 {name}（本章的检查）：通过 {done}/{total} 项检查 {mark}"
-        return f"Lab {name} (the chapter's checks): {done}/{total} checks pass {mark}"
+        count = f"{sum(result.passed for result in chapter)}/{len(chapter)}"
+        name, mark = f"{self.lab} · {self.function}", "✔" if self.passed else "✘"
+        return Text(
+            f"Lab {name} (the chapter's checks): {count} checks pass {mark}",
+            f"实验 {name}（本章的检查）：通过 {count} 项检查 {mark}",
+        ).pick()
 
     def extras_headline(self) -> str:
         """The heading of ctxlab's rows and their own count (empty when there is none)."""
         extras = self.extra_results
         if not extras:
             return ""
-        done = sum(result.passed for result in extras)
-        if get_language() == "zh":
-            return f"{_EXTRAS_HEADING.zh}：通过 {done}/{len(extras)} 项"
-        return f"{_EXTRAS_HEADING.en}: {done}/{len(extras)} pass"
+        count = f"{sum(result.passed for result in extras)}/{len(extras)}"
+        return Text(
+            f"ctxlab's extras (optional): {count} pass",
+            f"ctxlab 的扩展检查（选做）：通过 {count} 项",
+        ).pick()
 
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
@@ -440,21 +432,15 @@ def _colour(passed: bool, extra: bool = False) -> str:
 
 def _source_note(result: CheckResult) -> str:
     """A row's hover text: the chapter's sentence, or why ctxlab decides so."""
-    zh = get_language() == "zh"
     if result.source == "chapter" and result.quote_zh:
         where = (
-            ("课程代码" if zh else "the course's code")
-            if result.course
-            else ("本章" if zh else "the chapter")
+            Text("the course's code", "课程代码") if result.course else Text("the chapter", "本章")
         )
-        return (
-            f"{where}：「{result.quote_zh}」"
-            if zh
-            else f"{where}: 「{result.quote_zh}」 ({result.quote_en})"
-        )
-    if result.why:
-        return f"ctxlab：{result.why}" if zh else f"ctxlab: {result.why}"
-    return ""
+        quote = result.quote_zh
+        return Text(
+            f"{where.en}: 「{quote}」 ({result.quote_en})", f"{where.zh}：「{quote}」"
+        ).pick()
+    return Text(f"ctxlab: {result.why}", f"ctxlab：{result.why}").pick() if result.why else ""
 
 
 def _html_row(result: CheckResult, *, extra: bool = False) -> str:
