@@ -164,7 +164,7 @@ def _serve() -> int:
 
     for line in sys.stdin:
         job = json.loads(line)
-        source = LabSource(job["student"], job["lab"], Path(job["file"]), job["code"])
+        source = LabSource(job["student"], job["lab"], Path(job["path"]), job["code"])
         with tempfile.TemporaryDirectory(prefix="ctxlab-grade-") as folder:
             path = Path(folder) / "submission.py"
             path.write_text(source.code, encoding="utf-8")
@@ -224,14 +224,7 @@ class _Slot:
     def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> GradedLab:
         if self.process is None or self.process.poll() is not None:
             self.process = self._spawn()
-        job = {
-            "student": source.student,
-            "lab": source.lab,
-            "file": str(source.path),
-            "code": source.code,
-            "time_limit": time_limit,
-            "seed": seed,
-        }
+        job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
         try:

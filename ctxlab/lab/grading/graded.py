@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource
+from ctxlab.lab.grading.text import Text
 
 if TYPE_CHECKING:
     from ctxlab.lab.grading.misconceptions import Misconception
@@ -122,6 +123,7 @@ class GradedLab:
         matched = [by_id[name] for name in report.misconceptions if name in by_id]
         lead, folded_rows = report.lead
         folded = {row.key for row in folded_rows}
+        hint = _hint(report, matched)
         return replace(
             base,
             passed=bool(report.passed),
@@ -130,8 +132,8 @@ class GradedLab:
             extras_passed=sum(r.passed for r in extras),
             extras_total=len(extras),
             misconceptions=tuple(report.misconceptions),
-            hint_en=_hint(report, matched, "en"),
-            hint_zh=_hint(report, matched, "zh"),
+            hint_en=hint.en,
+            hint_zh=hint.zh,
             lead=lead.key if lead is not None else "",
             function=report.function,
             rows=tuple(_row(r, matched, folded) for r in report.results),
@@ -145,18 +147,14 @@ def _row(r: CheckResult, matched: list[Misconception], folded: set[str]) -> Grad
     return GradedRow(r.key, r.source, bool(r.passed), *texts, ids, r.key in folded)
 
 
-def _hint(report: LabReport, matched: list[Misconception], language: str) -> str:
-    """The hint a student stuck on this report sees first (``en`` or ``zh``): the likeliest
-    misconception's, else the leading failed row's behaviour; empty when nothing failed."""
+def _hint(report: LabReport, matched: list[Misconception]) -> Text:
+    """The hint a student stuck on this report sees first: the likeliest misconception's,
+    else the leading failed row's behaviour; empty when nothing failed."""
     from ctxlab.lab.grading.misconceptions import hint_lines
 
-    zh = language == "zh"
     if matched:
-        text = hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
-        return text.zh if zh else text.en
+        return hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
     first = report.lead[0]
     if first is None:
-        return ""
-    return (
-        f"先看这一条：{first.behaviour_zh}" if zh else f"Start with this rule: {first.behaviour_en}"
-    )
+        return Text("", "")
+    return Text(f"Start with this rule: {first.behaviour_en}", f"先看这一条：{first.behaviour_zh}")
