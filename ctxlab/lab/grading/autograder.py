@@ -19,31 +19,25 @@ _UNSAFE = re.compile(r"[^\w.\-]+")
 
 __all__ = ["gradescope_result", "write_bundle", "write_combined", "write_results"]
 
+#: Gradescope's texts: (English, Chinese).
 _WORDS: Final = {
-    "en": {
-        "lab": "Lab",
-        "passed": "passed",
-        "failed": "not passed",
-        "chapter": "the chapter's rules",
-        "extras": "ctxlab's extras (no points)",
-        "hint": "Hint",
-        "status": "The submission could not be graded",
-        "folded": "Fails together with the first failed test above: fix that one first.",
-        "held_back": "A held-back check failed: run the lab's check with several seeds"
+    "lab": ("Lab", "实验"),
+    "passed": ("passed", "通过"),
+    "failed": ("not passed", "未通过"),
+    "chapter": ("the chapter's rules", "本章的规则"),
+    "extras": ("ctxlab's extras (no points)", "ctxlab 的扩展（不计分）"),
+    "hint": ("Hint", "提示"),
+    "status": ("The submission could not be graded", "这份提交无法评分"),
+    "folded": (
+        "Fails together with the first failed test above: fix that one first.",
+        "与上面第一项未通过的测试一起失败：先改好那一项。",
+    ),
+    "held_back": (
+        "A held-back check failed: run the lab's check with several seeds"
         " (check_implementation(..., seed=N)).",
-    },
-    "zh": {
-        "lab": "实验",
-        "passed": "通过",
-        "failed": "未通过",
-        "chapter": "本章的规则",
-        "extras": "ctxlab 的扩展（不计分）",
-        "hint": "提示",
-        "status": "这份提交无法评分",
-        "folded": "与上面第一项未通过的测试一起失败：先改好那一项。",
-        "held_back": "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
+        "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
         "（check_implementation(..., seed=N)）。",
-    },
+    ),
 }
 
 
@@ -53,7 +47,7 @@ def gradescope_result(
     """One (student, lab) as Gradescope's ``results.json``: a test per row (a chapter row 1
     point, a ctxlab row 0) tagged with its source and misconception ids, the leading row
     first; a random row held back (``held_back``: its visibility)."""
-    words = _WORDS[language]
+    words = {key: pair[language == "zh"] for key, pair in _WORDS.items()}
     lab = record.lab
     tests = []
     rows = sorted(enumerate(record.rows, start=1), key=lambda pair: pair[1].key != record.lead)
