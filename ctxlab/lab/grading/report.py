@@ -42,8 +42,7 @@ class CheckResult:
     behaviour_zh: str
     detail_en: str = ""
     detail_zh: str = ""
-    #: What the student's function printed during this check (bounded), and how many
-    #: characters of it were cut.
+    #: What the function printed during this check (bounded), and how much was cut.
     output: str = ""
     output_cut: int = 0
     source: Source = "chapter"
@@ -373,28 +372,24 @@ class LabReport:
     def _repr_html_(self) -> str:
         zh = get_language() == "zh"
         heads = ("行为", "结果", "说明") if zh else ("behaviour", "result", "detail")
-        chapter, extras = self._sections()
         head, folded = self.lead
-
-        def shown(result: CheckResult, extra: bool) -> str:
-            row = _html_row(result, extra=extra)
-            if result is not head or not folded:
-                return row
-            inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
-            return (
-                f'{row}<tr class="ctxlab-lab-report-folded"><td colspan="3" '
-                f'style="text-align:left"><details><summary>{html.escape(self.fold_text.pick())}'
-                f"</summary><table>{inner}</table></details></td></tr>"
-            )
-
-        rows = "".join(shown(result, False) for result in chapter)
-        if self.extra_results:
-            rows += (
-                '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
-                f'font-weight:normal;padding-top:0.6em"><em>{html.escape(self.extras_headline())}'
-                "</em></th></tr>"
-            )
-            rows += "".join(shown(result, True) for result in extras)
+        rows = ""
+        for index, section in enumerate(self._sections()):
+            if index and self.extra_results:
+                rows += (
+                    '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
+                    'font-weight:normal;padding-top:0.6em"><em>'
+                    f"{html.escape(self.extras_headline())}</em></th></tr>"
+                )
+            for result in section:
+                rows += _html_row(result, extra=bool(index))
+                if result is head and folded:
+                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+                    rows += (
+                        '<tr class="ctxlab-lab-report-folded"><td colspan="3" style="text-align:'
+                        f'left"><details><summary>{html.escape(self.fold_text.pick())}'
+                        f"</summary><table>{inner}</table></details></td></tr>"
+                    )
         legend = _small(self._legend())
         notices = "".join(
             f'<p class="ctxlab-lab-report-notice" style="border-left:6px solid #E69F00;'
@@ -446,7 +441,7 @@ def _source_note(result: CheckResult) -> str:
 def _html_row(result: CheckResult, *, extra: bool = False) -> str:
     note = _source_note(result)
     title = f' title="{html.escape(note, quote=True)}"' if note else ""
-    return (
+    row = (
         "<tr>"
         f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
         f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
@@ -454,16 +449,12 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
         f"{html.escape(result.detail)}</td>"
         "</tr>"
-    ) + _html_printed(result)
-
-
-def _html_printed(result: CheckResult) -> str:
-    """The row of what the function printed during a check (none if nothing)."""
+    )
     if not result.output and not result.output_cut:
-        return ""
+        return row
     note = '<div style="font-size:0.85em;color:#555">'
     cut = f"{note}{html.escape(_cut(result.output_cut))}</div>" if result.output_cut else ""
-    return (
+    return row + (  # what the function printed during the check
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
         f"{note}{html.escape(_PRINTED.pick())}</div>"
         '<pre style="text-align:left;font-family:monospace;white-space:pre-wrap;margin:0;'
