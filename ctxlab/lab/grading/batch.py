@@ -182,123 +182,120 @@ def _serve() -> int:
     return 0
 
 
-class _Slot:
-    """One grading process (``--serve``), replaced when it dies or is killed."""
+def _spawn() -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
+    """A grading process (``--serve``) and the queue its replies arrive on (``None``: its
+    output ended)."""
+    import ctxlab
 
-    def __init__(self) -> None:
-        self.process: subprocess.Popen[str] | None = None
-        self.replies: queue.Queue[str | None] = queue.Queue()
+    root = str(Path(ctxlab.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    )
+    env["PYTHONIOENCODING"] = "utf-8"
+    options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        **options,
+    )
+    replies = queue.Queue[str | None]()
 
-    def _spawn(self) -> subprocess.Popen[str]:
-        import ctxlab
+    def read() -> None:
+        assert process.stdout is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in process.stdout:
+                replies.put(line)
+        replies.put(None)
 
-        root = str(Path(ctxlab.__file__).resolve().parent.parent)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-        )
-        env["PYTHONIOENCODING"] = "utf-8"
-        options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env=env,
-            **options,
-        )
-        self.replies = replies = queue.Queue[str | None]()
+    threading.Thread(target=read, daemon=True).start()
+    return process, replies
 
-        def read() -> None:
-            assert process.stdout is not None
-            with contextlib.suppress(OSError, ValueError):
-                for line in process.stdout:
-                    replies.put(line)
-            replies.put(None)
 
-        threading.Thread(target=read, daemon=True).start()
-        return process
+def _kill(process: subprocess.Popen[str]) -> None:
+    """End a grading process and everything it started."""
+    with contextlib.suppress(OSError):
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
 
-    def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> GradedLab:
-        if self.process is None or self.process.poll() is not None:
-            self.process = self._spawn()
+
+def _grade_all(
+    sources: list[LabSource], jobs: int, time_limit: float, seed: int
+) -> Iterator[tuple[LabSource, GradedLab]]:
+    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done. A process
+    that dies costs its submission (``crashed``), one that does not answer in time is
+    killed (``timeout``); either is replaced."""
+    todo: queue.Queue[LabSource] = queue.Queue()
+    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
+    for source in sources:
+        todo.put(source)
+    deadline = max(120.0, time_limit * 4 + 60.0)
+    running: list[subprocess.Popen[str]] = []
+
+    def grade(
+        source: LabSource, process: subprocess.Popen[str], replies: queue.Queue[str | None]
+    ) -> GradedLab:
         job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
         try:
-            assert self.process.stdin is not None
-            self.process.stdin.write(json.dumps(job) + "\n")
-            self.process.stdin.flush()
-            line = self.replies.get(timeout=deadline)
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(job) + "\n")
+            process.stdin.flush()
+            line = replies.get(timeout=deadline)
         except (OSError, ValueError):
             line = None
         except queue.Empty:
             line, status, reason = None, "timeout", f"grading did not finish within {deadline:g} s"
         if line is not None:
             return GradedLab.from_json(json.loads(line))
-        self.kill()
+        _kill(process)
         record = GradedLab.ungraded(source, status, reason)
         return replace(record, seconds=round(time.perf_counter() - began, 3))
 
-    def kill(self) -> None:
-        process, self.process = self.process, None
-        if process is None:
-            return
-        with contextlib.suppress(OSError):
-            if os.name == "posix":
-                os.killpg(process.pid, signal.SIGKILL)
-            else:  # pragma: no cover
-                process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(5)
-
-
-def _grade_all(
-    sources: list[LabSource], jobs: int, time_limit: float, seed: int
-) -> Iterator[tuple[LabSource, GradedLab]]:
-    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done."""
-    todo: queue.Queue[LabSource] = queue.Queue()
-    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
-    for source in sources:
-        todo.put(source)
-    deadline = max(120.0, time_limit * 4 + 60.0)
-    slots: list[_Slot] = []
-
     def work() -> None:
-        slot = _Slot()
-        slots.append(slot)
+        process: subprocess.Popen[str] | None = None
         try:
             while True:
                 try:
                     source = todo.get_nowait()
                 except queue.Empty:
                     return
+                if process is None or process.poll() is not None:
+                    process, replies = _spawn()
+                    running.append(process)
                 try:
-                    record = slot.grade(source, time_limit, deadline, seed)
+                    record = grade(source, process, replies)
                 except Exception as error:  # the grader's own failure: this job only
-                    slot.kill()
+                    _kill(process)
                     record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
                 done.put((source, record))
         finally:
-            slot.kill()
+            if process is not None:
+                _kill(process)
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
     for thread in threads:
         thread.start()
-    finished = False
     try:
         for _ in sources:
             yield done.get()
-        finished = True
-    finally:
-        if not finished:  # interrupted: nothing more is graded
-            while not todo.empty():
-                with contextlib.suppress(queue.Empty):
-                    todo.get_nowait()
-            for slot in list(slots):
-                slot.kill()
+    except BaseException:  # interrupted (or closed early): nothing more is graded
+        while not todo.empty():
+            with contextlib.suppress(queue.Empty):
+                todo.get_nowait()
+        for process in list(running):
+            _kill(process)
+        raise
     for thread in threads:
         thread.join()
 
