@@ -28,6 +28,7 @@ from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.sandbox import GradeOutcome
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, Submission, lab_sources
+from ctxlab.lab.grading.usage import GradingUsageError
 
 pytestmark = pytest.mark.cli
 
@@ -421,6 +422,13 @@ def test_report_heat_map_counts_students_per_misconception_and_lab() -> None:
     assert "Who is stuck where" in english and "look at b" in english
     result = gradescope_result(records[1], "en")
     assert result["tests"][1]["tags"] == ["chapter", "system-cost", "split-group"]
+
+
+def test_the_report_without_jinja2_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # as if it were not installed
+    with pytest.raises(GradingUsageError, match=r"pip install jinja2") as error:
+        class_report.render([_record("s1", "11.3", [], [])], "en")
+    assert error.value.subject == "jinja2" and "ctxlab[lab]" in str(error.value)
 
 
 def test_a_record_reads_a_report_of_today(tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ Every module of the package, one file per lab read by an engine that never impor
                                  the record every output of ``ctxlab grade`` reads
 :mod:`.autograder`               Gradescope's ``results.json`` and autograder bundle
 :mod:`.submissions`              a class's submissions: students, each lab's code
-:mod:`.class_report`             the lecturer's ``report.html``; cells made inert
+:mod:`.class_report`             the lecturer's ``report.html`` (``templates/``); cells inert
 ===============================  =========================================================
 
 A lab's file loads the first time that lab is checked; ``import ctxlab.lab.grading`` loads

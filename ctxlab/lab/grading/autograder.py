@@ -1,7 +1,6 @@
-"""Gradescope's autograder from ``ctxlab grade`` (spec §11): each graded lab as
-``results.json`` (:func:`gradescope_result`, :func:`write_results`) and the bundle that runs
-``ctxlab grade`` there (:func:`write_bundle`, from the templates in ``gradescope/``).
-"""
+"""Gradescope from ``ctxlab grade`` (spec §11): each graded lab as ``results.json``
+(:func:`gradescope_result`) and the bundle that runs ``ctxlab grade`` there
+(:func:`write_bundle`, from the templates in ``gradescope/``)."""
 
 from __future__ import annotations
 
@@ -16,62 +15,46 @@ from ctxlab.lab.grading.class_report import shown
 from ctxlab.lab.grading.drawn import is_random
 from ctxlab.lab.grading.graded import GradedLab
 
-__all__ = ["gradescope_result", "safe_name", "write_bundle", "write_combined", "write_results"]
-
 _UNSAFE = re.compile(r"[^\w.\-]+")
 
+__all__ = ["gradescope_result", "write_bundle", "write_combined", "write_results"]
 
-def safe_name(text: str) -> str:
-    """``text`` as part of a file name (letters of any script, digits, ``.-_`` kept)."""
-    cleaned = _UNSAFE.sub("_", text).strip("._") or "_"
-    return cleaned[:100]
-
-
+#: Gradescope's texts: (English, Chinese).
 _WORDS: Final = {
-    "en": {
-        "lab": "Lab",
-        "passed": "passed",
-        "failed": "not passed",
-        "chapter": "the chapter's rules",
-        "extras": "ctxlab's extras (no points)",
-        "hint": "Hint",
-        "status": "The submission could not be graded",
-        "folded": "Fails together with the first failed test above: fix that one first.",
-        "held_back": "A held-back check failed: run the lab's check with several seeds"
+    "lab": ("Lab", "实验"),
+    "passed": ("passed", "通过"),
+    "failed": ("not passed", "未通过"),
+    "chapter": ("the chapter's rules", "本章的规则"),
+    "extras": ("ctxlab's extras (no points)", "ctxlab 的扩展（不计分）"),
+    "hint": ("Hint", "提示"),
+    "status": ("The submission could not be graded", "这份提交无法评分"),
+    "folded": (
+        "Fails together with the first failed test above: fix that one first.",
+        "与上面第一项未通过的测试一起失败：先改好那一项。",
+    ),
+    "held_back": (
+        "A held-back check failed: run the lab's check with several seeds"
         " (check_implementation(..., seed=N)).",
-    },
-    "zh": {
-        "lab": "实验",
-        "passed": "通过",
-        "failed": "未通过",
-        "chapter": "本章的规则",
-        "extras": "ctxlab 的扩展（不计分）",
-        "hint": "提示",
-        "status": "这份提交无法评分",
-        "folded": "与上面第一项未通过的测试一起失败：先改好那一项。",
-        "held_back": "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
+        "一项暂不公开的检查没有通过：用几个不同的种子运行本实验的检查"
         "（check_implementation(..., seed=N)）。",
-    },
+    ),
 }
 
 
 def gradescope_result(
     record: GradedLab, language: str = "zh", held_back: str = "after_published"
 ) -> dict[str, Any]:
-    """One (student, lab) in Gradescope's autograder ``results.json`` format: a test per
-    row (a chapter row is worth 1 point, a ctxlab row 0), tagged with the row's source and
-    misconception ids. A random row is held back from the student (``held_back``: its
-    Gradescope visibility); when one failed, the output says what to do."""
-    words = _WORDS[language]
+    """One (student, lab) as Gradescope's ``results.json``: a test per row (a chapter row 1
+    point, a ctxlab row 0) tagged with its source and misconception ids, the leading row
+    first; a random row held back (``held_back``: its visibility)."""
+    words = {key: pair[language == "zh"] for key, pair in _WORDS.items()}
     lab = record.lab
     tests = []
-    rows = list(enumerate(record.rows, start=1))  # the row the table opens with first
-    rows.sort(key=lambda pair: pair[1].key != record.lead)
+    rows = sorted(enumerate(record.rows, start=1), key=lambda pair: pair[1].key != record.lead)
     for number, row in rows:
         points = 1.0 if row.source == "chapter" else 0.0
         output = row.detail(language)
-        if row.folded and not is_random(record.lead):
-            # one mistake, one message: said at the leading row (when the student sees it)
+        if row.folded and not is_random(record.lead):  # said once, at the (visible) lead
             output = words["folded"]
         tests.append(
             {
@@ -123,16 +106,17 @@ def write_results(
     held_back: str = "after_published",
     combined: Path | None = None,
 ) -> None:
-    """``folder/<student>-<lab>.json`` for each record (``folder`` made afresh) and, when
-    ``combined`` is given, one ``results.json`` of them all there."""
+    """``folder/<student>-<lab>.json`` for each record (``folder`` made afresh; a name keeps
+    letters, digits and ``.-_``) and, when ``combined`` is given, one of them all there."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir()
     results = []
     for record in records:
-        result = gradescope_result(record, language, held_back)
-        results.append(result)
-        _write_json(folder / f"{safe_name(record.student)}-{safe_name(record.lab)}.json", result)
+        results.append(gradescope_result(record, language, held_back))
+        names = (record.student, record.lab)
+        name = "-".join((_UNSAFE.sub("_", t).strip("._") or "_")[:100] for t in names)
+        _write_json(folder / f"{name}.json", results[-1])
     if combined is not None:
         write_combined(combined, results, "No lab was found in the submission.")
 
@@ -162,13 +146,11 @@ def _write_json(path: Path, data: object) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-# ----------------------------------------------------------------------------- bundle
-
 _BUNDLE_FILES: Final = ("setup.sh", "run_autograder", "README.md")
 
 
 def write_bundle(folder: Path, lab: str | None, language: str) -> list[Path]:
-    """Write the Gradescope autograder bundle (zip ``folder``'s files, not the folder)."""
+    """Write the Gradescope autograder bundle into ``folder`` (zip its files)."""
     import ctxlab
 
     template = Path(__file__).resolve().parent / "gradescope"

@@ -1,27 +1,14 @@
 """``ctxlab grade``: grade a class's notebooks and files, write what a course can use.
 
-``python -m ctxlab grade SUBMISSION... [--lab 11.N] [--out DIR] [--jobs N]`` (spec §11,
-issue 26):
-
-1. :func:`~ctxlab.lab.grading.submissions.collect` names the students and
-   :func:`~ctxlab.lab.grading.submissions.lab_sources` finds each lab's code in each
-   submission (a notebook's build-it cells by their tags, or a ``.py`` with ``--lab``);
-2. every (student, lab) whose code was not graded before is graded by
-   :func:`~ctxlab.lab.grading.sandbox.grade_file`, in ``--jobs`` grading processes of their own
-   (``python -m ctxlab.lab.grading.batch --serve``; a student's file runs only in a child of
-   one of them). A grading process that dies -- a hostile file can kill its parent -- costs
-   that one submission (status ``crashed``) and is replaced; one that does not answer in
-   time is killed (``timeout``). A progress bar on standard error follows the class;
-3. the results go to ``--out`` (default ``grades/``): ``grades.csv``, ``rows.csv``,
-   ``gradescope/<student>-<lab>.json`` (:mod:`.autograder`) and ``report.html``
-   (:mod:`.class_report`), each read from the one record of a (student, lab),
-   :class:`~ctxlab.lab.grading.graded.GradedLab`. Every
-   text cell is made inert for a spreadsheet and bidi controls are shown escaped
-   (:func:`~ctxlab.lab.grading.class_report.cell`); a submission that is or holds a symbolic
-   link is ``refused``, never followed (:mod:`.submissions`).
-
-A rerun grades only what changed: each result is cached in ``DIR/.ctxlab-grade-cache.json``
-under the hash of the lab, the code graded, the time limit and the grader's own source.
+``python -m ctxlab grade SUBMISSION... [--lab 11.N] [--out DIR] [--jobs N]`` (spec §11):
+:mod:`.submissions` finds each (student, lab)'s code; each is graded by
+:func:`~ctxlab.lab.grading.sandbox.grade_file` in one of ``--jobs`` grading processes
+(``--serve``; a dead one costs that submission, ``crashed``, and is replaced; a silent one is
+killed, ``timeout``); the one record of each, :class:`~.graded.GradedLab`, is written to
+``--out`` as ``grades.csv``, ``rows.csv``, Gradescope's ``results.json`` (:mod:`.autograder`)
+and ``report.html`` (:mod:`.class_report`), every text cell inert
+(:func:`~.class_report.cell`). A rerun grades only what changed (``.ctxlab-grade-cache.json``,
+keyed by the lab, the code, the time limit and the grader's own source).
 """
 
 from __future__ import annotations
@@ -40,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -51,47 +38,20 @@ from ctxlab.lab.grading.graded import GradedLab
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = [
-    "CACHE_NAME",
-    "GRADES_COLUMNS",
-    "ROWS_COLUMNS",
-    "add_arguments",
-    "run",
-]
+__all__ = ["CACHE_NAME", "GRADES_COLUMNS", "ROWS_COLUMNS", "main", "run"]
 
 #: The columns of ``grades.csv``, in order.
 GRADES_COLUMNS: Final = (
-    "student",
-    "lab",
-    "passed",
-    "chapter_passed",
-    "chapter_total",
-    "extras_passed",
-    "extras_total",
-    "misconceptions",
-    "seconds",
-    "status",
-    "reason",
-    "file",
-    "seed",
+    *("student", "lab", "passed", "chapter_passed", "chapter_total", "extras_passed"),
+    *("extras_total", "misconceptions", "seconds", "status", "reason", "file", "seed"),
 )
 #: The columns of ``rows.csv``: one line per student × lab × row.
 ROWS_COLUMNS: Final = (
-    "student",
-    "lab",
-    "key",
-    "source",
-    "passed",
-    "behaviour",
-    "detail",
-    "misconceptions",
+    *("student", "lab", "key", "source", "passed", "behaviour", "detail", "misconceptions"),
 )
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2
-
-
-# ----------------------------------------------------------------------------- arguments
 
 
 def _cores() -> int:
@@ -101,34 +61,34 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not >= 1")
-    return value
+def _number(kind: str) -> Callable[[str], Any]:
+    """An argparse type: ``jobs`` (a whole number >= 1), ``seconds`` (a finite number > 0)
+    or ``seed`` (a whole number >= 0)."""
+
+    def parse(text: str) -> Any:
+        if kind == "seed" and not text.isdigit():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
+        try:
+            value = float(text) if kind == "seconds" else int(text)
+        except ValueError:
+            wrong = "a number" if kind == "seconds" else "a whole number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wrong}") from None
+        if kind == "jobs" and value < 1:
+            raise argparse.ArgumentTypeError(f"{text!r} is not >= 1")
+        if kind == "seconds" and not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
-    return value
-
-
-def _seed(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
-    return int(text)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``ctxlab grade`` (``ctxlab.cli`` builds its parser with these)."""
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxlab grade",
+        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
+        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
+        " rows.csv, Gradescope results and report.html into --out.",
+    )
     parser.add_argument(
         "submissions",
         metavar="SUBMISSION",
@@ -144,14 +104,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
         metavar="N",
-        type=_positive_int,
-        default=None,
+        type=_number("jobs"),
         help=f"grading processes in parallel (default: the number of cores, here {_cores()})",
     )
     parser.add_argument(
         "--time-limit",
         metavar="SECONDS",
-        type=_seconds,
+        type=_number("seconds"),
         default=10.0,
         help="time limit of one check (default: 10)",
     )
@@ -168,8 +127,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
         metavar="N",
-        type=_seed,
-        default=None,
+        type=_number("seed"),
         help="the seed of the random rows (default: a secret one drawn per run, written to"
         " grades.csv and report.html only); --seed N grades as that run did",
     )
@@ -193,18 +151,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write a Gradescope autograder bundle (setup.sh, run_autograder) into DIR"
         " and exit; with --lab, the bundle grades only that lab",
     )
-
-
-# ----------------------------------------------------------------------------- serving
+    return parser
 
 
 def _serve() -> int:
-    """``python -m ctxlab.lab.grading.batch --serve``: grade the jobs read from stdin.
-
-    One JSON job per line (``lab``, ``code``, ``time_limit``, ``student``, ``file``); one
-    JSON record per line back. The channel is kept private: fd 1 points at stderr, so
-    nothing printed by this process or its children mixes with a record.
-    """
+    """A grading process: one JSON job per line of stdin, one record per line back (on a
+    private copy of fd 1; fd 1 itself goes to stderr, so nothing printed mixes in)."""
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -212,7 +164,7 @@ def _serve() -> int:
 
     for line in sys.stdin:
         job = json.loads(line)
-        source = LabSource(job["student"], job["lab"], Path(job["file"]), job["code"])
+        source = LabSource(job["student"], job["lab"], Path(job["path"]), job["code"])
         with tempfile.TemporaryDirectory(prefix="ctxlab-grade-") as folder:
             path = Path(folder) / "submission.py"
             path.write_text(source.code, encoding="utf-8")
@@ -223,167 +175,129 @@ def _serve() -> int:
                 record = GradedLab.of(source, outcome)
             except Exception as error:  # the grader's own failure: this job, not the batch
                 record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-        reason = _plain_reason(record.reason, str(path), source.path.name)
+        # as the lecturer reads it: the file handed in, not the terminal route's option
+        reason = record.reason.removeprefix("--ctxlab-impl: ").removeprefix("--ctxlab-impl ")
+        reason = reason.replace(str(path), source.path.name)
         replies.write(json.dumps(replace(record, reason=reason).to_json()) + "\n")
     return 0
 
 
-def _plain_reason(reason: str, temporary: str, name: str) -> str:
-    """A reason as the lecturer reads it: the submission's own file name, not the temporary
-    file graded, and without the terminal route's option name."""
-    for prefix in ("--ctxlab-impl: ", "--ctxlab-impl "):
-        reason = reason.removeprefix(prefix)
-    return reason.replace(temporary, name)
+def _spawn() -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
+    """A grading process (``--serve``) and the queue its replies arrive on (``None``: its
+    output ended)."""
+    import ctxlab
 
+    root = str(Path(ctxlab.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    )
+    env["PYTHONIOENCODING"] = "utf-8"
+    options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        **options,
+    )
+    replies = queue.Queue[str | None]()
 
-class _Slot:
-    """One grading process (``--serve``), replaced when it dies or is killed."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen[str] | None = None
-        self.replies: queue.Queue[str | None] = queue.Queue()
-
-    def _spawn(self) -> subprocess.Popen[str]:
-        import ctxlab
-
-        root = str(Path(ctxlab.__file__).resolve().parent.parent)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-        )
-        env["PYTHONIOENCODING"] = "utf-8"
-        options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env=env,
-            **options,
-        )
-        self.replies = queue.Queue()
-        threading.Thread(
-            target=self._read, args=(process, self.replies), daemon=True, name="ctxlab-grade"
-        ).start()
-        return process
-
-    @staticmethod
-    def _read(process: subprocess.Popen[str], replies: queue.Queue[str | None]) -> None:
+    def read() -> None:
         assert process.stdout is not None
         with contextlib.suppress(OSError, ValueError):
             for line in process.stdout:
                 replies.put(line)
         replies.put(None)
 
-    def grade(self, source: LabSource, time_limit: float, deadline: float, seed: int) -> GradedLab:
-        if self.process is None or self.process.poll() is not None:
-            self.process = self._spawn()
-        job = {
-            "student": source.student,
-            "lab": source.lab,
-            "file": str(source.path),
-            "code": source.code,
-            "time_limit": time_limit,
-            "seed": seed,
-        }
+    threading.Thread(target=read, daemon=True).start()
+    return process, replies
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    """End a grading process and everything it started."""
+    with contextlib.suppress(OSError):
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
+
+
+def _grade_all(
+    sources: list[LabSource], jobs: int, time_limit: float, seed: int
+) -> Iterator[tuple[LabSource, GradedLab]]:
+    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done. A process
+    that dies costs its submission (``crashed``), one that does not answer in time is
+    killed (``timeout``); either is replaced."""
+    todo: queue.Queue[LabSource] = queue.Queue()
+    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
+    for source in sources:
+        todo.put(source)
+    deadline = max(120.0, time_limit * 4 + 60.0)
+    running: list[subprocess.Popen[str]] = []
+
+    def grade(
+        source: LabSource, process: subprocess.Popen[str], replies: queue.Queue[str | None]
+    ) -> GradedLab:
+        job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
         try:
-            assert self.process.stdin is not None
-            self.process.stdin.write(json.dumps(job) + "\n")
-            self.process.stdin.flush()
-            line = self.replies.get(timeout=deadline)
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(job) + "\n")
+            process.stdin.flush()
+            line = replies.get(timeout=deadline)
         except (OSError, ValueError):
             line = None
         except queue.Empty:
             line, status, reason = None, "timeout", f"grading did not finish within {deadline:g} s"
         if line is not None:
             return GradedLab.from_json(json.loads(line))
-        self.kill()
+        _kill(process)
         record = GradedLab.ungraded(source, status, reason)
         return replace(record, seconds=round(time.perf_counter() - began, 3))
 
-    def kill(self) -> None:
-        process, self.process = self.process, None
-        if process is None:
-            return
-        with contextlib.suppress(OSError):
-            if os.name == "posix":
-                os.killpg(process.pid, signal.SIGKILL)
-            else:  # pragma: no cover
-                process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(5)
-
-    def close(self) -> None:
-        process = self.process
-        if process is not None and process.stdin is not None:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.process = None
-
-
-def _grade_all(
-    sources: list[LabSource], jobs: int, time_limit: float, seed: int
-) -> Iterator[tuple[LabSource, GradedLab]]:
-    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done."""
-    todo: queue.Queue[LabSource | None] = queue.Queue()
-    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
-    for source in sources:
-        todo.put(source)
-    deadline = max(120.0, time_limit * 4 + 60.0)
-
-    slots: list[_Slot] = []
-
     def work() -> None:
-        slot = _Slot()
-        slots.append(slot)
+        process: subprocess.Popen[str] | None = None
         try:
             while True:
                 try:
                     source = todo.get_nowait()
                 except queue.Empty:
                     return
-                if source is None:
-                    return
+                if process is None or process.poll() is not None:
+                    process, replies = _spawn()
+                    running.append(process)
                 try:
-                    record = slot.grade(source, time_limit, deadline, seed)
+                    record = grade(source, process, replies)
                 except Exception as error:  # the grader's own failure: this job only
-                    slot.kill()
+                    _kill(process)
                     record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
                 done.put((source, record))
         finally:
-            slot.close()
+            if process is not None:
+                _kill(process)
 
-    threads = [
-        threading.Thread(target=work, daemon=True, name=f"ctxlab-grade-{n}")
-        for n in range(min(jobs, len(sources)))
-    ]
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
     for thread in threads:
         thread.start()
-    finished = False
     try:
         for _ in sources:
             yield done.get()
-        finished = True
-    finally:
-        if not finished:  # interrupted: nothing more is graded
-            while not todo.empty():
-                with contextlib.suppress(queue.Empty):
-                    todo.get_nowait()
-            for slot in list(slots):
-                slot.kill()
+    except BaseException:  # interrupted (or closed early): nothing more is graded
+        while not todo.empty():
+            with contextlib.suppress(queue.Empty):
+                todo.get_nowait()
+        for process in list(running):
+            _kill(process)
+        raise
     for thread in threads:
         thread.join()
-
-
-# ----------------------------------------------------------------------------- progress
 
 
 class Progress:
@@ -420,17 +334,16 @@ class Progress:
         self.stream.flush()
 
 
-# ----------------------------------------------------------------------------- cache
-
-
 def _grader_fingerprint(time_limit: float) -> str:
-    """The grader's version: ctxlab's, the grading package's source and catalogue, the time
-    limit."""
+    """The grader's version: ctxlab's, the grading package's source, catalogue and
+    template, the time limit."""
     import ctxlab
 
     digest = hashlib.sha256(f"{ctxlab.__version__}\0{time_limit!r}".encode())
     here = Path(__file__).resolve().parent
-    for path in sorted([*here.glob("*.py"), *here.glob("catalogue/*.json")]):
+    for path in sorted(
+        [*here.glob("*.py"), *here.glob("catalogue/*.json"), *here.glob("templates/*")]
+    ):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -454,55 +367,24 @@ def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
     temporary.replace(path)
 
 
-# ----------------------------------------------------------------------------- writing
+def _write_csv(path: Path, columns: Sequence[str], lines: Iterable[Mapping[str, Any]]) -> None:
+    """``columns`` of ``lines``, one formatter for every cell: a flag as ``true``/``false``,
+    a list joined by ``;``, seconds with two decimals, text made inert (:func:`cell`);
+    ctxlab's own counts (never negative) as they are."""
 
+    def value(v: object) -> object:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return f"{v:.2f}"
+        if isinstance(v, tuple):
+            v = ";".join(v)
+        return "" if v is None else cell(v) if isinstance(v, str) else v
 
-def _write_csv(path: Path, columns: Sequence[str], lines: Iterable[Sequence[object]]) -> None:
-    """A CSV of ``columns``: every text cell made inert (:func:`cell`); ctxlab's own
-    numbers (never negative) written as they are."""
     with path.open("w", encoding="utf-8", newline="") as stream:
         writer = csv.writer(stream)
         writer.writerow(columns)
-        writer.writerows([cell(v) if isinstance(v, str) else v for v in line] for line in lines)
-
-
-def _grades_line(r: GradedLab) -> tuple[object, ...]:
-    """One line of ``grades.csv``, in the order of :data:`GRADES_COLUMNS`."""
-    return (
-        r.student,
-        r.lab,
-        "true" if r.passed else "false",
-        r.chapter_passed,
-        r.chapter_total,
-        r.extras_passed,
-        r.extras_total,
-        ";".join(r.misconceptions),
-        f"{r.seconds:.2f}",
-        r.status,
-        r.reason,
-        r.file,
-        "" if r.seed is None else r.seed,
-    )
-
-
-def _rows_lines(r: GradedLab, language: str) -> list[tuple[object, ...]]:
-    """The lines of ``rows.csv`` of one record, in the order of :data:`ROWS_COLUMNS`."""
-    return [
-        (
-            r.student,
-            r.lab,
-            row.key,
-            row.source,
-            "true" if row.passed else "false",
-            row.behaviour(language),
-            row.detail(language),
-            ";".join(row.misconceptions),
-        )
-        for row in r.rows
-    ]
-
-
-# ----------------------------------------------------------------------------- the run
+        writer.writerows([value(line[c]) for c in columns] for line in lines)
 
 
 def _line(r: GradedLab) -> str:
@@ -585,37 +467,32 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     cache_path = outdir / CACHE_NAME
     cache = {} if args.force else _load_cache(cache_path)
     fingerprint = _grader_fingerprint(args.time_limit)
-    records: list[GradedLab | None] = [None] * len(sources)
-    todo: list[tuple[int, LabSource]] = []
-    hits: set[int] = set()
-    for index, source in enumerate(sources):
+    records: dict[int, GradedLab] = {}  # by id(source)
+    todo: list[LabSource] = []
+    for source in sources:
+        hit = None if source.problem else cache.get(_cache_key(source, fingerprint))
         if source.problem:
-            records[index] = GradedLab.ungraded(source, source.status, source.problem)
+            record = GradedLab.ungraded(source, source.status, source.problem)
+        elif hit is not None:
+            record = replace(hit, student=source.student, file=str(source.path))
+        else:
+            todo.append(source)
             continue
-        hit = cache.get(_cache_key(source, fingerprint))
-        if hit is not None:
-            records[index] = replace(hit, student=source.student, file=str(source.path))
-            hits.add(index)
-            continue
-        todo.append((index, source))
-    for index, record in enumerate(records):
-        if record is not None:
-            again = "  (unchanged, not graded again)" if index in hits else ""
-            out.write(_line(record) + again + "\n")
-    cached = len(hits)
-    jobs = args.jobs or _cores()
+        records[id(source)] = record
+        again = "  (unchanged, not graded again)" if hit is not None else ""
+        out.write(_line(record) + again + "\n")
+    cached = len(records) - sum(bool(source.problem) for source in sources)
     progress = Progress(len(todo), err)
-    where = {id(source): index for index, source in todo}
     try:
-        for source, record in _grade_all([s for _, s in todo], jobs, args.time_limit, seed):
-            records[where[id(source)]] = record
+        for source, record in _grade_all(todo, args.jobs or _cores(), args.time_limit, seed):
+            records[id(source)] = record
             cache[_cache_key(source, fingerprint)] = record  # a hostile file too: once
             out.write(_line(record) + "\n")
             out.flush()
             progress.step(shown(f"{source.student} {source.lab}"))
     finally:
         _save_cache(cache_path, cache)
-    final = [r for r in records if r is not None]
+    final = [records[id(source)] for source in sources]
     _write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
     statuses = {status: sum(r.status == status for r in final) for status in STATUSES}
     seconds = time.perf_counter() - began
@@ -638,12 +515,14 @@ def _write_outputs(
 ) -> None:
     from ctxlab.lab.grading.class_report import render
 
-    _write_csv(outdir / "grades.csv", GRADES_COLUMNS, [_grades_line(r) for r in records])
-    _write_csv(
-        outdir / "rows.csv",
-        ROWS_COLUMNS,
-        [line for r in records for line in _rows_lines(r, language)],
-    )
+    _write_csv(outdir / "grades.csv", GRADES_COLUMNS, map(vars, records))
+    rows = (
+        {**vars(row), "student": r.student, "lab": r.lab, "behaviour": row.behaviour(language),
+         "detail": row.detail(language)}
+        for r in records
+        for row in r.rows
+    )  # fmt: skip
+    _write_csv(outdir / "rows.csv", ROWS_COLUMNS, rows)
     write_results(outdir / "gradescope", records, language, held_back, combined)
     (outdir / "report.html").write_text(render(records, language), encoding="utf-8")
 
@@ -653,15 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--serve"]:
         return _serve()
-    parser = argparse.ArgumentParser(
-        prog="ctxlab grade",
-        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
-        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
-        " rows.csv, Gradescope results and report.html into --out.",
-    )
-    add_arguments(parser)
     try:
-        return run(parser.parse_args(arguments))
+        return run(_parser().parse_args(arguments))
     except GradingUsageError as error:
         sys.stderr.write(f"ctxlab: {error}\n")
         return EXIT_USAGE

@@ -1,11 +1,9 @@
-"""One graded (student, lab) of ``ctxlab grade`` (spec §11, issue 35): :class:`GradedLab`.
+"""One graded (student, lab) of ``ctxlab grade`` (spec §11): :class:`GradedLab`.
 
 The one record from a submission to ``grades.csv``, ``rows.csv``, Gradescope
-(:mod:`.autograder`) and the lecturer's report (:mod:`.class_report`): made from the
-sandbox's :class:`~ctxlab.lab.grading.sandbox.GradeOutcome` by :meth:`GradedLab.of`, or
-for a submission not graded by :meth:`GradedLab.ungraded`. :meth:`GradedLab.to_json` and
-:meth:`GradedLab.from_json` carry it between a grading process and ``ctxlab grade`` and
-through the cache (a field the JSON lacks takes its default).
+(:mod:`.autograder`) and ``report.html`` (:mod:`.class_report`): made from the sandbox's
+outcome (:meth:`GradedLab.of`) or for a submission not graded (:meth:`GradedLab.ungraded`);
+carried as JSON between the grading processes and through the cache.
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource
+from ctxlab.lab.grading.text import Text
 
 if TYPE_CHECKING:
     from ctxlab.lab.grading.misconceptions import Misconception
@@ -33,9 +32,8 @@ def _known(cls: type[Any], data: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class GradedRow:
-    """One row of a graded lab: the behaviour checked (``source``: ``chapter`` or
-    ``ctxlab``), in English and Chinese; ``misconceptions``: the ids matched when it failed;
-    ``folded``: it fails together with the row the table opens with."""
+    """One row of a graded lab (``source``: ``chapter`` or ``ctxlab``); ``misconceptions``:
+    the ids matched when it failed; ``folded``: it fails with the row the table opens with."""
 
     key: str
     source: str
@@ -58,9 +56,8 @@ class GradedRow:
 class GradedLab:
     """One graded (student, lab): ``status`` (``ok``, ``timeout``, ``crashed``, ``refused``,
     ``invalid``) and ``reason``; the counts of the chapter's rows and ctxlab's extras; the
-    misconceptions matched, most likely first; the hint the student would see first; the key
-    of the row the table opens with (``lead``); the rows (none when the checks did not run);
-    ``seed``: of the random rows, ``None`` when no report was made."""
+    misconceptions matched, most likely first; the hint the student would see first; the
+    key of the row the table opens with (``lead``); the rows (none when no check ran)."""
 
     student: str
     lab: str
@@ -99,6 +96,7 @@ class GradedLab:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GradedLab:
+        """A record from its JSON (a field the JSON lacks takes its default)."""
         values = _known(cls, data)
         values["rows"] = tuple(GradedRow(**_known(GradedRow, r)) for r in values.get("rows", ()))
         return cls(**values)
@@ -121,9 +119,11 @@ class GradedLab:
         if report is None:
             return base
         chapter, extras = report.chapter_results, report.extra_results
-        matched = _matched(report)
+        by_id = {item.id: item for item in report.facts.catalogue}
+        matched = [by_id[name] for name in report.misconceptions if name in by_id]
         lead, folded_rows = report.lead
         folded = {row.key for row in folded_rows}
+        hint = _hint(report, matched)
         return replace(
             base,
             passed=bool(report.passed),
@@ -132,8 +132,8 @@ class GradedLab:
             extras_passed=sum(r.passed for r in extras),
             extras_total=len(extras),
             misconceptions=tuple(report.misconceptions),
-            hint_en=_hint(report, matched, "en"),
-            hint_zh=_hint(report, matched, "zh"),
+            hint_en=hint.en,
+            hint_zh=hint.zh,
             lead=lead.key if lead is not None else "",
             function=report.function,
             rows=tuple(_row(r, matched, folded) for r in report.results),
@@ -147,25 +147,14 @@ def _row(r: CheckResult, matched: list[Misconception], folded: set[str]) -> Grad
     return GradedRow(r.key, r.source, bool(r.passed), *texts, ids, r.key in folded)
 
 
-def _matched(report: LabReport) -> list[Misconception]:
-    """The catalogued misconceptions the report's failures match, most likely first."""
-    by_id = {item.id: item for item in report.facts.catalogue}
-    return [by_id[name] for name in report.misconceptions if name in by_id]
-
-
-def _hint(report: LabReport, matched: list[Misconception], language: str) -> str:
-    """The hint a student stuck on this report would see first, in ``language`` (``en`` or
-    ``zh``): the most likely misconception's, else the behaviour of the failed row the
-    table opens with; empty when nothing failed."""
+def _hint(report: LabReport, matched: list[Misconception]) -> Text:
+    """The hint a student stuck on this report sees first: the likeliest misconception's,
+    else the leading failed row's behaviour; empty when nothing failed."""
     from ctxlab.lab.grading.misconceptions import hint_lines
 
-    zh = language == "zh"
     if matched:
-        text = hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
-        return text.zh if zh else text.en
+        return hint_lines(matched[0], 1, passed=report.passed)  # as the notebook's first rung
     first = report.lead[0]
     if first is None:
-        return ""
-    return (
-        f"先看这一条：{first.behaviour_zh}" if zh else f"Start with this rule: {first.behaviour_en}"
-    )
+        return Text("", "")
+    return Text(f"Start with this rule: {first.behaviour_en}", f"先看这一条：{first.behaviour_zh}")

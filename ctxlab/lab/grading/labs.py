@@ -1,9 +1,8 @@
 """The labs: where each lab's file is, and the public face of grading (spec §10).
 
-``check_implementation(lab, **functions)`` loads the lab's file (``lab11_N.py`` of this
-package, the first time that lab is asked for: checking Lab 11.2 never builds Lab 11.5's
-cases) and hands what it declares to the engine. This is the one module that imports a
-lab's file; the engine (:mod:`.engine`) only runs what it is given.
+``check_implementation(lab, **functions)`` loads the lab's file (``lab11_N.py``, the first
+time that lab is asked for) and hands what it declares to the engine: this is the one module
+that imports a lab's file.
 """
 
 from __future__ import annotations
@@ -34,16 +33,12 @@ __all__ = [
     "reference_functions",
 ]
 
-#: The labs that have a build-it function, in order.
 LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
-#: A lab's file is this package's ``lab11_N`` module.
 _PREFIX: Final = f"{__package__}.lab11_"
 
-#: The grading modules the labs' files check with, kept like ctxlab's own from now on (a
-#: student's ``compare.diff = ...`` lasts no longer than its check, and a lab's file loads
-#: with them as they were). None of them holds a switch or a table grading changes at run
-#: time (``engine``, ``isolation`` and ``runner`` do, and are not kept).
+#: The grading modules the labs' files check with, kept like ctxlab's own (a student's
+#: ``compare.diff = ...`` lasts no longer than its check); none holds a run-time switch.
 _CHECKED_WITH: Final = tuple(
     f"{__package__}.{name}"
     for name in ("calls", "cases", "compare", "drawn_entries", "entry_cases", "expect", "text")
@@ -56,8 +51,7 @@ _LOADED: dict[str, LabChecks] = {}
 
 
 def load(lab: object) -> LabChecks:
-    """Lab ``lab`` as its file declares it (loaded the first time); a
-    :class:`GradingUsageError` naming the option when ``lab`` is not one of :data:`LABS`."""
+    """Lab ``lab`` as its file declares it; a :class:`GradingUsageError` for another name."""
     if not isinstance(lab, str) or lab not in LABS:
         raise GradingUsageError(
             f"lab must be one of {', '.join(repr(x) for x in LABS)}; got {shown(lab)}", option="lab"
@@ -77,15 +71,12 @@ def load(lab: object) -> LabChecks:
 def check_implementation(
     lab: str, *, seed: object = None, **functions: Callable[..., Any]
 ) -> LabReport:
-    """Run lab ``lab``'s chapter checks against the student's function.
+    """Run lab ``lab``'s checks against the student's function:
+    ``check_implementation("11.2", group_interactions=group_interactions)``.
 
-    ``check_implementation("11.2", group_interactions=group_interactions)``. The random rows
-    draw their cases from ``seed``: a fresh one each run unless given (or fixed by the
-    ``CTXLAB_SEED`` environment variable); the report shows it (``LabReport.seed``), and
-    ``seed=N`` draws the same cases again. Never raises
-    for a wrong, crashing, hanging or unwritten function: each is a ✘ row. A wrong lab
-    name or a missing, extra or non-callable keyword is a :class:`GradingUsageError`.
-    A kernel interrupt while a check runs stops that check's thread and is raised again.
+    The random rows draw from ``seed`` (fresh each run unless given or set by
+    ``CTXLAB_SEED``; the report shows it). A wrong, crashing, hanging or unwritten function
+    is a ✘ row, never an exception; a wrong lab or keyword is a :class:`GradingUsageError`.
     """
     spec = load(lab)
     function = engine.function_of(spec, functions)
@@ -122,11 +113,8 @@ def catalogue(lab: str) -> tuple[Misconception, ...]:
 
 
 def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
-    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes.
-
-    It is handed out as a right answer to check (the tests and the mutation audit run it):
-    its report is passed. A student's function that is ``ctxlab.build_context`` itself, or
-    calls it, is not (the report says so first).
-    """
+    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes:
+    handed out as a right answer (its report is passed, unlike a student's function that
+    is or calls ctxlab's)."""
     spec = load(lab)
     return {spec.keyword: engine.handed_out(spec)}

@@ -1,17 +1,11 @@
-"""The lab report: one ✔ or ✘ row per behaviour, as text and as a table.
+"""The lab report: one ✔ or ✘ row per behaviour, as text and as a table (spec §10).
 
-:func:`~ctxlab.lab.grading.check_implementation` returns a :class:`LabReport`; in a notebook
-it shows as a table (one row per behaviour, ✔ or ✘, and for ✘ the first failing example),
-and ``str()`` gives the same as plain text. Both languages are kept in every row;
-:func:`ctxlab.lab.set_language` chooses which one is shown.
-
-Each row has a kind (:attr:`CheckResult.source`): ``"chapter"`` -- a rule the chapter
-states (its sentence quoted in ``quote_zh``, rendered in ``quote_en``), or that the course's
-code decides and the notebook teaches before the build-it cell (``course``) -- or
-``"ctxlab"``, ctxlab's own extension (``why_en``/``why_zh`` say why ctxlab decides so). The
-lab is passed when every chapter row passes (:attr:`LabReport.passed`); ctxlab's rows come
-after them under their own heading and count, as optional extras
-(:attr:`LabReport.extras_passed`), and never turn the lab's verdict red.
+:func:`~ctxlab.lab.grading.check_implementation` returns a :class:`LabReport`: a table in a
+notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.set_language`
+(both are kept in every row). A row's kind (:attr:`CheckResult.source`) is ``"chapter"`` --
+the chapter's rule, its sentence quoted, or the course's code (``course``) -- or ``"ctxlab"``,
+ctxlab's extension with why it decides so. The chapter's rows decide the lab
+(:attr:`LabReport.passed`); ctxlab's follow as optional extras.
 """
 
 from __future__ import annotations
@@ -38,15 +32,9 @@ Source: TypeAlias = Literal["chapter", "ctxlab"]
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One behaviour of a lab, checked: ✔ or ✘, and for ✘ the first failing example.
-
-    ``behaviour`` and ``detail`` are in the language of :func:`ctxlab.lab.set_language`;
-    both languages are kept (``behaviour_en``/``behaviour_zh``, ``detail_en``/``detail_zh``).
-    ``source`` is the row's kind: ``"chapter"`` (with the chapter's sentence it checks,
-    ``quote_zh`` verbatim and ``quote_en`` in English; ``course`` when the rule is the course's
-    code as the notebook teaches it, not the chapter's text) or ``"ctxlab"`` (with
-    ``why_en``/``why_zh``: why ctxlab decides so).
-    """
+    """One behaviour of a lab, checked: ✔ or ✘ and, for ✘, the first failing example
+    (``detail``); ``quote_zh``/``quote_en``: the chapter's sentence (``course``: the course's
+    code), ``why_en``/``why_zh``: why ctxlab decides so. The properties pick the language."""
 
     key: str
     passed: bool
@@ -54,8 +42,7 @@ class CheckResult:
     behaviour_zh: str
     detail_en: str = ""
     detail_zh: str = ""
-    #: What the student's function printed during this check (bounded), and how many
-    #: characters of it were cut.
+    #: What the function printed during this check (bounded), and how much was cut.
     output: str = ""
     output_cut: int = 0
     source: Source = "chapter"
@@ -67,23 +54,19 @@ class CheckResult:
 
     @property
     def quote(self) -> str:
-        """For a chapter row: the chapter's sentence it checks (Chinese, or its English)."""
-        return self.quote_zh if get_language() == "zh" else self.quote_en
+        return Text(self.quote_en, self.quote_zh).pick()
 
     @property
     def why(self) -> str:
-        """For a ctxlab row: why ctxlab decides so."""
-        return self.why_zh if get_language() == "zh" else self.why_en
+        return Text(self.why_en, self.why_zh).pick()
 
     @property
     def behaviour(self) -> str:
-        """The behaviour, in the chapter's words."""
-        return self.behaviour_zh if get_language() == "zh" else self.behaviour_en
+        return Text(self.behaviour_en, self.behaviour_zh).pick()
 
     @property
     def detail(self) -> str:
-        """For ✘: the first failing example, expected vs got (empty for ✔)."""
-        return self.detail_zh if get_language() == "zh" else self.detail_en
+        return Text(self.detail_en, self.detail_zh).pick()
 
     @property
     def mark(self) -> str:
@@ -113,16 +96,13 @@ _PRINTED = Text("printed by your function:", "你的函数打印的内容：")
 
 @dataclass(frozen=True)
 class LabFacts:
-    """What a report says of its lab beyond its rows, as the lab's file declares it
-    (:class:`~ctxlab.lab.grading.declare.LabChecks`)."""
+    """What a report says of its lab beyond its rows (the lab's file declares it): ctxlab's
+    solution and the helpers that count as it (the notice names them), ``budget`` (a failed
+    report adds the a/b/c legend), the misconception catalogue."""
 
-    #: ctxlab's own solution of the lab, and the helpers that count as it too, as the
-    #: "uses ctxlab's solution" notice names them.
     solution: str = ""
     helpers: str = ""
-    #: The details name budgets a/b/c: a failed report adds the legend.
     budget: bool = False
-    #: The lab's misconception catalogue, in order.
     catalogue: tuple[Misconception, ...] = ()
 
 
@@ -130,21 +110,18 @@ def _cut(count: int) -> str:
     return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
 
 
-def reference_notice(facts: LabFacts, keyword: str, *, rows: bool = True) -> Text:
-    """The notice of a student's function that is, or calls, this lab's reference (``rows``:
-    the report's wording; without it, one test's on the terminal route)."""
+def _reference_notice(facts: LabFacts, keyword: str) -> Text:
+    """The notice of a student's function that is, or calls, this lab's reference."""
     name = facts.solution or f"ctxlab's {keyword}"
-    judged = "these rows" if rows else "this check"
-    judged_zh = "下面各行" if rows else "这项检查"
     helper = facts.helpers
     helpers_en = f" Its helpers count as the solution too ({helper})." if helper else ""
     helpers_zh = f"它的辅助函数（{helper}）同样算作参考实现。" if helper else ""
     return Text(
         f"Your {keyword} is, or calls, {name} — ctxlab's own solution of this lab — so"
-        f" {judged} judged ctxlab's code, not yours, and the lab is not passed. Write"
+        " these rows judged ctxlab's code, not yours, and the lab is not passed. Write"
         f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
         f" allowed.{helpers_en}",
-        f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以{judged_zh}"
+        f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以下面各行"
         f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
         f" 导入的前面实验的函数仍然可以调用。{helpers_zh}",
     )
@@ -152,26 +129,18 @@ def reference_notice(facts: LabFacts, keyword: str, *, rows: bool = True) -> Tex
 
 def _stuck_notice(count: int) -> Text:
     if count == 1:
-        en = (
-            "1 check thread from an earlier check could not be stopped and is still running"
-            " (blocked, or catching every exception); it slows this kernel down and may"
-            " change what later checks see."
-        )
+        en, it = "1 check thread from an earlier check could not be stopped and is", "it slows"
     else:
-        en = (
-            f"{count} check threads from earlier checks could not be stopped and are still"
-            " running (blocked, or catching every exception); they slow this kernel down and"
-            " may change what later checks see."
-        )
+        en = f"{count} check threads from earlier checks could not be stopped and are"
+        it = "they slow"
+    en += f" still running (blocked, or catching every exception); {it} this kernel down and"
+    en += " may change what later checks see."
     return Text(
         en + " Restart the kernel (Kernel → Restart) to end them, then run the cells again.",
         f"前面的检查中有 {count} 个检查线程无法停止，仍在运行（阻塞了，或捕获了所有异常）；"
         "它们会拖慢这个 kernel，也可能影响后面的检查。请重启 kernel（Kernel → Restart）"
         "来结束它们，然后重新运行各个单元格。",
     )
-
-
-_EXTRAS_HEADING = Text("ctxlab's extras (optional)", "ctxlab 的扩展检查（选做）")
 
 
 def _repaired_notice(where: tuple[str, ...]) -> Text:
@@ -192,24 +161,18 @@ def _repaired_notice(where: tuple[str, ...]) -> Text:
 
 @dataclass(frozen=True, repr=False)
 class LabReport:
-    """The result of :func:`check_implementation`: one :class:`CheckResult` per behaviour.
-
-    The chapter's rows decide the lab (:attr:`passed`); ctxlab's rows are optional extras,
-    shown after them under their own heading and count (:attr:`extras_passed`). In a
-    notebook it shows as a table (``_repr_html_``); ``str()`` gives the same as text.
-    """
+    """The result of :func:`check_implementation`: one :class:`CheckResult` per behaviour;
+    a table in a notebook (``_repr_html_``), the same as text with ``str()``."""
 
     lab: str
     function: str
     results: tuple[CheckResult, ...]
-    #: True when the student's function is, wraps or called ctxlab's own solution of
-    #: this lab: the rows then judged ctxlab's code, and the report is not passed.
+    #: The function is, wraps or called ctxlab's own solution: the report is not passed.
     used_reference: bool = False
-    #: How many check threads that could not be stopped were still running at the end.
+    #: Check threads that could not be stopped, still running at the end.
     stuck_threads: int = 0
-    #: The rung of the hint ladder the report opens with (set by the engine): 0 no hint,
-    #: 1 the first misconception's hint, 2 also the chapter's sentence and the smallest
-    #: failing input (the same misconception matched again in this process).
+    #: The hint ladder's rung (set by the engine): 0 none, 1 the first misconception's
+    #: hint, 2 also the chapter's sentence and the smallest failing input.
     hint_rung: int = 0
 
     def _matches(self) -> tuple[Misconception, ...]:
@@ -220,8 +183,7 @@ class LabReport:
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
-        """The ids of the catalogued misconceptions the student's function behaves like,
-        most likely first (:mod:`~ctxlab.lab.grading.misconceptions`)."""
+        """The ids of the misconceptions the function behaves like, most likely first."""
         return tuple(item.id for item in self._matches())
 
     @property
@@ -234,21 +196,16 @@ class LabReport:
 
     @property
     def chapter_results(self) -> tuple[CheckResult, ...]:
-        """The rows of the chapter's rules (and the course's code): they decide the lab."""
         return tuple(result for result in self.results if result.source == "chapter")
 
     @property
     def extra_results(self) -> tuple[CheckResult, ...]:
-        """ctxlab's own rows: optional extras, shown after the chapter's."""
         return tuple(result for result in self.results if result.source != "chapter")
 
-    #: ctxlab's objects that had been changed (by this function, or by a thread of an
-    #: earlier check that kept running) and were put back before the checks ran.
+    #: ctxlab's objects found changed and put back before the checks ran.
     repaired: tuple[str, ...] = ()
-    #: What the report says of its lab beyond its rows (the lab's file declares it).
     facts: LabFacts = LabFacts()
-    #: The catalogued misconceptions the function behaved like on their evidence (the check
-    #: loop's last step, run when a row failed).
+    #: The misconceptions the function behaved like on their evidence (the loop's last step).
     matched: tuple[str, ...] = ()
     #: The seed the random rows drew from, and how many random cases they ran.
     seed: int | None = None
@@ -267,14 +224,13 @@ class LabReport:
 
     @property
     def passed(self) -> bool:
-        """True when every chapter row passed on the student's own code (ctxlab's rows do
-        not count: see :attr:`extras_passed`)."""
+        """Every chapter row passed on the student's own code (ctxlab's rows do not count)."""
         chapter = self.chapter_results
         return bool(chapter) and all(r.passed for r in chapter) and not self.used_reference
 
     @property
     def extras_passed(self) -> bool:
-        """True when every one of ctxlab's extra rows passed too (True when there is none)."""
+        """Every one of ctxlab's extra rows passed (True when there is none)."""
         return all(result.passed for result in self.extra_results)
 
     @property
@@ -282,7 +238,7 @@ class LabReport:
         """What the report says first, in plain words (empty when there is nothing to say)."""
         notices: list[str] = []
         if self.used_reference:
-            notices.append(reference_notice(self.facts, self.function).pick())
+            notices.append(_reference_notice(self.facts, self.function).pick())
         if self.stuck_threads:
             notices.append(_stuck_notice(self.stuck_threads).pick())
         if self.repaired:
@@ -294,23 +250,18 @@ class LabReport:
         return tuple(result for result in self.results if not result.passed)
 
     def _isolating(self, result: CheckResult) -> tuple[bool, bool, int, int]:
-        """How well a failed row isolates a mistake (lower: better): a row that ran (not one
-        left unrun after a call that did not return), a chapter row, failed by fewer
-        catalogued misconceptions, declared earlier."""
+        """How well a failed row isolates a mistake (lower: better): it ran, a chapter row,
+        failed by fewer catalogued misconceptions, declared earlier."""
         count = sum(result.key in item.signature for item in self.facts.catalogue)
         unrun = result.detail_en.startswith(_NOT_RUN_EN)
         return unrun, result.source != "chapter", count, self.results.index(result)
 
     @property
     def lead(self) -> tuple[CheckResult | None, tuple[CheckResult, ...]]:
-        """(the failed row the table opens with, the failed rows folded under it).
-
-        With a matched misconception: of the rows it explains (its signature), the one that
-        isolates it best leads and the others are folded under it, counted. Without one,
-        the failed row that isolates a mistake best leads, and the failed rows that some
-        catalogued mistake fails together with it are folded under it (one cause is likely;
-        the fold line says "fix the first, then run again", not which mistake). Other failed
-        rows (a second mistake) stay in the table."""
+        """(the failed row the table opens with, the failed rows folded under it): of the
+        rows the first matched misconception explains (else: of all failed rows), the one
+        that isolates a mistake best leads; the rows that mistake (else: any catalogued
+        mistake of the leading row) fails too are folded. A second mistake stays apart."""
         failed = self.failed
         if not failed:
             return None, ()
@@ -329,15 +280,8 @@ class LabReport:
             explained = [r for r in failed if r.key in together]
         return head, tuple(r for r in explained if r is not head)
 
-    @property
-    def shown_failures(self) -> tuple[CheckResult, ...]:
-        """The failed rows shown as rows of their own (not folded)."""
-        folded = self.lead[1]
-        return tuple(result for result in self.failed if result not in folded)
-
     def _sections(self) -> tuple[list[CheckResult], list[CheckResult]]:
-        """The chapter's rows and ctxlab's, as shown: the leading row first in its section,
-        the folded rows left out."""
+        """The chapter's rows and ctxlab's as shown: the leading row first, folded ones out."""
         head, folded = self.lead
         shown = []
         for rows in (self.chapter_results, self.extra_results):
@@ -345,14 +289,9 @@ class LabReport:
             shown.append(first + [r for r in rows if r is not head and r not in folded])
         return shown[0], shown[1]
 
-    def _fold_line(self) -> str:
-        """The line under the leading row, in the notebook's language."""
-        return self.fold_text.pick()
-
     @property
     def fold_text(self) -> Text:
-        """The line under the leading row, in both languages: how many more rows the matched
-        mistake fails (or, with no match, fail together with the leading row)."""
+        """The line under the leading row: how many more rows fail with it."""
         folded = self.lead[1]
         if not folded:
             return Text("", "")
@@ -375,23 +314,23 @@ class LabReport:
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
         chapter = self.chapter_results
-        done = sum(result.passed for result in chapter)
-        total = len(chapter)
-        mark = "✔" if self.passed else "✘"
-        name = f"{self.lab} · {self.function}"
-        if get_language() == "zh":
-            return f"实验 {name}（本章的检查）：通过 {done}/{total} 项检查 {mark}"
-        return f"Lab {name} (the chapter's checks): {done}/{total} checks pass {mark}"
+        count = f"{sum(result.passed for result in chapter)}/{len(chapter)}"
+        name, mark = f"{self.lab} · {self.function}", "✔" if self.passed else "✘"
+        return Text(
+            f"Lab {name} (the chapter's checks): {count} checks pass {mark}",
+            f"实验 {name}（本章的检查）：通过 {count} 项检查 {mark}",
+        ).pick()
 
     def extras_headline(self) -> str:
         """The heading of ctxlab's rows and their own count (empty when there is none)."""
         extras = self.extra_results
         if not extras:
             return ""
-        done = sum(result.passed for result in extras)
-        if get_language() == "zh":
-            return f"{_EXTRAS_HEADING.zh}：通过 {done}/{len(extras)} 项"
-        return f"{_EXTRAS_HEADING.en}: {done}/{len(extras)} pass"
+        count = f"{sum(result.passed for result in extras)}/{len(extras)}"
+        return Text(
+            f"ctxlab's extras (optional): {count} pass",
+            f"ctxlab 的扩展检查（选做）：通过 {count} 项",
+        ).pick()
 
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
@@ -417,7 +356,7 @@ class LabReport:
                     lines.extend(f"    {line}" for line in result.detail.splitlines())
                 lines.extend(f"    {line}" for line in result._printed())
                 if result is head and folded:
-                    lines.append(f"  {self._fold_line()}")
+                    lines.append(f"  {self.fold_text.pick()}")
                     for row in folded:
                         lines.append(f"    · {row.behaviour}")
                         lines.extend(f"    {line}" for line in row._printed())
@@ -425,8 +364,7 @@ class LabReport:
             lines.append(self._legend())
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
@@ -434,31 +372,25 @@ class LabReport:
     def _repr_html_(self) -> str:
         zh = get_language() == "zh"
         heads = ("行为", "结果", "说明") if zh else ("behaviour", "result", "detail")
-        chapter, extras = self._sections()
         head, folded = self.lead
-
-        def shown(result: CheckResult, extra: bool) -> str:
-            row = _html_row(result, extra=extra)
-            if result is not head or not folded:
-                return row
-            inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
-            return (
-                f'{row}<tr class="ctxlab-lab-report-folded"><td colspan="3" '
-                f'style="text-align:left"><details><summary>{html.escape(self._fold_line())}'
-                f"</summary><table>{inner}</table></details></td></tr>"
-            )
-
-        rows = "".join(shown(result, False) for result in chapter)
-        if self.extra_results:
-            rows += (
-                '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
-                f'font-weight:normal;padding-top:0.6em"><em>{html.escape(self.extras_headline())}'
-                "</em></th></tr>"
-            )
-            rows += "".join(shown(result, True) for result in extras)
-        legend = ""
-        if self._legend():
-            legend = f'<p style="font-size:0.9em">{html.escape(self._legend())}</p>'
+        rows = ""
+        for index, section in enumerate(self._sections()):
+            if index and self.extra_results:
+                rows += (
+                    '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
+                    'font-weight:normal;padding-top:0.6em"><em>'
+                    f"{html.escape(self.extras_headline())}</em></th></tr>"
+                )
+            for result in section:
+                rows += _html_row(result, extra=bool(index))
+                if result is head and folded:
+                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+                    rows += (
+                        '<tr class="ctxlab-lab-report-folded"><td colspan="3" style="text-align:'
+                        f'left"><details><summary>{html.escape(self.fold_text.pick())}'
+                        f"</summary><table>{inner}</table></details></td></tr>"
+                    )
+        legend = _small(self._legend())
         notices = "".join(
             f'<p class="ctxlab-lab-report-notice" style="border-left:6px solid #E69F00;'
             f'padding:0.2em 0.6em"><strong>⚠ {html.escape(notice)}</strong></p>'
@@ -474,7 +406,7 @@ class LabReport:
             f'<div class="ctxlab-lab-report">{notices}'
             f'<p style="border-left:6px solid {_colour(self.passed)};padding:0.2em 0.6em;'
             f'font-size:1.1em"><strong>{html.escape(self.headline())}</strong></p>'
-            f"{_seed_html(self.seed_line())}"
+            f"{_small(self.seed_line())}"
             '<table class="ctxlab-lab-report-table">'
             f'<thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
             f'<th style="text-align:left">{heads[2]}</th></tr></thead>'
@@ -482,42 +414,34 @@ class LabReport:
         )
 
 
-def _seed_html(line: str) -> str:
+def _small(line: str) -> str:
     return f'<p style="font-size:0.9em">{html.escape(line)}</p>' if line else ""
 
 
 def _colour(passed: bool, extra: bool = False) -> str:
-    """Okabe-Ito green for ✔, vermilion for ✘ (readable with colour blindness); a failed
-    extra row is orange, never the lab's red."""
+    """Okabe-Ito green for ✔, vermilion for ✘; a failed extra row orange, never red."""
     if passed:
         return "#009E73"
     return "#E69F00" if extra else "#D55E00"
 
 
 def _source_note(result: CheckResult) -> str:
-    """What a row's behaviour cell says on hover: the chapter's sentence, or why ctxlab
-    decides so."""
-    zh = get_language() == "zh"
+    """A row's hover text: the chapter's sentence, or why ctxlab decides so."""
     if result.source == "chapter" and result.quote_zh:
         where = (
-            ("课程代码" if zh else "the course's code")
-            if result.course
-            else ("本章" if zh else "the chapter")
+            Text("the course's code", "课程代码") if result.course else Text("the chapter", "本章")
         )
-        return (
-            f"{where}：「{result.quote_zh}」"
-            if zh
-            else f"{where}: 「{result.quote_zh}」 ({result.quote_en})"
-        )
-    if result.why:
-        return f"ctxlab：{result.why}" if zh else f"ctxlab: {result.why}"
-    return ""
+        quote = result.quote_zh
+        return Text(
+            f"{where.en}: 「{quote}」 ({result.quote_en})", f"{where.zh}：「{quote}」"
+        ).pick()
+    return Text(f"ctxlab: {result.why}", f"ctxlab：{result.why}").pick() if result.why else ""
 
 
 def _html_row(result: CheckResult, *, extra: bool = False) -> str:
     note = _source_note(result)
     title = f' title="{html.escape(note, quote=True)}"' if note else ""
-    return (
+    row = (
         "<tr>"
         f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
         f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
@@ -525,16 +449,12 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
         f"{html.escape(result.detail)}</td>"
         "</tr>"
-    ) + _html_printed(result)
-
-
-def _html_printed(result: CheckResult) -> str:
-    """The row under a check's row: what the function printed (nothing if it printed none)."""
+    )
     if not result.output and not result.output_cut:
-        return ""
+        return row
     note = '<div style="font-size:0.85em;color:#555">'
     cut = f"{note}{html.escape(_cut(result.output_cut))}</div>" if result.output_cut else ""
-    return (
+    return row + (  # what the function printed during the check
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
         f"{note}{html.escape(_PRINTED.pick())}</div>"
         '<pre style="text-align:left;font-family:monospace;white-space:pre-wrap;margin:0;'

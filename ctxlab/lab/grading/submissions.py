@@ -1,28 +1,15 @@
-"""Which student handed in what: the submissions of ``ctxlab grade`` and the code of each lab.
+"""Which student handed in what: the submissions of ``ctxlab grade`` and each lab's code.
 
-A submission is a notebook (``.ipynb``, as JupyterLab or JupyterLite downloads it, in either
-language and either edition) or a Python file (``.py``, graded for the lab given with
-``--lab``). :func:`collect` names the students: a folder whose entries are folders is a class
-of per-student folders (the student is the folder's name, every submission below it is
-theirs); any other file is named by its file name without its extension.
+:func:`collect` names the students: a folder of folders is a class, one folder per student;
+any other file is named by its file name without the extension. :func:`lab_sources` finds the
+labs of one notebook (``.ipynb``, either language and edition) by its *build-it* cells' tags
+(``ctxlab-build-it``, ``ctxlab-lab-11.N``), else their ids (``11-3-b02``), else the cell
+defining the lab's function; the imports the code takes from earlier cells come along and
+IPython-only lines become comments. A ``.py`` is graded for ``--lab``. What cannot be graded
+is a :class:`LabSource` with ``problem`` set: one line of the batch, which goes on.
 
-:func:`lab_sources` finds the labs in one submission. In a notebook, a lab's code is its
-*build-it* cells, found by their tags (``ctxlab-build-it`` and ``ctxlab-lab-11.N``, which
-``notebooks/_build/nbsource.py`` gives them); a notebook built before the tags existed is
-read by its cell ids (``11-3-b02``) and, last, by the code cell that defines the lab's
-function. The names the build-it code uses but does not define, and that an earlier cell
-imports (``import math`` in the lab's first cell, say), are imported before it, as in the
-notebook. IPython-only lines (``%magic``, ``!shell``) are kept as comments. What cannot be
-graded -- a malformed notebook, a missing build-it cell, a syntax error, an unknown lab -- is a
-:class:`LabSource` with ``problem`` set: one line of the batch, which goes on.
-
-Only what the student handed in is graded: a symbolic link (or a Windows junction) is never
-followed. A student's folder that holds one at any depth (outside hidden folders, which are
-never read), and a link in the class folder itself, is a :class:`Submission` with ``refused``
-set -- status ``refused``, the reason naming the link -- so a link to the instructor edition is
-not graded as the student's work. The inputs the lecturer names on the command line are the
-lecturer's own and may be links; the file is opened without following a link where the
-platform allows (``O_NOFOLLOW``).
+A symbolic link (or a Windows junction) handed in is never followed: a student's folder
+holding one at any depth (outside hidden folders) is ``refused``, the reason naming it.
 """
 
 from __future__ import annotations
@@ -66,34 +53,29 @@ SUFFIXES: Final = (".ipynb", ".py")
 
 @dataclass(frozen=True)
 class Submission:
-    """One file a student handed in."""
+    """One file a student handed in; ``refused``: why it is not graded (a link)."""
 
     student: str
     path: Path
-    #: ``""``, or why the submission is not graded (status ``refused``): it is a link.
     refused: str = ""
 
 
 @dataclass(frozen=True)
 class LabSource:
-    """One lab of one submission: the code to grade, or why there is none."""
+    """One lab of one submission: the code to grade, or the ``problem`` why there is none
+    (``status``: ``invalid``, or ``refused`` for a link)."""
 
     student: str
     lab: str
     path: Path
     code: str = ""
-    #: ``""`` when ``code`` can be graded; else the reason it cannot (with ``status``).
     problem: str = ""
-    #: The status of a ``problem``: ``invalid``, or ``refused`` (a symbolic link).
     status: str = "invalid"
 
     @property
     def digest(self) -> str:
         """What decides whether a rerun grades this again: the lab and the code."""
         return hashlib.sha256(f"{self.lab}\0{self.code}".encode()).hexdigest()
-
-
-# ----------------------------------------------------------------------------- students
 
 
 #: IO_REPARSE_TAG_SYMLINK and IO_REPARSE_TAG_MOUNT_POINT (a junction); ``stat`` defines them
@@ -143,15 +125,9 @@ def _refusal(links: Sequence[Path]) -> str:
 
 
 def collect(inputs: Sequence[Path]) -> list[Submission]:
-    """The submissions in ``inputs`` (files and folders), each with its student's name.
-
-    A folder holding folders is a class of per-student folders: each sub-folder is a
-    student and every ``.ipynb``/``.py`` below it is theirs; a file directly in such a
-    folder, or in a folder without sub-folders, or given by itself, is its own student,
-    named by its file name without the extension. A link inside an input is never followed:
-    a student whose folder holds one, or a link in the input folder, is one refused
-    submission. Raises ``FileNotFoundError`` for an input that does not exist.
-    """
+    """The submissions in ``inputs`` (files and folders), each with its student's name
+    (see the module); ``FileNotFoundError`` for an input that does not exist. An input
+    itself is the lecturer's and may be a link."""
     found: list[Submission] = []
     for given in inputs:
         if not given.exists():
@@ -177,9 +153,6 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
             elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
                 found.append(Submission(entry.stem, entry))
     return found
-
-
-# ----------------------------------------------------------------------------- notebooks
 
 
 def _text(source: object) -> str:
@@ -286,19 +259,17 @@ def _imports_for(names: set[str], earlier: Iterable[_Cell]) -> list[str]:
             continue
         for node in tree.body:
             if isinstance(node, ast.Import):
-                for alias in node.names:
-                    name = (alias.asname or alias.name).split(".")[0]
-                    if name in wanted:
-                        rename = f" as {alias.asname}" if alias.asname else ""
-                        lines.append(f"import {alias.name}{rename}")
-                        wanted.discard(name)
+                head = "import "
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                for alias in node.names:
-                    name = alias.asname or alias.name
-                    if name in wanted and alias.name != "*":
-                        rename = f" as {alias.asname}" if alias.asname else ""
-                        lines.append(f"from {node.module} import {alias.name}{rename}")
-                        wanted.discard(name)
+                head = f"from {node.module} import "
+            else:
+                continue
+            for alias in node.names:
+                name = (alias.asname or alias.name).split(".")[0]
+                if name in wanted and alias.name != "*":
+                    rename = f" as {alias.asname}" if alias.asname else ""
+                    lines.append(f"{head}{alias.name}{rename}")
+                    wanted.discard(name)
     return lines
 
 
@@ -319,7 +290,7 @@ def _syntax(error: SyntaxError) -> str:
 
 
 class _LinkError(OSError):
-    """The file to read is a link (it is not followed)."""
+    """The file to read is a link (not followed)."""
 
 
 def _read(path: Path) -> bytes:
@@ -339,15 +310,24 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
     student, path = submission.student, submission.path
     wanted = only_lab or "?"
 
-    def problem(reason: str, lab: str = wanted) -> list[LabSource]:
-        return [LabSource(student, lab, path, problem=reason)]
+    def problem(reason: str, lab: str = wanted, status: str = "invalid") -> list[LabSource]:
+        return [LabSource(student, lab, path, problem=reason, status=status)]
+
+    def source(lab: str, lab_cells: list[_Cell]) -> LabSource:
+        if lab not in KEYWORDS:
+            return LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
+        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
+        try:
+            return LabSource(student, lab, path, _module(student, lab, path, lab_cells, before))
+        except SyntaxError as error:
+            return LabSource(student, lab, path, problem=_syntax(error))
 
     if submission.refused:
-        return [LabSource(student, wanted, path, problem=submission.refused, status="refused")]
+        return problem(submission.refused, status="refused")
     try:
         raw = _read(path)
     except _LinkError as error:
-        return [LabSource(student, wanted, path, problem=str(error), status="refused")]
+        return problem(str(error), status="refused")
     except (OSError, ValueError) as error:
         return problem(f"cannot read the file: {error}")
     if path.suffix.lower() == ".py":
@@ -380,18 +360,4 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
         return problem(
             f"missing build-it cell: no code cell tagged {BUILD_IT_TAG!r} for Lab {lab}", lab
         )
-    sources: list[LabSource] = []
-    for lab, lab_cells in sorted(found.items()):
-        if lab not in KEYWORDS:
-            sources.append(
-                LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
-            )
-            continue
-        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
-        try:
-            code = _module(student, lab, path, lab_cells, before)
-        except SyntaxError as error:
-            sources.append(LabSource(student, lab, path, problem=_syntax(error)))
-            continue
-        sources.append(LabSource(student, lab, path, code))
-    return sources
+    return [source(lab, lab_cells) for lab, lab_cells in sorted(found.items())]

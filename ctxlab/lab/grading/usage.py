@@ -8,9 +8,5 @@ __all__ = ["GradingUsageError"]
 
 
 class GradingUsageError(CtxlabError):
-    """``check_implementation`` or ``ctxlab grade`` was called wrongly (a usage error, not a
-    failed check; ``ctxlab grade`` exits 2).
-
-    ``option`` names what was wrong: ``lab``, a keyword such as ``build_context``,
-    ``seconds``, or an option of ``ctxlab grade`` (``--jobs``, ``SUBMISSION``).
-    """
+    """``check_implementation`` or ``ctxlab grade`` called wrongly (``ctxlab grade`` exits
+    2); ``option`` names what: ``lab``, a keyword, ``seconds``, ``--lab``, ``SUBMISSION``."""
