@@ -1,36 +1,20 @@
 """The misconception catalogue, its evidence and its hint ladder (issues 24, 33).
 
-Each lab's catalogue is data, ``catalogue/lab11_N.json`` beside the lab's file: one
-:class:`Misconception` per mistake a student draws from the chapter, each with a title (what
-students do, in one line; the classroom kit lists it under "common mistakes"), the rows a
-buggy implementation of that mistake fails (its *signature*: the rows the mistake explains,
-folded under it in the report), a hint in both languages that points at the chapter's
-sentence without stating the expected value, that sentence (quoted verbatim from the
-chapter, and rendered in English), the smallest failing input in words -- and its
-*evidence*: a few inputs (``inputs``, plain data) and, for each, what the buggy
-implementation ``tests/misconceptions/lab11_N/<slug>.py`` answers there, where that differs
-from the reference (:func:`canonical`: the result's fields as data, or the class of what it
-raised). ``tests/misconception_evidence.py`` writes the signature, the rule and the
-evidence from those files, and CI checks that they are still what the files give.
+Each lab's catalogue is data, ``catalogue/lab11_N.json``: one :class:`Misconception` per
+mistake a student draws from the chapter -- its title, its *signature* (the rows it
+explains), a hint that points at the chapter's sentence without stating the expected value,
+that sentence (verbatim, and in English), the smallest failing input, and its *evidence*:
+inputs and what the buggy file ``tests/misconceptions/lab11_N/<slug>.py`` answers there
+(:func:`canonical`), written by ``tests/misconception_evidence.py`` and checked in CI.
 
-A misconception matches when the student's function *behaves* like it: on every input of
-its evidence it gives the buggy answer, and a row the mistake explains failed.
-:func:`diagnose` asks it, as one more step of the engine's check loop (the same time limit
-and isolation as the rows), run only when a row failed (and not by a crash on every
-input: :func:`to_diagnose`); no buggy code runs at grading time. Matches are ordered: a mistake
-about one of the chapter's rules before one about ctxlab's own (``rule``), then
-``priority``, then the catalogue's order. With no match there is no hint.
-
-Each entry says whose rule the mistake breaks (``rule``). ``"chapter"``: its signature holds
-at least one chapter row, so the lab is not passed. ``"ctxlab"``: its signature holds only
-ctxlab's rows, optional extras -- a student may pass the lab and still make it; its hint says
-so, and the report labels it as a hint about ctxlab's optional extras.
-
-The ladder: the report of a failed lab opens with the first match's hint (rung 1); the next
-``check_implementation`` of the same lab in the same process with the same first match adds
-the chapter's sentence and the smallest failing input (rung 2). The engine keeps the rung.
-
-This module imports no lab: it is given the lab's catalogue.
+It matches when the student's function *behaves* like it -- the buggy answer on every input
+of its evidence, and a row it explains failed. :func:`diagnose` asks that as the last step
+of the check loop, only when a row failed (:func:`to_diagnose`); no buggy code runs at
+grading time. Matches are ordered: a chapter rule's mistake before ctxlab's (``rule``), then
+``priority``, then the catalogue's order; with no match there is no hint. The ladder: a
+failed report opens with the first match's hint; the next run of the same lab with the same
+first match adds the chapter's sentence and the smallest failing input (the engine keeps
+the rung). This module imports no lab: it is given the lab's catalogue.
 """
 
 from __future__ import annotations
