@@ -1,9 +1,7 @@
-"""The exit quiz of each lab 11.1-11.5 (issue 27, item 4): its questions as data.
-
-Each question is tied to one of the chapter's tests of the lab (:attr:`Question.test`, the
-chapter's own words, quoted verbatim), and its expected answer is computed with ctxlab by a
-small function here, not written down. The questions' text is in the notebook source (cell
-``11-N-k06``); :func:`ctxlab.lab.classroom.check_quiz` judges a student's answers.
+"""The exit quiz of each lab 11.1-11.5 (issue 27) as data: ``data/quizzes.json`` ties each
+question to one of the chapter's tests; its expected answer is computed with ctxlab by a
+function here (named in the data), never written down. The questions' text is in the
+notebook source; :func:`ctxlab.lab.classroom.check_quiz` judges the answers.
 """
 
 from __future__ import annotations
