@@ -303,9 +303,12 @@ _TABLE_STYLES = [
 _CAPTION_STYLE = {"selector": "caption", "props": "caption-side: top; font-weight: bold;"}
 
 
-def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
+def show(
+    frame: pd.DataFrame, name: str, caption: str = "", row_styles: Sequence[str] = ()
+) -> CourseTable:
     """``frame`` as the course shows every table: left-aligned, no index, line breaks kept,
-    an optional bold caption; ``name`` starts the HTML id and names the table in its repr."""
+    an optional bold caption; ``name`` starts the HTML id and names the table in its repr.
+    ``row_styles``: the CSS of each row, in order."""
     # The id is the same on every run (nbval compares the HTML) and differs between tables
     # of different content (two tables with one id would style each other's cells).
     content = frame.to_json(orient="split", force_ascii=False, default_handler=str)
@@ -318,6 +321,8 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
         table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
     else:
         table.set_table_styles(_TABLE_STYLES)
+    if row_styles:
+        table.apply(lambda row: [row_styles[int(row.name)]] * len(row), axis=1)
     return table
 
 

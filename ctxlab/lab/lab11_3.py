@@ -316,14 +316,8 @@ def _compare_kind(mark: str) -> str:
 
 
 def _styled_compare(frame: pd.DataFrame, caption: str) -> CourseTable:
-    kinds = [_compare_kind(str(mark)) for mark in frame.iloc[:, 3]]
-
-    def row_style(row: pd.Series) -> list[str]:
-        return [_COMPARE_ROW_STYLE[kinds[int(row.name)]]] * len(row)
-
-    table = show(frame, "compare", caption)
-    table.apply(row_style, axis=1)
-    return table
+    styles = [_COMPARE_ROW_STYLE[_compare_kind(str(mark))] for mark in frame.iloc[:, 3]]
+    return show(frame, "compare", caption, styles)
 
 
 def difference_table(difference: BuildDifference) -> CourseTable:

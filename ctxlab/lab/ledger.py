@@ -255,13 +255,7 @@ def ledger_styler(
     headers and words in the notebook's language), kept rows green, dropped rows hatched
     grey. Its ``.data`` is the frame."""
     frame, kinds = _ledger(path, budget)
-
-    def row_style(row: pd.Series) -> list[str]:
-        return [_LEDGER_ROW_STYLE.get(kinds[int(row.name)], "")] * len(row)
-
-    table = show(frame, "ledger")
-    table.apply(row_style, axis=1)
-    return table
+    return show(frame, "ledger", row_styles=[_LEDGER_ROW_STYLE.get(kind, "") for kind in kinds])
 
 
 # -- figures ---------------------------------------------------------------------------------------
