@@ -97,14 +97,8 @@ _GRADING_NAMES = frozenset({"check_implementation", "LabReport", "CheckResult"})
 
 
 def setup_notebook(language: str = "en") -> None:
-    """Course style for matplotlib, retina PNG figures, and the notebook's language.
-
-    ``language="zh"`` (the Chinese edition) renders tables, widgets, verdicts and reports in
-    Chinese, makes the fixtures' texts (the session's dialogue and summaries, ctxlab's: see
-    :func:`ctxlab.fixtures.set_language`) Chinese, and draws figure text with a CJK font;
-    without one installed, figure text stays English and a one-line notice says so
-    (:mod:`ctxlab.lab.fonts`).
-    """
+    """Course style for matplotlib, retina PNG figures, and the notebook's language (``"zh"``:
+    tables, verdicts, the fixtures' texts and, with a CJK font installed, figures in Chinese)."""
     from ctxlab import fixtures
     from ctxlab.lab import display, fonts
     from ctxlab.lab import language as lang

@@ -1,22 +1,11 @@
 """Self-check verdicts for the lab exercises.
 
-A checker never shows a student a traceback. It returns a :class:`Verdict`: ✔ or ✘, a short
-title saying what was right or wrong, an optional detail and a hint. :func:`friendly` wraps a
-checker so that anything going wrong while checking -- the placeholder ``...`` still in the
-cell, a value of the wrong kind, a :class:`~ctxlab.errors.CtxlabError` from the core -- also
-becomes a plain-words verdict.
-
-The answer readers :func:`id_list`, :func:`as_number` and :func:`as_mapping` are shared by
-every lab's checkers: each returns the answer in the expected shape or raises a
-``TypeError`` naming what is wrong, which :func:`friendly` shows as a verdict.
-
-Every text a student reads here -- the mark, "Hint:", the verdicts of :func:`not_answered`
-and :func:`friendly`, the answer readers' messages -- exists in English and Chinese and is
-picked when it is rendered (:func:`ctxlab.lab.language.tr`), so a verdict made before
-``set_language("zh")`` still shows in Chinese after it.
-
-This module needs neither pandas nor matplotlib, so ``import ctxlab.lab`` (which imports
-it) stays cheap.
+A checker never shows a student a traceback: it returns a :class:`Verdict` (✔ or ✘, a title,
+a detail, a hint). :func:`exercise` wraps a checker so that the placeholder ``...``, a value
+of the wrong kind or a :class:`~ctxlab.errors.CtxlabError` also becomes a verdict; the answer
+readers (:func:`id_list`, :func:`as_number`, :func:`as_mapping`) raise the ``TypeError`` it
+shows. Texts are picked when rendered, so a verdict made before ``set_language("zh")`` shows
+in Chinese after it. No pandas or matplotlib: ``import ctxlab.lab`` stays cheap.
 """
 
 from __future__ import annotations
@@ -38,7 +27,6 @@ __all__ = [
     "exercise",
     "friendly",
     "id_list",
-    "is_placeholder",
     "not_answered",
 ]
 
@@ -86,11 +74,6 @@ class Verdict:
             parts.append(f"<br>{label}{html.escape(self.hint)}")
         parts.append("</div>")
         return "".join(parts)
-
-
-def is_placeholder(value: object) -> bool:
-    """True for the values an exercise cell starts with: ``...`` and ``None``."""
-    return value is ... or value is None
 
 
 def not_answered(what: str) -> Verdict:
@@ -166,29 +149,20 @@ def _what(check: Callable[..., Any]) -> str:
 
 
 def friendly(check: F) -> F:
-    """Wrap a checker so that it always returns a :class:`Verdict`, never raises.
-
-    A placeholder argument (``...`` or ``None``) gives :func:`not_answered`; a
-    :class:`CtxlabError`, a ``TypeError``/``ValueError``/``KeyError``/... raised while
-    checking gives a failing verdict that names the problem in plain words.
-    """
+    """Wrap a checker so that it always returns a :class:`Verdict`, never raises: a
+    placeholder (``...``, ``None``) is "not answered", an error a verdict in plain words."""
     return _friendly(check, lambda: _what(check))
 
 
 def exercise(en: str, zh: str) -> Callable[[F], F]:
-    """:func:`friendly`, with the exercise named in words of both languages (``en``,
-    ``zh``) when its cell still holds the placeholder::
-
-        @exercise("valid first kept", "可作保留起点的 id 集合")
-        def check_valid_first_kept(answer: object) -> Verdict: ...
-    """
+    """:func:`friendly`, naming the exercise in ``en`` and ``zh`` when it is not answered."""
     return lambda check: _friendly(check, lambda: tr(en, zh))
 
 
 def _friendly(check: F, what: Callable[[], str]) -> F:
     @functools.wraps(check)
     def wrapper(*args: Any, **kwargs: Any) -> Verdict:
-        if any(is_placeholder(value) for value in (*args, *kwargs.values())):
+        if any(value is ... or value is None for value in (*args, *kwargs.values())):
             return not_answered(what())
         try:
             return check(*args, **kwargs)

@@ -1,26 +1,13 @@
-"""The classroom kit of each lab (issue 27, items 4 and 5): timing plan, common mistakes,
-exit quiz and the instructor's guide.
+"""The classroom kit of each lab (issue 27): timing plan, common mistakes, exit quiz and the
+instructor's guide. All of it is ctxlab's teaching material, not the chapter's.
 
-Everything here is ctxlab's teaching material, not the chapter's: the chapter gives the rules
-and names its tests; the minutes, the mistakes and the quiz questions are ctxlab's.
+* :func:`timing_plan` (:mod:`ctxlab.lab.plans`);
+* :func:`common_mistakes`: each mistake of the misconception catalogue with its hint; the list
+  unfolds only after the student's first check run with a ✘ row (issue 32, item 3);
+* :func:`check_quiz`: the exit quiz (:mod:`ctxlab.lab.quizzes`), one verdict per question;
+* :func:`instructor_guide`: the plan in short, where students get stuck, how to grade.
 
-* :func:`timing_plan` -- minutes per section and per exercise, each marked **core** or
-  **stretch** (:mod:`ctxlab.lab.plans`, re-exported here with :data:`PLANS`).
-* :func:`common_mistakes` -- one line (the entry's title) and the hint for each mistake
-  students make in the lab's build-it, from the misconception catalogue
-  (:mod:`ctxlab.lab.grading.misconceptions`; see :func:`mistake_catalogue`). It unfolds only
-  after the student's first check run with a ✘ row in the kernel (:func:`check_implementation`
-  here, which ``from ctxlab.lab import check_implementation`` gives, notes each run).
-* :func:`check_quiz` -- the exit quiz's auto-check: one verdict per question, like the
-  exercises' checkers (:mod:`ctxlab.lab.checks`); an unanswered ``...`` says "not answered
-  yet". The questions, each tied to one of the chapter's tests and its expected answer
-  computed with ctxlab, are :data:`QUIZZES` (:mod:`ctxlab.lab.quizzes`).
-* :func:`instructor_guide` -- for the instructor edition: the plan in short, where students
-  get stuck (from the catalogue) and how to grade the class's notebooks with
-  ``python -m ctxlab grade``.
-
-Every text exists in English and Chinese and is picked when it is rendered
-(:func:`ctxlab.lab.language.tr`). This module needs neither pandas nor matplotlib.
+This module needs neither pandas nor matplotlib.
 """
 
 from __future__ import annotations
@@ -164,10 +151,8 @@ def check_implementation(lab: str, **functions: Callable[..., Any]) -> LabReport
 
 @dataclass(frozen=True, repr=False)
 class MistakeList:
-    """What :func:`common_mistakes` shows: one row per mistake (id, one line, hint).
-
-    ``unfolded`` is False before the student's first failed check: it then renders one line
-    saying when the list appears, and none of its rows."""
+    """What :func:`common_mistakes` shows: one row per mistake (id, one line, hint), or, not
+    ``unfolded`` (before the first failed check), one line saying when the list appears."""
 
     lab: str
     mistakes: tuple[Mistake, ...]
@@ -221,11 +206,8 @@ class MistakeList:
 
 
 def common_mistakes(lab: str, *, always: bool = False) -> MistakeList:
-    """The lab's common mistakes, one line and the hint each (from the catalogue).
-
-    The list unfolds only after a check of ``lab`` with a ✘ row has run in this kernel
-    (:func:`failed_check_seen`); before that it is one line saying so. ``always=True`` shows
-    it regardless (the lecturer's view)."""
+    """The lab's common mistakes, unfolded once a check of ``lab`` with a ✘ row has run in
+    this kernel; ``always=True`` shows them regardless (the lecturer's view)."""
     lab = lab_id(lab)
     return MistakeList(lab, mistake_catalogue(lab), always or failed_check_seen(lab))
 

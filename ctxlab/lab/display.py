@@ -1,38 +1,14 @@
-"""What every lab shows with: the course style, the one table wrapper, widget boxes.
+"""What every lab shows with, once: the course style, the one table wrapper, widget boxes.
 
-Each lab module (:mod:`ctxlab.lab.lab11_1` ... :mod:`ctxlab.lab.lab11_x`) holds its own
-tables, figures, widgets and self-checks; this module holds what they share, once:
-
-* **the course style** -- one matplotlib style for every figure, readable when projected:
-  text 14 pt or larger everywhere, the Okabe–Ito palette (safe for the common forms of
-  colour blindness), and kept versus dropped bars that differ by hatching and outline as
-  well as by colour, so a grey-scale projector or a colour-blind student still sees which
-  groups the budget kept (chapter 11, § 上下文按预算重建). Every figure is built with
-  :func:`new_figure` and returned without ``plt.show()``: it is not registered with pyplot,
-  so a widget can redraw it a hundred times without leaking figures;
-* **the table wrapper** -- :func:`show` wraps a ``DataFrame`` in a :class:`CourseTable`: a
-  left-aligned pandas ``Styler`` without the index, whose HTML id is derived from the
-  table's content (the same on every run, so nbval can compare it, and different for
-  different tables, so two tables on one page never style each other's cells) and whose
-  plain-text ``repr`` has no memory address; :func:`in_language` gives a frame Chinese
-  headers in the Chinese edition;
-* **entries as table cells** -- :func:`entry_kind` and :func:`group_numbers`, the
-  interaction group of every message entry as the core's
-  :func:`~ctxlab.group_interactions` cuts them;
-* **widget boxes** -- :func:`widget_box` (the ``ctxlab-widget`` CSS hook, and the
-  ``controls``/``outputs`` dicts tests drive and read), :func:`slider`,
-  :func:`figure_png` and :func:`figure_html` (a figure as an ``<img>`` with its alt text);
-* **the student's code** -- :func:`call_safely` runs a student's function for a widget or a
-  comparison table: an exception, or a call that does not return in time, comes back as a
-  message instead of crashing (or freezing) the kernel;
-* **defaults** -- the chapter's opening path and test estimator (:func:`default_path`,
-  :func:`default_estimator`), the core's :data:`TokenEstimator` type, and
-  :func:`tidy_number` (3.0 shown as 3).
-
-Text this module itself shows a student (the messages of :func:`call_safely`) exists in
-English and Chinese and is picked when it is made (:func:`ctxlab.lab.language.tr`); captions
-and slider descriptions come from the lab modules, already in the notebook's
-language.
+* the course style: one matplotlib style readable when projected (text 14 pt or larger, the
+  Okabe–Ito colour-blind-safe palette, kept and dropped bars that differ by hatching and
+  outline as well as colour; chapter 11, § 上下文按预算重建). Figures are made by
+  :func:`new_figure`, never registered with pyplot, so a widget can redraw them freely;
+* :func:`show`: a ``DataFrame`` as a :class:`CourseTable` (left-aligned, no index, an HTML id
+  derived from the content so nbval can compare it, a repr without a memory address);
+* widget boxes (:func:`widget_box`, :func:`slider`, :func:`figure_html`) and
+  :func:`call_safely`, which runs a student's function for a widget or a comparison table
+  with a time limit and turns what goes wrong into a message.
 """
 
 from __future__ import annotations
@@ -65,7 +41,6 @@ from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.language import get_language, tr
 
 __all__ = [
-    "BOX_LAYOUT",
     "DROPPED",
     "FIGSIZE",
     "FIGSIZE_TALL",
@@ -79,13 +54,12 @@ __all__ = [
     "SafeCall",
     "TokenEstimator",
     "call_safely",
-    "content_uuid",
     "course_rc",
     "default_estimator",
     "default_path",
     "entry_kind",
     "figure_html",
-    "figure_png",
+    "figure_widget",
     "group_colour",
     "group_numbers",
     "in_language",
@@ -182,14 +156,8 @@ def use_course_style() -> None:
 
 
 class CourseFigure(Figure):
-    """A lab figure: a matplotlib ``Figure`` whose PNG output carries alt text.
-
-    The notebook shows it through the inline backend's PNG formatter as any figure; this
-    class adds a PNG printer for itself (registered by ``_repr_mimebundle_``, which IPython
-    asks first) that calls the inline backend's and adds ``{"alt": ...}`` to the PNG's
-    metadata, so the stored output carries the alt text, and ``make slides`` writes it into the
-    ``<img alt="...">`` of the deck (lecture/nbconvert/ctxlab-reveal/index.html.j2).
-    """
+    """A lab figure whose PNG output carries alt text in its metadata (``make slides``
+    writes it into the deck's ``<img alt="...">``)."""
 
     def alt_text(self) -> str:
         """What the figure shows, in words: its ``alt`` label if set, else its titles."""
@@ -245,14 +213,9 @@ def _register_png_alt() -> None:
 def new_figure(
     size: tuple[float, float] = FIGSIZE, *, constrained: bool = True
 ) -> tuple[Figure, Axes]:
-    """A new figure with one axes at a fixed size, in the course style.
-
-    The style is applied to this figure even when :func:`use_course_style` was never
-    called, so figures look the same in a notebook and in a plain test. Pass
-    ``constrained=False`` for a figure that a widget redraws often: it then keeps
-    matplotlib's fixed margins (set them with ``fig.subplots_adjust``), which is much
-    faster to draw than the constrained-layout solver.
-    """
+    """A new figure with one axes at a fixed size, in the course style (even when
+    :func:`use_course_style` was never called). ``constrained=False``: fixed margins, much
+    faster for a figure a widget redraws."""
     with matplotlib.rc_context(course_rc()):
         fig = CourseFigure(figsize=size, layout="constrained" if constrained else None)
         ax = fig.add_subplot()
@@ -310,29 +273,13 @@ def entry_kind(entry: SessionEntry) -> str:
 
 
 def group_numbers(path: Sequence[SessionEntry]) -> dict[str, int]:
-    """Entry id → the 1-based number of its interaction group on ``path``.
-
-    The groups are the core's :func:`~ctxlab.group_interactions` of the path's message
-    entries; system messages belong to no group. Raises the core's ``InteractionError``
-    when the path cannot be grouped.
-    """
+    """Entry id → the 1-based number of its interaction group on ``path`` (the core's
+    grouping; system messages belong to no group)."""
     groups = group_interactions(message_entries(path))
     return {entry_id: n for n, group in enumerate(groups, 1) for entry_id in group.entry_ids}
 
 
 # -- the table wrapper -----------------------------------------------------------------------------
-
-
-def content_uuid(name: str, frame: pd.DataFrame) -> str:
-    """A table id that is the same on every run (nbval compares the HTML) but differs
-    between tables with different content.
-
-    Styler's CSS selects cells by ``#T_<uuid>_row<r>_col<c>``: two tables on one page with
-    the same uuid would style each other's cells (a slider redrawing the ledger picked up
-    the hatching of the static ledger above it).
-    """
-    content = frame.to_json(orient="split", force_ascii=False, default_handler=str)
-    return f"{name}_{hashlib.sha1(content.encode('utf-8')).hexdigest()[:10]}"
 
 
 class CourseTable(Styler):  # type: ignore[misc]  # pandas ships no type information
@@ -356,15 +303,17 @@ _TABLE_STYLES = [
 _CAPTION_STYLE = {"selector": "caption", "props": "caption-side: top; font-weight: bold;"}
 
 
-def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
-    """``frame`` as the course shows every table: left-aligned, no index, one row per line
-    of text (multi-line cells keep their line breaks), an optional bold caption on top.
-
-    ``name`` starts the HTML table's id (``T_<name>_<hash of the content>``) and names
-    the table in its ``repr``. Style rows further with the Styler API, e.g.
-    ``show(frame, "path").apply(group_row_colours(numbers), axis=1)``.
-    """
-    table = CourseTable(frame, uuid=content_uuid(name, frame), cell_ids=False)
+def show(
+    frame: pd.DataFrame, name: str, caption: str = "", row_styles: Sequence[str] = ()
+) -> CourseTable:
+    """``frame`` as the course shows every table: left-aligned, no index, line breaks kept,
+    an optional bold caption; ``name`` starts the HTML id and names the table in its repr.
+    ``row_styles``: the CSS of each row, in order."""
+    # The id is the same on every run (nbval compares the HTML) and differs between tables
+    # of different content (two tables with one id would style each other's cells).
+    content = frame.to_json(orient="split", force_ascii=False, default_handler=str)
+    uuid = f"{name}_{hashlib.sha1(content.encode('utf-8')).hexdigest()[:10]}"
+    table = CourseTable(frame, uuid=uuid, cell_ids=False)
     table.table_name = name
     table.hide(axis="index")
     if caption:
@@ -372,32 +321,25 @@ def show(frame: pd.DataFrame, name: str, caption: str = "") -> CourseTable:
         table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
     else:
         table.set_table_styles(_TABLE_STYLES)
+    if row_styles:
+        table.apply(lambda row: [row_styles[int(row.name)]] * len(row), axis=1)
     return table
 
 
 def in_language(frame: pd.DataFrame, zh_columns: dict[str, str]) -> pd.DataFrame:
-    """``frame`` with its column headers in Chinese when the notebook is Chinese.
-
-    The frames are built with English keys (the code and the tests index them so); only
-    the headers a student reads change."""
+    """``frame`` with Chinese column headers in the Chinese edition (built with English keys)."""
     return frame.rename(columns=zh_columns) if get_language() == "zh" else frame
 
 
 # -- widget boxes ----------------------------------------------------------------------------------
 
-#: The frame around every widget.
-BOX_LAYOUT: Mapping[str, str] = MappingProxyType({"border": "1px solid #999999", "padding": "8px"})
-
 
 def widget_box(
     children: Iterable[Any], *, controls: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> Any:
-    """A framed ``VBox`` with CSS class ``ctxlab-widget`` (the browser tests' hook).
-
-    ``box.controls`` and ``box.outputs`` name the widgets to drive and to read, so tests
-    (and the browser tests) find them without walking the children.
-    """
-    box = widgets.VBox(list(children), layout=dict(BOX_LAYOUT))
+    """A framed ``VBox`` with CSS class ``ctxlab-widget``; ``box.controls`` and ``box.outputs``
+    name the widgets tests drive and read."""
+    box = widgets.VBox(list(children), layout={"border": "1px solid #999999", "padding": "8px"})
     box.add_class("ctxlab-widget")
     box.controls = dict(controls)
     box.outputs = dict(outputs)
@@ -419,23 +361,25 @@ def slider(description: str, value: int, high: int) -> Any:
     return control
 
 
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    """The figure as PNG bytes (what a widget's ``Image`` shows)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
 def figure_html(fig: Figure) -> str:
     """The figure as the widget shows it: an ``<img>`` of its PNG (inline, base64) whose
     ``alt`` is the figure's alt text (:meth:`CourseFigure.alt_text`, the same text the
     static figure's output carries)."""
     alt = fig.alt_text() if isinstance(fig, CourseFigure) else str(fig.get_label() or "")
-    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return (
         f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"'
         ' style="width: 100%; height: auto">'
     )
+
+
+def figure_widget() -> Any:
+    """The widget a figure's :func:`figure_html` is shown in (ipywidgets' Image has no alt)."""
+    image = widgets.HTML(layout={"width": "760px", "max_width": "100%"})
+    image.add_class("ctxlab-figure")
+    return image
 
 
 # -- the student's code ----------------------------------------------------------------------------
@@ -501,14 +445,10 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
 def call_safely(
     function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
 ) -> SafeCall:
-    """Call a student's ``function`` in a daemon thread with a time limit.
+    """Call a student's ``function`` in a daemon thread with a time limit; never raises.
 
-    Never raises: an exception becomes ``SafeCall(False, error="raised ...")`` (the stub's
-    ``NotImplementedError`` reads "not written yet"), a call that does not return within
-    ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
-    process, so it works the same on Windows and with functions defined in a notebook.
-    Under Pyodide (JupyterLite), where no thread can be started, the call runs in this
-    thread under the grader's trace-hook clock (:func:`~ctxlab.lab.grading.steps.run_traced`).
+    An exception or a call that does not return within ``seconds`` comes back as a message.
+    Under Pyodide, where no thread can be started, the grader's trace-hook clock bounds it.
     """
     from ctxlab.lab.grading import steps
 

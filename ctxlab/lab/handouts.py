@@ -1,19 +1,11 @@
-"""One-page summary sheets, one per lab and language (issue 27, item 4): ``make handouts``.
+"""One-page summary sheets, one per lab and language (issue 27): ``make handouts``.
 
-Each sheet holds, for one lab:
-
-* **the chapter's rules** -- sentences of the chapter quoted verbatim (in Chinese, in both
-  editions; the English sheet adds ctxlab's English rendering under each);
-* **the worked example's numbers** -- computed here with ctxlab from the chapter's fixtures
-  (:mod:`ctxlab.fixtures`), never copied by hand;
-* **the one picture** -- a figure drawn by the teaching modules, embedded as SVG;
-* the lab's test commands: the chapter's ``node --test`` line and ctxlab's ``pytest -m``.
-
-:func:`handout_html` makes a sheet as one self-contained HTML page sized for A4 paper;
-:func:`build` writes every sheet to a folder (``handouts/<language>/11.N.html``, with an
-index) and, where Chromium is installed, prints each to PDF with ``chromium --headless
---print-to-pdf``. ``python -m ctxlab.lab.handouts --out handouts`` is what ``make handouts``
-runs. ``tests/browser/test_browser_handouts.py`` checks that every sheet prints on one A4 page.
+A sheet holds the chapter's rules (quoted verbatim; the English sheet adds ctxlab's
+rendering), the worked example's numbers (computed with ctxlab from the chapter's fixtures,
+never copied), one figure of the teaching modules (as SVG) and the lab's test commands.
+:func:`handout_html` makes one self-contained A4 page; :func:`build` writes them all and,
+where Chromium is installed, prints each to PDF. Words and style: ``data/handouts.json``,
+``data/handout.css``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Lab 11.1 "摘要先成为 session 中的一条普通事实" (a summary is first an ordinary fact in the
-session): the teaching layer of notebook ``11.1-summary-is-a-fact.ipynb``.
-
-The core of this lab is :mod:`ctxlab.entries` (the entry types and the strict parser); the
-notebook's own cells call it. This module holds the self-check :func:`check_my_summary`
-(exercise 11.1-B), whose verdict is in the notebook's language
-(:func:`ctxlab.lab.language.tr`).
+"""Lab 11.1 "摘要先成为 session 中的一条普通事实": the teaching layer of notebook
+``11.1-summary-is-a-fact.ipynb``. The notebook's cells call the core (:mod:`ctxlab.entries`);
+this module holds the self-check of exercise 11.1-B.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
-"""Lab 11.2 "两个 tool result 仍属于 u3 开始的同一组" (the two tool results still belong to the
-group u3 starts): the teaching layer of notebook ``11.2-interaction-groups.ipynb``.
+"""Lab 11.2 "两个 tool result 仍属于 u3 开始的同一组": the teaching layer of notebook
+``11.2-interaction-groups.ipynb``.
 
-The core of this lab is :mod:`ctxlab.interactions` (``group_interactions``); every group,
-pairing and error shown here is the core's, never re-computed.
-
-* :func:`cut_points` (every place between two entries, legal or not) and
-  :func:`group_label`, which the 11.3 ledger reuses;
-* :func:`timeline_figure` (the handout's picture): the path as a row of boxes coloured by
-  interaction group, every place a cut could fall marked legal (✔, solid, between groups) or illegal
-  (✘, dotted, inside a group);
-* self-checks -- :func:`check_group_of_u3` (exercise 11.2-A), :func:`check_legal_cuts`
-  (11.2-B) and :func:`check_error_entry` (11.2-C: any entry the error names).
-
-Every text shown to a student exists in English and Chinese and is picked at render time
-(:func:`ctxlab.lab.language.tr`, :func:`~ctxlab.lab.language.tr_figure` for figure text).
+Every group, pairing and error shown is the core's (``group_interactions``), never
+re-computed: :func:`cut_points` and :func:`group_label` (reused by the 11.3 ledger),
+:func:`timeline_figure` (each possible cut marked legal or not) and the self-checks of
+exercises 11.2-A to 11.2-C.
 """
 
 from __future__ import annotations
@@ -80,11 +71,7 @@ class CutPoint:
 
 
 def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ...]:
-    """Every place between two neighbouring grouped entries, legal or not.
-
-    A cut is legal exactly where one group ends and the next begins; any cut inside a group
-    would separate part of an interaction (a tool call from its result, or from the answer).
-    """
+    """Every place between two neighbouring grouped entries; legal exactly between groups."""
     groups = group_interactions(message_entries(default_path(path)))
     cuts: list[CutPoint] = []
     flat = [(n, entry_id) for n, g in enumerate(groups) for entry_id in g.entry_ids]
@@ -99,12 +86,8 @@ _NO_GROUP = "#DDDDDD"
 
 
 def _symbol_fallback() -> dict[str, Any]:
-    """Text properties for figure text with ✔ and ✘ in the Chinese edition.
-
-    The CJK font has no ✔/✘, and matplotlib falls back glyph by glyph only across a
-    text's *families*, not across the ``font.sans-serif`` list: name the list's fonts as
-    families. English figures are left exactly as they were (empty dict).
-    """
+    """Text properties for ✔ and ✘ in a Chinese figure: the CJK font lacks them, and
+    matplotlib falls back glyph by glyph only across a text's families."""
     if figure_language() != "zh":
         return {}
     return {"fontfamily": list(matplotlib.rcParams["font.sans-serif"])}
@@ -299,11 +282,7 @@ def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
 
 @exercise("error entry", "错误信息指出的 entry")
 def check_error_entry(answer: object) -> Verdict:
-    """Exercise 11.2-C: which entry does the error for the ``unknown-1`` corruption name?
-
-    The error names two entries -- the interaction (``u3``) and the result (``r-test``);
-    either is right.
-    """
+    """Exercise 11.2-C: an entry the ``unknown-1`` corruption's error names (u3 or r-test)."""
     if not isinstance(answer, str):
         raise TypeError(
             tr(

@@ -1,23 +1,12 @@
-"""Lab 11.3 "31 个 token 怎样留下第二、三组" (how 31 tokens keep the second and third
-groups): the teaching layer of notebook ``11.3-budgeted-context.ipynb``.
+"""Lab 11.3 "31 个 token 怎样留下第二、三组": the teaching layer of notebook
+``11.3-budgeted-context.ipynb`` (the core: ``build_context``).
 
-The core of this lab is :mod:`ctxlab.context` (``build_context``).
-
-* the budget ledger -- :class:`Budget`, :func:`budget_ledger`, :func:`ledger_styler`,
-  :func:`budget_figure` (with its alt text, :func:`budget_alt_text`): defined in
-  :mod:`ctxlab.lab.ledger`, which 11.5 uses too, and re-exported here;
-* the messages sent -- :func:`message_arrow` (the result's ``messages`` as the chapter
-  writes them) and :func:`without_system_messages` (the path with no system message);
-* the student's ``build_context`` beside the reference -- :func:`compare_builds`: the first
-  difference marked; :func:`find_difference` searches every ``max_tokens`` of the slider
-  on :func:`chapter_paths`, each call of the student's function bounded by
-  :func:`~ctxlab.lab.display.call_safely` (a thread with a time limit);
-* widget -- :func:`build_budget_widget`: three sliders redraw the ledger, the figure (an
-  ``<img>`` with the figure's alt text), the kept ids and the reason (:func:`budget_view` is
-  its pure part); given the student's own ``build_context`` (``student=``) it also shows
-  :func:`compare_builds` at each position;
-* self-checks -- :func:`check_kept_ids` (exercise 11.3-B) and
-  :func:`check_smallest_budget_for_all` (11.3-C).
+The budget ledger and its figure live in :mod:`ctxlab.lab.ledger` (11.5 uses them too) and
+are re-exported here. This module adds the messages sent (:func:`message_arrow`), the
+student's ``build_context`` beside the reference (:func:`compare_builds`, whose search
+:func:`find_difference` bounds every call with ``call_safely``), the three-slider widget
+(:func:`build_budget_widget`; :func:`budget_view` is its pure part) and the self-checks of
+exercises 11.3-B and 11.3-C.
 """
 
 from __future__ import annotations
@@ -41,6 +30,7 @@ from ctxlab.lab.display import (
     call_safely,
     default_path,
     figure_html,
+    figure_widget,
     in_language,
     show,
     slider,
@@ -225,15 +215,9 @@ def find_difference(
     max_tokens: Iterable[int] = SEARCH_MAX_TOKENS,
     seconds: float = 5.0,
 ) -> BuildDifference:
-    """Search for the first budget where ``student`` and the reference ``build_context``
-    disagree (ctxlab's search; the chapter's rule is the reference).
-
-    Order: the chapter's budget 31/4/2 first, then every ``max_tokens`` from the smallest
-    up (reserved 4, safety 2), on ``path`` or else on each of :func:`chapter_paths`. Each
-    call of ``student`` is bounded (:func:`~ctxlab.lab.display.call_safely`); the search
-    stops at the first difference, and a function that raises or hangs is a difference at
-    once.
-    """
+    """The first budget where ``student`` and the reference ``build_context`` disagree
+    (ctxlab's search): 31/4/2 first, then every ``max_tokens`` from the smallest up, on
+    ``path`` or else on each of :func:`chapter_paths`. Raising or hanging is a difference."""
     paths = chapter_paths() if path is None else [(tr("this path", "这条路径"), list(path))]
     budgets = [CHAPTER_BUDGET] + [
         Budget(mt) for mt in max_tokens if mt != CHAPTER_BUDGET.max_tokens
@@ -262,14 +246,10 @@ def compare_table(
     *,
     seconds: float = 5.0,
 ) -> pd.DataFrame:
-    """The student's ``build_context`` beside the reference's, for the same arguments.
-
-    One row each for the kept ids, the reason, the seven token numbers and the messages
-    (named by entry id); ``same?`` is ✔, or ✘ with "first difference" on the first row that
-    differs. A student function that raises, hangs or returns something unreadable gives
-    one row saying so (it never raises here). Headers, row names and marks follow the
-    notebook's language; the messages of ``call_safely`` stay as it words them.
-    """
+    """The student's ``build_context`` beside the reference's, for the same arguments: one
+    row each for the kept ids, the reason, the token numbers and the messages, the first
+    row that differs marked. A function that raises, hangs or returns something unreadable
+    gives one row saying so (this never raises)."""
     entries = default_path(path)
     options = budget.options()
     del options["summary_language"]  # a student's build_context may not take it
@@ -336,14 +316,8 @@ def _compare_kind(mark: str) -> str:
 
 
 def _styled_compare(frame: pd.DataFrame, caption: str) -> CourseTable:
-    kinds = [_compare_kind(str(mark)) for mark in frame.iloc[:, 3]]
-
-    def row_style(row: pd.Series) -> list[str]:
-        return [_COMPARE_ROW_STYLE[kinds[int(row.name)]]] * len(row)
-
-    table = show(frame, "compare", caption)
-    table.apply(row_style, axis=1)
-    return table
+    styles = [_COMPARE_ROW_STYLE[_compare_kind(str(mark))] for mark in frame.iloc[:, 3]]
+    return show(frame, "compare", caption, styles)
 
 
 def difference_table(difference: BuildDifference) -> CourseTable:
@@ -370,12 +344,8 @@ def compare_builds(
     *,
     seconds: float = 5.0,
 ) -> CourseTable:
-    """The student's ``build_context`` beside the reference's, the first difference outlined.
-
-    Without ``budget``: :func:`find_difference` searches the lab's budgets (on ``path``, or
-    on the chapter's paths when ``path`` is None) and shows the first place where the two
-    differ, or says where it looked (:func:`difference_table`). With ``budget``: that one
-    budget on ``path`` only (:func:`compare_table`)."""
+    """The student's ``build_context`` beside the reference's, the first difference outlined:
+    at the first difference :func:`find_difference` finds, or at ``budget`` on ``path``."""
     if budget is None:
         return difference_table(find_difference(student, path, seconds=seconds))
     frame = compare_table(path, student, budget, seconds=seconds)
@@ -422,11 +392,9 @@ def build_budget_widget(
 ) -> Any:
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
 
-    With ``student`` (your own ``build_context``), a panel under the sliders shows
-    :func:`compare_builds` (output ``"compare"``): first the search's result
-    (:func:`difference_table`; the sliders start at its budget when it is on the opening
-    path), then the comparison at each slider position. Each call of ``student`` is bounded
-    by ``seconds``."""
+    With ``student`` (your own ``build_context``), output ``"compare"`` shows the search's
+    first difference (the sliders start there), then :func:`compare_builds` at each position.
+    """
     first: BuildDifference | None = None
     start = 31
     if student is not None:  # the first position: the first difference the search finds
@@ -447,11 +415,7 @@ def build_budget_widget(
     kept = widgets.Label()
     kept.add_class("ctxlab-kept")
     ledger = widgets.HTML()
-    # max_width keeps the figure inside a narrow notebook column; wrapping puts it under
-    # the ledger instead of cutting it off at the right. An HTML widget rather than an
-    # Image: ipywidgets' Image has no alt text, an <img> in HTML carries the figure's.
-    image = widgets.HTML(layout={"width": "760px", "max_width": "100%"})
-    image.add_class("ctxlab-figure")
+    image = figure_widget()  # wraps under the ledger in a narrow column
     compare = widgets.HTML()
     compare.add_class("ctxlab-compare")
 

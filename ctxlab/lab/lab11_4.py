@@ -1,14 +1,9 @@
-"""Lab 11.4 "compact-1 记录摘要与保留起点" (compact-1 records the summary and the kept start):
-the teaching layer of notebook ``11.4-create-compaction.ipynb``.
+"""Lab 11.4 "compact-1 记录摘要与保留起点": the teaching layer of notebook
+``11.4-create-compaction.ipynb``.
 
-The core of this lab is :mod:`ctxlab.compaction` (``create_compaction_entry``). Every
-verdict shown here is what that function itself answered, never a rule re-checked here.
-
-* :func:`first_kept_figure` (the handout's picture): for every legal first kept id, the
-  tokens a resume may keep (the original messages from that id on) against the tokens the
-  summary must stand in for;
-* self-checks -- :func:`check_valid_first_kept`, :func:`check_store_count` and
-  :func:`check_compact2`.
+Every verdict here is what ``create_compaction_entry`` itself answered, never a rule
+re-checked: :func:`first_kept_figure` (tokens kept against tokens summarised, for every legal
+first kept id) and the self-checks.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
-"""Lab 11.5 "恢复时把最新摘要接在保留后缀前面" (resume: the newest summary goes before the kept
-suffix) and "system 状态跨过 compaction 边界" (system state crosses the boundary): the
+"""Lab 11.5 "恢复时把最新摘要接在保留后缀前面" and "system 状态跨过 compaction 边界": the
 teaching layer of notebook ``11.5-resume-from-summary.ipynb``.
 
-The lesson itself -- the newest compaction, the resumed candidates, the summary message, the
-ledger and the system replay -- is computed in the notebook's own cells with the core
-(:mod:`ctxlab.context`, :mod:`ctxlab.interactions`, :func:`~ctxlab.current_system_message`).
-This module only draws, sets up and checks (pure functions, tested without a kernel):
-
-* :func:`resume_diagram` -- the path drawn top to bottom, each compaction pointing back to
-  its first kept entry (the chapter's ``firstKeptEntryId = u2`` arrow);
-* :func:`without_compaction` and :func:`resume_comparison_figure` -- the same conversation
-  with and without the compaction, two bars at one budget, redrawn by the slider of
-  :func:`build_resume_widget` (:func:`render_resume_figure`);
-* :func:`compare_builds` -- the student's own resuming ``build_context`` beside the
-  reference, first difference marked;
-* :func:`error_text` -- a ctxlab error as the notebook prints it (in the Chinese edition,
-  rendered in Chinese by :mod:`ctxlab.lab.errors_zh`);
-* the self-checks :func:`check_resume_kept`, :func:`check_replayed_prompt` (the chapter's
-  answer, the replayed content, or the rendered prompt) and :func:`check_newest_summary`.
-
-Every text a student reads exists in English and Chinese (issue 12): verdicts and widgets
-pick it with :func:`~ctxlab.lab.language.tr`, figures with
-:func:`~ctxlab.lab.language.tr_figure`, at render time.
+The lesson itself is computed in the notebook's cells with the core; this module draws
+(:func:`resume_diagram`, :func:`resume_comparison_figure` and its widget), compares the
+student's resuming ``build_context`` with the reference (:func:`compare_builds`) and holds
+the self-checks. Every text exists in English and Chinese (``tr``/``tr_figure``).
 """
 
 from __future__ import annotations
@@ -31,12 +14,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ipywidgets as widgets
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 
 from ctxlab import fixtures
-from ctxlab.context import build_context, resume_candidates
+from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
 from ctxlab.lab.checks import Verdict, exercise, id_list
@@ -47,6 +29,7 @@ from ctxlab.lab.display import (
     PALETTE,
     entry_kind,
     figure_html,
+    figure_widget,
     group_colour,
     group_numbers,
     new_figure,
@@ -148,11 +131,8 @@ DIAGRAM_TITLES_ZH: dict[str, str] = {
 
 
 def resume_diagram(path: Sequence[SessionEntry], *, title: str = "") -> Figure:
-    """The path top to bottom; each compaction's arrow points back to its first kept entry.
-
-    Summarised entries are hatched, kept ones filled with their group colour, system
-    entries grey; the newest compaction's arrow is solid, older ones dashed.
-    """
+    """The path top to bottom; each compaction's arrow points back to its first kept entry
+    (the newest solid, older ones dashed); summarised entries hatched."""
     fig, ax = new_figure(DIAGRAM_SIZE)
     status = _status(path)
     groups = group_numbers(path)
@@ -251,46 +231,20 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     return result
 
 
-def _build(path: Sequence[SessionEntry], max_tokens: int, reserved: int, safety: int) -> Any:
-    return build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved,
-        safety_margin=safety,
-        estimate_tokens=fixtures.opening_estimator,
-    )
-
-
-#: The user-visible strings of :func:`resume_comparison_figure`, in one place (English; the
-#: Chinese ones are :data:`COMPARISON_FIGURE_TEXT_ZH`, picked by the figure's language).
+#: The texts of :func:`resume_comparison_figure`: (English, Chinese).
 COMPARISON_FIGURE_TEXT = {
-    "with": "with {id}",
-    "with_any": "with compaction",
-    "without": "without",
-    "fixed_bar": "fixed",
-    "summary_bar": "summary",
-    "max_tokens": " max_tokens = {n}",
-    "title": "What is sent at max_tokens {n}",
-    "xlabel": "tokens",
-    "fixed": "system + reserve + safety",
-    "summary": "summary",
-    "kept": "kept group",
-    "dropped": "dropped group",
-}
-
-COMPARISON_FIGURE_TEXT_ZH = {
-    "with": "有 {id}",
-    "with_any": "有 compaction",
-    "without": "没有 compaction",
-    "fixed_bar": "固定",
-    "summary_bar": "摘要",
-    "max_tokens": " max_tokens = {n}",
-    "title": "max_tokens {n} 时发送什么",
-    "xlabel": "token 数",
-    "fixed": "system + 预留 + 安全余量",
-    "summary": "摘要",
-    "kept": "保留的组",
-    "dropped": "丢弃的组",
+    "with": ("with {id}", "有 {id}"),
+    "with_any": ("with compaction", "有 compaction"),
+    "without": ("without", "没有 compaction"),
+    "fixed_bar": ("fixed", "固定"),
+    "summary_bar": ("summary", "摘要"),
+    "max_tokens": (" max_tokens = {n}", " max_tokens = {n}"),
+    "title": ("What is sent at max_tokens {n}", "max_tokens {n} 时发送什么"),
+    "xlabel": ("tokens", "token 数"),
+    "fixed": ("system + reserve + safety", "system + 预留 + 安全余量"),
+    "summary": ("summary", "摘要"),
+    "kept": ("kept group", "保留的组"),
+    "dropped": ("dropped group", "丢弃的组"),
 }
 
 
@@ -314,10 +268,7 @@ def resume_comparison_figure(
     without it. Kept groups are solid, dropped groups hatched to the right of the total."""
     with_path = list(fixtures.resumed_path() if path is None else path)
     latest = latest_compaction(with_path)
-    text = {
-        key: tr_figure(en, COMPARISON_FIGURE_TEXT_ZH[key])
-        for key, en in COMPARISON_FIGURE_TEXT.items()
-    }
+    text = {key: tr_figure(en, zh) for key, (en, zh) in COMPARISON_FIGURE_TEXT.items()}
     variants = [
         (text["with"].format(id=latest.id) if latest else text["with_any"], with_path),
         (text["without"], without_compaction(with_path)),
@@ -327,7 +278,7 @@ def resume_comparison_figure(
     right = float(max_tokens)
     for row, (_label, variant) in enumerate(variants):
         y = len(variants) - 1 - row
-        result = _build(variant, max_tokens, reserved_output, safety_margin)
+        result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
         x = 0.0
         fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
         segments: list[tuple[float, str, dict[str, Any]]] = [
@@ -403,10 +354,7 @@ def compare_builds(
     safety_margin: int = 2,
     seconds: float = 5.0,
 ) -> Any:
-    """The student's resuming ``build_context`` beside the reference's on the resumed path
-    (default), first difference marked: Lab 11.3's :func:`~ctxlab.lab.lab11_3.compare_builds`.
-
-    Both use the course's summary rendering (``render_summary``'s default, Chinese)."""
+    """Lab 11.3's :func:`~ctxlab.lab.lab11_3.compare_builds` on the resumed path (default)."""
     return compare_budget(
         fixtures.resumed_path() if path is None else path,
         student,
@@ -420,9 +368,7 @@ def build_resume_widget() -> Any:
     :func:`resume_comparison_figure` (the two bars, with and without the compaction) when it
     is released. Controls: ``box.slider``; output: ``box.figure``."""
     budget = slider("max_tokens", 31, 60)
-    # An HTML widget rather than an Image: ipywidgets' Image has no alt text.
-    image = widgets.HTML(layout={"width": "760px", "max_width": "100%"})
-    image.add_class("ctxlab-figure")
+    image = figure_widget()
 
     def update(_change: object = None) -> None:
         image.value = render_resume_figure(int(budget.value))
@@ -442,7 +388,7 @@ def build_resume_widget() -> Any:
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
     ids = id_list(answer, tr("your kept ids", "你的答案"))
-    result = _build(fixtures.resumed_path(), max_tokens, 4, 2)
+    result = Budget(max_tokens).build(fixtures.resumed_path())
     expected = list(result.kept_entry_ids)
     if ids == expected:
         return Verdict(
@@ -497,13 +443,8 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
 
 @exercise("replayed prompt", "重放出的 system prompt")
 def check_replayed_prompt(answer: object) -> Verdict:
-    """Exercise: the replayed system message of the system-patch path (after patch-2).
-
-    The chapter's answer is the replayed ``content``, ``"BASE\n\nPrefer small diffs."``;
-    its sections, ``{rules: "RULE v2"}``, are a separate field. The rendered prompt (the
-    content followed by each section's text, ``current_system_prompt``) is NOT the content:
-    it is refused, with a hint that the sections stay apart.
-    """
+    """Exercise: the replayed system ``content`` of the system-patch path (the chapter's
+    ``"BASE\n\nPrefer small diffs."``); the rendered prompt, sections included, is refused."""
     if not isinstance(answer, str):
         raise TypeError(
             tr(

@@ -2,30 +2,12 @@
 ``11.x-migration.ipynb``.
 
 The whole lab is a ctxlab extension: the chapter has a section titled 可选迁移练习 with no
-text, and one rule it rests on (旧记录需要先在边界外迁移成当前形状). The core of this lab is
-:mod:`ctxlab.migration` (``migrate_draft_entry``, ctxlab's reference migration of the draft
-records); the strict parser is never loosened.
-
-* :func:`draft_label` and :func:`note_text` -- a draft record's name and a migration note in
-  the notebook's language;
-* :func:`draft_table` -- each old record (the chapter's early-draft ``files`` case, and
-  ctxlab's own examples ``nextSteps``, ``invariants`` and ``compactedEntryIds``, which the
-  chapter does not name): what the strict parser says, and what the reference migration
-  (:mod:`ctxlab.migration`) does with it;
-* :func:`check_summary_renames` -- the student's summary-only migration;
-* :func:`check_migration` -- the student's whole-record migration, run on every draft
-  record and compared with the reference.
-
-Both checks refuse a function that calls the reference migration itself (the exercise is to
-write it): :func:`reference_calls` looks through the function's code, its globals and
-closures (recursively), and while the student's function runs, the reference functions are
-replaced by stand-ins that raise "use your own code".
-
-Show a table with :func:`ctxlab.lab.display.show`.
-
-Every text a student reads exists in English and Chinese (issue 12), picked at render time
-with :func:`~ctxlab.lab.language.tr`; the table's columns keep their English names while
-it is built and are renamed for display at the end.
+text, and one rule it rests on (旧记录需要先在边界外迁移成当前形状). The core is
+:mod:`ctxlab.migration`; the strict parser is never loosened. :func:`draft_table` shows each
+draft record with the parser's and the reference migration's verdicts;
+:func:`check_summary_renames` and :func:`check_migration` judge the student's migrations and
+refuse one that calls the reference itself (:func:`reference_calls` looks through the code,
+globals and closures; while it runs, the reference functions are replaced by stand-ins).
 """
 
 from __future__ import annotations
@@ -242,6 +224,17 @@ def _without_reference(function: Callable[..., Any]) -> Iterator[None]:
             setattr(package, name, value)
 
 
+def _function(student: object) -> Callable[..., object]:
+    if not callable(student):
+        raise TypeError(
+            tr(
+                f"expected your function, got {type(student).__name__}",
+                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
+            )
+        )
+    return student
+
+
 def _uses_reference(names: Iterable[str]) -> Verdict:
     listed = ", ".join(names)
     return Verdict(
@@ -315,14 +308,7 @@ def _unpack(returned: object) -> tuple[Mapping[str, Any], list[str]]:
 @exercise("summary renames", "summary 改名函数 my_summary_migration")
 def check_summary_renames(student: object) -> Verdict:
     """Exercise 1: ``student(summary_dict) -> dict`` renames files/nextSteps/invariants."""
-    if not callable(student):
-        raise TypeError(
-            tr(
-                f"expected your function, got {type(student).__name__}",
-                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
-            )
-        )
-    function: Callable[[dict[str, Any]], object] = student
+    function = _function(student)
     used = reference_calls(function)
     if used:
         return _uses_reference(used)
@@ -404,14 +390,7 @@ def check_summary_renames(student: object) -> Verdict:
 def check_migration(student: object) -> Verdict:
     """Exercise 2: ``student(wire, earlier) -> (migrated_wire, change_notes)`` on every draft
     record; unmigratable records must raise a CtxlabError (e.g. MigrationError)."""
-    if not callable(student):
-        raise TypeError(
-            tr(
-                f"expected your function, got {type(student).__name__}",
-                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
-            )
-        )
-    function: Callable[[dict[str, Any], list[Any]], object] = student
+    function = _function(student)
     used = reference_calls(function)
     if used:
         return _uses_reference(used)

@@ -1,14 +1,8 @@
 """The language the teaching layer speaks: English (the default) or Chinese.
 
-The course is Chinese-first; ctxlab's notebooks come in an English and a Chinese edition.
-Text that a student reads in a report (for now the rows of
-:func:`ctxlab.lab.check_implementation`) exists in both languages, and rendering picks the
-one set here::
-
-    from ctxlab.lab import set_language
-    set_language("zh")
-
-This is process-wide state on purpose: a notebook sets it once, in its first cell.
+Texts a student reads exist in both languages and are picked when rendered (:func:`tr`;
+:func:`tr_figure` for figure text, which stays English without a CJK font). Process-wide
+state on purpose: a notebook sets it once, in its first cell.
 """
 
 from __future__ import annotations
@@ -52,11 +46,8 @@ def get_language() -> Language:
 
 
 def set_figure_language(language: Language | None) -> None:
-    """Draw figure text in ``language``; ``None`` follows :func:`get_language`.
-
-    :func:`ctxlab.lab.setup_notebook` sets it to ``"en"`` when Chinese was asked for but no
-    CJK font is installed, so that figures never show empty boxes.
-    """
+    """Draw figure text in ``language`` (``"en"`` where no CJK font is installed); ``None``
+    follows :func:`get_language`."""
     if language is not None and language not in LANGUAGES:
         raise CtxlabError(
             f"set_figure_language: language must be 'en', 'zh' or None, got {shown(language)}"

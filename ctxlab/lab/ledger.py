@@ -1,19 +1,9 @@
 """The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组): what
-``build_context`` decided, group by group, as a table and as a figure.
+``build_context`` decided, group by group, as a table (:func:`ledger_styler`) and a figure
+(:func:`budget_figure`, with its alt text :func:`budget_alt_text`).
 
-Which groups are kept, the fixed costs and the ``reason`` all come from the core's result
-(:mod:`ctxlab.context`); the ledger only lays them out:
-
-* :class:`Budget` -- one budget (``max_tokens``/``reserved_output``/``safety_margin``, the
-  estimator), :data:`CHAPTER_BUDGET` the chapter's 31/4/2;
-* :func:`budget_ledger` -- the result group by group, newest first;
-  :func:`ledger_styler` -- the chapter's ledger as a table, kept rows green, dropped rows
-  hatched;
-* :func:`budget_figure` -- a waterfall of the fixed costs, then each group newest first,
-  kept solid or dropped hatched, against the line where the budget ends; its alt text,
-  :func:`budget_alt_text`, says the same in words.
-
-:mod:`ctxlab.lab.lab11_3` (the notebook's module) re-exports every name here.
+Kept groups, fixed costs and the ``reason`` all come from the core's result; the ledger only
+lays them out. :mod:`ctxlab.lab.lab11_3` re-exports every name here; 11.5 uses it too.
 """
 
 from __future__ import annotations
@@ -66,13 +56,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Budget:
-    """One budget for ``build_context``: the values the ledger, its styler, the figures, the
-    comparison and the widget of this lab all take, as one value.
-
-    ``Budget()`` is the chapter's 31/4/2 with the test estimator; change one field with
-    ``Budget(max_tokens=40)`` or ``dataclasses.replace(budget, max_tokens=40)``.
-    ``estimate=None`` means the chapter's test estimator (``fixtures.opening_estimator``).
-    """
+    """One budget for ``build_context``. ``Budget()`` is the chapter's 31/4/2; ``estimate=None``
+    means the chapter's test estimator (``fixtures.opening_estimator``)."""
 
     max_tokens: int | float = 31
     reserved_output: int | float = 4
@@ -146,12 +131,8 @@ def _candidate_groups(path: Sequence[SessionEntry]) -> list[InteractionGroup]:
 def budget_ledger(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> BudgetLedger:
-    """Run ``build_context`` and explain its result group by group.
-
-    Which groups were kept comes from ``result.kept_entry_ids``; the fixed numbers from
-    ``result.tokens``; each group's cost is the estimator's price of its messages. The
-    running total of a dropped group is what keeping it too would have made.
-    """
+    """Run ``build_context`` and explain its result group by group (kept ids and fixed costs
+    from the result; a dropped group's running total is what keeping it would have made)."""
     entries = default_path(path)
     price = default_estimator(budget.estimate)
     result = budget.build(entries)
@@ -274,13 +255,7 @@ def ledger_styler(
     headers and words in the notebook's language), kept rows green, dropped rows hatched
     grey. Its ``.data`` is the frame."""
     frame, kinds = _ledger(path, budget)
-
-    def row_style(row: pd.Series) -> list[str]:
-        return [_LEDGER_ROW_STYLE.get(kinds[int(row.name)], "")] * len(row)
-
-    table = show(frame, "ledger")
-    table.apply(row_style, axis=1)
-    return table
+    return show(frame, "ledger", row_styles=[_LEDGER_ROW_STYLE.get(kind, "") for kind in kinds])
 
 
 # -- figures ---------------------------------------------------------------------------------------

@@ -1,15 +1,8 @@
-"""Each lab's timing plan (issue 27, item 4): minutes per section and per exercise.
-
-Each row is marked **core** (fits the class period) or **stretch** (for fast finishers or
-homework). The minutes are ctxlab's *estimate* made from the size of each section (words
-to read, predict prompts, cells to run, exercises) and the size of the build-it solution;
-they are not measured in a class. The check table's rows of ctxlab's optional extras (each
-lab's grading file's ``"ctxlab"`` rows) are stretch too: :func:`stretch_checks`.
-
-:func:`timing_plan` gives a lab's plan (a table in a notebook; ``str()`` gives it as
-text); :mod:`ctxlab.lab.classroom` re-exports it. Everything here is ctxlab's teaching
-material, not the chapter's. Every text exists in English and Chinese, picked when it is
-rendered (:func:`ctxlab.lab.language.tr`).
+"""Each lab's timing plan (issue 27): minutes per section and exercise, each row **core**
+(fits the class period) or **stretch** (fast finishers, homework), read from
+``data/plans.json``. The minutes are ctxlab's estimate from the size of each section, not
+measured in class. The check rows of ctxlab's optional extras are stretch too
+(:func:`stretch_checks`).
 """
 
 from __future__ import annotations
@@ -54,11 +47,7 @@ def lab_id(lab: object) -> str:
 
 @dataclass(frozen=True)
 class PlanRow:
-    """One row of a timing plan: a section or an exercise of the notebook.
-
-    ``cell`` is the id of the notebook cell where it starts (a section's heading cell, an
-    exercise's check cell), so a test can tie each row to the notebook source.
-    """
+    """One row of a timing plan; ``cell`` is the notebook cell where it starts."""
 
     cell: str
     en: str
@@ -104,10 +93,7 @@ class LabPlan:
 
 
 def _load() -> dict[str, LabPlan]:
-    """Every lab's plan, from ``data/plans.json`` (each plan's ``note`` says what it assumes).
-    The core rows of 11.1-11.5 add up to the lab's class period (90 minutes each); stretch
-    rows are extra time. The minutes are an estimate (see the module docstring), to be
-    adjusted after a class has been timed."""
+    """Every lab's plan, from ``data/plans.json`` (each plan's ``note`` says what it assumes)."""
     data = json.loads(Path(__file__).with_name("data").joinpath("plans.json").read_text("utf-8"))
     return {
         lab: LabPlan(lab, plan["period"], tuple(PlanRow(*row) for row in plan["rows"]))

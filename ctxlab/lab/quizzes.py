@@ -1,9 +1,7 @@
-"""The exit quiz of each lab 11.1-11.5 (issue 27, item 4): its questions as data.
-
-Each question is tied to one of the chapter's tests of the lab (:attr:`Question.test`, the
-chapter's own words, quoted verbatim), and its expected answer is computed with ctxlab by a
-small function here, not written down. The questions' text is in the notebook source (cell
-``11-N-k06``); :func:`ctxlab.lab.classroom.check_quiz` judges a student's answers.
+"""The exit quiz of each lab 11.1-11.5 (issue 27) as data: ``data/quizzes.json`` ties each
+question to one of the chapter's tests; its expected answer is computed with ctxlab by a
+function here (named in the data), never written down. The questions' text is in the
+notebook source; :func:`ctxlab.lab.classroom.check_quiz` judges the answers.
 """
 
 from __future__ import annotations
@@ -11,10 +9,15 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import ctxlab
+from ctxlab import CompactionSummary, ContextResult, MessageSessionEntry, SystemMessage, fixtures
+from ctxlab.errors import CtxlabError
 
 __all__ = ["QUIZZES", "AnswerKind", "Question"]
 
@@ -36,20 +39,18 @@ class Question:
     why_zh: str
 
 
-def _build(path: object, max_tokens: int) -> object:
-    import ctxlab
-    from ctxlab import fixtures
-
+def _build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
+    """``build_context`` with the chapter's reserve 4, margin 2 and test estimator."""
     return ctxlab.build_context(
-        path,  # type: ignore[arg-type]
-        max_tokens=max_tokens, reserved_output=4, safety_margin=2,
+        path,
+        max_tokens=max_tokens,
+        reserved_output=4,
+        safety_margin=2,
         estimate_tokens=fixtures.opening_estimator,
-    )  # fmt: skip
+    )
 
 
 def _refused(action: Callable[[], object]) -> bool:
-    from ctxlab.errors import CtxlabError
-
     try:
         action()
     except CtxlabError:
@@ -61,13 +62,6 @@ def _refused(action: Callable[[], object]) -> bool:
 
 
 def _q11_1_draft() -> str:
-    import json
-    import tempfile
-    from pathlib import Path
-
-    import ctxlab
-    from ctxlab import fixtures
-
     wire = fixtures.compact1().to_json()
     wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
     records = [entry.to_json() for entry in fixtures.opening_path()] + [wire]
@@ -83,15 +77,10 @@ def _q11_1_draft() -> str:
 
 
 def _q11_1_fields() -> int:
-    from ctxlab import CompactionSummary
-
     return len(CompactionSummary(goal="g").to_json())  # six empty lists are still six keys
 
 
 def _q11_1_tokens_before() -> list[str]:
-    import ctxlab
-    from ctxlab import fixtures
-
     options = {"a": -1, "b": 0, "c": 12345, "d": "29"}
     refused = []
     for letter, value in options.items():
@@ -103,12 +92,6 @@ def _q11_1_tokens_before() -> list[str]:
 
 
 def _q11_1_reopen() -> int:
-    import tempfile
-    from pathlib import Path
-
-    import ctxlab
-    from ctxlab import fixtures
-
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "session.jsonl"
         store = ctxlab.JsonlSessionStore.open(file)
@@ -118,8 +101,6 @@ def _q11_1_reopen() -> int:
 
 
 def _q11_1_no_special_code() -> str:
-    import ctxlab
-
     stores = (ctxlab.InMemorySessionStore, ctxlab.JsonlSessionStore)
     methods = {name for store in stores for name in dir(store) if "compact" in name.lower()}
     return "b" if not methods else "a"
@@ -128,35 +109,27 @@ def _q11_1_no_special_code() -> str:
 # -- 11.2
 
 
-def _message_entries(path: Sequence[object]) -> list[object]:
-    return [entry for entry in path if getattr(entry, "type", None) == "message"]
+def _message_entries(path: Sequence[ctxlab.SessionEntry]) -> list[MessageSessionEntry]:
+    return [entry for entry in path if isinstance(entry, MessageSessionEntry)]
 
 
-def _reordered(*order: str) -> list[object]:
+def _reordered(*order: str) -> list[MessageSessionEntry]:
     """The opening path's message entries, group 3 in the given order (parent ids are not
     read by the grouping)."""
-    from ctxlab import fixtures
-
-    by_id = {entry.id: entry for entry in fixtures.opening_path()}
+    by_id = {entry.id: entry for entry in _message_entries(fixtures.opening_path())}
     head = ["sys", "u1", "a1", "u2", "a2"]
     return [by_id[entry_id] for entry_id in (*head, *order)]
 
 
 def _q11_2_groups() -> int:
-    import ctxlab
-    from ctxlab import fixtures
-
-    return len(ctxlab.group_interactions(_message_entries(fixtures.resumed_path())))  # type: ignore[arg-type]
+    return len(ctxlab.group_interactions(_message_entries(fixtures.resumed_path())))
 
 
 def _q11_2_patch() -> str:
-    import ctxlab
-    from ctxlab import MessageSessionEntry, SystemMessage
-
     path = _reordered("u3", "calls", "r-test", "r-read", "a3")
     patch = MessageSessionEntry("patch-3", "calls", 7.5, SystemMessage("Prefer small diffs.", 7.5))
-    path.insert(path.index(next(e for e in path if e.id == "calls")) + 1, patch)  # type: ignore[attr-defined]
-    groups = ctxlab.group_interactions(path)  # type: ignore[arg-type]
+    path.insert(path.index(next(e for e in path if e.id == "calls")) + 1, patch)
+    groups = ctxlab.group_interactions(path)
     if any("patch-3" in group.entry_ids for group in groups):
         return "c"
     whole = groups[-1].entry_ids == ("u3", "calls", "r-test", "r-read", "a3")
@@ -164,71 +137,53 @@ def _q11_2_patch() -> str:
 
 
 def _q11_2_before_call() -> str:
-    import ctxlab
-
     path = _reordered("u3", "r-test", "r-read", "calls", "a3")
-    return "b" if _refused(lambda: ctxlab.group_interactions(path)) else "a"  # type: ignore[arg-type]
+    return "b" if _refused(lambda: ctxlab.group_interactions(path)) else "a"
 
 
 def _q11_2_read1() -> str:
-    import ctxlab
-
     path = _reordered("u3", "calls", "r-test", "a3", "r-read")
-    groups = ctxlab.group_interactions(path)  # type: ignore[arg-type]
+    groups = ctxlab.group_interactions(path)
     return next(group.entry_ids[0] for group in groups if "r-read" in group.entry_ids)
 
 
 def _q11_2_missing() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = _message_entries(fixtures.missing_result_path())
-    return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"  # type: ignore[arg-type]
+    return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"
 
 
 # -- 11.3
 
 
-def _tokens(max_tokens: int) -> object:
-    from ctxlab import fixtures
-
-    return _build(fixtures.opening_path(), max_tokens).tokens  # type: ignore[attr-defined]
+def _tokens(max_tokens: int) -> ctxlab.ContextTokens:
+    return _build(fixtures.opening_path(), max_tokens).tokens
 
 
 def _q11_3_available_25() -> int:
-    return int(_tokens(25).available_for_messages)  # type: ignore[attr-defined]
+    return int(_tokens(25).available_for_messages)
 
 
 def _q11_3_available_5() -> int:
-    return int(_tokens(5).available_for_messages)  # type: ignore[attr-defined]
+    return int(_tokens(5).available_for_messages)
 
 
 def _q11_3_kept_30() -> list[str]:
-    from ctxlab import fixtures
-
-    return list(_build(fixtures.opening_path(), 30).kept_entry_ids)  # type: ignore[attr-defined]
+    return list(_build(fixtures.opening_path(), 30).kept_entry_ids)
 
 
 def _q11_3_reason_15() -> str:
-    from ctxlab import fixtures
-
-    return str(_build(fixtures.opening_path(), 15).reason)  # type: ignore[attr-defined]
+    return str(_build(fixtures.opening_path(), 15).reason)
 
 
 def _q11_3_total_allowed() -> str:
-    from ctxlab import fixtures
-
     result = _build(fixtures.opening_path(), 15)
-    return "b" if result.tokens.total > 15 else "a"  # type: ignore[attr-defined]
+    return "b" if result.tokens.total > 15 else "a"
 
 
 # -- 11.4
 
 
 def _q11_4_parent() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     meta = ctxlab.MetadataSessionEntry("meta-1", "a4", 102, "model", "course-model-2")
     entry = ctxlab.create_compaction_entry(
         [*fixtures.resumed_path(), meta],
@@ -242,16 +197,11 @@ def _q11_4_parent() -> str:
 
 
 def _q11_4_no_parent_argument() -> str:
-    import ctxlab
-
     names = inspect.signature(ctxlab.create_compaction_entry).parameters
     return "b" if not any("parent" in name for name in names) else "a"
 
 
 def _q11_4_refused() -> list[str]:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = fixtures.opening_path()
     wire = fixtures.compact1_summary().to_json()
     options: dict[str, dict[str, Any]] = {
@@ -276,9 +226,6 @@ def _q11_4_refused() -> list[str]:
 
 
 def _q11_4_store_count() -> int:
-    import ctxlab
-    from ctxlab import fixtures
-
     store = ctxlab.InMemorySessionStore()
     for entry in fixtures.resumed_path():
         store.append(entry)
@@ -294,9 +241,6 @@ def _q11_4_store_count() -> int:
 
 
 def _q11_4_patch2() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = fixtures.system_patch_path()
 
     def create() -> object:
@@ -312,25 +256,17 @@ def _q11_4_patch2() -> str:
 
 
 def _q11_5_kept_35() -> list[str]:
-    from ctxlab import fixtures
-
-    return list(_build(fixtures.resumed_path(), 35).kept_entry_ids)  # type: ignore[attr-defined]
+    return list(_build(fixtures.resumed_path(), 35).kept_entry_ids)
 
 
 def _q11_5_second() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     result = _build(fixtures.resumed_path(), 40)
-    second = result.messages[1]  # type: ignore[attr-defined]
+    second = result.messages[1]
     text = ctxlab.text_of(second)
     return "b" if second.role == "user" and text.startswith("【会话压缩摘要】") else "a"
 
 
 def _q11_5_first_kept_after_third() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = list(fixtures.recompacted_path())
     path.append(
         ctxlab.create_compaction_entry(
@@ -338,14 +274,11 @@ def _q11_5_first_kept_after_third() -> str:
             first_kept_entry_id="u4", tokens_before=20,
         )
     )  # fmt: skip
-    kept = _build(path, 40).kept_entry_ids  # type: ignore[attr-defined]
+    kept = _build(path, 40).kept_entry_ids
     return str(kept[0]) if kept else ""
 
 
 def _q11_5_timestamp() -> str:
-    import ctxlab
-    from ctxlab import fixtures
-
     path = [entry for entry in fixtures.system_patch_path() if entry.id != "sys"]
     replayed = ctxlab.current_system_message(e.message for e in path if e.type == "message")
     assert replayed is not None
@@ -357,15 +290,13 @@ def _q11_5_timestamp() -> str:
 
 
 def _q11_5_isolated() -> str:
-    from ctxlab import fixtures
-
     path = fixtures.resumed_path()
     first, second = _build(path, 40), _build(path, 40)
-    wire = first.to_json()  # type: ignore[attr-defined]
+    wire = first.to_json()
     wire["keptEntryIds"].clear()  # not the summary text the lab's cell edits
     wire["messages"].append(dict(wire["messages"][-1]))
     fresh = _build(fixtures.resumed_path(), 40)
-    same = second.to_json() == fresh.to_json() == first.to_json()  # type: ignore[attr-defined]
+    same = second.to_json() == fresh.to_json() == first.to_json()
     return "a" if same and path == fixtures.resumed_path() else "b"
 
 
