@@ -14,7 +14,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ctxlab import context
 from ctxlab import fixtures as fx
 from ctxlab.context import ContextResult, build_context
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
@@ -24,12 +23,10 @@ from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.compare import canonical, diff, ids
 from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.messages import SystemMessage, UserMessage
-from ctxlab.window import ContextWindow
 
 __all__ = [
     "GROUP_3",
     "KEPT_31",
-    "STUBBED",
     "BadEstimate",
     "budget",
     "compare_context",
@@ -84,15 +81,6 @@ def shares_nothing(
 
 # ----------------------------------------------------------------------------------------
 # A ContextResult (Labs 11.3 and 11.5)
-
-#: What the sandbox's copy of ctxlab replaces by a raise for the budget labs.
-STUBBED: tuple[Callable[..., Any], ...] = (
-    build_context,
-    context._build,
-    context.select_newest_suffix,
-    context.assemble_result,
-    ContextWindow.build,
-)
 
 
 def budget(

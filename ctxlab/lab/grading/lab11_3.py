@@ -36,7 +36,6 @@ from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
     KEPT_31,
-    STUBBED,
     budget,
     expect_context,
     expect_deterministic,
@@ -60,7 +59,14 @@ LAB = LabChecks(
     build_context,
     # ctxlab's solution: the helper functions of ctxlab.context compute the answer too.
     solution=(build_context, ContextWindow.build, *helper_functions(context)),
-    stubbed=STUBBED,
+    #: What the sandbox's copy of ctxlab replaces by a raise.
+    stubbed=(
+        build_context,
+        context._build,
+        context.select_newest_suffix,
+        context.assemble_result,
+        ContextWindow.build,
+    ),
     solution_name="ctxlab.build_context",
     helpers="ctxlab.context._build and the other private functions of ctxlab.context",
     budget=True,

@@ -1,24 +1,18 @@
 """Lab 11.4 checks: ``create_compaction_entry(active_path, *, id, timestamp, summary, ...)``.
 
-The chapter, "compact-1 记录摘要与保留起点": ``createCompactionEntry(activePath, {id:
-"compact-1", timestamp: 100, summary, firstKeptEntryId: "u2", tokensBefore: 29})`` takes
-its parentId from the path's last entry (a3); firstKeptEntryId must be the user message that
-starts a group (u2 is valid; a2, calls, r-test lie inside a group; a system message such as
-patch-2 cannot be a cut point, "system 状态跨过 compaction 边界"); the candidate goes
-through ``parseSessionEntry()`` as its final check and copy; creating is pure -- the path
-stays as it was and no Store is involved.
-
-Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
-expected entry is the reference's for the same input, compared as in Lab 11.1. The
-chapter's rows accept any error (a ValueError) that names what the chapter names; ctxlab's
-rows (optional extras) hold its own rules: an empty path, an id already on the path, the
-summary as a mapping, and errors of ctxlab's classes naming the field.
+The chapter, "compact-1 记录摘要与保留起点": the entry takes its parentId from the path's last
+entry (a3); firstKeptEntryId must be the user message that starts a group (u2, not a2, calls,
+r-test, nor a system message such as patch-2); the candidate goes through
+``parseSessionEntry()`` as its final check and copy; creating is pure (no Store). Expected is
+the reference's entry, compared as in Lab 11.1. The chapter's rows accept any error (a
+ValueError) that names what the chapter names; ctxlab's rows hold its own rules and classes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -79,8 +73,7 @@ _PATH_NAMES_ZH = {
 
 
 def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
-    """A case's label; ``wrong`` names the field whose value is wrong in it (shown with
-    that value)."""
+    """A case's label; ``wrong``: the field it gets wrong, shown with its value."""
     name_zh = _PATH_NAMES_ZH.get(name, name)
     entry_id, first_kept = (_plain(options[k]) for k in ("id", "first_kept_entry_id"))
     text = Text(
@@ -100,21 +93,13 @@ def _plain(value: object) -> str:
     return shown(value)
 
 
-_OPTION_OF = {
-    "tokensBefore": "tokens_before",
-    "timestamp": "timestamp",
-    "id": "id",
-    "firstKeptEntryId": "first_kept_entry_id",
-}
-
-
 def _wrong_value(options: Mapping[str, Any], field: str) -> str:
     """The value of ``field`` (``tokensBefore``, ``summary.goal``...) in ``options``."""
     if field.startswith("summary."):
         summary = options["summary"]
         wire = summary if isinstance(summary, Mapping) else summary.to_json()
         return shown(wire.get(field.split(".", 1)[1]))
-    return shown(options[_OPTION_OF.get(field, field)])
+    return shown(options[re.sub("([A-Z])", r"_\1", field).lower()])  # tokensBefore: tokens_before
 
 
 def _expect_created(
@@ -152,10 +137,9 @@ def _refused(
     strict: bool = False,
     wrong: str = "",
 ) -> None:
-    """Creating on ``path`` with ``options`` is refused, naming ``names``. The chapter
-    (``strict=False``): an error (a ValueError). ctxlab (``strict``): a CompactionError (the
-    checklist: "Errors are CompactionError(message)"). ``wrong``: the field the case gets
-    wrong, shown with its value."""
+    """Creating is refused, naming ``names``: by the chapter with an error (a ValueError); by
+    ctxlab (``strict``) with a CompactionError (its checklist: "Errors are
+    CompactionError(message)")."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
     t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
@@ -213,21 +197,22 @@ def parent_is_last_entry(t: Trial) -> None:
             MetadataSessionEntry("note", "a3", 50, "model", "course-model-1"),
         ]
 
-    _expect_created(t, "sys..a3,note", tagged, _options("c", "u3", tokens_before=0), parent="note")
-    _expect_created(
-        t,
-        "sys..a4",
-        fx.resumed_path,
-        _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
-        parent="a4",
-    )
-    _expect_created(
-        t,
-        "sys..compact-2",
-        fx.recompacted_path,
-        _options("compact-3", "u4", tokens_before=11, timestamp=300),
-        parent="compact-2",
-    )
+    for name, make_path, options, parent in (
+        ("sys..a3,note", tagged, _options("c", "u3", tokens_before=0), "note"),
+        (
+            "sys..a4",
+            fx.resumed_path,
+            _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
+            "a4",
+        ),
+        (
+            "sys..compact-2",
+            fx.recompacted_path,
+            _options("compact-3", "u4", tokens_before=11, timestamp=300),
+            "compact-2",
+        ),
+    ):
+        _expect_created(t, name, make_path, options, parent=parent)
     # The caller cannot pass parentId: a call that tries is not accepted.
     for keyword in ("parent_id", "parentId"):
         options = {**_options(), keyword: "u1"}
@@ -400,8 +385,7 @@ def parsed_result(t: Trial) -> None:
     _parser_refusals(t, strict=False)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        label = _label("sys..a3", options, "firstKeptEntryId")
-        t.rejects(label, [], fx.opening_path(), error_type=CHAPTER_ERROR, **options)
+        _refused(t, "sys..a3", fx.opening_path(), options, [], wrong="firstKeptEntryId")
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -436,10 +420,8 @@ def errors_named(t: Trial) -> None:
     _parser_refusals(t, strict=True)
     for blank in ("", "\t", " \n"):
         options = _options(first_kept=blank)
-        path = fx.opening_path()
-        _refused(
-            t, "sys..a3", path, options, [["compact-1"]], strict=True, wrong="firstKeptEntryId"
-        )
+        kept = "firstKeptEntryId"
+        _refused(t, "sys..a3", fx.opening_path(), options, [["compact-1"]], strict=True, wrong=kept)
     _not_group_heads(t, strict=True)
     _system_heads(t, strict=True)
     _unknown_heads(t, strict=True)

@@ -35,7 +35,6 @@ from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
-    STUBBED,
     BadEstimate,
     budget,
     budget_label,
@@ -59,7 +58,14 @@ LAB = LabChecks(
     ("active_path",),
     build_context,
     solution=(build_context, ContextWindow.build, *helper_functions(context), resume_candidates),
-    stubbed=STUBBED,
+    #: What the sandbox's copy of ctxlab replaces by a raise.
+    stubbed=(
+        build_context,
+        context._build,
+        context.select_newest_suffix,
+        context.assemble_result,
+        ContextWindow.build,
+    ),
     solution_name="ctxlab.build_context",
     helpers="ctxlab.context._build, resume_candidates and the other private functions of"
     " ctxlab.context",
@@ -175,11 +181,11 @@ def candidates_from_first_kept(t: Trial) -> None:
 def _with_notes() -> list[SessionEntry]:
     """The resumed path with metadata note-1 before u3 and note-2 after u4."""
     entries = fx.resumed_path()
+    note = MetadataSessionEntry("note-1", None, 60, "model", "course-model-1")
+    note2 = MetadataSessionEntry("note-2", None, 100, "reviewed", True)
     ids = [e.id for e in entries]
-    entries.insert(
-        ids.index("u3"), MetadataSessionEntry("note-1", None, 60, "model", "course-model-1")
-    )
-    entries.insert(ids.index("u4") + 1, MetadataSessionEntry("note-2", None, 100, "reviewed", True))
+    entries.insert(ids.index("u3"), note)
+    entries.insert(ids.index("u4") + 1, note2)
     return rechain(entries)
 
 
