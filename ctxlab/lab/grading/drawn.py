@@ -101,17 +101,12 @@ def is_random(key: str) -> bool:
     return key.startswith(PREFIX)
 
 
-def check_seed(seed: object) -> int:
-    """``seed`` as given to ``check_implementation`` (an int >= 0), else a usage error."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise GradingUsageError(f"seed must be an int >= 0, got {seed!r}", option="seed")
-    return seed
-
-
 def fresh_seed(seed: object = None) -> int:
-    """``seed`` when given; else ``CTXLAB_SEED`` when set; else a new one (6 digits)."""
+    """``seed`` when given (an int >= 0); else ``CTXLAB_SEED`` when set; else a new one."""
     if seed is not None:
-        return check_seed(seed)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise GradingUsageError(f"seed must be an int >= 0, got {seed!r}", option="seed")
+        return seed
     fixed = os.environ.get(ENV, "").strip()
     if fixed:
         if not fixed.isdigit():
