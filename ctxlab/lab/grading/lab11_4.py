@@ -81,7 +81,12 @@ def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
         f"路径 {name_zh}，id {entry_id}，保留起点 {first_kept}",
     )
     if wrong:
-        value = _wrong_value(options, wrong)
+        if wrong.startswith("summary."):
+            summary = options["summary"]
+            wire = summary if isinstance(summary, Mapping) else summary.to_json()
+            value = shown(wire.get(wrong.split(".", 1)[1]))
+        else:  # tokensBefore: the option tokens_before
+            value = shown(options[re.sub("([A-Z])", r"_\1", wrong).lower()])
         text += Text(f", with {wrong} = {value}", f"，其中 {wrong} = {value}")
     return text
 
@@ -91,15 +96,6 @@ def _plain(value: object) -> str:
     if isinstance(value, str) and value and value == value.strip():
         return value
     return shown(value)
-
-
-def _wrong_value(options: Mapping[str, Any], field: str) -> str:
-    """The value of ``field`` (``tokensBefore``, ``summary.goal``...) in ``options``."""
-    if field.startswith("summary."):
-        summary = options["summary"]
-        wire = summary if isinstance(summary, Mapping) else summary.to_json()
-        return shown(wire.get(field.split(".", 1)[1]))
-    return shown(options[re.sub("([A-Z])", r"_\1", field).lower()])  # tokensBefore: tokens_before
 
 
 def _expect_created(
