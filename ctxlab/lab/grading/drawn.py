@@ -217,12 +217,6 @@ def _message(item: Item, stamp: int) -> AgentMessage:
     return SystemMessage(content, stamp, sections)
 
 
-def summary(entry_id: str, cost: int, items: int = 1) -> CompactionSummary:
-    """A drawn compaction's summary: its goal carries the ``[n]`` tag."""
-    done = tuple(f"{entry_id} done {i}" for i in range(items))
-    return CompactionSummary(f"goal of {entry_id} [{cost}]", (), done, (), (), (), ())
-
-
 def build(items: Sequence[Item]) -> list[SessionEntry]:
     """The entries of a drawn path, chained; timestamps 1, 2, 3, ..."""
     path: list[SessionEntry] = []
@@ -231,9 +225,11 @@ def build(items: Sequence[Item]) -> list[SessionEntry]:
         entry: SessionEntry
         if item.kind == "metadata":
             entry = MetadataSessionEntry(item.id, parent, stamp, "note", item.id)
-        elif item.kind == "compaction":
+        elif item.kind == "compaction":  # the summary's goal carries the [n] tag
+            goal = f"goal of {item.id} [{item.cost}]"
+            summary = CompactionSummary(goal, (), (f"{item.id} done 0",), (), (), (), ())
             entry = CompactionSessionEntry(
-                item.id, parent or "root", stamp, summary(item.id, item.cost), item.first_kept, 0
+                item.id, parent or "root", stamp, summary, item.first_kept, 0
             )
         else:
             entry = MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))

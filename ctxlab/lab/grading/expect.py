@@ -106,8 +106,8 @@ def bilingual(name: PathName) -> Text:
     return name if isinstance(name, Text) else same(name)
 
 
-def budget_label(name: PathName, max_tokens: object, reserved: object, margin: object) -> Text:
-    numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
+def budget_label(name: PathName, options: Mapping[str, Any]) -> Text:
+    numbers = "/".join(shown(options[option]) for option, _ in _OPTIONS)
     path = bilingual(name)
     return Text(f"path {path.en}, budget {numbers}", f"路径 {path.zh}，预算 {numbers}")
 
@@ -234,9 +234,7 @@ def expect_context(
     **literal: Any,
 ) -> dict[str, Any]:
     """Call the student's build_context on a fresh path; compare with the reference."""
-    label = budget_label(
-        name, options["max_tokens"], options["reserved_output"], options["safety_margin"]
-    )
+    label = budget_label(name, options)
     got = t.returns(label, make_path(), **options)
     reference = build_context(make_path(), **options)
     return compare_context(label, got, reference, make_path(), **literal)
@@ -248,7 +246,7 @@ def expect_deterministic(
     """Two calls on the same path give equal results, and changing one result's
     ``to_json()`` leaves the result itself as it was."""
     path = make_path()
-    label = budget_label(name, max_tokens, 4, 2)
+    label = budget_label(name, budget(max_tokens))
     first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
     second_result = t.returns(label, path, **budget(max_tokens))
     second = context_wire(label, second_result)

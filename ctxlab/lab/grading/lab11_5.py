@@ -230,7 +230,7 @@ def system_replay_across_boundary(t: Trial) -> None:
     found = diff(replayed, first, "messages[0]")
     if found:
         patches = Text("sys..a3 (system patches)", "sys..a3（带 system patch）")
-        fail(budget_label(patches, 100, 4, 2), f": {found}", f"：{found}")
+        fail(budget_label(patches, budget(100)), f": {found}", f"：{found}")
     expect_context(t, name, fx.system_patch_path, budget(17))
 
 
