@@ -1,11 +1,9 @@
 """What the labs expect of a student's result: the comparisons several labs use (issue 35).
 
-A compaction entry (Labs 11.1 and 11.4): :func:`entry_result`, :func:`shares_nothing`. A
-``ContextResult`` (the budget labs 11.3 and 11.5): :func:`compare_context` reports the first
-difference from the reference's result (kept ids, messages named by entry id, reason, token
-ledger); :func:`expect_context` calls the student's function first. Also theirs: the
-chapter's 31-token example, bad budget numbers and bad estimates refused, and the random
-paths and budgets of their random rows.
+A compaction entry (Labs 11.1, 11.4): :func:`entry_result`, :func:`shares_nothing`. A
+``ContextResult`` (Labs 11.3, 11.5): :func:`compare_context` reports the first difference from
+the reference's result, named with entry ids; also their 31-token example, bad budget numbers
+and estimates refused, and the random paths and budgets of their random rows.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Lab 11.3 checks: ``build_context(active_path, *, max_tokens, ...)`` without compaction.
 
-The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed from the whole
-path and priced as one message; the fixed costs (system, reserved output, safety margin) come
-off the window first, never below 0; whole groups are kept newest first, and the choice stops
-at the first group that does not fit (``trimmed``); a newest group that does not fit is still
-returned whole (``single_group_overflow``); tool ids that do not pair stop the build.
-
-Cases: the opening path with the chapter's estimator (a budget ``a/b/c`` is max_tokens,
-reserved_output, safety_margin) and crafted paths priced by their ``[n]`` tags, compared with
-the reference's result (:mod:`.expect`) and the chapter's literal facts.
+The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed and priced as one
+message; the fixed costs come off the window first (never below 0); whole groups are kept
+newest first, stopping at the first that does not fit (``trimmed``), a newest group that does
+not fit is returned whole (``single_group_overflow``). Cases: the opening path with the
+chapter's estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted
+paths priced by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
 """
 
 from __future__ import annotations
@@ -339,23 +336,15 @@ _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
     quote_en="the third group does not enter the budget selection",
 )
 def broken_groups_refused(t: Trial) -> None:
-    t.rejects(
-        Text(
-            "path sys..a3 with r-test(unknown-1), budget 31/4/2",
-            "路径 sys..a3，r-test(unknown-1)，预算 31/4/2",
-        ),
-        [["unknown-1", "r-test"]],
-        fx.unknown_call_path(),
-        error_type=CHAPTER_ERROR,
-        **budget(31),
+    label = Text(
+        "path sys..a3 with r-test(unknown-1), budget 31/4/2",
+        "路径 sys..a3，r-test(unknown-1)，预算 31/4/2",
     )
-    expect_context(
-        t,
-        Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前"),
-        fx.results_before_call_path,
-        budget(31),
-        kept=("u2", "a2", "u3", "r-test", "calls", "r-read", "a3"),
-    )
+    path = fx.unknown_call_path()
+    t.rejects(label, [["unknown-1", "r-test"]], path, error_type=CHAPTER_ERROR, **budget(31))
+    name = Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前")
+    kept = ("u2", "a2", "u3", "r-test", "calls", "r-read", "a3")
+    expect_context(t, name, fx.results_before_call_path, budget(31), kept=kept)
 
 
 @LAB.check(

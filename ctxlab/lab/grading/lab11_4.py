@@ -1,11 +1,10 @@
 """Lab 11.4 checks: ``create_compaction_entry(active_path, *, id, timestamp, summary, ...)``.
 
-The chapter, "compact-1 记录摘要与保留起点": the entry takes its parentId from the path's last
-entry (a3); firstKeptEntryId must be the user message that starts a group (u2, not a2, calls,
-r-test, nor a system message such as patch-2); the candidate goes through
-``parseSessionEntry()`` as its final check and copy; creating is pure (no Store). Expected is
-the reference's entry, compared as in Lab 11.1. The chapter's rows accept any error (a
-ValueError) that names what the chapter names; ctxlab's rows hold its own rules and classes.
+The chapter, "compact-1 记录摘要与保留起点": parentId is the path's last entry; firstKeptEntryId
+must be a user message that starts a group (u2; not a2, calls, r-test, nor a system message);
+the candidate goes through ``parseSessionEntry()``; creating is pure. Expected is the
+reference's entry, compared as in Lab 11.1; the chapter's rows accept any error (a ValueError)
+naming what the chapter names, ctxlab's rows hold its own rules and error classes.
 """
 
 from __future__ import annotations
@@ -450,13 +449,8 @@ def summary_forms(t: Trial) -> None:
     entry_result(label, got, expected)
     summary["changedFiles"].append("evil.ts")
     summary["goal"] = "changed"
-    shares_nothing(
-        label,
-        got,
-        expected,
-        "changed with the summary mapping it was given",
-        "随传入的 summary 一起变了",
-    )
+    changed = "changed with the summary mapping it was given", "随传入的 summary 一起变了"
+    shares_nothing(label, got, expected, *changed)
 
 
 @LAB.check(

@@ -1,14 +1,11 @@
 """Lab 11.5 checks: ``build_context`` extended with resume and system replay.
 
-The chapter, "恢复时把最新摘要接在保留后缀前面": the newest compaction's seven-field summary
-becomes one user message right after the system message, priced first from the message
-allowance; the original messages are collected from firstKeptEntryId on (also u4, a4 after
-the compaction), metadata and compaction entries skipped, and budgeted as in Lab 11.3. Only
-the newest compaction is read. "system 状态跨过 compaction 边界": the system message is
-replayed from the whole path. Lab 11.3's option and estimator rules and ledger still hold.
-
-Cases: the chapter's resumed, recompacted and system-patch paths (:mod:`ctxlab.fixtures`)
-and crafted variants, compared with the reference's result as in Lab 11.3 (:mod:`.expect`).
+The chapter, "恢复时把最新摘要接在保留后缀前面": the newest compaction's summary becomes one
+user message after the system message, priced first; the original messages are collected
+from firstKeptEntryId on (also after the compaction), metadata and compaction entries
+skipped, then budgeted as in Lab 11.3, whose rules still hold; "system 状态跨过 compaction
+边界": the system message is replayed from the whole path. Cases: the chapter's resumed,
+recompacted and system-patch paths and crafted variants, compared as in Lab 11.3.
 """
 
 from __future__ import annotations
@@ -267,44 +264,35 @@ def first_kept_checked(t: Trial) -> None:
         else e
         for e in fx.system_patch_path()
     ]
+    label = Text(
+        "path sys..a3 (system patches) whose compact-1 keeps from patch-1, budget 100/4/2",
+        "路径 sys..a3（system patch），compact-1 从 patch-1 开始保留，预算 100/4/2",
+    )
+    t.rejects(label, [["patch-1"]], patched, **budget(100))
     noted = fx.opening_path()
     noted.insert(5, MetadataSessionEntry("note", "a2", 5, "model", "course-model-1"))
     noted.append(CompactionSessionEntry("compact-1", "a3", 100, fx.compact1_summary(), "note", 29))
-    late = [*_first_kept_at("u4"), *crafted(user("u4", 1), assistant("a4", 1))]
-    # A compaction first on the path: nothing stands before it to keep from.
-    first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
+    label = Text(
+        "path sys..a3 with a metadata entry note before u3 and compact-1 keeping from note",
+        "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
+    )
+    t.rejects(label, [["note"]], rechain(noted), **budget(100))
     tags = budget(100, estimate_tokens=_tag_or_opening)
-    for en, zh, wrong, path, options in (
-        (
-            "path sys..a3 (system patches) whose compact-1 keeps from patch-1, budget 100/4/2",
-            "路径 sys..a3（system patch），compact-1 从 patch-1 开始保留，预算 100/4/2",
-            "patch-1",
-            patched,
-            budget(100),
-        ),
-        (
-            "path sys..a3 with a metadata entry note before u3 and compact-1 keeping from note",
-            "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
-            "note",
-            rechain(noted),
-            budget(100),
-        ),
-        (
-            "path sys..compact-1,u4,a4 with firstKeptEntryId u4 (after the compaction)",
-            "路径 sys..compact-1,u4,a4，firstKeptEntryId 为 compaction 之后的 u4",
-            "u4",
-            rechain(late),
-            tags,
-        ),
-        (
-            "path c0,u1,a1 whose compaction c0 comes first and keeps from u1",
-            "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
-            "u1",
-            rechain([first, *crafted(user("u1", 1), assistant("a1", 1))]),
-            tags,
-        ),
-    ):
-        t.rejects(Text(en, zh), [[wrong]], path, **options)
+    label = Text(
+        "path sys..compact-1,u4,a4 with firstKeptEntryId u4 (after the compaction)",
+        "路径 sys..compact-1,u4,a4，firstKeptEntryId 为 compaction 之后的 u4",
+    )
+    late = [*_first_kept_at("u4"), *crafted(user("u4", 1), assistant("a4", 1))]
+    t.rejects(label, [["u4"]], rechain(late), **tags)
+    # A compaction first on the path: nothing stands before it to keep from.
+    label = Text(
+        "path c0,u1,a1 whose compaction c0 comes first and keeps from u1",
+        "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
+    )
+    first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
+    t.rejects(
+        label, [["u1"]], rechain([first, *crafted(user("u1", 1), assistant("a1", 1))]), **tags
+    )
 
 
 def _compacted_again() -> list[SessionEntry]:
