@@ -1,27 +1,16 @@
 """Random cases drawn from a seed: the labs' random rows (spec §10, issue 34).
 
-Fixed inputs can be remembered: a function that answers from a table of the checks' inputs
-passes them all. Each lab therefore has one *random* row (its key starts with ``random_``):
-inputs drawn from a seeded generator of valid and minimally broken inputs, and the student's
-function compared with ctxlab's reference only where the chapter decides -- equal results
-on valid input, "refuses with a ValueError" vs "returns" on broken input -- so a
-chapter-faithful function passes whatever the seed.
-
-* :func:`draw_path` draws a path of random shape (11.2--11.5): groups with any number of
-  calls and their results in any order (even before the call), system patches before,
-  between and inside groups, metadata, compactions (11.4, 11.5), costs as ``[n]`` tags;
-  :class:`Estimator` prices them (``scale`` per tag and ``base`` per message: dyadic numbers,
-  so a sum is exact in any order); :func:`draw_budget` the three budget numbers (0 and
-  fractions too). A compaction entry's wire form (11.1) is drawn and broken in
-  :mod:`.drawn_entries`.
-* :func:`run` runs a row's cases and, on a failure, :func:`shrink` greedily drops groups,
-  entries, calls and fields and lowers numbers while the failure persists: the row shows the
-  smallest failing input found, in the chapter's terms, and the seed that replays it.
-
-The seed: :func:`fresh_seed` (``CTXLAB_SEED`` fixes it, for nbval, CI and stored outputs;
-else a new one per run) and :func:`seeded`, which the engine wraps a run in (a forked
-grading child inherits it; on the sandbox route the checks run in the grader's process).
-Plain :mod:`random` only: it runs under Pyodide.
+Fixed inputs can be remembered (a table of the checks' inputs passes them all), so each lab
+has one *random* row (key ``random_...``): inputs drawn from a seeded generator of valid and
+minimally broken inputs, the student's function compared with the reference only where the
+chapter decides (equal results on valid input; refuses with a ValueError or returns on
+broken input). :func:`draw_path` draws paths of random shape (groups, calls and results in
+any order, system patches, metadata, compactions, costs as ``[n]`` tags), :class:`Estimator`
+prices them, :func:`draw_budget` draws the budget; compaction entries are drawn in
+:mod:`.drawn_entries`. :func:`run` runs a row's cases; a failure is :func:`shrink`-ed to the
+smallest failing input found, shown with the seed that replays it. The seed:
+:func:`fresh_seed` (``CTXLAB_SEED`` fixes it) and :func:`seeded`. Plain :mod:`random` only
+(Pyodide).
 """
 
 from __future__ import annotations
@@ -98,7 +87,7 @@ _COUNTS: dict[str, int] = {}
 
 
 def declare(lab: str, key: str, count: int) -> int:
-    """Declare that lab ``lab``'s row ``key`` draws ``count`` cases per run; returns it."""
+    """Lab ``lab``'s row ``key`` draws ``count`` cases per run; returns it."""
     _COUNTS[f"{lab}:{key}"] = count
     return count
 
@@ -109,21 +98,15 @@ def count(lab: str, keys: Iterable[str]) -> int:
 
 
 def is_random(key: str) -> bool:
-    """Is the row ``key`` a random row?"""
     return key.startswith(PREFIX)
 
 
-def check_seed(seed: object) -> int:
-    """``seed`` as given to ``check_implementation`` (an int >= 0), else a usage error."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise GradingUsageError(f"seed must be an int >= 0, got {seed!r}", option="seed")
-    return seed
-
-
 def fresh_seed(seed: object = None) -> int:
-    """``seed`` when given; else ``CTXLAB_SEED`` when set; else a new one (6 digits)."""
+    """``seed`` when given (an int >= 0); else ``CTXLAB_SEED`` when set; else a new one."""
     if seed is not None:
-        return check_seed(seed)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise GradingUsageError(f"seed must be an int >= 0, got {seed!r}", option="seed")
+        return seed
     fixed = os.environ.get(ENV, "").strip()
     if fixed:
         if not fixed.isdigit():
@@ -144,10 +127,8 @@ def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
 
 
 def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
-    """May one more call of the student's function start, in a step that began at
-    ``began`` (by :func:`now`), when its slowest call so far took ``slowest`` s, and still
-    end within ``share`` of the check's time limit? (A slow function is judged on the calls
-    made so far, not timed out by their number.)"""
+    """May one more call (the slowest so far took ``slowest`` s) start in a step that began
+    at ``began`` (:func:`now`) and end within ``share`` of the check's time limit?"""
     return _clock() + slowest - began <= _LIMIT[0] * share
 
 
@@ -157,8 +138,7 @@ def now() -> float:
 
 
 def use(seed: int, limit: float = 10.0) -> int:
-    """From now on the random rows draw from ``seed``, within checks of ``limit`` s (the
-    sandbox route's grader, whose threads grading at once share one seed); returns it."""
+    """From now on the random rows draw from ``seed`` (the sandbox route's grader)."""
     _SEED[0], _LIMIT[0] = seed, limit
     return seed
 
@@ -169,10 +149,8 @@ def use(seed: int, limit: float = 10.0) -> int:
 
 @dataclass(frozen=True)
 class Item:
-    """One entry of a drawn path, in the chapter's terms. ``kind``: ``user``,
-    ``assistant`` (``calls``: the call ids it declares), ``result`` (``calls``: the one call
-    it answers), ``system`` (``sections``), ``metadata`` or ``compaction`` (``first_kept``).
-    ``cost`` is its ``[n]`` tag."""
+    """One entry of a drawn path: ``kind`` user, assistant (``calls`` it declares), result
+    (``calls``: the one it answers), system, metadata or compaction; ``cost``: its ``[n]``."""
 
     kind: str
     id: str
@@ -189,8 +167,7 @@ _TAG = re.compile(r"\[(\d+)\]")
 
 @dataclass(frozen=True)
 class Estimator:
-    """Prices a drawn message (or a string): ``scale`` per ``[n]`` tag unit, plus ``base``
-    per message."""
+    """Prices a drawn message (or a string): ``scale`` per ``[n]`` unit, ``base`` per message."""
 
     scale: float = 1
     base: float = 0
@@ -212,7 +189,7 @@ class Estimator:
 
 @dataclass(frozen=True)
 class Path:
-    """A drawn case of a path lab: the entries, and the options of the call."""
+    """A drawn case of a path lab: the entries and the call's options."""
 
     items: tuple[Item, ...]
     options: tuple[tuple[str, Any], ...] = ()
@@ -240,12 +217,6 @@ def _message(item: Item, stamp: int) -> AgentMessage:
     return SystemMessage(content, stamp, sections)
 
 
-def summary(entry_id: str, cost: int, items: int = 1) -> CompactionSummary:
-    """A drawn compaction's summary: its goal carries the ``[n]`` tag."""
-    done = tuple(f"{entry_id} done {i}" for i in range(items))
-    return CompactionSummary(f"goal of {entry_id} [{cost}]", (), done, (), (), (), ())
-
-
 def build(items: Sequence[Item]) -> list[SessionEntry]:
     """The entries of a drawn path, chained; timestamps 1, 2, 3, ..."""
     path: list[SessionEntry] = []
@@ -254,9 +225,11 @@ def build(items: Sequence[Item]) -> list[SessionEntry]:
         entry: SessionEntry
         if item.kind == "metadata":
             entry = MetadataSessionEntry(item.id, parent, stamp, "note", item.id)
-        elif item.kind == "compaction":
+        elif item.kind == "compaction":  # the summary's goal carries the [n] tag
+            goal = f"goal of {item.id} [{item.cost}]"
+            summary = CompactionSummary(goal, (), (f"{item.id} done 0",), (), (), (), ())
             entry = CompactionSessionEntry(
-                item.id, parent or "root", stamp, summary(item.id, item.cost), item.first_kept, 0
+                item.id, parent or "root", stamp, summary, item.first_kept, 0
             )
         else:
             entry = MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))
@@ -300,8 +273,7 @@ def in_scope(items: Sequence[Item]) -> bool:
 def draw_path(
     r: random.Random, *, compactions: int = 0, most: int = 4, least: int = 0
 ) -> tuple[Item, ...]:
-    """A valid path of random shape: ``least``..``most`` groups (at least one with
-    compactions)."""
+    """A valid path: ``least``..``most`` groups (at least one with compactions)."""
     count: dict[str, int] = {}
 
     def new(prefix: str) -> str:
@@ -394,10 +366,8 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
 
 
 def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
-    """``max_tokens``, ``reserved_output``, ``safety_margin`` and the estimator: 0 and
-    fractions (halves and quarters) too; ``max_tokens`` anywhere up to what the path costs,
-    or just at, above or below what its newest groups cost (where a choice stops), or where a
-    group does not fit but an older, smaller one would (where the walk must stop anyway)."""
+    """The budget numbers and estimator (0 and fractions too); ``max_tokens`` anywhere, or
+    near what the newest groups cost, or where a group does not fit but an older one would."""
     estimator = Estimator(r.choice((1, 1, 2, 0.5, 0.25)), r.choice((0, 0, 1, 0.5)))
     costs = [0.0]  # the messages before the first user (system ones), then each group
     for entry in build(items):
@@ -434,9 +404,8 @@ def break_budget(
     r: random.Random, items: Sequence[Item], options: dict[str, Any]
 ) -> dict[str, Any]:
     """``options`` with one number broken (negative or not finite), or the estimator broken
-    for a message every implementation prices: the replayed system's first content, or the
-    newest group's user message
-    (the chapter: "四个配置数值 和估算器的每次返回值都要是非负有限数")."""
+    for a message every implementation prices: the first system content or the newest user
+    message (the chapter: "四个配置数值 和估算器的每次返回值都要是非负有限数")."""
     worse = r.choice((-1, -0.5, math.nan, math.inf))
     targets = [i.id for i in items if i.kind == "system" and not i.flag][:1]
     targets += [i.id for i in items if i.kind == "user"][-1:]
@@ -460,7 +429,15 @@ def budget_text(options: dict[str, Any]) -> str:
 def smaller_path(case: Path) -> Iterator[Path]:
     """Smaller candidates of a drawn path: a group dropped, an entry dropped, a call and its
     results dropped, a cost lowered, a budget number lowered, a plainer estimator."""
-    items = case.items
+    items, options = case.items, dict(case.options)
+
+    def changed(i: int, **fields: Any) -> Path:
+        item = dataclasses.replace(items[i], **fields)
+        return dataclasses.replace(case, items=(*items[:i], item, *items[i + 1 :]))
+
+    def option(name: str, value: object) -> Path:
+        return dataclasses.replace(case, options=tuple({**options, name: value}.items()))
+
     users = [i for i, item in enumerate(items) if item.kind == "user"]
     for n, start in enumerate(users):
         end = users[n + 1] if n + 1 < len(users) else len(items)
@@ -479,42 +456,22 @@ def smaller_path(case: Path) -> Iterator[Path]:
     for i, item in enumerate(items):
         for lower in sorted({0, item.cost // 2}):
             if lower < item.cost:
-                yield dataclasses.replace(
-                    case,
-                    items=(*items[:i], dataclasses.replace(item, cost=lower), *items[i + 1 :]),
-                )
+                yield changed(i, cost=lower)
         if item.sections:
-            yield dataclasses.replace(
-                case,
-                items=(
-                    *items[:i],
-                    dataclasses.replace(item, sections=item.sections[1:]),
-                    *items[i + 1 :],
-                ),
-            )
-    options = dict(case.options)
+            yield changed(i, sections=item.sections[1:])
     for name in ("max_tokens", "reserved_output", "safety_margin"):
         value = options.get(name)
-        if (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and value > 0
-        ):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if math.isfinite(value) and value > 0:
             lowers: set[int | float] = {0, math.floor(value / 2), math.floor(value), value - 1}
-            for number in sorted(lowers):
-                if 0 <= number < value:
-                    yield dataclasses.replace(
-                        case, options=tuple({**options, name: number}.items())
-                    )
+            yield from (option(name, n) for n in sorted(lowers) if 0 <= n < value)
     estimator = options.get("estimate_tokens")
     if isinstance(estimator, Estimator):
         for scale, base in ((estimator.scale, 0), (1, estimator.base), (1, 0)):
             plainer = dataclasses.replace(estimator, scale=scale, base=base)
             if plainer != estimator:
-                yield dataclasses.replace(
-                    case, options=tuple({**options, "estimate_tokens": plainer}.items())
-                )
+                yield option("estimate_tokens", plainer)
 
 
 # ----------------------------------------------------------------------------------------
@@ -525,9 +482,8 @@ C = TypeVar("C")
 
 @dataclass(frozen=True)
 class Cases(Generic[C]):
-    """A random row's cases: how one is drawn, checked on the student's function, judged
-    still in the chapter's scope (a shrunk candidate must stay of the same kind), and made
-    smaller."""
+    """A random row's cases: drawn, checked, judged in scope (its kind: a shrunk candidate
+    must keep it), made smaller."""
 
     draw: Callable[[random.Random], C]
     check: Callable[[Trial, C, str], None]
@@ -541,8 +497,8 @@ def shrink(
     fails: Callable[[C], bool],
     deadline: float = math.inf,
 ) -> C:
-    """Greedy: take the first smaller candidate that still fails, until none does (or
-    :data:`SHRINK_TRIES` candidates were tried, or the grader's clock passed ``deadline``)."""
+    """Greedy: the first smaller candidate that still fails, until none does (or after
+    :data:`SHRINK_TRIES` tries, or at ``deadline``)."""
     tries = 0
     improved = True
     while improved and tries < SHRINK_TRIES and _clock() < deadline:
@@ -558,11 +514,9 @@ def shrink(
 
 
 def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
-    """Draw ``number`` cases from the run's seed and check each; on the first failure,
-    shrink it and fail with the smallest failing case found and the seed that replays it.
-
-    A slow function is not timed out by the number of cases: no case starts that could end
-    after half the check's time limit, no shrinking step after three quarters of it."""
+    """Draw ``number`` cases from the run's seed and check each; shrink the first failure
+    and fail with it and the seed. No case starts that could end after half the check's
+    time limit, no shrinking after three quarters (a slow function is not timed out)."""
     seed, began, slowest = _SEED[0], _clock(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):

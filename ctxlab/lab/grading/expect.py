@@ -1,12 +1,9 @@
-"""What a lab expects of a student's result, shared by the labs (issue 35).
+"""What the labs expect of a student's result: the comparisons several labs use (issue 35).
 
-Lab 11.1's entry comparison, used by Lab 11.4 too: :func:`entry_result` (a canonical
-``CompactionSessionEntry`` equal to the reference's) and :func:`shares_nothing`. The budget
-labs' (11.3 and 11.5): :func:`compare_context` compares a student's ``ContextResult`` with
-the reference's (kept ids, messages named by entry id, reason, token ledger),
-:func:`expect_context` calls the student's function first; the chapter's 31-token example;
-bad budget numbers and bad estimates refused; the random paths and budgets of their random
-rows. A lab's file keeps its own rows; what more than one lab checks with lives here.
+A compaction entry (Labs 11.1, 11.4): :func:`entry_result`, :func:`shares_nothing`. A
+``ContextResult`` (Labs 11.3, 11.5): :func:`compare_context` reports the first difference from
+the reference's result, named with entry ids; also their 31-token example, bad budget numbers
+and estimates refused, and the random paths and budgets of their random rows.
 """
 
 from __future__ import annotations
@@ -28,14 +25,9 @@ from ctxlab.messages import SystemMessage, UserMessage
 __all__ = [
     "GROUP_3",
     "KEPT_31",
-    "SUBJECTS",
-    "TOKENS_31",
-    "PathName",
-    "bilingual",
+    "BadEstimate",
     "budget",
-    "budget_label",
     "compare_context",
-    "context_wire",
     "entry_result",
     "expect_context",
     "expect_deterministic",
@@ -45,7 +37,7 @@ __all__ = [
     "rejects_bad_estimates",
     "rejects_bad_options",
     "shares_nothing",
-    "subject_of",
+    "zero",
 ]
 
 
@@ -78,9 +70,8 @@ def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> 
 def shares_nothing(
     label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
 ) -> None:
-    """After the caller changed what it passed in, ``got`` must still equal ``expected``:
-    the returned entry shares no mutable state with its input (``en``/``zh`` say how the
-    entry would have changed: "changed with its input")."""
+    """After the caller changed its input, ``got`` still equals ``expected`` (``en``/``zh``:
+    how the entry changed, "changed with its input")."""
     found = diff(expected.to_json(), got.to_json(), "")
     if found:
         fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
@@ -105,8 +96,7 @@ def budget(
     }
 
 
-#: How a check names a path: one name for both languages (``sys..a3``), or a name in each
-#: (``Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")``).
+#: A path's name in a label: the same in both languages (``sys..a3``), or a Text.
 PathName = str | Text
 
 
@@ -114,14 +104,14 @@ def bilingual(name: PathName) -> Text:
     return name if isinstance(name, Text) else same(name)
 
 
-def budget_label(name: PathName, max_tokens: object, reserved: object, margin: object) -> Text:
-    numbers = f"{shown(max_tokens)}/{shown(reserved)}/{shown(margin)}"
+def budget_label(name: PathName, options: Mapping[str, Any]) -> Text:
+    numbers = "/".join(shown(options[option]) for option, _ in _OPTIONS)
     path = bilingual(name)
     return Text(f"path {path.en}, budget {numbers}", f"路径 {path.zh}，预算 {numbers}")
 
 
 def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, str]:
-    """Canonical JSON of a message -> how to call it in a detail (entry id, system, ...)."""
+    """Canonical JSON of a message -> how a detail names it (entry id, system, summary)."""
     names: dict[str, str] = {}
     for entry in path:
         if isinstance(entry, MessageSessionEntry):
@@ -142,10 +132,9 @@ def _message_name(names: Mapping[str, str], wire: object, index: int) -> str:
     name = names.get(canonical(wire))
     if name is not None:
         return name
-    if isinstance(wire, Mapping) and isinstance(wire.get("role"), str):
-        if wire.get("role") == "system":
-            return "system"
-        return f"{wire['role']}?"
+    role = _role(wire)
+    if isinstance(role, str):
+        return "system" if role == "system" else f"{role}?"
     return f"<item {index}>"
 
 
@@ -182,11 +171,9 @@ def compare_context(
     reason: str | None = None,
     tokens: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """Compare a student's result with the reference's (and the chapter's literal facts).
-
-    Kept ids first, then the messages (by name, then field by field), the reason and the
-    token ledger: the first difference is reported, named with entry ids.
-    """
+    """The student's result against the reference's (``kept``, ``reason``, ``tokens``: the
+    chapter's literal facts): kept ids, messages (by name, then field by field), reason,
+    token ledger; the first difference fails, named with entry ids."""
     wire = context_wire(label, got)
     expected = reference.to_json()
     want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
@@ -245,42 +232,33 @@ def expect_context(
     **literal: Any,
 ) -> dict[str, Any]:
     """Call the student's build_context on a fresh path; compare with the reference."""
-    label = budget_label(
-        name, options["max_tokens"], options["reserved_output"], options["safety_margin"]
-    )
+    label = budget_label(name, options)
     got = t.returns(label, make_path(), **options)
     reference = build_context(make_path(), **options)
     return compare_context(label, got, reference, make_path(), **literal)
 
 
 def expect_deterministic(
-    t: Trial,
-    name: PathName,
-    make_path: Callable[[], list[SessionEntry]],
-    max_tokens: int,
-    *,
-    independent_copies: bool,
+    t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], max_tokens: int
 ) -> None:
-    """Two calls on the same path give equal results (with ``independent_copies``: and
-    changing one result's ``to_json()`` leaves the result itself as it was)."""
+    """Two calls on the same path give equal results, and changing one result's
+    ``to_json()`` leaves the result itself as it was."""
     path = make_path()
-    label = budget_label(name, max_tokens, 4, 2)
+    label = budget_label(name, budget(max_tokens))
     first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
     second_result = t.returns(label, path, **budget(max_tokens))
     second = context_wire(label, second_result)
     if canonical(first) != canonical(second):
         fail(label, ": two calls gave different results", "：两次调用结果不同")
-    if independent_copies:
-        first["keptEntryIds"] = ["changed"]
-        if isinstance(first.get("messages"), list) and first["messages"]:
-            first["messages"][0] = {"role": "changed"}
-        third = context_wire(label, second_result)
-        if canonical(third) != canonical(second):
-            fail(
-                label,
-                ": changing one result's to_json() changed the result itself",
-                "：修改一次结果的 to_json() 改动了结果本身",
-            )
+    first["keptEntryIds"] = ["changed"]
+    if isinstance(first.get("messages"), list) and first["messages"]:
+        first["messages"][0] = {"role": "changed"}
+    if canonical(context_wire(label, second_result)) != canonical(second):
+        fail(
+            label,
+            ": changing one result's to_json() changed the result itself",
+            "：修改一次结果的 to_json() 改动了结果本身",
+        )
     reference = build_context(make_path(), **budget(max_tokens))
     compare_context(label, second_result, reference, path)
 
@@ -303,44 +281,36 @@ TOKENS_31 = {
 
 
 def expect_worked_example_31(t: Trial) -> None:
-    """The chapter's 31-token example on the opening path sys..a3 (Labs 11.3 and 11.5)."""
+    """The chapter's 31-token example on the opening path sys..a3."""
     expect_context(
         t, "sys..a3", fx.opening_path, budget(31), kept=KEPT_31, reason="trimmed", tokens=TOKENS_31
     )
 
 
-_BAD_NUMBERS: tuple[object, ...] = (
-    float("nan"),
-    float("inf"),
-    float("-inf"),
-    -1,
-    -0.5,
-    True,
-    "31",
-    None,
+_BAD_NUMBERS = (float("nan"), float("inf"), float("-inf"), -1, -0.5, True, "31", None)
+_OPTIONS = (
+    ("max_tokens", "maxTokens"),
+    ("reserved_output", "reservedOutput"),
+    ("safety_margin", "safetyMargin"),
 )
 
 
 def rejects_bad_options(
     t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], *, strict: bool = False
 ) -> None:
-    """Every bad budget number is refused on ``make_path()``. The chapter (``strict=False``):
-    an error (a ValueError). ctxlab (``strict``): a ContextOptionError naming the option
-    (message and ``.option``), and an estimator that is not a function is one too."""
+    """Every bad budget number is refused: by the chapter with an error (a ValueError); by
+    ctxlab (``strict``) with a ContextOptionError naming the option (message and
+    ``.option``), also for an estimator that is not a function."""
     path = bilingual(name)
-    for option, camel in (
-        ("max_tokens", "maxTokens"),
-        ("reserved_output", "reservedOutput"),
-        ("safety_margin", "safetyMargin"),
-    ):
-        for bad in _BAD_NUMBERS:
-            options = {**budget(31), option: bad}
-            label = Text(
-                f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
-            )
-            if not strict:
-                t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
-                continue
+    cases = [(option, camel, bad) for option, camel in _OPTIONS for bad in _BAD_NUMBERS]
+    if strict:
+        cases += [("estimate_tokens", "estimateTokens", bad) for bad in (None, 5, "estimate")]
+    for option, camel, bad in cases:
+        label = Text(
+            f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
+        )
+        options = {**budget(31), option: bad}
+        if strict:
             t.rejects(
                 label,
                 [[option, camel]],
@@ -349,20 +319,8 @@ def rejects_bad_options(
                 attrs={"option": option},
                 **options,
             )
-    if not strict:
-        return
-    for bad in (None, 5, "estimate"):
-        t.rejects(
-            Text(
-                f"path {path.en}, estimate_tokens={shown(bad)}",
-                f"路径 {path.zh}，estimate_tokens={shown(bad)}",
-            ),
-            [["estimate_tokens", "estimateTokens"]],
-            make_path(),
-            error_type=ContextOptionError,
-            attrs={"option": "estimate_tokens"},
-            **{**budget(31), "estimate_tokens": bad},
-        )
+        else:
+            t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
 
 
 #: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
@@ -373,8 +331,33 @@ SUBJECTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def subject_of(target: str) -> tuple[str, ...]:
-    return SUBJECTS.get(target, (f"entry {target}",))
+class BadEstimate:
+    """The chapter's estimator (or ``other`` for every message), except for one message priced
+    ``bad`` (or raising it, an exception): entry ``target``, ``"system"`` or ``"compact-1"``
+    (the summary: a user message that is no entry of the path)."""
+
+    def __init__(
+        self, path: Sequence[SessionEntry], target: str, bad: object, other: float | None = None
+    ) -> None:
+        self.target, self.bad, self.other = target, bad, other
+        self.originals = [e.message for e in path if isinstance(e, MessageSessionEntry)]
+        self.message = next(
+            (e.message for e in path if isinstance(e, MessageSessionEntry) and e.id == target),
+            None,
+        )
+
+    def __call__(self, message: object) -> object:
+        if self.target == "system":
+            hit = isinstance(message, SystemMessage)
+        elif self.target == "compact-1":
+            hit = isinstance(message, UserMessage) and message not in self.originals
+        else:
+            hit = message == self.message
+        if not hit:
+            return fx.opening_estimator(message) if self.other is None else self.other
+        if isinstance(self.bad, BaseException):
+            raise self.bad
+        return self.bad
 
 
 def rejects_bad_estimates(
@@ -382,14 +365,12 @@ def rejects_bad_estimates(
     name: PathName,
     make_path: Callable[[], list[SessionEntry]],
     cases: Sequence[tuple[str, object]],
-    estimator: Callable[[Sequence[SessionEntry], str, object], Callable[[object], object]],
     *,
     strict: bool = False,
 ) -> None:
-    """Each estimator that prices one message (``target``) badly is refused. The chapter
-    (``strict=False``): an error (a ValueError) for a bad value. ctxlab (``strict``): an
-    EstimatorError naming the message (message and ``.subject``), also for an estimator
-    that raises."""
+    """Each :class:`BadEstimate` of ``cases`` (target, bad) is refused: by the chapter with an
+    error (a ValueError) for a bad value; by ctxlab (``strict``) with an EstimatorError
+    naming the message (message and ``.subject``), also for an estimator that raises."""
     named = bilingual(name)
     for target, bad in cases:
         path = make_path()
@@ -402,18 +383,24 @@ def rejects_bad_estimates(
             f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
             f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
         )
-        options = budget(500, estimate_tokens=estimator(path, target, bad))
+        options = budget(500, estimate_tokens=BadEstimate(path, target, bad))
         if not strict:
             t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
             continue
+        subject = SUBJECTS.get(target, (f"entry {target}",))
         t.rejects(
             label,
             [[target]],
             path,
             error_type=EstimatorError,
-            attrs={"subject": subject_of(target)},
+            attrs={"subject": subject},
             **options,
         )
+
+
+def zero(message: object) -> int:
+    """Every message at 0: a valid estimate."""
+    return 0
 
 
 def halves(message: object) -> float:

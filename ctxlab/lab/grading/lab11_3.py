@@ -1,39 +1,26 @@
 """Lab 11.3 checks: ``build_context(active_path, *, max_tokens, ...)`` without compaction.
 
-The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed from the
-whole path and priced as one message (3); the fixed costs (system, reserved output 4,
-safety margin 2) come off the window first, and the allowance never goes below 0; the
-remaining 22 tokens go to whole groups, newest first, and the choice stops at the first
-group that does not fit -- so the 31-token example keeps groups 2 and 3 (reason
-``trimmed``). When even the newest group does not fit it is returned whole
-(``single_group_overflow``). "损坏记录在进入预算前就会被拒绝": tool ids that do not pair
-stop the build.
-
-Cases: the opening path with the chapter's estimator (a budget ``a/b/c`` is max_tokens,
-reserved_output, safety_margin), and crafted paths priced by their ``[n]`` tags. The
-expected result is the reference's for the same input; the chapter's literal facts (kept
-ids, reason, the token ledger) are written here too; the comparison, shared with Lab 11.5,
-is :mod:`.expect`'s.
+The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed and priced as one
+message; the fixed costs come off the window first (never below 0); whole groups are kept
+newest first, stopping at the first that does not fit (``trimmed``), a newest group that does
+not fit is returned whole (``single_group_overflow``). Cases: the opening path with the
+chapter's estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted
+paths priced by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ctxlab import context
 from ctxlab import fixtures as fx
 from ctxlab.context import build_context
-from ctxlab.entries import (
-    MessageSessionEntry,
-    MetadataSessionEntry,
-    SessionEntry,
-)
+from ctxlab.entries import MetadataSessionEntry, SessionEntry
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial
 from ctxlab.lab.grading.cases import (
     assistant,
-    by_id,
     crafted,
     rechain,
     system,
@@ -54,58 +41,44 @@ from ctxlab.lab.grading.expect import (
     random_context,
     rejects_bad_estimates,
     rejects_bad_options,
+    zero,
 )
 from ctxlab.lab.grading.text import Text
-from ctxlab.messages import SystemMessage, UserMessage
+from ctxlab.messages import UserMessage
 from ctxlab.window import ContextWindow
 
 __all__ = ["LAB", "negative_for_user", "one_each"]
-
-#: ctxlab's solution of the lab (Lab 11.5's adds resume_candidates): the helper functions
-#: of ctxlab.context compute the answer as surely as build_context does.
-SOLUTION: tuple[Callable[..., Any], ...] = (
-    build_context,
-    ContextWindow.build,
-    *helper_functions(context),
-)
-#: What the sandbox's copy of ctxlab replaces by a raise for the budget labs.
-STUBBED: tuple[Callable[..., Any], ...] = (
-    build_context,
-    context._build,
-    context.select_newest_suffix,
-    context.assemble_result,
-    ContextWindow.build,
-)
 
 LAB = LabChecks(
     "11.3",
     "build_context",
     ("active_path",),
     build_context,
-    solution=SOLUTION,
-    stubbed=STUBBED,
+    # ctxlab's solution: the helper functions of ctxlab.context compute the answer too.
+    solution=(build_context, ContextWindow.build, *helper_functions(context)),
+    #: What the sandbox's copy of ctxlab replaces by a raise.
+    stubbed=(
+        build_context,
+        context._build,
+        context.select_newest_suffix,
+        context.assemble_result,
+        ContextWindow.build,
+    ),
     solution_name="ctxlab.build_context",
     helpers="ctxlab.context._build and the other private functions of ctxlab.context",
     budget=True,
 )
 
-
-# ----------------------------------------------------------------------------------------
-# The behaviours
-
-
 _ALL_GROUPS = ("u1", "a1", *KEPT_31)
 
 
-def _expect_opening(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
-    """The chapter's opening path sys..a3 with ``options``."""
+def _opening(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
     expect_context(t, "sys..a3", fx.opening_path, options, **literal)
 
 
-def _expect_crafted(
+def _crafted(
     t: Trial, path: list[SessionEntry], options: Mapping[str, Any], **literal: Any
 ) -> None:
-    """A crafted path, named by its ids."""
     expect_context(t, path_name(path), lambda: list(path), options, **literal)
 
 
@@ -132,7 +105,7 @@ def worked_example_31(t: Trial) -> None:
 def single_group_overflow(t: Trial) -> None:
     # 19 - system 3 - reserved 4 - margin 2 = 10 tokens for messages; group 3 needs 15.
     for max_tokens in (19, 0, 9, 23):
-        _expect_opening(t, budget(max_tokens), kept=GROUP_3, reason="single_group_overflow")
+        _opening(t, budget(max_tokens), kept=GROUP_3, reason="single_group_overflow")
 
 
 @LAB.check(
@@ -147,9 +120,9 @@ def single_group_overflow(t: Trial) -> None:
 )
 def within_budget(t: Trial) -> None:
     for max_tokens in (38, 500):
-        _expect_opening(t, budget(max_tokens), kept=_ALL_GROUPS, reason="within_budget")
+        _opening(t, budget(max_tokens), kept=_ALL_GROUPS, reason="within_budget")
     tags = budget(10, 1, 1, tag_estimator)
-    _expect_crafted(t, crafted(system("sys", "sys [3]")), tags, kept=(), reason="within_budget")
+    _crafted(t, crafted(system("sys", "sys [3]")), tags, kept=(), reason="within_budget")
     expect_context(t, "[]", list, tags, kept=(), reason="within_budget")
 
 
@@ -164,17 +137,10 @@ def within_budget(t: Trial) -> None:
 )
 def fixed_costs_first(t: Trial) -> None:
     # One token more of margin leaves 21: group 2 no longer fits beside group 3.
-    _expect_opening(t, budget(31, 4, 3), kept=GROUP_3, reason="trimmed")
-    _expect_opening(t, budget(31, 5, 2), kept=GROUP_3, reason="trimmed")
-    for options in (
-        budget(5),
-        budget(31, 40, 2),
-        budget(31, 4, 100),
-        budget(2.5, 0.5, 0.25),
-        budget(37),
-        budget(24),
-    ):
-        _expect_opening(t, options)
+    _opening(t, budget(31, 4, 3), kept=GROUP_3, reason="trimmed")
+    _opening(t, budget(31, 5, 2), kept=GROUP_3, reason="trimmed")
+    for numbers in ((5,), (31, 40, 2), (31, 4, 100), (2.5, 0.5, 0.25), (37,), (24,)):
+        _opening(t, budget(*numbers))
 
 
 @LAB.check(
@@ -193,7 +159,7 @@ def contiguous_newest_suffix(t: Trial) -> None:
         user("u2", 5), assistant("a2", 5),
         user("u3", 2), assistant("a3", 1),
     )  # fmt: skip
-    _expect_crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u3", "a3"))
+    _crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u3", "a3"))
     # Groups 1, 6, 1, 1: with 4 tokens the two newest fit, then group 2 stops the choice.
     path = crafted(
         user("u1", 1),
@@ -201,7 +167,7 @@ def contiguous_newest_suffix(t: Trial) -> None:
         user("u3", 1),
         user("u4", 1),
     )  # fmt: skip
-    _expect_crafted(t, path, budget(4, 0, 0, tag_estimator), kept=("u3", "u4"))
+    _crafted(t, path, budget(4, 0, 0, tag_estimator), kept=("u3", "u4"))
 
 
 @LAB.check(
@@ -220,23 +186,8 @@ def whole_groups(t: Trial) -> None:
         tool_result("r-1", "c-1", 1), assistant("a2", 1),
         user("u3", 2), assistant("a3", 2),
     )  # fmt: skip
-    _expect_crafted(t, path, budget(6, 0, 0, tag_estimator), kept=("u3", "a3"))
-    _expect_crafted(
-        t, path, budget(8, 0, 0, tag_estimator), kept=("u2", "calls", "r-1", "a2", "u3", "a3")
-    )
-
-
-def _replay_path() -> list[SessionEntry]:
-    # sys: BASE [2] + rules v1 [3]; patch: rules v2 [1]  -> replayed BASE [2] + RULE v2 [1] = 3
-    return crafted(
-        system("sys", "BASE [2]", {"rules": "RULE v1 [3]"}),
-        user("u1", 2),
-        assistant("a1", 2),
-        system("patch", "", {"rules": "RULE v2 [1]", "gone": None}),
-        user("u2", 2),
-        system("tip", "TIP [1]", {"style": "terse [1]"}),
-        assistant("a2", 2),
-    )
+    _crafted(t, path, budget(6, 0, 0, tag_estimator), kept=("u3", "a3"))
+    _crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u2", "calls", "r-1", "a2", "u3", "a3"))
 
 
 @LAB.check(
@@ -249,25 +200,26 @@ def _replay_path() -> list[SessionEntry]:
     quote_en="currentSystemMessage() is chapter 03's replay function",
 )
 def system_replayed(t: Trial) -> None:
+    # sys: BASE [2] + rules v1 [3]; patch: rules v2 [1]; tip: TIP [1], style terse [1].
     # Replayed: "BASE [2]\n\nTIP [1]", sections rules "RULE v2 [1]", style "terse [1]" = 5.
-    name = "sys,u1,a1,patch,u2,tip,a2"
-    expect_context(t, name, _replay_path, budget(9, 0, 0, tag_estimator), kept=("u2", "a2"))
-    expect_context(
-        t, name, _replay_path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2")
+    path = crafted(
+        system("sys", "BASE [2]", {"rules": "RULE v1 [3]"}),
+        user("u1", 2),
+        assistant("a1", 2),
+        system("patch", "", {"rules": "RULE v2 [1]", "gone": None}),
+        user("u2", 2),
+        system("tip", "TIP [1]", {"style": "terse [1]"}),
+        assistant("a2", 2),
     )
-
-    # A system message with empty content is still a system message: it is replayed.
-    def empty() -> list[SessionEntry]:
-        return crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
-
+    _crafted(t, path, budget(9, 0, 0, tag_estimator), kept=("u2", "a2"))
+    _crafted(t, path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2"))
+    # A system message with empty content is still a system message: it is replayed (and
+    # its sections are the prompt, issue 24).
     name = "sys(content ''),u1,a1"
-    expect_context(t, name, empty, budget(10, 1, 1, one_each), kept=("u1", "a1"))
-
-    # Empty content is still a system message (its sections are the prompt): issue 24.
-    def sections_only() -> list[SessionEntry]:
-        return crafted(system("sys", "", {"rules": "RULE [2]"}), user("u1", 2), assistant("a1", 2))
-
-    expect_context(t, "sys(content ''),u1,a1", sections_only, budget(100, 0, 0, tag_estimator))
+    empty = crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
+    expect_context(t, name, lambda: list(empty), budget(10, 1, 1, one_each), kept=("u1", "a1"))
+    sections = crafted(system("sys", "", {"rules": "RULE [2]"}), user("u1", 2), assistant("a1", 2))
+    expect_context(t, name, lambda: list(sections), budget(100, 0, 0, tag_estimator))
 
 
 @LAB.check(
@@ -299,60 +251,21 @@ def options_checked(t: Trial) -> None:
     rejects_bad_options(t, "[]", list)
 
 
-_OPTIONS_WHY_EN = (
-    "the chapter asks for finite numbers >= 0; ctxlab's error also says which option is"
-    " wrong (ContextOptionError, .option), and refuses an estimator that is not a function"
-    " before it is called"
-)
-_OPTIONS_WHY_ZH = (
-    "本章要求非负有限数；ctxlab 的错误还要指出是哪个选项（ContextOptionError、.option），"
-    "并且在调用之前就拒绝不是函数的估算器"
-)
-
-
 @LAB.check(
     "a bad budget number, or an estimate_tokens that is not a function, is a"
     " ContextOptionError naming the option (.option)",
     "预算数值不合法、estimate_tokens 不是函数时，抛出 ContextOptionError 并指出是哪个选项"
     "（.option）",
     source="ctxlab",
-    why_en=_OPTIONS_WHY_EN,
-    why_zh=_OPTIONS_WHY_ZH,
+    why_en="the chapter asks for finite numbers >= 0; ctxlab's error also says which option is"
+    " wrong (ContextOptionError, .option), and refuses an estimator that is not a function"
+    " before it is called",
+    why_zh="本章要求非负有限数；ctxlab 的错误还要指出是哪个选项（ContextOptionError、.option），"
+    "并且在调用之前就拒绝不是函数的估算器",
 )
 def options_named(t: Trial) -> None:
     rejects_bad_options(t, "sys..a3", fx.opening_path, strict=True)
     rejects_bad_options(t, "[]", list, strict=True)
-
-
-class _BadEstimator:
-    """The chapter's estimator, except for one message (by entry id) priced badly."""
-
-    def __init__(self, path: Sequence[SessionEntry], target: str, bad: object) -> None:
-        self.bad = bad
-        self.target: object
-        if target == "system":
-            self.target = "system"
-        else:
-            entry = by_id(path)[target]
-            assert isinstance(entry, MessageSessionEntry)
-            self.target = entry.message
-
-    def __call__(self, message: object) -> object:
-        hit = (
-            isinstance(message, SystemMessage)
-            if self.target == "system"
-            else message == self.target
-        )
-        if not hit:
-            return fx.opening_estimator(message)
-        if isinstance(self.bad, BaseException):
-            raise self.bad
-        return self.bad
-
-
-def _zero_for(message: object) -> int:
-    """An estimator that prices every message at 0 (a valid estimate)."""
-    return 0
 
 
 def _zero_for_user(message: object) -> int:
@@ -365,7 +278,6 @@ def negative_for_user(message: object) -> int:
 
 
 def one_each(message: object) -> int:
-    """An estimator that prices every message at 1, an empty one too."""
     return 1
 
 
@@ -379,9 +291,9 @@ def one_each(message: object) -> int:
     quote_en="the estimator's every return value must be a finite number >= 0",
 )
 def estimator_checked(t: Trial) -> None:
-    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, _BadEstimator)
-    _expect_opening(t, budget(31, estimate_tokens=_zero_for), kept=_ALL_GROUPS)
-    _expect_opening(t, budget(31, estimate_tokens=_zero_for_user))
+    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES)
+    _opening(t, budget(31, estimate_tokens=zero), kept=_ALL_GROUPS)
+    _opening(t, budget(31, estimate_tokens=_zero_for_user))
     # An estimate is any finite number >= 0: 2.5 is taken as 2.5, never truncated.
     half = Text("sys..a3 (every estimate + 0.5)", "sys..a3（每条估算值 + 0.5）")
     for max_tokens in (31, 35, 40):
@@ -400,7 +312,7 @@ def estimator_checked(t: Trial) -> None:
     "估算器自己抛出的异常也包装成 EstimatorError",
 )
 def estimator_errors_named(t: Trial) -> None:
-    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, _BadEstimator, strict=True)
+    rejects_bad_estimates(t, "sys..a3", fx.opening_path, _BAD_ESTIMATES, strict=True)
 
 
 _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
@@ -424,23 +336,15 @@ _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
     quote_en="the third group does not enter the budget selection",
 )
 def broken_groups_refused(t: Trial) -> None:
-    t.rejects(
-        Text(
-            "path sys..a3 with r-test(unknown-1), budget 31/4/2",
-            "路径 sys..a3，r-test(unknown-1)，预算 31/4/2",
-        ),
-        [["unknown-1", "r-test"]],
-        fx.unknown_call_path(),
-        error_type=CHAPTER_ERROR,
-        **budget(31),
+    label = Text(
+        "path sys..a3 with r-test(unknown-1), budget 31/4/2",
+        "路径 sys..a3，r-test(unknown-1)，预算 31/4/2",
     )
-    expect_context(
-        t,
-        Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前"),
-        fx.results_before_call_path,
-        budget(31),
-        kept=("u2", "a2", "u3", "r-test", "calls", "r-read", "a3"),
-    )
+    path = fx.unknown_call_path()
+    t.rejects(label, [["unknown-1", "r-test"]], path, error_type=CHAPTER_ERROR, **budget(31))
+    name = Text("sys..a3 with r-test before calls", "sys..a3，r-test 排在 calls 之前")
+    kept = ("u2", "a2", "u3", "r-test", "calls", "r-read", "a3")
+    expect_context(t, name, fx.results_before_call_path, budget(31), kept=kept)
 
 
 @LAB.check(
@@ -452,15 +356,12 @@ def broken_groups_refused(t: Trial) -> None:
     quote_en="the same active path and options should give deeply equal results",
 )
 def deterministic_and_isolated(t: Trial) -> None:
-    expect_deterministic(t, "sys..a3", fx.opening_path, 31, independent_copies=True)
-    # A path with metadata entries: they are skipped, and the caller's list is left whole.
-    expect_deterministic(
-        t, Text("sys..a3 with note", "sys..a3（带 note）"), _noted, 31, independent_copies=True
-    )
+    expect_deterministic(t, "sys..a3", fx.opening_path, 31)
+    # Metadata entries after a1 and at the end are skipped, and the caller's list is kept.
+    expect_deterministic(t, Text("sys..a3 with note", "sys..a3（带 note）"), _noted, 31)
 
 
 def _noted() -> list[SessionEntry]:
-    """The opening path with a metadata entry after a1 and another at the end."""
     entries: list[SessionEntry] = fx.opening_path()
     entries.insert(3, MetadataSessionEntry("note-1", None, 60, "model", "course-model-1"))
     entries.append(MetadataSessionEntry("note-2", None, 70, "reviewed", True))

@@ -1,24 +1,17 @@
 """Lab 11.4 checks: ``create_compaction_entry(active_path, *, id, timestamp, summary, ...)``.
 
-The chapter, "compact-1 记录摘要与保留起点": ``createCompactionEntry(activePath, {id:
-"compact-1", timestamp: 100, summary, firstKeptEntryId: "u2", tokensBefore: 29})`` takes
-its parentId from the path's last entry (a3); firstKeptEntryId must be the user message that
-starts a group (u2 is valid; a2, calls, r-test lie inside a group; a system message such as
-patch-2 cannot be a cut point, "system 状态跨过 compaction 边界"); the candidate goes
-through ``parseSessionEntry()`` as its final check and copy; creating is pure -- the path
-stays as it was and no Store is involved.
-
-Cases: the chapter's paths (opening, resumed, recompacted, with system patches). The
-expected entry is the reference's for the same input, compared as in Lab 11.1. The
-chapter's rows accept any error (a ValueError) that names what the chapter names; ctxlab's
-rows (optional extras) hold its own rules: an empty path, an id already on the path, the
-summary as a mapping, and errors of ctxlab's classes naming the field.
+The chapter, "compact-1 记录摘要与保留起点": parentId is the path's last entry; firstKeptEntryId
+must be a user message that starts a group (u2; not a2, calls, r-test, nor a system message);
+the candidate goes through ``parseSessionEntry()``; creating is pure. Expected is the
+reference's entry, compared as in Lab 11.1; the chapter's rows accept any error (a ValueError)
+naming what the chapter names, ctxlab's rows hold its own rules and error classes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -79,8 +72,7 @@ _PATH_NAMES_ZH = {
 
 
 def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
-    """A case's label; ``wrong`` names the field whose value is wrong in it (shown with
-    that value)."""
+    """A case's label; ``wrong``: the field it gets wrong, shown with its value."""
     name_zh = _PATH_NAMES_ZH.get(name, name)
     entry_id, first_kept = (_plain(options[k]) for k in ("id", "first_kept_entry_id"))
     text = Text(
@@ -88,7 +80,12 @@ def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
         f"路径 {name_zh}，id {entry_id}，保留起点 {first_kept}",
     )
     if wrong:
-        value = _wrong_value(options, wrong)
+        if wrong.startswith("summary."):
+            summary = options["summary"]
+            wire = summary if isinstance(summary, Mapping) else summary.to_json()
+            value = shown(wire.get(wrong.split(".", 1)[1]))
+        else:  # tokensBefore: the option tokens_before
+            value = shown(options[re.sub("([A-Z])", r"_\1", wrong).lower()])
         text += Text(f", with {wrong} = {value}", f"，其中 {wrong} = {value}")
     return text
 
@@ -98,23 +95,6 @@ def _plain(value: object) -> str:
     if isinstance(value, str) and value and value == value.strip():
         return value
     return shown(value)
-
-
-_OPTION_OF = {
-    "tokensBefore": "tokens_before",
-    "timestamp": "timestamp",
-    "id": "id",
-    "firstKeptEntryId": "first_kept_entry_id",
-}
-
-
-def _wrong_value(options: Mapping[str, Any], field: str) -> str:
-    """The value of ``field`` (``tokensBefore``, ``summary.goal``...) in ``options``."""
-    if field.startswith("summary."):
-        summary = options["summary"]
-        wire = summary if isinstance(summary, Mapping) else summary.to_json()
-        return shown(wire.get(field.split(".", 1)[1]))
-    return shown(options[_OPTION_OF.get(field, field)])
 
 
 def _expect_created(
@@ -152,10 +132,9 @@ def _refused(
     strict: bool = False,
     wrong: str = "",
 ) -> None:
-    """Creating on ``path`` with ``options`` is refused, naming ``names``. The chapter
-    (``strict=False``): an error (a ValueError). ctxlab (``strict``): a CompactionError (the
-    checklist: "Errors are CompactionError(message)"). ``wrong``: the field the case gets
-    wrong, shown with its value."""
+    """Creating is refused, naming ``names``: by the chapter with an error (a ValueError); by
+    ctxlab (``strict``) with a CompactionError (its checklist: "Errors are
+    CompactionError(message)")."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
     t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
@@ -213,21 +192,22 @@ def parent_is_last_entry(t: Trial) -> None:
             MetadataSessionEntry("note", "a3", 50, "model", "course-model-1"),
         ]
 
-    _expect_created(t, "sys..a3,note", tagged, _options("c", "u3", tokens_before=0), parent="note")
-    _expect_created(
-        t,
-        "sys..a4",
-        fx.resumed_path,
-        _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
-        parent="a4",
-    )
-    _expect_created(
-        t,
-        "sys..compact-2",
-        fx.recompacted_path,
-        _options("compact-3", "u4", tokens_before=11, timestamp=300),
-        parent="compact-2",
-    )
+    for name, make_path, options, parent in (
+        ("sys..a3,note", tagged, _options("c", "u3", tokens_before=0), "note"),
+        (
+            "sys..a4",
+            fx.resumed_path,
+            _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
+            "a4",
+        ),
+        (
+            "sys..compact-2",
+            fx.recompacted_path,
+            _options("compact-3", "u4", tokens_before=11, timestamp=300),
+            "compact-2",
+        ),
+    ):
+        _expect_created(t, name, make_path, options, parent=parent)
     # The caller cannot pass parentId: a call that tries is not accepted.
     for keyword in ("parent_id", "parentId"):
         options = {**_options(), keyword: "u1"}
@@ -372,6 +352,7 @@ def _parser_cases() -> list[_ParserCase]:
 
 
 def _parser_refusals(t: Trial, *, strict: bool) -> None:
+    """What the parser refuses, then an empty first kept entry."""
     for options, names, field, chapter in _parser_cases():
         label = _label("sys..a3", options, field)
         if strict:
@@ -385,6 +366,13 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
             )
         elif chapter:
             t.rejects(label, names, fx.opening_path(), error_type=CHAPTER_ERROR, **options)
+    # An empty first kept entry: the chapter's error, or ctxlab's CompactionError.
+    for blank in ("", "\t", " \n"):
+        options = _options(first_kept=blank)
+        names = [["compact-1"]] if strict else []
+        _refused(
+            t, "sys..a3", fx.opening_path(), options, names, strict=strict, wrong="firstKeptEntryId"
+        )
 
 
 @LAB.check(
@@ -398,10 +386,6 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
 )
 def parsed_result(t: Trial) -> None:
     _parser_refusals(t, strict=False)
-    for blank in ("", "\t", " \n"):
-        options = _options(first_kept=blank)
-        label = _label("sys..a3", options, "firstKeptEntryId")
-        t.rejects(label, [], fx.opening_path(), error_type=CHAPTER_ERROR, **options)
     options = _options()
     label = _label("sys..a3", options)
     got = t.returns(label, fx.opening_path(), **options)
@@ -434,12 +418,6 @@ def parsed_result(t: Trial) -> None:
 )
 def errors_named(t: Trial) -> None:
     _parser_refusals(t, strict=True)
-    for blank in ("", "\t", " \n"):
-        options = _options(first_kept=blank)
-        path = fx.opening_path()
-        _refused(
-            t, "sys..a3", path, options, [["compact-1"]], strict=True, wrong="firstKeptEntryId"
-        )
     _not_group_heads(t, strict=True)
     _system_heads(t, strict=True)
     _unknown_heads(t, strict=True)
@@ -457,12 +435,10 @@ def errors_named(t: Trial) -> None:
     "给出的 dict；ctxlab 两种都接受",
 )
 def summary_forms(t: Trial) -> None:
-    mapping = fx.compact1_summary().to_json()
-    as_mapping, as_object = (
-        "sys..a3 (summary = a mapping)",
-        "sys..a3 (summary = a CompactionSummary)",
-    )
-    _expect_created(t, as_mapping, fx.opening_path, _options(summary=mapping), parent="a3")
+    as_mapping = "sys..a3 (summary = a mapping)"
+    mapping = _options(summary=fx.compact1_summary().to_json())
+    _expect_created(t, as_mapping, fx.opening_path, mapping, parent="a3")
+    as_object = "sys..a3 (summary = a CompactionSummary)"
     _expect_created(t, as_object, fx.opening_path, _options(), parent="a3")
     # The entry is a copy: changing the mapping afterwards changes nothing.
     summary = fx.compact1_summary().to_json()
@@ -473,13 +449,8 @@ def summary_forms(t: Trial) -> None:
     entry_result(label, got, expected)
     summary["changedFiles"].append("evil.ts")
     summary["goal"] = "changed"
-    shares_nothing(
-        label,
-        got,
-        expected,
-        "changed with the summary mapping it was given",
-        "随传入的 summary 一起变了",
-    )
+    changed = "changed with the summary mapping it was given", "随传入的 summary 一起变了"
+    shares_nothing(label, got, expected, *changed)
 
 
 @LAB.check(

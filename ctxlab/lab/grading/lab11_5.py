@@ -1,23 +1,17 @@
 """Lab 11.5 checks: ``build_context`` extended with resume and system replay.
 
-The chapter, "恢复时把最新摘要接在保留后缀前面": ``buildContext()`` finds the newest
-compaction on the path, turns its seven-field summary into one synthetic user message right
-after the system message (priced first, from the message allowance), collects the original
-messages from firstKeptEntryId on -- also those after the compaction (u4, a4) -- skips
-metadata and compaction entries, and groups and budgets that suffix as in Lab 11.3. Only the
-newest compaction is read (compact-2). "system 状态跨过 compaction 边界": the system message
-is replayed from the whole path, also from before the compaction (what sys and patch-1 set
-is kept). Lab 11.3's option and estimator rules, and its ledger, still hold on resumed paths;
-the summary message is priced too, and a bad estimate for it names the compaction.
-
-Cases: the chapter's resumed, recompacted and system-patch paths (:mod:`ctxlab.fixtures`)
-and crafted variants; the comparison with the reference is Lab 11.3's (:mod:`.expect`).
+The chapter, "恢复时把最新摘要接在保留后缀前面": the newest compaction's summary becomes one
+user message after the system message, priced first; the original messages are collected
+from firstKeptEntryId on (also after the compaction), metadata and compaction entries
+skipped, then budgeted as in Lab 11.3, whose rules still hold; "system 状态跨过 compaction
+边界": the system message is replayed from the whole path. Cases: the chapter's resumed,
+recompacted and system-patch paths and crafted variants, compared as in Lab 11.3.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ctxlab import context
@@ -27,7 +21,6 @@ from ctxlab.context import build_context, resume_candidates
 from ctxlab.entries import (
     CompactionSessionEntry,
     CompactionSummary,
-    MessageSessionEntry,
     MetadataSessionEntry,
     SessionEntry,
 )
@@ -39,6 +32,7 @@ from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
+    BadEstimate,
     budget,
     budget_label,
     expect_context,
@@ -48,9 +42,9 @@ from ctxlab.lab.grading.expect import (
     random_context,
     rejects_bad_estimates,
     rejects_bad_options,
+    zero,
 )
 from ctxlab.lab.grading.text import Text, same
-from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 from ctxlab.window import ContextWindow
 
 __all__ = ["LAB"]
@@ -60,12 +54,8 @@ LAB = LabChecks(
     "build_context",
     ("active_path",),
     build_context,
-    solution=(
-        build_context,
-        ContextWindow.build,
-        *helper_functions(context),
-        resume_candidates,
-    ),
+    solution=(build_context, ContextWindow.build, *helper_functions(context), resume_candidates),
+    #: What the sandbox's copy of ctxlab replaces by a raise.
     stubbed=(
         build_context,
         context._build,
@@ -80,21 +70,13 @@ LAB = LabChecks(
 )
 
 _RESUMED_ALL = ("u2", "a2", *GROUP_3, "u4", "a4")
-
-# The paths' names in a case label, in both languages (a check table of the Chinese edition
-# names a path in Chinese too: "sys..a4（compact-1 从 u2 开始保留）").
 _RESUMED = Text("sys..a4 (compact-1 keeps u2)", "sys..a4（compact-1 从 u2 开始保留）")
 _RECOMPACTED = Text(
     "sys..compact-2 (compact-2 keeps u3)", "sys..compact-2（compact-2 从 u3 开始保留）"
 )
-_SYSTEM_PATCHES = Text("sys..a3 (system patches)", "sys..a3（带 system patch）")
-_SYSTEM_PATCHES_KEPT = Text(
-    "sys..a3 (system patches, compact-1 keeps u2)",
-    "sys..a3（带 system patch，compact-1 从 u2 开始保留）",
-)
 
 
-def _expect_resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
+def _resumed(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
     """The chapter's resumed path: sys..a3, compact-1 (keeps u2), u4, a4."""
     expect_context(t, _RESUMED, fx.resumed_path, options, **literal)
 
@@ -127,7 +109,7 @@ def no_compaction(t: Trial) -> None:
     quote_en="The result's order is [system?, summary, ...the kept suffix].",
 )
 def summary_after_system(t: Trial) -> None:
-    _expect_resumed(t, budget(100), kept=_RESUMED_ALL)
+    _resumed(t, budget(100), kept=_RESUMED_ALL)
 
 
 @LAB.check(
@@ -140,11 +122,11 @@ def summary_after_system(t: Trial) -> None:
 )
 def summary_priced_first(t: Trial) -> None:
     # 22 for messages; the summary (4) is paid first; 18 left holds [u4,a4]=7, not group 3.
-    _expect_resumed(t, budget(31), kept=("u4", "a4"))
+    _resumed(t, budget(31), kept=("u4", "a4"))
     # Less than the summary itself is left: the group budget is 0, the newest group overflows.
-    _expect_resumed(t, budget(12), kept=("u4", "a4"), reason="single_group_overflow")
+    _resumed(t, budget(12), kept=("u4", "a4"), reason="single_group_overflow")
     for max_tokens in (38, 55):
-        _expect_resumed(t, budget(max_tokens))
+        _resumed(t, budget(max_tokens))
 
 
 @LAB.check(
@@ -160,7 +142,6 @@ def newest_compaction_only(t: Trial) -> None:
 
 
 def _compacted_at_u3() -> list[SessionEntry]:
-    """sys, u1..a3 at 1 token each, compaction c keeping u3, then u4, a4."""
     head = crafted(
         system("sys", "sys [1]"),
         user("u1", 1), assistant("a1", 1),
@@ -184,7 +165,7 @@ def _compacted_at_u3() -> list[SessionEntry]:
 def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
     # summarised, not kept.
-    _expect_resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
+    _resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
     expect_context(
         t,
         Text("sys,u1..a3,c(keeps u3),u4,a4", "sys,u1..a3,c（从 u3 开始保留）,u4,a4"),
@@ -219,14 +200,6 @@ def metadata_skipped(t: Trial) -> None:
     expect_context(t, name, _with_notes, budget(31), kept=("u4", "a4"))
 
 
-_REPLAYED = {
-    "role": "system",
-    "content": "BASE\n\nPrefer small diffs.",
-    "sections": {"rules": "RULE v2"},
-    "timestamp": 1,
-}
-
-
 @LAB.check(
     "system state crosses the compaction boundary: the system message is replayed from the "
     "whole path, also the part before the compaction (what sys and patch-1 set is kept)",
@@ -238,26 +211,33 @@ _REPLAYED = {
     " the compaction.",
 )
 def system_replay_across_boundary(t: Trial) -> None:
-    name = _SYSTEM_PATCHES_KEPT
+    name = Text(
+        "sys..a3 (system patches, compact-1 keeps u2)",
+        "sys..a3（带 system patch，compact-1 从 u2 开始保留）",
+    )
     wire = expect_context(t, name, fx.system_patch_path, budget(100), kept=("u2", "a2", "u3", "a3"))
     messages = wire.get("messages")
     first = messages[0] if isinstance(messages, list) and messages else None
-    found = diff(_REPLAYED, first, "messages[0]")
+    replayed = {
+        "role": "system",
+        "content": "BASE\n\nPrefer small diffs.",
+        "sections": {"rules": "RULE v2"},
+        "timestamp": 1,
+    }
+    found = diff(replayed, first, "messages[0]")
     if found:
-        fail(budget_label(_SYSTEM_PATCHES, 100, 4, 2), f": {found}", f"：{found}")
+        patches = Text("sys..a3 (system patches)", "sys..a3（带 system patch）")
+        fail(budget_label(patches, budget(100)), f": {found}", f"：{found}")
     expect_context(t, name, fx.system_patch_path, budget(17))
 
 
-def _first_kept_at(first_kept: str, after: bool = False) -> list[SessionEntry]:
-    """The opening path and compact-1 keeping from ``first_kept`` (then u4, a4 if ``after``)."""
+def _first_kept_at(first_kept: str) -> list[SessionEntry]:
+    """The opening path and compact-1 keeping from ``first_kept``."""
     path = fx.opening_path()
-    compaction = CompactionSessionEntry(
-        "compact-1", "a3", 100, fx.compact1_summary(), first_kept, 29
+    path.append(
+        CompactionSessionEntry("compact-1", "a3", 100, fx.compact1_summary(), first_kept, 29)
     )
-    path.append(compaction)
-    if after:
-        path.extend(crafted(user("u4", 1), assistant("a4", 1)))
-    return rechain(path)
+    return path
 
 
 @LAB.check(
@@ -277,7 +257,7 @@ def first_kept_checked(t: Trial) -> None:
             f"path sys..compact-1 with firstKeptEntryId {first_kept}, budget 100/4/2",
             f"路径 sys..compact-1，firstKeptEntryId 为 {first_kept}，预算 100/4/2",
         )
-        t.rejects(label, [[first_kept]], _first_kept_at(first_kept), **budget(100))
+        t.rejects(label, [[first_kept]], rechain(_first_kept_at(first_kept)), **budget(100))
     patched = [
         dataclasses.replace(e, first_kept_entry_id="patch-1")
         if isinstance(e, CompactionSessionEntry)
@@ -297,20 +277,22 @@ def first_kept_checked(t: Trial) -> None:
         "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
     )
     t.rejects(label, [["note"]], rechain(noted), **budget(100))
+    tags = budget(100, estimate_tokens=_tag_or_opening)
     label = Text(
         "path sys..compact-1,u4,a4 with firstKeptEntryId u4 (after the compaction)",
         "路径 sys..compact-1,u4,a4，firstKeptEntryId 为 compaction 之后的 u4",
     )
-    late = _first_kept_at("u4", after=True)
-    t.rejects(label, [["u4"]], late, **budget(100, estimate_tokens=_tag_or_opening))
+    late = [*_first_kept_at("u4"), *crafted(user("u4", 1), assistant("a4", 1))]
+    t.rejects(label, [["u4"]], rechain(late), **tags)
     # A compaction first on the path: nothing stands before it to keep from.
     label = Text(
         "path c0,u1,a1 whose compaction c0 comes first and keeps from u1",
         "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
     )
     first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
-    path = rechain([first, *crafted(user("u1", 1), assistant("a1", 1))])
-    t.rejects(label, [["u1"]], path, **budget(100, estimate_tokens=_tag_or_opening))
+    t.rejects(
+        label, [["u1"]], rechain([first, *crafted(user("u1", 1), assistant("a1", 1))]), **tags
+    )
 
 
 def _compacted_again() -> list[SessionEntry]:
@@ -367,7 +349,7 @@ def recompaction(t: Trial) -> None:
     quote_en="the same active path and options should give deeply equal results",
 )
 def deterministic_and_isolated(t: Trial) -> None:
-    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100, independent_copies=True)
+    expect_deterministic(t, "sys..compact-2", fx.recompacted_path, 100)
 
 
 @LAB.check(
@@ -398,48 +380,6 @@ def options_named(t: Trial) -> None:
     rejects_bad_options(t, _RESUMED, fx.resumed_path, strict=True)
 
 
-def _path_messages(path: list[SessionEntry]) -> list[AgentMessage]:
-    return [entry.message for entry in path if isinstance(entry, MessageSessionEntry)]
-
-
-def _is_summary(message: object, originals: list[AgentMessage]) -> bool:
-    """The synthetic summary message: a user message that is no entry of the path."""
-    return isinstance(message, UserMessage) and message not in originals
-
-
-class _ResumeBadEstimator:
-    """The chapter's estimator, except for one message priced badly: an entry (by id), the
-    system message or the summary message."""
-
-    def __init__(self, path: Sequence[SessionEntry], target: str, bad: object) -> None:
-        self.originals = _path_messages(list(path))
-        self.target = target
-        self.bad = bad
-        self.message = next(
-            (e.message for e in path if isinstance(e, MessageSessionEntry) and e.id == target),
-            None,
-        )
-
-    def __call__(self, message: object) -> object:
-        if self.target == "system":
-            hit = isinstance(message, SystemMessage)
-        elif self.target == "compact-1":
-            hit = _is_summary(message, self.originals)
-        else:
-            hit = message == self.message
-        if not hit:
-            return fx.opening_estimator(message)
-        if isinstance(self.bad, BaseException):
-            raise self.bad
-        return self.bad
-
-
-def _zero(message: object) -> int:
-    """An estimator that prices every message at 0 (a valid estimate; a module-level
-    function, so the terminal route can send it to the child process)."""
-    return 0
-
-
 @LAB.check(
     "Lab 11.3's estimator rules still hold, also for the summary message: a bad estimate is"
     " refused with an error; 0 is valid, and a fraction is used as it is",
@@ -450,10 +390,10 @@ def _zero(message: object) -> int:
     quote_en="it has a token cost of its own",
 )
 def estimator_checked(t: Trial) -> None:
-    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES, _ResumeBadEstimator)
-    _expect_resumed(t, budget(31, estimate_tokens=_zero), kept=_RESUMED_ALL)
+    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES)
+    _resumed(t, budget(31, estimate_tokens=zero), kept=_RESUMED_ALL)
     for max_tokens in (31, 45, 100):
-        _expect_resumed(t, budget(max_tokens, estimate_tokens=halves))
+        _resumed(t, budget(max_tokens, estimate_tokens=halves))
 
 
 @LAB.check(
@@ -469,9 +409,7 @@ def estimator_checked(t: Trial) -> None:
     "（摘要消息按它的 compaction 命名），估算器自己抛出的异常也包装成 EstimatorError",
 )
 def estimator_errors_named(t: Trial) -> None:
-    rejects_bad_estimates(
-        t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES, _ResumeBadEstimator, strict=True
-    )
+    rejects_bad_estimates(t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES, strict=True)
 
 
 _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
@@ -485,18 +423,6 @@ _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
     ("a4", RuntimeError("tokenizer offline")),
     ("a4", -0.5),
 )
-
-
-class _SummaryAt:
-    """Prices the summary message at ``summary`` and every other message at ``other``."""
-
-    def __init__(self, summary: float, other: float) -> None:
-        self.originals = _path_messages(fx.resumed_path())
-        self.summary = summary
-        self.other = other
-
-    def __call__(self, message: object) -> float:
-        return self.summary if _is_summary(message, self.originals) else self.other
 
 
 def _without_system() -> list[SessionEntry]:
@@ -513,40 +439,43 @@ def _without_system() -> list[SessionEntry]:
     quote_en="when the fixed costs exceed the whole window, the message allowance drops to 0",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
-    try:
-        _ledger_cases(t)
-    except Failed as failed:
-        raise Failed(failed.text + _PRICES_SUMMARY) from None
-
-
-#: Why a resumed path's ledger differs: the summary message is priced too.
-_PRICES_SUMMARY = Text(
-    " (the estimator prices the summary message too: its cost comes off the allowance"
-    " before any group, and counts in tokens.messages and tokens.total)",
-    "（估算器也给摘要消息计价：它的成本先从消息额度中扣除，余量才交给各组，"
-    "并计入 tokens.messages 与 tokens.total）",
-)
-
-
-def _ledger_cases(t: Trial) -> None:
-    expect_context(
-        t,
-        Text("u1..a4 (no sys, compact-1 keeps u2)", "u1..a4（没有 sys，compact-1 从 u2 开始保留）"),
-        _without_system,
-        budget(31),
-    )
-    _expect_resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
     # The summary costs 100, more than the 24.5 left: the groups get 0, and [u4, a4] at
     # 0.5 each overflows; at 0 each, every group still fits in a budget of 0.
-    _expect_resumed(
-        t,
-        budget(31, estimate_tokens=_SummaryAt(100, 0.5)),
-        kept=("u4", "a4"),
-        reason="single_group_overflow",
-    )
-    _expect_resumed(
-        t, budget(31, estimate_tokens=_SummaryAt(100, 0)), kept=_RESUMED_ALL, reason="within_budget"
-    )
+    resumed = fx.resumed_path()
+    try:
+        expect_context(
+            t,
+            Text(
+                "u1..a4 (no sys, compact-1 keeps u2)",
+                "u1..a4（没有 sys，compact-1 从 u2 开始保留）",
+            ),
+            _without_system,
+            budget(31),
+        )
+        _resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
+        _resumed(
+            t,
+            budget(31, estimate_tokens=BadEstimate(resumed, "compact-1", 100, 0.5)),
+            kept=("u4", "a4"),
+            reason="single_group_overflow",
+        )
+        _resumed(
+            t,
+            budget(31, estimate_tokens=BadEstimate(resumed, "compact-1", 100, 0)),
+            kept=_RESUMED_ALL,
+            reason="within_budget",
+        )
+    except Failed as failed:
+        # Why a resumed path's ledger differs: the summary message is priced too.
+        raise Failed(
+            failed.text
+            + Text(
+                " (the estimator prices the summary message too: its cost comes off the"
+                " allowance before any group, and counts in tokens.messages and tokens.total)",
+                "（估算器也给摘要消息计价：它的成本先从消息额度中扣除，余量才交给各组，"
+                "并计入 tokens.messages 与 tokens.total）",
+            )
+        ) from None
 
 
 @LAB.check(
