@@ -84,7 +84,7 @@ def render(records: Sequence[GradedLab], language: str = "zh") -> str:
     except ImportError:
         raise GradingUsageError(
             "report.html is made with Jinja2, which is not installed: pip install jinja2"
-            " (or pip install 'ctxlab[grade]')",
+            " (it comes with 'ctxlab[grade]' and 'ctxlab[lab]')",
             subject="jinja2",
         ) from None
     source = files(__package__).joinpath("templates/class_report.html.j2")

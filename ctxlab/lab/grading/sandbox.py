@@ -181,21 +181,18 @@ def child_tree(lab: str) -> Path:
         lib = sandbox_folder() / f"lib-{lab.replace('.', '_')}"
         target = lib / "ctxlab"
         stubbed = stubs(lab)
-        for path in sorted(source.rglob("*.py")):
-            if "__pycache__" in path.parts:
+        for path in sorted(source.rglob("*")):  # the modules and their data files
+            if "__pycache__" in path.parts or not path.is_file():
                 continue
             relative = path.relative_to(source)
             destination = target / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
-            text = path.read_text(encoding="utf-8")
             names = stubbed.get(relative.as_posix())
             if names:
-                text = _stub_source(text, names, lab, relative.as_posix())
-            destination.write_text(text, encoding="utf-8")
-        for path in sorted(source.glob("lab/grading/catalogue/*.json")):  # read by a lab's file
-            destination = target / path.relative_to(source)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(path.read_bytes())
+                text = path.read_text(encoding="utf-8")
+                destination.write_text(_stub_source(text, names, lab, relative.as_posix()), "utf-8")
+            else:
+                destination.write_bytes(path.read_bytes())
         import compileall
 
         compileall.compile_dir(str(target), quiet=2, workers=1)
