@@ -46,7 +46,7 @@ _PREFIX: Final = f"{__package__}.lab11_"
 #: time (``engine``, ``isolation`` and ``runner`` do, and are not kept).
 _CHECKED_WITH: Final = tuple(
     f"{__package__}.{name}"
-    for name in ("calls", "cases", "compare", "drawn_entries", "entry_cases", "expect", "text")
+    for name in ("calls", "cases", "compare", "drawn_entries", "expect", "text")
 )
 inprocess.keep(*(importlib.import_module(name) for name in _CHECKED_WITH))
 # drawn holds the seed and the time limit in lists it fills at run time: only its names
