@@ -1,25 +1,19 @@
 """Lab 11.1 checks: ``parse_compaction_entry(value)``, the compaction branch of the parser.
 
-The chapter, "摘要先成为 session 中的一条普通事实": a summary is appended as an ordinary
-``CompactionSessionEntry``; ``parseSessionEntry()`` reads it field by field (goal, parentId
-and firstKeptEntryId not empty, every list item a string, tokensBefore a finite number >= 0,
-never recomputed) and returns a new object. "损坏记录在进入预算前就会被拒绝": the draft
-name ``files`` or a missing field stops at compact-1 (any ValueError naming it).
-
-ctxlab's rows (optional extras) hold ctxlab's own parser: every unknown key refused, white
-space counted as empty, a finite timestamp, entry objects read, other entry types refused
-(spec §2 describes the whole parser; the lab builds its compaction branch), and every error
-an ``EntryParseError`` naming the field.
-
-Every case is compact-1's wire form (parentId a3, firstKeptEntryId u2, tokensBefore 29) with
-one field changed; an accepted case must equal the reference's result for the same input.
+The chapter, "摘要先成为 session 中的一条普通事实": ``parseSessionEntry()`` reads a compaction
+entry field by field (goal, parentId and firstKeptEntryId not empty, list items strings,
+tokensBefore a finite number >= 0, never recomputed) into a new object; "损坏记录在进入预算前
+就会被拒绝": a draft name such as ``files`` or a missing field stops at compact-1. ctxlab's
+rows: unknown keys, white space, a finite timestamp, entry objects, other entry types, and
+an ``EntryParseError`` naming the field. Every case is compact-1's wire form with one field
+changed; an accepted one must equal the reference's result.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ctxlab import entries
@@ -114,142 +108,27 @@ def wire_label(name: Text | str) -> Text:
 Case = tuple[Text | str, object, str | tuple[str, ...]]
 
 
-def _set(*edits: tuple[str, object]) -> list[Case]:
-    """``field = value`` cases: the error is about that field."""
-    return [(f"{field} = {shown(value)}", changed(field, value), field) for field, value in edits]
+def _set(field: str, *values: object) -> list[Case]:
+    """``field = value`` cases, one per value: the error is about that field."""
+    return [(f"{field} = {shown(value)}", changed(field, value), field) for value in values]
 
 
-def _draft_cases() -> list[Case]:
-    # The chapter's early-draft ``files``; snake_case spellings of the camelCase wire keys.
-    cases: list[Case] = []
-    for field, new in (
-        ("summary.changedFiles", "files"),
-        ("firstKeptEntryId", "first_kept_entry_id"),
-        ("tokensBefore", "tokens_before"),
-        ("parentId", "parent_id"),
-        ("summary.changedFiles", "changed_files"),
-    ):
-        parent, _, key = field.rpartition(".")
-        name = Text(f"{new} instead of {key}", f"用 {new} 代替 {key}")
-        cases.append((name, changed(f"{field}->{new}"), f"{parent}.{new}".lstrip(".")))
-    beside = Text("files beside changedFiles", "changedFiles 旁多了 files")
-    return [*cases, (beside, changed("summary.files", ["context.ts"]), "summary.files")]
+def _renamed(field: str, new: str) -> Case:
+    parent, _, key = field.rpartition(".")
+    name = Text(f"{new} instead of {key}", f"用 {new} 代替 {key}")
+    return (name, changed(f"{field}->{new}"), f"{parent}.{new}".lstrip("."))
 
 
-def _missing_cases() -> list[Case]:
-    cases: list[Case] = [
-        (Text(f"{field} missing", f"缺少 {field}"), changed(field, ...), field)
-        for field in (
-            "summary.changedFiles",
-            "summary.goal",
-            "summary.unresolved",
-            "firstKeptEntryId",
-            "tokensBefore",
-            "parentId",
-            "timestamp",
-            "summary",
-        )
-    ]
-    # An empty summary misses all seven fields: the error may name any of them.
-    every = tuple(f"summary.{key}" for key in ("goal", *LISTS))
-    return [*cases, (Text("summary = {}", "summary 为 {}"), changed("summary", {}), every)]
-
-
-def _empty_cases() -> list[Case]:
-    return _set(
-        ("parentId", None), ("parentId", ""), ("firstKeptEntryId", ""), ("summary.goal", "")
+def _beside(field: str, old: str) -> Case:
+    new = field.rpartition(".")[2]
+    return (
+        Text(f"{new} beside {old}", f"{old} 旁多了 {new}"),
+        changed(field, ["context.ts"]),
+        field,
     )
 
 
-def _item_cases() -> list[Case]:
-    cases: tuple[tuple[str, object, str], ...] = (
-        # field, value, the field path the error names (an item by its index)
-        ("summary.decisions", [42], "summary.decisions[0]"),
-        ("summary.changedFiles", ["context.ts", None], "summary.changedFiles[1]"),
-        ("summary.next", "Read context.ts.", "summary.next"),
-        ("summary.completed", [["nested"]], "summary.completed[0]"),
-        ("summary.constraints", {"0": "append-only"}, "summary.constraints"),
-        ("summary.unresolved", ["ok", "ok", 3.5], "summary.unresolved[2]"),
-        # null is no array (string[]): it is not read as an empty list
-        *((f"summary.{name}", None, f"summary.{name}") for name in LISTS),
-    )
-    return [(f"{f} = {shown(value)}", changed(f, value), named) for f, value, named in cases]
-
-
-def _tokens_cases() -> list[Case]:
-    bad = (-1, float("nan"), float("inf"), float("-inf"), -0.5, True, False, "29", None)
-    return _set(*(("tokensBefore", value) for value in bad))
-
-
-def _type_cases() -> list[Case]:
-    cases = _set(
-        ("summary", tr("Keep the context small.", "让上下文保持精简。")),
-        ("summary.goal", 7),
-        ("timestamp", "100"),
-        ("timestamp", True),
-        ("timestamp", None),
-        ("firstKeptEntryId", 2),
-        ("parentId", 3),
-        ("summary", None),
-        ("summary", 5),
-        ("summary", ["goal"]),
-        ("id", 5),
-        ("id", None),
-    )
-    return cases + [
-        (Text(f"the value {shown(value)}", f"值 {shown(value)}"), value, "")
-        for value in (["compact-1"], "compact-1", None, 42)
-    ]
-
-
-def _unknown_cases() -> list[Case]:
-    cases: list[Case] = [
-        (Text(f"an extra key {field}", f"多了一个键 {field}"), changed(field, []), field)
-        for field in ("summary.notes", "notes", "summary.goals", "first_kept_entry_id")
-    ]
-    # The old names of ctxlab's migration exercise (Lab 11.x); a draft name is named as
-    # such also when a current field is missing as well.
-    return [
-        *cases,
-        (
-            Text("nextSteps instead of next", "用 nextSteps 代替 next"),
-            changed("summary.next->nextSteps"),
-            "summary.nextSteps",
-        ),
-        (
-            Text("invariants beside constraints", "constraints 旁多了 invariants"),
-            changed("summary.invariants", ["context.ts"]),
-            "summary.invariants",
-        ),
-        (
-            Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds"),
-            changed("compactedEntryIds", ["context.ts"]),
-            "compactedEntryIds",
-        ),
-        (
-            Text(
-                "compactedEntryIds instead of firstKeptEntryId",
-                "用 compactedEntryIds 代替 firstKeptEntryId",
-            ),
-            edited({"compactedEntryIds": ["u1"], "firstKeptEntryId": ...}),
-            "compactedEntryIds",
-        ),
-    ]
-
-
-def _whitespace_cases() -> list[Case]:
-    blanks = (" ", "   ", "\t", "\n", " \t\r\n ")
-    fields = ("parentId", "firstKeptEntryId", "summary.goal")
-    return _set(
-        *((f, blank) for f in fields for blank in blanks), *(("id", b) for b in ("", *blanks))
-    )
-
-
-def _timestamp_cases() -> list[Case]:
-    return _set(*(("timestamp", value) for value in (float("nan"), float("inf"), float("-inf"))))
-
-
-def _refuses(t: Trial, cases: Iterable[Case], *, strict: bool = False) -> None:
+def _refuses(t: Trial, strict: bool, *cases: Case) -> None:
     """Each changed compact-1 is refused. The chapter's rows: a ValueError naming compact-1
     (when the value has a readable id). ctxlab's (``strict``): an EntryParseError naming
     compact-1 and the field, with ``.entry_id`` compact-1 and ``.field`` the field path."""
@@ -262,11 +141,8 @@ def _refuses(t: Trial, cases: Iterable[Case], *, strict: bool = False) -> None:
             continue
         fields = [field] if isinstance(field, str) else list(field)
         names = [["compact-1"], fields] if readable else ([fields] if field else [])
-        attrs: dict[str, str | tuple[str, ...]] = {}
-        if field:
-            attrs["field"] = field
-        if readable:
-            attrs["entry_id"] = "compact-1"
+        attrs: dict[str, str | tuple[str, ...]] = {"field": field} if field else {}
+        attrs.update({"entry_id": "compact-1"} if readable else {})
         t.rejects(label, names, wire, error_type=EntryParseError, attrs=attrs)
 
 
@@ -367,8 +243,18 @@ _STOPS_AT_COMPACT_1_EN = (
     quote_zh=_STOPS_AT_COMPACT_1,
     quote_en=_STOPS_AT_COMPACT_1_EN,
 )
-def rejects_draft_names(t: Trial) -> None:
-    _refuses(t, _draft_cases())
+def rejects_draft_names(t: Trial, strict: bool = False) -> None:
+    # The chapter's early-draft ``files``; snake_case spellings of the camelCase wire keys.
+    _refuses(
+        t,
+        strict,
+        _renamed("summary.changedFiles", "files"),
+        _renamed("firstKeptEntryId", "first_kept_entry_id"),
+        _renamed("tokensBefore", "tokens_before"),
+        _renamed("parentId", "parent_id"),
+        _renamed("summary.changedFiles", "changed_files"),
+        _beside("summary.files", "changedFiles"),
+    )
 
 
 @LAB.check(
@@ -380,8 +266,16 @@ def rejects_draft_names(t: Trial) -> None:
     quote_zh=_STOPS_AT_COMPACT_1,
     quote_en=_STOPS_AT_COMPACT_1_EN,
 )
-def rejects_missing_fields(t: Trial) -> None:
-    _refuses(t, _missing_cases())
+def rejects_missing_fields(t: Trial, strict: bool = False) -> None:
+    fields = (
+        "summary.changedFiles summary.goal summary.unresolved firstKeptEntryId tokensBefore"
+        " parentId timestamp summary"
+    )
+    missing = [(Text(f"{f} missing", f"缺少 {f}"), changed(f, ...), f) for f in fields.split()]
+    # An empty summary misses all seven fields: the error may name any of them.
+    every = tuple(f"summary.{key}" for key in ("goal", *LISTS))
+    empty = (Text("summary = {}", "summary 为 {}"), changed("summary", {}), every)
+    _refuses(t, strict, *missing, empty)
 
 
 @LAB.check(
@@ -391,8 +285,14 @@ def rejects_missing_fields(t: Trial) -> None:
     quote_zh="goal、parentId 和 firstKeptEntryId 不能为空",
     quote_en="goal, parentId and firstKeptEntryId must not be empty",
 )
-def rejects_blank_ids(t: Trial) -> None:
-    _refuses(t, _empty_cases())
+def rejects_blank_ids(t: Trial, strict: bool = False) -> None:
+    _refuses(
+        t,
+        strict,
+        *_set("parentId", None, ""),
+        *_set("firstKeptEntryId", ""),
+        *_set("summary.goal", ""),
+    )
 
 
 @LAB.check(
@@ -403,8 +303,19 @@ def rejects_blank_ids(t: Trial) -> None:
     quote_zh="数组中的每一项都是字符串",
     quote_en="every item of an array is a string",
 )
-def rejects_non_string_items(t: Trial) -> None:
-    _refuses(t, _item_cases())
+def rejects_non_string_items(t: Trial, strict: bool = False) -> None:
+    cases: tuple[tuple[str, object, str], ...] = (
+        # field, value, the field path the error names (an item by its index)
+        ("summary.decisions", [42], "summary.decisions[0]"),
+        ("summary.changedFiles", ["context.ts", None], "summary.changedFiles[1]"),
+        ("summary.next", "Read context.ts.", "summary.next"),
+        ("summary.completed", [["nested"]], "summary.completed[0]"),
+        ("summary.constraints", {"0": "append-only"}, "summary.constraints"),
+        ("summary.unresolved", ["ok", "ok", 3.5], "summary.unresolved[2]"),
+        # null is no array (string[]): it is not read as an empty list
+        *((f"summary.{name}", None, f"summary.{name}") for name in LISTS),
+    )
+    _refuses(t, strict, *((f"{f} = {shown(v)}", changed(f, v), named) for f, v, named in cases))
 
 
 @LAB.check(
@@ -416,9 +327,11 @@ def rejects_non_string_items(t: Trial) -> None:
     quote_zh="tokensBefore 是非负有限数",
     quote_en="tokensBefore is a finite number >= 0",
 )
-def rejects_bad_tokens_before(t: Trial) -> None:
-    _refuses(t, _tokens_cases())
-    _kept_or_refused(t, "tokensBefore", 10**400, "10**400")
+def rejects_bad_tokens_before(t: Trial, strict: bool = False) -> None:
+    nan, inf = float("nan"), float("inf")
+    _refuses(t, strict, *_set("tokensBefore", -1, nan, inf, -inf, -0.5, True, False, "29", None))
+    if not strict:  # (ctxlab's errors row asks the refusals only)
+        _kept_or_refused(t, "tokensBefore", 10**400, "10**400")
 
 
 @LAB.check(
@@ -430,8 +343,23 @@ def rejects_bad_tokens_before(t: Trial) -> None:
     quote_zh="parseSessionEntry() 逐字段读取外部对象。",
     quote_en="parseSessionEntry() reads the external object field by field.",
 )
-def rejects_wrong_types(t: Trial) -> None:
-    _refuses(t, _type_cases())
+def rejects_wrong_types(t: Trial, strict: bool = False) -> None:
+    values = [
+        (Text(f"the value {shown(value)}", f"值 {shown(value)}"), value, "")
+        for value in (["compact-1"], "compact-1", None, 42)
+    ]
+    _refuses(
+        t,
+        strict,
+        *_set("summary", tr("Keep the context small.", "让上下文保持精简。")),
+        *_set("summary.goal", 7),
+        *_set("timestamp", "100", True, None),
+        *_set("firstKeptEntryId", 2),
+        *_set("parentId", 3),
+        *_set("summary", None, 5, ["goal"]),
+        *_set("id", 5, None),
+        *values,
+    )
 
 
 @LAB.check(
@@ -568,8 +496,7 @@ def _random_check(t: Trial, case: _Drawn, kind: str) -> None:
 
 
 def _random_smaller(case: _Drawn) -> Iterator[_Drawn]:
-    for wire in drawn_entries.smaller_wire(case[0]):
-        yield (wire, case[1], case[2])
+    return ((wire, case[1], case[2]) for wire in drawn_entries.smaller_wire(case[0]))
 
 
 _RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, _random_smaller)
@@ -591,8 +518,31 @@ _RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, _random_smaller
     why_zh="本章的 parser 只生成七字段 summary；ctxlab 拒绝所有它不读取的键，"
     "拼错的或旧的字段名都不会悄悄通过",
 )
-def rejects_unknown_keys(t: Trial) -> None:
-    _refuses(t, _unknown_cases())
+def rejects_unknown_keys(t: Trial, strict: bool = False) -> None:
+    extra = [
+        (Text(f"an extra key {field}", f"多了一个键 {field}"), changed(field, []), field)
+        for field in ("summary.notes", "notes", "summary.goals", "first_kept_entry_id")
+    ]
+    # The old names of ctxlab's migration exercise (Lab 11.x); a draft name is named as
+    # such also when a current field is missing as well.
+    on_entry = Text("compactedEntryIds on the entry", "entry 上多了 compactedEntryIds")
+    instead = Text(
+        "compactedEntryIds instead of firstKeptEntryId",
+        "用 compactedEntryIds 代替 firstKeptEntryId",
+    )
+    _refuses(
+        t,
+        strict,
+        *extra,
+        _renamed("summary.next", "nextSteps"),
+        _beside("summary.invariants", "constraints"),
+        (on_entry, changed("compactedEntryIds", ["context.ts"]), "compactedEntryIds"),
+        (
+            instead,
+            edited({"compactedEntryIds": ["u1"], "firstKeptEntryId": ...}),
+            "compactedEntryIds",
+        ),
+    )
 
 
 @LAB.check(
@@ -605,8 +555,10 @@ def rejects_unknown_keys(t: Trial) -> None:
     why_zh="本章只说「不能为空」；ctxlab 把只有空白字符的字符串也当作空（它同样什么都没有指明），"
     "并对 entry 自己的 id 提同样的要求",
 )
-def rejects_whitespace_ids(t: Trial) -> None:
-    _refuses(t, _whitespace_cases())
+def rejects_whitespace_ids(t: Trial, strict: bool = False) -> None:
+    blanks = (" ", "   ", "\t", "\n", " \t\r\n ")
+    fields = ("parentId", "firstKeptEntryId", "summary.goal")
+    _refuses(t, strict, *(c for f in fields for c in _set(f, *blanks)), *_set("id", "", *blanks))
 
 
 @LAB.check(
@@ -618,8 +570,8 @@ def rejects_whitespace_ids(t: Trial) -> None:
     why_zh="本章把 timestamp 写成 number，只要求 tokensBefore 是有限数；ctxlab 拒绝 NaN 和"
     "无穷大，JSON 表示不了它们，它们也无法给记录排序",
 )
-def rejects_bad_timestamp(t: Trial) -> None:
-    _refuses(t, _timestamp_cases())
+def rejects_bad_timestamp(t: Trial, strict: bool = False) -> None:
+    _refuses(t, strict, *_set("timestamp", float("nan"), float("inf"), float("-inf")))
 
 
 @LAB.check(
@@ -640,7 +592,7 @@ def other_types_refused(t: Trial) -> None:
         Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
     )
     missing: Case = (Text("type missing", "缺少 type"), changed("type", ...), "type")
-    _refuses(t, [*_set(("type", "compactio"), ("type", None)), missing], strict=True)
+    _refuses(t, True, *_set("type", "compactio", None), missing)
 
 
 @LAB.check(
@@ -673,18 +625,20 @@ def accepts_entry_object(t: Trial) -> None:
     "既写在错误信息里，也作为程序可读的属性",
 )
 def errors_name_the_field(t: Trial) -> None:
-    for cases in (
-        _draft_cases,
-        _missing_cases,
-        _empty_cases,
-        _item_cases,
-        _tokens_cases,
-        _type_cases,
-        _unknown_cases,
-        _whitespace_cases,
-        _timestamp_cases,
-    ):
-        _refuses(t, cases(), strict=True)
+    # The chapter's refusal rows again, their cases now strictly (each row takes ``strict``).
+    rows: tuple[Callable[..., None], ...] = (
+        rejects_draft_names,
+        rejects_missing_fields,
+        rejects_blank_ids,
+        rejects_non_string_items,
+        rejects_bad_tokens_before,
+        rejects_wrong_types,
+        rejects_unknown_keys,
+        rejects_whitespace_ids,
+        rejects_bad_timestamp,
+    )
+    for row in rows:
+        row(t, True)
 
 
 @LAB.check(
