@@ -135,7 +135,7 @@ class _Broken(NamedTuple):
     label: Text | None = None
 
 
-def _refused(t: Trial, cases: Sequence[_Broken], *, strict: bool = False) -> None:
+def _refused(t: Trial, strict: bool, *cases: _Broken) -> None:
     """Each path's message entries are refused. The chapter's rows: an error carrying the
     entry id or the call id (any name of ``names``). ctxlab's (``strict``): an
     InteractionError naming one of each group of ``names``."""
@@ -237,18 +237,17 @@ def pairing_by_id_only(t: Trial) -> None:
     quote_zh="groupInteractions() 找不到 unknown-1 对应的 call",
     quote_en="groupInteractions() finds no call for unknown-1",
 )
-def unknown_call_rejected(t: Trial) -> None:
-    _refused(t, _UNKNOWN_CALL)
-
-
-_UNKNOWN_CALL = (
-    _Broken(
-        fx.unknown_call_path,
-        [["r-test"], ["unknown-1"]],
-        Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
-    ),
-    _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", [["r-extra"], ["ghost-1"]]),
-)
+def unknown_call_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            fx.unknown_call_path,
+            [["r-test"], ["unknown-1"]],
+            Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
+        ),
+        _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", [["r-extra"], ["ghost-1"]]),
+    )
 
 
 @LAB.check(
@@ -260,14 +259,13 @@ _UNKNOWN_CALL = (
     quote_zh="group 结束时，所有 call 都已经配齐 result",
     quote_en="when the group ends, every call has its result",
 )
-def missing_result_rejected(t: Trial) -> None:
-    _refused(t, _MISSING_RESULT)
-
-
-_MISSING_RESULT = (
-    _Broken(fx.missing_result_path, [["calls"], ["read-1"]]),
-    _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", [["calls"], ["read-1"]]),
-)
+def missing_result_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(fx.missing_result_path, [["calls"], ["read-1"]]),
+        _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", [["calls"], ["read-1"]]),
+    )
 
 
 @LAB.check(
@@ -278,16 +276,15 @@ _MISSING_RESULT = (
     quote_zh="一个 call 至多对应一条 result",
     quote_en="a call has at most one result",
 )
-def duplicate_result_rejected(t: Trial) -> None:
-    _refused(t, _DUPLICATE_RESULT)
-
-
-_DUPLICATE_RESULT = (
-    _Broken(
-        "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3",
-        [["r-again"], ["test-1"]],
-    ),
-)
+def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3",
+            [["r-again"], ["test-1"]],
+        ),
+    )
 
 
 @LAB.check(
@@ -298,18 +295,18 @@ _DUPLICATE_RESULT = (
     quote_zh="每个 call.id 只声明一次",
     quote_en="each call.id is declared only once",
 )
-def duplicate_call_rejected(t: Trial) -> None:
-    _refused(t, _DUPLICATE_CALL)
-
-
-_DUPLICATE_CALL = (
-    _Broken(
-        "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3", [["calls"], ["read-1"]]
-    ),
-    _Broken(
-        "u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", [["calls-2", "calls"], ["read-1"]]
-    ),
-)
+def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3",
+            [["calls"], ["read-1"]],
+        ),
+        _Broken(
+            "u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", [["calls-2", "calls"], ["read-1"]]
+        ),
+    )
 
 
 @LAB.check(
@@ -321,17 +318,18 @@ _DUPLICATE_CALL = (
     quote_zh="每条 result 的 toolCallId 都能在组内找到对应 call",
     quote_en="each result's toolCallId finds its call within the group",
 )
-def pairs_within_group(t: Trial) -> None:
-    _refused(t, _ACROSS_GROUPS)
-
-
-_ACROSS_GROUPS = (
-    _Broken("u1 calls[read-1] u2 r-read->read-1 a2", [["calls", "r-read"], ["read-1"]]),
-    _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", [["r-read", "calls"], ["read-1"]]),
-    # A result in a later group answers no call of its own group, even when an earlier
-    # group declared (and answered) that call id.
-    _Broken("u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", [["r-again"], ["read-1"]]),
-)
+def pairs_within_group(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken("u1 calls[read-1] u2 r-read->read-1 a2", [["calls", "r-read"], ["read-1"]]),
+        _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", [["r-read", "calls"], ["read-1"]]),
+        # A result in a later group answers no call of its own group, even when an earlier
+        # group declared (and answered) that call id.
+        _Broken(
+            "u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", [["r-again"], ["read-1"]]
+        ),
+    )
 
 
 @LAB.check(
@@ -344,8 +342,7 @@ _ACROSS_GROUPS = (
     "而不是悄悄丢掉它",
 )
 def message_before_first_user(t: Trial) -> None:
-    before = (_Broken("sys a0 u1 a1", [["a0"]]), _Broken("r0->read-1 u1 a1", [["r0"]]))
-    _refused(t, before, strict=True)
+    _refused(t, True, _Broken("sys a0 u1 a1", [["a0"]]), _Broken("r0->read-1 u1 a1", [["r0"]]))
 
 
 @LAB.check(
@@ -372,17 +369,17 @@ def input_untouched(t: Trial) -> None:
 
 def _pairs(value: object) -> list[tuple[object, ...]] | None:
     """``tool_pairs`` as a list of tuples (None when it is not a sequence of pairs)."""
-    if not isinstance(value, (list, tuple)):
-        return None
-    if not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in value):
-        return None
-    return [tuple(pair) for pair in value]
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in value
+    ):
+        return [tuple(pair) for pair in value]
+    return None
 
 
 def _pairs_text(pairs: Sequence[Sequence[object]], zh: bool = False) -> str:
-    if not pairs:
-        return "（无）" if zh else "(none)"
-    return ", ".join(f"{call}->{result}" for call, result in pairs)
+    return ", ".join(f"{call}->{result}" for call, result in pairs) or (
+        "（无）" if zh else "(none)"
+    )
 
 
 @LAB.check(
@@ -441,14 +438,16 @@ def tool_pairs(t: Trial) -> None:
     "那条记录和那次 call",
 )
 def errors_name_entry_and_call(t: Trial) -> None:
-    for cases in (
-        _UNKNOWN_CALL,
-        _MISSING_RESULT,
-        _DUPLICATE_RESULT,
-        _DUPLICATE_CALL,
-        _ACROSS_GROUPS,
-    ):
-        _refused(t, cases, strict=True)
+    # The chapter's rows on broken id relations again, their cases now strictly.
+    rows: tuple[Callable[..., None], ...] = (
+        unknown_call_rejected,
+        missing_result_rejected,
+        duplicate_result_rejected,
+        duplicate_call_rejected,
+        pairs_within_group,
+    )
+    for row in rows:
+        row(t, True)
 
 
 @LAB.check(
@@ -476,7 +475,9 @@ def error_result_answers(t: Trial) -> None:
     path = path_of("u1 calls[read-1,test-1] r-test->test-1 r-read->read-1 a1")
     _expect(t, _with(path, "r-test", is_error=True), [["u1", "calls", "r-test", "r-read", "a1"]])
     twice = path_of("u1 calls[read-1] r-read->read-1 r-again->read-1 a1")
-    _refused(t, [_Broken(lambda: _with(twice, "r-read", is_error=True), [["r-again"], ["read-1"]])])
+    _refused(
+        t, False, _Broken(lambda: _with(twice, "r-read", is_error=True), [["r-again"], ["read-1"]])
+    )
 
 
 @LAB.check(
