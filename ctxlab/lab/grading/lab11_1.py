@@ -121,11 +121,8 @@ def _renamed(field: str, new: str) -> Case:
 
 def _beside(field: str, old: str) -> Case:
     new = field.rpartition(".")[2]
-    return (
-        Text(f"{new} beside {old}", f"{old} 旁多了 {new}"),
-        changed(field, ["context.ts"]),
-        field,
-    )
+    name = Text(f"{new} beside {old}", f"{old} 旁多了 {new}")
+    return (name, changed(field, ["context.ts"]), field)
 
 
 def _refuses(t: Trial, strict: bool, *cases: Case) -> None:
@@ -625,20 +622,10 @@ def accepts_entry_object(t: Trial) -> None:
     "既写在错误信息里，也作为程序可读的属性",
 )
 def errors_name_the_field(t: Trial) -> None:
-    # The chapter's refusal rows again, their cases now strictly (each row takes ``strict``).
-    rows: tuple[Callable[..., None], ...] = (
-        rejects_draft_names,
-        rejects_missing_fields,
-        rejects_blank_ids,
-        rejects_non_string_items,
-        rejects_bad_tokens_before,
-        rejects_wrong_types,
-        rejects_unknown_keys,
-        rejects_whitespace_ids,
-        rejects_bad_timestamp,
-    )
-    for row in rows:
-        row(t, True)
+    for row in LAB.checks:  # every refusal row (rejects_...) again, now strictly
+        if row.key.startswith("rejects_"):
+            strictly: Callable[..., None] = row.run  # each of them takes ``strict``
+            strictly(t, True)
 
 
 @LAB.check(
