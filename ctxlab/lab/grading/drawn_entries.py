@@ -2,7 +2,7 @@
 
 :func:`draw_wire` draws a valid entry's wire form (its keys in a random order),
 :func:`break_wire` breaks one field where the chapter constrains it, :func:`broken` applies
-a break (Lab 11.1's crafted cases are made with it too), :func:`smaller_wire` gives the
+a break (Lab 11.1's crafted cases are made with :func:`edit` too), :func:`smaller_wire` gives the
 shrinker of :mod:`.drawn` smaller candidates. Plain :mod:`random` only: it runs under Pyodide.
 """
 
@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterator
 from typing import Any, Final
 
-__all__ = ["LISTS", "break_text", "break_wire", "broken", "draw_wire", "smaller_wire", "wire_text"]
+__all__ = ["LISTS", "break_text", "break_wire", "broken", "draw_wire", "edit", "smaller_wire"]
 
 LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
 _WORDS: Final = ("src/a.py", "测试通过", "keep API", "修复 bug", "x", "", "a\nb", "“q”", "🙂")
@@ -93,11 +93,17 @@ def break_wire(r: random.Random) -> tuple[str, object]:
 
 
 def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
-    """A deep copy of ``wire`` with the field path ``field`` set to (a copy of) ``value``;
-    ``...`` deletes it, ``a->b`` renames it."""
-    out = copy.deepcopy(wire)
+    """A deep copy of ``wire`` with ``field`` broken (:func:`edit`)."""
+    out: dict[str, Any] = json.loads(json.dumps(wire))
+    edit(out, field, value)
+    return out
+
+
+def edit(wire: dict[str, Any], field: str, value: object) -> None:
+    """Sets the field path ``field`` of ``wire`` to (a copy of) ``value``; ``...`` deletes
+    it, ``a->b`` renames it."""
     *parents, key = field.split(".")
-    target = out
+    target = wire
     for name in parents:
         target = target[name]
     if "->" in key:
@@ -107,7 +113,6 @@ def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
         target.pop(key, None)
     else:
         target[key] = copy.deepcopy(value)
-    return out
 
 
 def break_text(field: str, value: object) -> str:
@@ -140,7 +145,3 @@ def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
     ordered = {k: wire[k] for k in sorted(wire)}
     if list(ordered) != list(wire):
         yield ordered
-
-
-def wire_text(wire: object) -> str:
-    return json.dumps(wire, ensure_ascii=False, allow_nan=True)

@@ -12,6 +12,7 @@ changed; an accepted one must equal the reference's result.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -89,7 +90,7 @@ def edited(edits: Mapping[str, object]) -> dict[str, Any]:
     deleted; ``a->b``: renamed)."""
     wire = fx.compact1().to_json()
     for field, value in edits.items():
-        wire = drawn_entries.broken(wire, field, value)
+        drawn_entries.edit(wire, field, value)
     return wire
 
 
@@ -480,7 +481,8 @@ def _random_kind(case: _Drawn) -> str | None:
 def _random_check(t: Trial, case: _Drawn, kind: str) -> None:
     value = _random_input(case)
     broken = f" ({drawn_entries.break_text(case[1], case[2])})" if case[1] else ""
-    label = drawn.label(f"entry {drawn_entries.wire_text(value)}{broken}")
+    text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    label = drawn.label(f"entry {text}{broken}")
     if case[1]:
         t.rejects(label, [], value, error_type=CHAPTER_ERROR)
         return
