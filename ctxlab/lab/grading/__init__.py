@@ -80,9 +80,8 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
 :mod:`.expect`                   what a lab expects of a student's result, shared by the
                                  labs (an entry, a ``ContextResult``, refusals)
-:mod:`.entry_cases`              Lab 11.1's cases: compact-1 with one field changed
 :mod:`.drawn`                    the random rows' cases: drawn from a seed, shrunk on failure
-:mod:`.drawn_entries`            the random entries of Lab 11.1's random row
+:mod:`.drawn_entries`            compaction entries drawn and broken (Lab 11.1, 11.4)
 :mod:`.text`                     bilingual text and plain descriptions of values
 :mod:`.usage`                    :class:`GradingUsageError`, the one usage error
 :mod:`.batch`                    ``ctxlab grade``: a class graded, ``grades.csv``,

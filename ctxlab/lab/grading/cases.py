@@ -1,9 +1,9 @@
 """Inputs the checks share: the chapter's paths re-chained, crafted messages, a tag estimator.
 
-The worked examples come from :mod:`ctxlab.fixtures` (the chapter's opening path, compact-1,
-...). The crafted cases are built here from small messages whose text carries their cost as
-``[n]`` tags, priced by :func:`tag_estimator`: a reader sees a case's budget arithmetic in
-its definition (``user("u2", 5)`` costs 5).
+The worked examples come from :mod:`ctxlab.fixtures`. Crafted messages carry their cost in
+their text as ``[n]`` tags, priced by :func:`tag_estimator`: a reader sees a case's budget
+arithmetic in its definition (``user("u2", 5)`` costs 5); :func:`path_of` writes a path of
+them in the chapter's ids (``"u1 calls[read-1] r-read->read-1 a1"``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "by_id",
     "crafted",
     "messages",
+    "path_of",
     "rechain",
     "system",
     "tag_estimator",
@@ -49,6 +50,25 @@ def rechain(entries: Sequence[SessionEntry]) -> list[SessionEntry]:
         chained.append(dataclasses.replace(changed, parent_id=parent))
         parent = entry.id
     return chained
+
+
+def path_of(text: str) -> list[SessionEntry]:
+    """Crafted message entries costing 1 each, by id: ``u1`` a user message, ``sys`` a system
+    message, ``calls[read-1,test-1]`` an assistant message declaring those calls,
+    ``r-read->read-1`` the tool result of call read-1, any other id a final assistant."""
+    pairs: list[tuple[str, AgentMessage]] = []
+    for word in text.split():
+        if "->" in word:
+            entry_id, call = word.split("->")
+            pairs.append(tool_result(entry_id, call, 1))
+        elif word.endswith("]"):
+            entry_id, calls = word[:-1].split("[")
+            pairs.append(assistant(entry_id, 1, *calls.split(",")))
+        elif word.startswith("sys"):
+            pairs.append(system(word, f"{word} [1]"))
+        else:
+            pairs.append((user if re.fullmatch(r"u\d+", word) else assistant)(word, 1))
+    return crafted(*pairs)
 
 
 def messages(path: Sequence[SessionEntry]) -> list[SessionEntry]:

@@ -1,22 +1,23 @@
-"""The random entries of Lab 11.1's random row (spec §10, issue 34).
+"""Random compaction entries (spec §10, issue 34): Lab 11.1's random row, 11.4's summaries.
 
-:func:`draw_wire` draws a valid compaction entry's wire form (its keys in a random order;
-Lab 11.4 draws its summaries from it too), :func:`break_wire` breaks one field of it where
-the chapter constrains it, and :func:`smaller_wire` gives smaller candidates for the
-shrinker of :mod:`.drawn`. Plain :mod:`random` only: it runs under Pyodide.
+:func:`draw_wire` draws a valid entry's wire form (its keys in a random order),
+:func:`break_wire` breaks one field where the chapter constrains it, :func:`broken` applies
+a break (Lab 11.1's crafted cases are made with :func:`edit` too), :func:`smaller_wire` gives the
+shrinker of :mod:`.drawn` smaller candidates. Plain :mod:`random` only: it runs under Pyodide.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import random
 from collections.abc import Iterator
 from typing import Any, Final
 
-__all__ = ["break_text", "break_wire", "broken", "draw_wire", "smaller_wire", "wire_text"]
+__all__ = ["LISTS", "break_text", "break_wire", "broken", "draw_wire", "edit", "smaller_wire"]
 
-_LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
+LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
 _WORDS: Final = ("src/a.py", "测试通过", "keep API", "修复 bug", "x", "", "a\nb", "“q”", "🙂")
 
 
@@ -33,7 +34,7 @@ def _number(r: random.Random) -> int | float:
 def draw_wire(r: random.Random) -> dict[str, Any]:
     """A valid compaction entry's wire form, its keys in a random order."""
     summary_wire: dict[str, Any] = {"goal": r.choice(_WORDS[:5]) + " " + r.choice(_WORDS)}
-    for name in _LISTS:
+    for name in LISTS:
         summary_wire[name] = [r.choice(_WORDS) for _ in range(r.choice((0, 0, 1, 2, 3)))]
     wire: dict[str, Any] = {
         "type": "compaction",
@@ -83,20 +84,26 @@ _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
 
 
 def break_wire(r: random.Random) -> tuple[str, object]:
-    """One break of a compaction entry: (field path, value), ``...`` meaning deleted,
-    ``a->b`` meaning the field renamed."""
+    """One break of a compaction entry: (field path, value), as :func:`broken` takes it."""
     fields, values = r.choice(_BREAKS)
     field = r.choice(fields)
     if field == "summary.*":
-        field = "summary." + r.choice(_LISTS)
+        field = "summary." + r.choice(LISTS)
     return field, r.choice(values)
 
 
 def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
-    """A deep copy of ``wire`` with ``field`` broken."""
+    """A deep copy of ``wire`` with ``field`` broken (:func:`edit`)."""
     out: dict[str, Any] = json.loads(json.dumps(wire))
+    edit(out, field, value)
+    return out
+
+
+def edit(wire: dict[str, Any], field: str, value: object) -> None:
+    """Sets the field path ``field`` of ``wire`` to (a copy of) ``value``; ``...`` deletes
+    it, ``a->b`` renames it."""
     *parents, key = field.split(".")
-    target = out
+    target = wire
     for name in parents:
         target = target[name]
     if "->" in key:
@@ -105,8 +112,7 @@ def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
     elif value is ...:
         target.pop(key, None)
     else:
-        target[key] = value
-    return out
+        target[key] = copy.deepcopy(value)
 
 
 def break_text(field: str, value: object) -> str:
@@ -121,7 +127,7 @@ def break_text(field: str, value: object) -> str:
 def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Smaller candidates of a wire form: list items dropped, texts and numbers plainer."""
     summary_wire = wire["summary"]
-    for name in _LISTS:
+    for name in LISTS:
         items = summary_wire[name]
         for i in range(len(items)):
             yield {**wire, "summary": {**summary_wire, name: items[:i] + items[i + 1 :]}}
@@ -139,7 +145,3 @@ def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
     ordered = {k: wire[k] for k in sorted(wire)}
     if list(ordered) != list(wire):
         yield ordered
-
-
-def wire_text(wire: object) -> str:
-    return json.dumps(wire, ensure_ascii=False, allow_nan=True)

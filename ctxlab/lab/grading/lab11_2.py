@@ -1,54 +1,34 @@
 """Lab 11.2 checks: ``group_interactions(entries)``, the interaction groups of a path.
 
 The chapter, "两个 tool result 仍属于 u3 开始的同一组": ``groupInteractions()`` skips the
-system message, opens a group at each user message, and checks four id relations inside
-the group (each call id declared once; each result's toolCallId names a call of the group;
-a call has at most one result; every call has its result when the group ends). Only ids
-pair a result with its call: result order, toolName and the final assistant take no part.
-"损坏记录在进入预算前就会被拒绝": ``r-test -> unknown-1`` is refused, naming the id.
+system message, opens a group at each user message, and checks four id relations inside the
+group (each call id declared once; each result's toolCallId names a call of the group; a call
+has at most one result; every call has its result when the group ends). Only ids pair a
+result with its call. "损坏记录在进入预算前就会被拒绝": ``r-test -> unknown-1`` is refused.
 
-Cases: the chapter's opening path and its broken variants (:mod:`ctxlab.fixtures`), and
-crafted paths whose expected groups are written out or are the reference's groups.
-
-The errors: the chapter says an error "携带 entry id 或 call id" (carries the entry id *or*
-the call id). So the chapter's rows accept an error (a ValueError, as every ctxlab error is)
-whose message names either. ctxlab's own rule is stricter, and is its own row
-(``errors_name_entry_and_call``): an ``InteractionError`` naming **both** the entry involved
-(the result, or the assistant message that declares the call) and the call id. A message
-before the first user message has no call: it names that entry (a ctxlab rule too).
-
-``tool_pairs``: the checklist's result is ``InteractionGroup(entries=..., tool_pairs=...)``,
-so each group's pairs are checked too: (call id, id of the entry holding its result), in
-the order the calls are declared -- the reference's pairs.
+The chapter's error "携带 entry id 或 call id" (either): its rows accept a ValueError naming
+one; ctxlab's row asks for an ``InteractionError`` naming both. ctxlab's ``tool_pairs`` row
+checks each group's (call id, result entry id) pairs against the reference's.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from ctxlab import fixtures as fx
 from ctxlab import interactions
-from ctxlab.entries import SessionEntry
+from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.errors import InteractionError, shown
 from ctxlab.interactions import GroupBuilder, group_interactions
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
-from ctxlab.lab.grading.cases import (
-    assistant,
-    by_id,
-    crafted,
-    messages,
-    rechain,
-    system,
-    tool_result,
-    user,
-)
+from ctxlab.lab.grading.cases import by_id, crafted, messages, path_of, rechain, system
 from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.text import Text, kind
-from ctxlab.messages import AgentMessage, AssistantMessage, StopReason, ToolResultMessage
 
 __all__ = ["LAB"]
 
@@ -69,6 +49,15 @@ def _groups_text(groups: Sequence[Sequence[str]], zh: bool = False) -> str:
     if not groups:
         return "[]（没有组）" if zh else "[] (no groups)"
     return " ".join(f"[{ids(group)}]" for group in groups)
+
+
+def _same_groups(label: Text, got: list[list[str]], want: list[list[str]]) -> None:
+    if got != want:
+        fail(
+            label,
+            f": expected {_groups_text(want)}, got {_groups_text(got)}",
+            f"：期望 {_groups_text(want, zh=True)}，实际 {_groups_text(got, zh=True)}",
+        )
 
 
 def _student_groups(label: Text, got: object) -> list[list[str]]:
@@ -101,20 +90,21 @@ def _label(path: Sequence[SessionEntry]) -> Text:
     return Text(f"path {name}", f"路径 {name}")
 
 
-def _expect_groups(
-    t: Trial, label: Text, entries: list[SessionEntry], expected: list[list[str]] | None
+def _expect(
+    t: Trial,
+    entries: list[SessionEntry],
+    expected: list[list[str]] | None,
+    label: Text | None = None,
 ) -> None:
-    """The student's groups must be the reference's (or the literal ``expected`` ids)."""
+    """The student's groups must be the reference's (or the literal ``expected`` ids), and
+    hold the path's own entries."""
+    label = label or _label(entries)
     result = t.returns(label, entries)
     got = _student_groups(label, result)
     reference = group_interactions(list(entries))
-    want = [list(g.entry_ids) for g in reference] if expected is None else expected
-    if got != want:
-        fail(
-            label,
-            f": expected {_groups_text(want)}, got {_groups_text(got)}",
-            f"：期望 {_groups_text(want, zh=True)}，实际 {_groups_text(got, zh=True)}",
-        )
+    _same_groups(
+        label, got, [list(g.entry_ids) for g in reference] if expected is None else expected
+    )
     path_entries = by_id(entries)
     for group in result:
         for entry in group.entries:
@@ -126,38 +116,43 @@ def _expect_groups(
                 )
 
 
-def _expect(t: Trial, path: list[SessionEntry], expected: list[list[str]] | None) -> None:
-    _expect_groups(t, _label(path), path, expected)
+def _with(path: list[SessionEntry], entry_id: str, **fields: Any) -> list[SessionEntry]:
+    """``path`` with the message of ``entry_id`` changed (``stop_reason=``, ``is_error=``)."""
+    return [
+        dataclasses.replace(entry, message=dataclasses.replace(entry.message, **fields))
+        if isinstance(entry, MessageSessionEntry) and entry.id == entry_id
+        else entry
+        for entry in path
+    ]
 
 
-def _refused(
-    t: Trial, path: list[SessionEntry], names: list[list[str]], *, strict: bool = False
-) -> None:
-    """The path's message entries are refused. The chapter (``strict=False``): an error
-    carrying the entry id or the call id -- any name of ``names``. ctxlab (``strict``): an
+class _Broken(NamedTuple):
+    """A path that breaks an id relation (in :func:`~.cases.path_of`'s notation, or built),
+    and the names its error carries: the entry involved, the call id."""
+
+    path: str | Callable[[], list[SessionEntry]]
+    names: list[list[str]]
+    label: Text | None = None
+
+
+def _refused(t: Trial, strict: bool, *cases: _Broken) -> None:
+    """Each path's message entries are refused. The chapter's rows: an error carrying the
+    entry id or the call id (any name of ``names``). ctxlab's (``strict``): an
     InteractionError naming one of each group of ``names``."""
-    if strict:
-        t.rejects(_label(path), names, messages(path), error_type=InteractionError)
-    else:
-        either = [[name for group in names for name in group]]
-        t.rejects(_label(path), either, messages(path), error_type=CHAPTER_ERROR)
+    for case in cases:
+        path = path_of(case.path) if isinstance(case.path, str) else case.path()
+        label = case.label or _label(path)
+        if strict:
+            t.rejects(label, case.names, messages(path), error_type=InteractionError)
+        else:
+            either = [[name for group in case.names for name in group]]
+            t.rejects(label, either, messages(path), error_type=CHAPTER_ERROR)
 
 
 _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
 
-
-def _results_first() -> list[tuple[str, AgentMessage]]:
-    """One interaction whose results come in another order than their calls, one of them
-    (``r-b``) even before ``calls`` declares it: the case of ``results_any_order`` and the
-    first group of ``tool_pairs``."""
-    return [
-        user("u1", 1),
-        tool_result("r-b", "call-b", 1),
-        assistant("calls", 1, "call-a", "call-b", "call-c"),
-        tool_result("r-c", "call-c", 1),
-        tool_result("r-a", "call-a", 1),
-        assistant("a1", 1),
-    ]
+#: Results in another order than their calls, ``r-b`` even before ``calls`` declares it.
+_RESULTS_FIRST = "u1 r-b->call-b calls[call-a,call-b,call-c] r-c->call-c r-a->call-a a1"
 
 
 @LAB.check(
@@ -184,13 +179,11 @@ def three_groups(t: Trial) -> None:
 def system_skipped(t: Trial) -> None:
     opening = fx.opening_path()
     between = crafted(system("patch", "between"))[0]
-    path = rechain([*opening[:3], between, *opening[3:]])
-    _expect(t, messages(path), _THREE_GROUPS)
+    _expect(t, messages(rechain([*opening[:3], between, *opening[3:]])), _THREE_GROUPS)
     inside = crafted(system("patch", "", {"rules": "v2"}))[0]
-    path = rechain([*opening[:7], inside, *opening[7:]])
-    _expect(t, messages(path), _THREE_GROUPS)
+    _expect(t, messages(rechain([*opening[:7], inside, *opening[7:]])), _THREE_GROUPS)
     _expect(t, [by_id(opening)["sys"]], [])
-    _expect_groups(t, Text("no entries at all", "没有任何 entry"), [], [])
+    _expect(t, [], [], Text("no entries at all", "没有任何 entry"))
 
 
 @LAB.check(
@@ -207,7 +200,7 @@ def results_any_order(t: Trial) -> None:
         messages(fx.results_before_call_path()),
         [["u1", "a1"], ["u2", "a2"], ["u3", "r-test", "calls", "r-read", "a3"]],
     )
-    _expect(t, crafted(*_results_first()), None)
+    _expect(t, path_of(_RESULTS_FIRST), None)
 
 
 @LAB.check(
@@ -221,21 +214,13 @@ def results_any_order(t: Trial) -> None:
 def pairing_by_id_only(t: Trial) -> None:
     # Results named after another tool; calls split over two assistant messages; no final
     # assistant; an interaction that ends with results.
-    path = crafted(
-        user("u1", 1),
-        assistant("call-read", 1, "read-1"),
-        assistant("call-test", 1, "test-1"),
-        tool_result("r-test", "test-1", 1, tool="read"),
-        tool_result("r-read", "read-1", 1, tool="bash"),
-        user("u2", 1),
-        assistant("calls-2", 1, "x-1", "x-2"),
-        tool_result("r-x2", "x-2", 1),
-        assistant("between", 1),
-        tool_result("r-x1", "x-1", 1),
+    path = path_of(
+        "u1 call-read[read-1] call-test[test-1] r-test->test-1 r-read->read-1"
+        " u2 calls-2[x-1,x-2] r-x2->x-2 between r-x1->x-1"
     )
     _expect(
         t,
-        path,
+        _with(path, "r-read", tool_name="bash"),
         [
             ["u1", "call-read", "call-test", "r-test", "r-read"],
             ["u2", "calls-2", "r-x2", "between", "r-x1"],
@@ -252,34 +237,17 @@ def pairing_by_id_only(t: Trial) -> None:
     quote_zh="groupInteractions() 找不到 unknown-1 对应的 call",
     quote_en="groupInteractions() finds no call for unknown-1",
 )
-def unknown_call_rejected(t: Trial) -> None:
-    _unknown_call(t)
-
-
-def _unknown_call(t: Trial, *, strict: bool = False) -> None:
-    label = Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)")
-    if strict:
-        t.rejects(
-            label,
+def unknown_call_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            fx.unknown_call_path,
             [["r-test"], ["unknown-1"]],
-            messages(fx.unknown_call_path()),
-            error_type=InteractionError,
-        )
-    else:
-        t.rejects(
-            label,
-            [["r-test", "unknown-1"]],
-            messages(fx.unknown_call_path()),
-            error_type=CHAPTER_ERROR,
-        )
-    path = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1"),
-        tool_result("r-read", "read-1", 1),
-        tool_result("r-extra", "ghost-1", 1),
-        assistant("a1", 1),
+            Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
+        ),
+        _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", [["r-extra"], ["ghost-1"]]),
     )
-    _refused(t, path, [["r-extra"], ["ghost-1"]], strict=strict)
 
 
 @LAB.check(
@@ -291,21 +259,13 @@ def _unknown_call(t: Trial, *, strict: bool = False) -> None:
     quote_zh="group 结束时，所有 call 都已经配齐 result",
     quote_en="when the group ends, every call has its result",
 )
-def missing_result_rejected(t: Trial) -> None:
-    _missing_result(t)
-
-
-def _missing_result(t: Trial, *, strict: bool = False) -> None:
-    _refused(t, fx.missing_result_path(), [["calls"], ["read-1"]], strict=strict)
-    path = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1", "test-1"),
-        tool_result("r-test", "test-1", 1),
-        assistant("a1", 1),
-        user("u2", 1),
-        assistant("a2", 1),
+def missing_result_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(fx.missing_result_path, [["calls"], ["read-1"]]),
+        _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", [["calls"], ["read-1"]]),
     )
-    _refused(t, path, [["calls"], ["read-1"]], strict=strict)
 
 
 @LAB.check(
@@ -316,20 +276,15 @@ def _missing_result(t: Trial, *, strict: bool = False) -> None:
     quote_zh="一个 call 至多对应一条 result",
     quote_en="a call has at most one result",
 )
-def duplicate_result_rejected(t: Trial) -> None:
-    _duplicate_result(t)
-
-
-def _duplicate_result(t: Trial, *, strict: bool = False) -> None:
-    path = crafted(
-        user("u3", 1),
-        assistant("calls", 1, "read-1", "test-1"),
-        tool_result("r-test", "test-1", 1),
-        tool_result("r-read", "read-1", 1),
-        tool_result("r-again", "test-1", 1),
-        assistant("a3", 1),
+def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3",
+            [["r-again"], ["test-1"]],
+        ),
     )
-    _refused(t, path, [["r-again"], ["test-1"]], strict=strict)
 
 
 @LAB.check(
@@ -340,27 +295,18 @@ def _duplicate_result(t: Trial, *, strict: bool = False) -> None:
     quote_zh="每个 call.id 只声明一次",
     quote_en="each call.id is declared only once",
 )
-def duplicate_call_rejected(t: Trial) -> None:
-    _duplicate_call(t)
-
-
-def _duplicate_call(t: Trial, *, strict: bool = False) -> None:
-    in_one = crafted(
-        user("u3", 1),
-        assistant("calls", 1, "read-1", "test-1", "read-1"),
-        tool_result("r-test", "test-1", 1),
-        tool_result("r-read", "read-1", 1),
-        assistant("a3", 1),
+def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken(
+            "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3",
+            [["calls"], ["read-1"]],
+        ),
+        _Broken(
+            "u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", [["calls-2", "calls"], ["read-1"]]
+        ),
     )
-    _refused(t, in_one, [["calls"], ["read-1"]], strict=strict)
-    in_two = crafted(
-        user("u3", 1),
-        assistant("calls", 1, "read-1"),
-        tool_result("r-read", "read-1", 1),
-        assistant("calls-2", 1, "read-1"),
-        assistant("a3", 1),
-    )
-    _refused(t, in_two, [["calls-2", "calls"], ["read-1"]], strict=strict)
 
 
 @LAB.check(
@@ -372,40 +318,18 @@ def _duplicate_call(t: Trial, *, strict: bool = False) -> None:
     quote_zh="每条 result 的 toolCallId 都能在组内找到对应 call",
     quote_en="each result's toolCallId finds its call within the group",
 )
-def pairs_within_group(t: Trial) -> None:
-    _pairs_within_group(t)
-
-
-def _pairs_within_group(t: Trial, *, strict: bool = False) -> None:
-    late = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1"),
-        user("u2", 1),
-        tool_result("r-read", "read-1", 1),
-        assistant("a2", 1),
+def pairs_within_group(t: Trial, strict: bool = False) -> None:
+    _refused(
+        t,
+        strict,
+        _Broken("u1 calls[read-1] u2 r-read->read-1 a2", [["calls", "r-read"], ["read-1"]]),
+        _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", [["r-read", "calls"], ["read-1"]]),
+        # A result in a later group answers no call of its own group, even when an earlier
+        # group declared (and answered) that call id.
+        _Broken(
+            "u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", [["r-again"], ["read-1"]]
+        ),
     )
-    _refused(t, late, [["calls", "r-read"], ["read-1"]], strict=strict)
-    early = crafted(
-        user("u1", 1),
-        tool_result("r-read", "read-1", 1),
-        assistant("a1", 1),
-        user("u2", 1),
-        assistant("calls", 1, "read-1"),
-        assistant("a2", 1),
-    )
-    _refused(t, early, [["r-read", "calls"], ["read-1"]], strict=strict)
-    # A result in a later group answers no call of its own group, even when an earlier
-    # group declared (and answered) that call id.
-    again = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1"),
-        tool_result("r-read", "read-1", 1),
-        assistant("a1", 1),
-        user("u2", 1),
-        tool_result("r-again", "read-1", 1),
-        assistant("a2", 1),
-    )
-    _refused(t, again, [["r-again"], ["read-1"]], strict=strict)
 
 
 @LAB.check(
@@ -418,10 +342,7 @@ def _pairs_within_group(t: Trial, *, strict: bool = False) -> None:
     "而不是悄悄丢掉它",
 )
 def message_before_first_user(t: Trial) -> None:
-    first = crafted(system("sys", "sys [1]"), assistant("a0", 1), user("u1", 1), assistant("a1", 1))
-    _refused(t, first, [["a0"]], strict=True)
-    result = crafted(tool_result("r0", "read-1", 1), user("u1", 1), assistant("a1", 1))
-    _refused(t, result, [["r0"]], strict=True)
+    _refused(t, True, _Broken("sys a0 u1 a1", [["a0"]]), _Broken("r0->read-1 u1 a1", [["r0"]]))
 
 
 @LAB.check(
@@ -443,27 +364,22 @@ def input_untouched(t: Trial) -> None:
             f"：两次调用先得到 {_groups_text(first, zh=True)}，"
             f"再得到 {_groups_text(second, zh=True)}",
         )
-    if first != _THREE_GROUPS:  # equal to each other, and the chapter's groups too
-        fail(
-            label,
-            f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(first)}",
-            f"：期望 {_groups_text(_THREE_GROUPS, zh=True)}，实际 {_groups_text(first, zh=True)}",
-        )
+    _same_groups(label, first, _THREE_GROUPS)  # equal to each other, and the chapter's too
 
 
 def _pairs(value: object) -> list[tuple[object, ...]] | None:
     """``tool_pairs`` as a list of tuples (None when it is not a sequence of pairs)."""
-    if not isinstance(value, (list, tuple)):
-        return None
-    if not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in value):
-        return None
-    return [tuple(pair) for pair in value]
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in value
+    ):
+        return [tuple(pair) for pair in value]
+    return None
 
 
 def _pairs_text(pairs: Sequence[Sequence[object]], zh: bool = False) -> str:
-    if not pairs:
-        return "（无）" if zh else "(none)"
-    return ", ".join(f"{call}->{result}" for call, result in pairs)
+    return ", ".join(f"{call}->{result}" for call, result in pairs) or (
+        "（无）" if zh else "(none)"
+    )
 
 
 @LAB.check(
@@ -478,18 +394,10 @@ def _pairs_text(pairs: Sequence[Sequence[object]], zh: bool = False) -> str:
     "后面的代码不必再按 id 配一遍",
 )
 def tool_pairs(t: Trial) -> None:
-    results_first = crafted(
-        *_results_first(),
-        user("u2", 1),
-        assistant("calls-2", 1, "x-2"),
-        assistant("calls-3", 1, "x-1"),
-        tool_result("r-x1", "x-1", 1),
-        tool_result("r-x2", "x-2", 1),
-    )
     for entries in (
         messages(fx.opening_path()),
         messages(fx.results_before_call_path()),
-        results_first,
+        path_of(f"{_RESULTS_FIRST} u2 calls-2[x-2] calls-3[x-1] r-x1->x-1 r-x2->x-2"),
     ):
         label = _label(entries)
         got = t.returns(label, entries)
@@ -530,28 +438,16 @@ def tool_pairs(t: Trial) -> None:
     "那条记录和那次 call",
 )
 def errors_name_entry_and_call(t: Trial) -> None:
-    for case in (
-        _unknown_call,
-        _missing_result,
-        _duplicate_result,
-        _duplicate_call,
-        _pairs_within_group,
-    ):
-        case(t, strict=True)
-
-
-def _stopped(pair: tuple[str, AgentMessage], reason: StopReason) -> tuple[str, AgentMessage]:
-    """The assistant message of ``pair``, with another stopReason."""
-    entry_id, message = pair
-    assert isinstance(message, AssistantMessage)
-    return entry_id, dataclasses.replace(message, stop_reason=reason)
-
-
-def _failed(pair: tuple[str, AgentMessage]) -> tuple[str, AgentMessage]:
-    """The tool result of ``pair``, with isError: true."""
-    entry_id, message = pair
-    assert isinstance(message, ToolResultMessage)
-    return entry_id, dataclasses.replace(message, is_error=True)
+    # The chapter's rows on broken id relations again, their cases now strictly.
+    rows: tuple[Callable[..., None], ...] = (
+        unknown_call_rejected,
+        missing_result_rejected,
+        duplicate_result_rejected,
+        duplicate_call_rejected,
+        pairs_within_group,
+    )
+    for row in rows:
+        row(t, True)
 
 
 @LAB.check(
@@ -564,12 +460,7 @@ def _failed(pair: tuple[str, AgentMessage]) -> tuple[str, AgentMessage]:
 )
 def calls_whatever_stop_reason(t: Trial) -> None:
     for reason in ("stop", "length"):
-        path = crafted(
-            user("u1", 1),
-            _stopped(assistant("calls", 1, "read-1"), reason),
-            tool_result("r-read", "read-1", 1),
-            assistant("a1", 1),
-        )
+        path = _with(path_of("u1 calls[read-1] r-read->read-1 a1"), "calls", stop_reason=reason)
         _expect(t, path, [["u1", "calls", "r-read", "a1"]])
 
 
@@ -581,22 +472,12 @@ def calls_whatever_stop_reason(t: Trial) -> None:
     quote_en="these relations depend only on the sets of ids",
 )
 def error_result_answers(t: Trial) -> None:
-    path = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1", "test-1"),
-        _failed(tool_result("r-test", "test-1", 1)),
-        tool_result("r-read", "read-1", 1),
-        assistant("a1", 1),
+    path = path_of("u1 calls[read-1,test-1] r-test->test-1 r-read->read-1 a1")
+    _expect(t, _with(path, "r-test", is_error=True), [["u1", "calls", "r-test", "r-read", "a1"]])
+    twice = path_of("u1 calls[read-1] r-read->read-1 r-again->read-1 a1")
+    _refused(
+        t, False, _Broken(lambda: _with(twice, "r-read", is_error=True), [["r-again"], ["read-1"]])
     )
-    _expect(t, path, [["u1", "calls", "r-test", "r-read", "a1"]])
-    twice = crafted(
-        user("u1", 1),
-        assistant("calls", 1, "read-1"),
-        _failed(tool_result("r-read", "read-1", 1)),
-        tool_result("r-again", "read-1", 1),
-        assistant("a1", 1),
-    )
-    _refused(t, twice, [["r-again"], ["read-1"]])
 
 
 @LAB.check(
@@ -611,13 +492,7 @@ def error_result_answers(t: Trial) -> None:
 def walks_input_once(t: Trial) -> None:
     entries = messages(fx.opening_path())
     label = Text("iter(path sys..a3), an iterator", "iter(路径 sys..a3)，一个迭代器")
-    got = _student_groups(label, t.returns(label, iter(entries)))
-    if got != _THREE_GROUPS:
-        fail(
-            label,
-            f": expected {_groups_text(_THREE_GROUPS)}, got {_groups_text(got)}",
-            f"：期望 {_groups_text(_THREE_GROUPS, zh=True)}，实际 {_groups_text(got, zh=True)}",
-        )
+    _same_groups(label, _student_groups(label, t.returns(label, iter(entries))), _THREE_GROUPS)
 
 
 @LAB.check(
@@ -656,7 +531,7 @@ def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
     if kind == "refuses":
         t.rejects(label, [], entries, error_type=CHAPTER_ERROR)
     else:
-        _expect_groups(t, label, entries, None)
+        _expect(t, entries, None, label)
 
 
 _RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, drawn.smaller_path)

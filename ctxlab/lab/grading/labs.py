@@ -41,7 +41,7 @@ _PREFIX: Final = f"{__package__}.lab11_"
 #: ``compare.diff = ...`` lasts no longer than its check); none holds a run-time switch.
 _CHECKED_WITH: Final = tuple(
     f"{__package__}.{name}"
-    for name in ("calls", "cases", "compare", "drawn_entries", "entry_cases", "expect", "text")
+    for name in ("calls", "cases", "compare", "drawn_entries", "expect", "text")
 )
 inprocess.keep(*(importlib.import_module(name) for name in _CHECKED_WITH))
 # drawn holds the seed and the time limit in lists it fills at run time: only its names
