@@ -98,7 +98,7 @@ def test_stored_figure_and_widget_share_the_alt_text() -> None:
 
 def test_every_check_description_is_chinese_and_within_budget_is_the_course_codes() -> None:
     for check in grading.LAB.checks:
-        assert CJK.search(check.zh), check.key
+        assert CJK.search(check.behaviour_zh), check.key
     (within,) = [c for c in grading.LAB.checks if c.key == "within_budget"]
     # Not the chapter's text, not ctxlab's invention: the course's own buildContext returns it.
     assert within.en.startswith("the course's code (not in the chapter's text):")

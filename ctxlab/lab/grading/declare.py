@@ -29,7 +29,6 @@ from typing import Any
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, Misconception, diagnose, load
 from ctxlab.lab.grading.report import CheckResult, LabFacts, Source
-from ctxlab.lab.grading.text import Text, clean
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = ["CheckFunction", "LabChecks", "Row", "helper_functions", "methods"]
@@ -38,43 +37,9 @@ __all__ = ["CheckFunction", "LabChecks", "Row", "helper_functions", "methods"]
 CheckFunction = Callable[[Trial], None]
 
 
-@dataclass(frozen=True)
-class Row:
-    """One behaviour of a lab: its key, its words in English and Chinese, its check, and its
-    kind (the chapter's sentence it checks, or why ctxlab decides so)."""
-
-    key: str
-    en: str
-    zh: str
-    run: CheckFunction
-    source: Source = "chapter"
-    quote_zh: str = ""
-    quote_en: str = ""
-    why_en: str = ""
-    why_zh: str = ""
-    course: bool = False
-
-    def row(
-        self, passed: bool, detail: Text | None = None, output: str = "", output_cut: int = 0
-    ) -> CheckResult:
-        """This behaviour's row in a report, with its kind and quotes (every route makes its
-        rows here: in-process, in a grading child, from the sandbox)."""
-        return CheckResult(
-            self.key,
-            passed,
-            self.en,
-            self.zh,
-            clean(detail.en) if detail else "",
-            clean(detail.zh) if detail else "",
-            output,
-            output_cut,
-            self.source,
-            self.quote_zh,
-            self.quote_en,
-            self.why_en,
-            self.why_zh,
-            self.course,
-        )
+#: One behaviour of a lab, declared: the same type as its row in a report (``run`` is its
+#: check; :meth:`~.report.CheckResult.row` makes the row).
+Row = CheckResult
 
 
 @dataclass(frozen=True)
@@ -141,7 +106,19 @@ class LabChecks:
 
         def register(run: CheckFunction) -> CheckFunction:
             self.checks.append(
-                Row(run.__name__, en, zh, run, source, quote_zh, quote_en, why_en, why_zh, course)
+                Row(
+                    run.__name__,
+                    False,
+                    en,
+                    zh,
+                    source=source,
+                    quote_zh=quote_zh,
+                    quote_en=quote_en,
+                    why_en=why_en,
+                    why_zh=why_zh,
+                    course=course,
+                    run=run,
+                )
             )
             return run
 
@@ -168,7 +145,8 @@ class LabChecks:
         known mistake (:func:`~.misconceptions.diagnose`; never a row of the report)."""
         run = functools.partial(diagnose, tuple(self.catalogue), self.inputs)
         why = "the catalogue's evidence", "目录中的证据"
-        return [*self.checks, Row(DIAGNOSIS, *why, run, "ctxlab", why_en=why[0], why_zh=why[1])]
+        step = Row(DIAGNOSIS, False, *why, source="ctxlab", why_en=why[0], why_zh=why[1], run=run)
+        return [*self.checks, step]
 
     @property
     def facts(self) -> LabFacts:

@@ -11,7 +11,8 @@ ctxlab's extension with why it decides so. The chapter's rows decide the lab
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.misconceptions import (
@@ -21,7 +22,7 @@ from ctxlab.lab.grading.misconceptions import (
     hint_lines,
     ordered,
 )
-from ctxlab.lab.grading.text import Text
+from ctxlab.lab.grading.text import Text, clean
 from ctxlab.lab.language import get_language
 
 __all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
@@ -30,11 +31,17 @@ __all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
 Source: TypeAlias = Literal["chapter", "ctxlab"]
 
 
+def _no_check(trial: Any) -> None:
+    """The ``run`` of a checked row: only a declared row holds its check."""
+
+
 @dataclass(frozen=True)
 class CheckResult:
-    """One behaviour of a lab, checked: ✔ or ✘ and, for ✘, the first failing example
-    (``detail``); ``quote_zh``/``quote_en``: the chapter's sentence (``course``: the course's
-    code), ``why_en``/``why_zh``: why ctxlab decides so. The properties pick the language."""
+    """One behaviour of a lab, from its declaration in the lab's file (``@LAB.check``, with
+    its check ``run``) to its row in a report (:meth:`row`): ✔ or ✘ and, for ✘, the first
+    failing example (``detail``); ``quote_zh``/``quote_en``: the chapter's sentence
+    (``course``: the course's code), ``why_en``/``why_zh``: why ctxlab decides so. The
+    properties pick the language."""
 
     key: str
     passed: bool
@@ -51,6 +58,23 @@ class CheckResult:
     why_en: str = ""
     why_zh: str = ""
     course: bool = False
+    #: The check that decides this row (set where a lab's file declares it; a checked row
+    #: holds none).
+    run: Callable[[Any], None] = field(default=_no_check, compare=False, repr=False)
+
+    def row(
+        self, passed: bool, detail: Text | None = None, output: str = "", output_cut: int = 0
+    ) -> CheckResult:
+        """This declared row, checked (every route makes its rows here)."""
+        return replace(
+            self,
+            passed=passed,
+            detail_en=clean(detail.en) if detail else "",
+            detail_zh=clean(detail.zh) if detail else "",
+            output=output,
+            output_cut=output_cut,
+            run=_no_check,
+        )
 
     @property
     def quote(self) -> str:
