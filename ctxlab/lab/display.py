@@ -508,9 +508,9 @@ def call_safely(
     ``seconds`` becomes "did not return within ... s" and is asked to stop. A thread, not a
     process, so it works the same on Windows and with functions defined in a notebook.
     Under Pyodide (JupyterLite), where no thread can be started, the call runs in this
-    thread under the grader's trace-hook clock (:func:`~ctxlab.lab.grading.steps.run_traced`).
+    thread under the grader's trace-hook clock (:func:`~ctxlab.lab.grading.runner.run_traced`).
     """
-    from ctxlab.lab.grading import steps
+    from ctxlab.lab.grading import runner
 
     box: list[SafeCall] = []
     late = SafeCall(
@@ -520,8 +520,8 @@ def call_safely(
             f"{seconds:g} 秒内没有返回（死循环？）",
         ),
     )
-    if not steps.threads_available():
-        finished = steps.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
+    if not runner.threads_available():
+        finished = runner.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
         return box[0] if finished and box else late
     thread = threading.Thread(
         target=lambda: box.append(_call(function, args, kwargs)),

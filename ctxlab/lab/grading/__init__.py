@@ -115,7 +115,7 @@ from ctxlab.lab.grading.labs import (
     reference_functions,
 )
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
+from ctxlab.lab.grading.runner import get_time_limit_mode, set_time_limit_mode
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
