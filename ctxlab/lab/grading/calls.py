@@ -1,17 +1,10 @@
-"""Calling a student's function safely: input snapshots, failures as text, a time limit.
+"""Calling a student's function for a check: the case's label, failures as text (issue 10).
 
-A student's function may raise anything, return the wrong type, change its input or never
-return (issue 10, "Bad input"). Each of these becomes a failed row with a plain message,
-never an exception of the checker:
-
-* :class:`Trial` calls the function for a check, labelled with the case it tries (the
-  chapter's entry ids, the budget): :meth:`Trial.returns` wants a value,
-  :meth:`Trial.rejects` wants a ``CtxlabError`` naming given ids or fields. Both compare a
-  snapshot of the arguments before and after the call, so a changed input is named.
-* A check says how it failed with :func:`fail` (expected vs got, after the case's label).
-* :func:`~ctxlab.lab.grading.runner.run_check` runs one check in a daemon thread with a
-  time limit (:mod:`.runner`); a check that overran is stopped by raising
-  :class:`~.perform.StopStudent` in it, which :class:`Trial` never catches.
+A student's function may raise anything, return the wrong type or change its input: each is
+a failed row with a plain message, never an exception of the checker. :class:`Trial` calls
+it (through :func:`~.perform.perform`, or a sandboxed child) labelled with the case it tries;
+:meth:`Trial.returns` wants a value, :meth:`Trial.rejects` a ``CtxlabError`` naming given ids
+or fields; a check says how it failed with :func:`fail`. The time limit is :mod:`.runner`'s.
 """
 
 from __future__ import annotations
@@ -22,11 +15,7 @@ from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.perform import (
-    OUTPUT_LIMIT,
-    CallRecord,
-    perform,
-)
+from ctxlab.lab.grading.perform import OUTPUT_LIMIT, CallRecord, perform
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
@@ -46,28 +35,21 @@ class Failed(Exception):
         self.text = text
 
 
-#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data). In a
-#: notebook it is :func:`~ctxlab.lab.grading.perform.perform` in this process; on the
-#: terminal route it asks the child process that imported the student's file.
+#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data), here
+#: (:func:`~.perform.perform`) or in the child process that imported the student's file.
 Caller: TypeAlias = Callable[[tuple[Any, ...], Mapping[str, Any]], CallRecord]
 
 
 def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
-    """Fail the running check: the case's ``label``, then what went wrong.
-
-    ``zh`` is the Chinese text; without it the English one serves both languages (a diff
-    of values reads the same in both).
-    """
+    """Fail the running check: the case's ``label``, then what went wrong (``zh``: the
+    Chinese text; without it the English one serves both, as a diff of values does)."""
     text = Text(en, en if zh is None else zh)
     raise Failed(text if label is None else label + text)
 
 
 class Trial:
-    """The student's function, called under watch: input snapshots and the case label.
-
-    ``current`` is the label of the latest call (what a timeout or an unreadable result
-    is reported against).
-    """
+    """The student's function, called under watch; ``current`` is the label of the latest
+    call (what a timeout or an unreadable result is reported against)."""
 
     def __init__(
         self,
@@ -122,15 +104,13 @@ class Trial:
         """One call, as the plain record it left (what misconception evidence compares)."""
         self.current = label
         record = self._caller(args, kwargs)
-        self._keep_output(str(record.get("output", "")), int(record.get("output_cut", 0)))
+        text, cut = str(record.get("output", "")), int(record.get("output_cut", 0))
+        room = max(OUTPUT_LIMIT - len(self.output), 0)
+        self.output += text[:room]
+        self.output_cut += cut + max(0, len(text) - room)
         if record.get("reference"):
             self.used_reference = True
         return record
-
-    def _keep_output(self, text: str, cut: int) -> None:
-        room = OUTPUT_LIMIT - len(self.output)
-        self.output += text[: max(room, 0)]
-        self.output_cut += cut + max(0, len(text) - max(room, 0))
 
     def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         """Call the function: (True, what it returned) or (False, what it raised), for a

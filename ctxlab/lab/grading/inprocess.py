@@ -11,7 +11,7 @@ share the grader's process, so only here are these repairs (issue 25, item 4):
   changed in ctxlab's objects -- a frozen entry, a dict behind a ``MappingProxyType``, a
   function's ``__code__``, a class attribute -- is put back before each check, by identity
   (no student code runs), and the report names it;
-* the switch interval (:class:`Sealed`): a student's ``sys.setswitchinterval(1000)`` would
+* the switch interval: a student's ``sys.setswitchinterval(1000)`` would
   starve the waiting thread of the GIL; each check gets the grader's, and the setter is capped.
 """
 
@@ -38,7 +38,7 @@ _Table = dict[Any, Any] | list[Any] | set[Any]
 
 
 def _same_contents(table: Any, held: Any) -> bool:
-    """Does ``table`` hold what ``held`` holds, by identity (no ``__eq__`` runs)?"""
+    """Does ``table`` hold what ``held`` holds (by identity; a set's items by hash)?"""
     if len(table) != len(held):
         return False
     if isinstance(held, dict):
@@ -106,6 +106,7 @@ class Pristine:
 # ----------------------------------------------------------------------------------------
 # ctxlab's objects as grading found them
 
+_ATOMS: Final = (ModuleType, str, bytes, int, float, complex, range, slice)  # not walked
 _MOST: Final = 50_000  # at most this many objects are kept (ctxlab holds a few thousand)
 #: Attributes of a class that CPython itself changes, or that describe the class only.
 _CLASS_SKIP: Final = frozenset({"__dict__", "__weakref__", "__doc__", "_abc_impl"})
@@ -159,16 +160,11 @@ class KeptObjects:
         stack = [(f"{module.__name__}.{k}", v) for k, v in names if not k.startswith("__")]
         while stack and len(self._seen) < _MOST:
             where, value = stack.pop()
-            if id(value) in self._seen or isinstance(value, (ModuleType, str, bytes, int, float)):
-                continue
-            if value is None or type(value) in (bool, complex, range, slice):
+            if id(value) in self._seen or value is None or isinstance(value, _ATOMS):
                 continue
             self._seen.add(id(value))
             self._keep.append(value)
             stack.extend(self._cell(where, value))
-
-    def __len__(self) -> int:
-        return len(self._cells)
 
     def _cell(self, where: str, value: Any) -> list[tuple[str, object]]:
         """Remember what ``value`` holds; the objects it holds, to walk next."""
@@ -251,15 +247,8 @@ def _full(cell: Any) -> bool:
 
 
 def _object_changed(value: Any, held: dict[str, Any]) -> bool:
-    for name, was in held.items():
-        try:
-            now = object.__getattribute__(value, name)
-        except AttributeError:
-            now = _MISSING
-        if now is not was:
-            return True
-    instance_dict = _instance_dict(value)
-    return instance_dict is not None and any(k not in held for k in instance_dict)
+    now = _attributes(value)
+    return now.keys() != held.keys() or any(now[k] is not v for k, v in held.items())
 
 
 def _put_back_object(value: Any, held: dict[str, Any]) -> None:
@@ -276,7 +265,8 @@ def _put_back_object(value: Any, held: dict[str, Any]) -> None:
 
 
 # ----------------------------------------------------------------------------------------
-# The switch interval
+# The switch interval: the grader's before each check, ``sys.setswitchinterval`` capped at it
+# while a run lasts (1000 s would starve the waiting thread of the GIL that long)
 
 _set_switch_interval: Final = sys.setswitchinterval
 _get_switch_interval: Final = sys.getswitchinterval
@@ -284,34 +274,7 @@ SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
 
 
 def _capped_switch_interval(interval: float) -> None:
-    """``sys.setswitchinterval`` while a run lasts: never above the grader's."""
     _set_switch_interval(min(interval, SWITCH_INTERVAL))
-
-
-class Sealed:
-    """For one run: the grader's switch interval before each check (:meth:`reset`) and
-    ``sys.setswitchinterval`` capped; both as the notebook had them once the run ends."""
-
-    def __init__(self) -> None:
-        self._interval = SWITCH_INTERVAL
-        self._binding: object = _MISSING
-
-    def __enter__(self) -> Sealed:
-        self._interval = _get_switch_interval()
-        self._binding = vars(sys).get("setswitchinterval", _MISSING)
-        self.reset()
-        return self
-
-    def reset(self) -> None:
-        _set_switch_interval(SWITCH_INTERVAL)
-        sys.setswitchinterval = _capped_switch_interval
-
-    def __exit__(self, *exc: object) -> None:
-        if self._binding is _MISSING:  # pragma: no cover - sys always has it
-            vars(sys).pop("setswitchinterval", None)
-        else:
-            vars(sys)["setswitchinterval"] = self._binding
-        _set_switch_interval(self._interval)
 
 
 # ----------------------------------------------------------------------------------------
@@ -372,16 +335,22 @@ class InProcess:
         self.arg_names = arg_names
         self.references = references
         self.repaired = repaired
-        self._sealed = Sealed()
         self._students: list[tuple[ModuleType, str, object]] = []
+        self._interval = SWITCH_INTERVAL
+        self._setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
         self._students = _PRISTINE.restore()
-        self._sealed.__enter__()
+        self._interval = _get_switch_interval()
+        self._setter = vars(sys).get("setswitchinterval", _MISSING)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._sealed.__exit__()
+        if self._setter is _MISSING:  # pragma: no cover - sys always has it
+            vars(sys).pop("setswitchinterval", None)
+        else:
+            vars(sys)["setswitchinterval"] = self._setter
+        _set_switch_interval(self._interval)
         _PRISTINE.restore()
         _PRISTINE.put_back(self._students)
         self._note(_KEPT.repair())
@@ -393,7 +362,8 @@ class InProcess:
         """One row within ``limit`` seconds, after putting back what an earlier row changed."""
         _PRISTINE.restore()
         self._note(_KEPT.repair())
-        self._sealed.reset()
+        _set_switch_interval(SWITCH_INTERVAL)
+        sys.setswitchinterval = _capped_switch_interval
         return run_check(
             row.run,
             self.function,

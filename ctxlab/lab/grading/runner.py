@@ -27,17 +27,13 @@ from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.perform import StopStudent
-from ctxlab.lab.grading.text import COLON, Text, exception_text, same
+from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
 
 __all__ = [
-    "BACKSTOP_SECONDS",
     "CALL_SINKS",
-    "MODES",
     "NOT_RUN",
     "STOP_SECONDS",
     "Outcome",
-    "TimeLimitMode",
     "at",
     "clock",
     "get_time_limit_mode",
@@ -177,22 +173,23 @@ def run_check(
                 except StopStudent:
                     continue
 
+    starved = 0.0
     if use_trace():  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace
-        if not run_traced(target, limit) or not box or box[0][0] == "hung":
-            return _outcome(trial, "hung", hung(trial, limit))
-        return _outcome(trial, *box[0])
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    begun = clock()
-    thread.start()
-    try:
-        starved = _wait(thread, limit, begun)
-    except BaseException:  # a kernel interrupt: the check must not outlive it
-        _stop_thread(thread, stop)
-        raise
-    if thread.is_alive() or not box:
-        _stop_thread(thread, stop)
-        return _outcome(trial, "hung", hung(trial, limit, starved))
-    if starved > max(_STARVED, limit):  # it ended, but held the GIL past the whole limit
+        overran = not run_traced(target, limit)
+    else:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        begun = clock()
+        thread.start()
+        try:
+            starved = _wait(thread, limit, begun)
+        except BaseException:  # a kernel interrupt: the check must not outlive it
+            _stop_thread(thread, stop)
+            raise
+        overran = thread.is_alive() or not box
+        if overran:
+            _stop_thread(thread, stop)
+        overran = overran or starved > max(_STARVED, limit)  # it held the GIL past the limit
+    if overran or not box or box[0][0] == "hung":
         return _outcome(trial, "hung", hung(trial, limit, starved))
     return _outcome(trial, *box[0])
 
@@ -361,16 +358,12 @@ def use_trace() -> bool:
 
 
 # ----------------------------------------------------------------------------------------
-# The trace hook
-#
-# Python 3.12+ (Pyodide 314 is 3.14): sys.monitoring PY_START, PY_RESUME (a recursion) and
-# JUMP (a loop's back edge); once the limit has passed, every later event outside the
-# grader's code raises StopStudent, so an ``except BaseException`` in a loop is raised into
-# again on its next turn. 3.10/3.11: sys.settrace, re-armed by a profile function (CPython
-# unsets a trace function that raised); there a loop that catches BaseException and calls
-# nothing escapes. A student may switch the hook off: where threads exist a backstop thread
-# then stops the check from outside; in Pyodide nothing can (reload the page). One long C
-# call (``time.sleep(1e9)``) runs no event; deep recursion raises RecursionError anyway.
+# The trace hook. Python 3.12+ (Pyodide 314 is 3.14): sys.monitoring PY_START, PY_RESUME and
+# JUMP (a loop's back edge); past the limit every event outside the grader's code raises,
+# so a loop that catches BaseException is raised into again on its next turn. 3.10/3.11:
+# sys.settrace, re-armed by a profile function (there a loop that catches BaseException and
+# calls nothing escapes). A hook the student switched off: the backstop thread (none in
+# Pyodide: reload the page). One long C call runs no event until it returns.
 
 
 class _Deadline:
