@@ -15,7 +15,7 @@ from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.perform import OUTPUT_LIMIT, CallRecord, perform
+from ctxlab.lab.grading.perform import CallRecord, keep_output, perform
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
@@ -105,9 +105,8 @@ class Trial:
         self.current = label
         record = self._caller(args, kwargs)
         text, cut = str(record.get("output", "")), int(record.get("output_cut", 0))
-        room = max(OUTPUT_LIMIT - len(self.output), 0)
-        self.output += text[:room]
-        self.output_cut += cut + max(0, len(text) - room)
+        self.output, more = keep_output(self.output, text)
+        self.output_cut += cut + more
         if record.get("reference"):
             self.used_reference = True
         return record

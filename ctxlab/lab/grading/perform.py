@@ -25,7 +25,9 @@ __all__ = [
     "OUTPUT_LIMIT",
     "CallRecord",
     "StopStudent",
+    "claim_tool",
     "fingerprint",
+    "keep_output",
     "named",
     "perform",
     "safe_message",
@@ -70,7 +72,7 @@ class _Watch:
         if not self.codes:
             return self
         monitoring = self._monitoring
-        if monitoring is not None and _claim_tool(monitoring, self._TOOL):
+        if monitoring is not None and claim_tool(monitoring, self._TOOL):
             monitoring.register_callback(self._TOOL, monitoring.events.PY_START, self._started)
             for code in self.codes:
                 monitoring.set_local_events(self._TOOL, code, monitoring.events.PY_START)
@@ -104,16 +106,24 @@ class _Watch:
             sys.setprofile(self._previous)
 
 
-def _claim_tool(monitoring: Any, tool: int) -> bool:
+def claim_tool(monitoring: Any, tool: int, name: str = "ctxlab-grading") -> bool:
+    """Take ``sys.monitoring`` tool id ``tool``; False when it is in use (a debugger, or a
+    watch left by a stuck check thread)."""
     try:
-        monitoring.use_tool_id(tool, "ctxlab-grading")
-    except ValueError:  # in use (a debugger, or a watch left by a stuck check thread)
+        monitoring.use_tool_id(tool, name)
+    except ValueError:
         return False
     return True
 
 
 # ----------------------------------------------------------------------------------------
 # What the student's function prints
+
+
+def keep_output(kept: str, text: str) -> tuple[str, int]:
+    """``kept`` and as much of ``text`` as fits in :data:`OUTPUT_LIMIT`; how much was cut."""
+    room = max(OUTPUT_LIMIT - len(kept), 0)
+    return kept + text[:room], max(0, len(text) - room)
 
 
 class _Capture(io.TextIOBase):
@@ -130,10 +140,8 @@ class _Capture(io.TextIOBase):
         if threading.get_ident() != into.thread:
             return int(self.previous.write(text)) if self.previous is not None else len(text)
         text = str.__str__(text) if isinstance(text, str) else "<not a str>"
-        room = OUTPUT_LIMIT - sum(len(part) for part in into.parts)
-        if room > 0:
-            into.parts.append(text[:room])
-        into.cut += max(0, len(text) - max(room, 0))
+        into.text, cut = keep_output(into.text, text)
+        into.cut += cut
         return len(text)
 
     def flush(self) -> None:
@@ -145,7 +153,7 @@ class _Capture(io.TextIOBase):
 
 class _Captured:
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.text = ""
         self.cut = 0
         self.thread = threading.get_ident()
         self._streams: tuple[Any, Any] = (None, None)
@@ -259,7 +267,7 @@ def perform(
             except TooLarge as too_large:
                 record["too_large"] = f"{type_name(value)} with {too_large}"
     record["changed"] = _changed(arg_names, before, _snapshot(args, kwargs))
-    record["output"] = "".join(captured.parts)
+    record["output"] = captured.text
     record["output_cut"] = captured.cut
     record["reference"] = watch.hit
     return record

@@ -27,7 +27,9 @@ from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.perform import claim_tool
 from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
+from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
     "CALL_SINKS",
@@ -312,8 +314,6 @@ def set_time_limit_mode(mode: str) -> str:
     start), ``"thread"`` or ``"trace"`` (the calling thread under a trace hook, as in
     JupyterLite). Returns the previous mode."""
     if mode not in MODES:
-        from ctxlab.lab.grading.usage import GradingUsageError
-
         raise GradingUsageError(
             f"set_time_limit_mode: mode must be one of {', '.join(MODES)}; got {shown(mode)}",
             option="mode",
@@ -403,17 +403,13 @@ class _Deadline:
 
     def start(self) -> None:
         monitoring = self._monitoring
-        if monitoring is not None:
-            try:
-                monitoring.use_tool_id(self._TOOL, "ctxlab-time-limit")
-            except ValueError:  # taken (a debugger?): the trace function instead
-                self._monitoring = None
-            else:
-                events = monitoring.events
-                for event in (events.PY_START, events.PY_RESUME, events.JUMP):
-                    monitoring.register_callback(self._TOOL, event, self._event)
-                monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
-                return
+        if monitoring is not None and claim_tool(monitoring, self._TOOL, "ctxlab-time-limit"):
+            events = monitoring.events
+            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                monitoring.register_callback(self._TOOL, event, self._event)
+            monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
+            return
+        self._monitoring = None  # 3.10/3.11, or the tool id taken: the trace function
         self._previous_trace = sys.gettrace(), sys.getprofile()
         sys.settrace(self._trace)
         sys.setprofile(self._profile)

@@ -76,14 +76,10 @@ def bounded_output(output: str, cut: int = 0) -> tuple[str, int]:
 
 
 def kind(value: object) -> str:
-    """A short, deterministic description of a returned value's type (never raises)."""
+    """A short, deterministic description of a value's type: ``type(value).__name__``, even
+    when a student's metaclass makes that fail (never raises)."""
     if value is None:
         return "None"
-    return _type_name(value)
-
-
-def _type_name(value: object) -> str:
-    """``type(value).__name__``, even when a student's metaclass makes that fail."""
     return _guarded(lambda: type(value).__name__, "object")
 
 
@@ -111,7 +107,7 @@ def _guarded(get: Callable[[], object], fallback: str) -> str:
 def exception_text(error: BaseException) -> str:
     """``TypeName: message`` of an exception a student's code raised (never raises itself:
     a ``__str__`` that raises anything, ``SystemExit`` included, shows as a placeholder)."""
-    name = _type_name(error)
+    name = kind(error)
     message = message_of(error)
     return clean(f"{name}: {message}" if message else name)
 
