@@ -74,11 +74,10 @@ class Trial:
 
         self._caller = caller
 
-    def _invoke(
-        self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]
-    ) -> tuple[bool, Any]:
-        """One call; (returned?, the decoded value or exception): never the student's
-        own objects, only what :mod:`.plain` rebuilt from exact builtin values."""
+    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """Call the function: (True, what it returned) or (False, what it raised), for a
+        case where the chapter allows either; never the student's own objects, only what
+        :mod:`.plain` rebuilt from exact builtin values."""
         record = self.record(label, args, kwargs)
         changed = record.get("changed") or []
         if changed:
@@ -111,14 +110,9 @@ class Trial:
             self.used_reference = True
         return record
 
-    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
-        """Call the function: (True, what it returned) or (False, what it raised), for a
-        case where the chapter allows either."""
-        return self._invoke(label, args, kwargs)
-
     def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
         """Call the function; it must return (what it returned is for the check to judge)."""
-        ok, value = self._invoke(label, args, kwargs)
+        ok, value = self.outcome(label, *args, **kwargs)
         if not ok:
             raise Failed(label + COLON + raised(value))
         return value
@@ -148,7 +142,7 @@ class Trial:
         wanted_en = " and ".join(" or ".join(group) for group in names)
         wanted_zh = "、".join(" 或 ".join(group) for group in names)
         naming = Text(f" naming {wanted_en}", f"，并指出 {wanted_zh}") if names else same("")
-        ok, value = self._invoke(label, args, kwargs)
+        ok, value = self.outcome(label, *args, **kwargs)
         if ok:
             fail(
                 label,

@@ -15,26 +15,9 @@ import dataclasses
 import math
 from typing import Any, Final
 
-from ctxlab import errors
-from ctxlab.context import ContextResult, ContextTokens
-from ctxlab.entries import (
-    CompactionSessionEntry,
-    CompactionSummary,
-    MessageSessionEntry,
-    MetadataSessionEntry,
-)
-from ctxlab.interactions import InteractionGroup
+from ctxlab import context, entries, errors, interactions, messages
 from ctxlab.json_values import FrozenDict
-from ctxlab.messages import (
-    ABSENT,
-    AssistantMessage,
-    SystemMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from ctxlab.messages import ABSENT
 
 __all__ = [
     "MAX_CHARS",
@@ -53,25 +36,16 @@ MAX_NODES: Final = 200_000
 MAX_CHARS: Final = 5_000_000
 MAX_DEPTH: Final = 100
 
-#: The ctxlab classes a result may be built from, by name: decoded as themselves.
+#: The ctxlab classes a result may be built from, by name: decoded as themselves (every
+#: public dataclass of the modules that define the chapter's values).
 _CLASSES: Final[dict[str, type]] = {
-    cls.__name__: cls
-    for cls in (
-        TextContent,
-        ToolCall,
-        Usage,
-        SystemMessage,
-        UserMessage,
-        AssistantMessage,
-        ToolResultMessage,
-        CompactionSummary,
-        MessageSessionEntry,
-        MetadataSessionEntry,
-        CompactionSessionEntry,
-        InteractionGroup,
-        ContextTokens,
-        ContextResult,
-    )
+    name: cls
+    for module in (messages, entries, interactions, context)
+    for name, cls in vars(module).items()
+    if isinstance(cls, type)
+    and dataclasses.is_dataclass(cls)
+    and cls.__module__ == module.__name__
+    and not name.startswith("_")
 }
 _FIELDS: Final = {
     name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in _CLASSES.items()
