@@ -132,12 +132,10 @@ class Trial:
         is not named by ``mutanttokensBefore``), and whose attributes ``attrs`` hold the given
         values (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
         expected = error_type.__name__
-        ours = error_type.__module__.startswith("ctxlab")
-        hint_en = (
-            f" (from ctxlab import {expected})" if ours else " (ctxlab's errors are ValueErrors)"
-        )
-        hint_zh = (
-            f"（from ctxlab import {expected}）" if ours else "（ctxlab 的错误都是 ValueError）"
+        hint = (
+            Text(f" (from ctxlab import {expected})", f"（from ctxlab import {expected}）")
+            if error_type.__module__.startswith("ctxlab")
+            else Text(" (ctxlab's errors are ValueErrors)", "（ctxlab 的错误都是 ValueError）")
         )
         wanted_en = " and ".join(" or ".join(group) for group in names)
         wanted_zh = "、".join(" 或 ".join(group) for group in names)
@@ -155,8 +153,8 @@ class Trial:
             text = exception_text(value)
             fail(
                 label,
-                f": raised {text}; expected {_article(expected)}{naming.en}{hint_en}",
-                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint_zh}",
+                f": raised {text}; expected {_article(expected)}{naming.en}{hint.en}",
+                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint.zh}",
             )
         message = exception_text(value)
         for group in names:
