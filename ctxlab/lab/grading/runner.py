@@ -1,17 +1,15 @@
-"""The clock of one check run in this process: a thread, or a trace hook (issues 17, 19, 25).
+"""The clock of a check run in this process: a thread, or a trace hook (issues 17, 19, 25).
 
-:func:`run_check` runs a check in a daemon thread (the same on Windows: a notebook's function
-cannot be pickled) while the caller waits in short slices, so a kernel interrupt lands at
-once. A check that overruns, or whose wait is interrupted, gets :class:`StopStudent` raised
-in it (``PyThreadState_SetAsyncExc``) again and again for :data:`STOP_SECONDS`, so a loop that
-catches ``BaseException`` still dies; one that outlives that (blocked in C, catching every
-stop) is counted by :func:`stuck_threads`, which every later report names (issue 17, item 7).
-A check that held the GIL past its limit in one long C call is reported so, once it returns.
-
-Where no thread can start (Pyodide) the check runs in the calling thread under a trace hook
-that reads the clock (:func:`run_traced`; the *mode*, :func:`set_time_limit_mode` or
-``CTXLAB_TIME_LIMIT_MODE``, chooses it on CPython too). The clock is the grader's own
-(``time.monotonic`` bound at load): a student's ``time.monotonic = ...`` moves no deadline.
+:func:`run_check` runs a check in a daemon thread (a notebook's function cannot be pickled)
+while the caller waits in slices (a kernel interrupt lands at once). An overrunning check
+gets :class:`StopStudent` raised in it again and again for :data:`STOP_SECONDS`, so a loop
+catching ``BaseException`` still dies; one that outlives that is counted by
+:func:`stuck_threads` and named by every later report; one that held the GIL past its limit
+in one C call is reported so once it returns. Where no thread can start (Pyodide; or the
+*mode*, :func:`set_time_limit_mode`) the check runs under a trace hook that reads the clock
+(:func:`run_traced`): sys.monitoring on 3.12+, settrace before (where a loop that catches
+``BaseException`` and calls nothing escapes); a hook switched off meets a backstop thread
+(none in Pyodide). The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
 """
 
 from __future__ import annotations
@@ -358,16 +356,13 @@ def use_trace() -> bool:
 
 
 # ----------------------------------------------------------------------------------------
-# The trace hook. Python 3.12+ (Pyodide 314 is 3.14): sys.monitoring PY_START, PY_RESUME and
-# JUMP (a loop's back edge); past the limit every event outside the grader's code raises,
-# so a loop that catches BaseException is raised into again on its next turn. 3.10/3.11:
-# sys.settrace, re-armed by a profile function (there a loop that catches BaseException and
-# calls nothing escapes). A hook the student switched off: the backstop thread (none in
-# Pyodide: reload the page). One long C call runs no event until it returns.
+# The trace hook
 
 
 class _Deadline:
-    """Raises :class:`StopStudent` in the running code once ``limit`` seconds have passed."""
+    """Raises :class:`StopStudent` in the running code once ``limit`` seconds have passed, on
+    every later event outside the grader's code (a loop that catches it meets it again on its
+    next back edge): sys.monitoring events, or a trace function re-armed by a profile one."""
 
     _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
 
