@@ -27,7 +27,7 @@ from types import CodeType, FunctionType, MappingProxyType, ModuleType
 from typing import Any, Final
 
 from ctxlab import errors, fixtures
-from ctxlab.lab.grading import isolation, misconceptions, report
+from ctxlab.lab.grading import misconceptions, report
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.runner import Outcome, run_check
 
@@ -281,7 +281,7 @@ def _capped_switch_interval(interval: float) -> None:
 # What is kept, and the caller
 
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, isolation, misconceptions, report)
+_LOADED = (errors, fixtures, misconceptions, report)
 _CORE = [
     module
     for name, module in sorted(sys.modules.items())

@@ -15,6 +15,7 @@ from ctxlab.lab.language import get_language
 
 __all__ = [
     "COLON",
+    "StopStudent",
     "Text",
     "bounded_output",
     "clean",
