@@ -4,15 +4,15 @@ One of the places a lab's rows run (:class:`~.engine.Caller`): each row under th
 :mod:`.runner` (a thread, or the trace hook in Pyodide). Only here does the student's code
 share the grader's process, so only here are these repairs (issue 25, item 4):
 
-* names (:class:`Pristine`): a rebound ``ctxlab.context.build_context`` or
+* names (:class:`Found`): a rebound ``ctxlab.context.build_context`` or
   ``time.monotonic`` is put back before each check and while a lab's file loads
   (:func:`as_found`); the notebook's own binding comes back after the run;
-* objects (:class:`KeptObjects`): what ``object.__setattr__`` (or a thread left running)
+* objects (:meth:`Found.repair`): what ``object.__setattr__`` (or a thread left running)
   changed in ctxlab's objects -- a frozen entry, a dict behind a ``MappingProxyType``, a
   function's ``__code__``, a class attribute -- is put back before each check, by identity
   (no student code runs), and the report names it;
-* the switch interval: a student's ``sys.setswitchinterval(1000)`` would
-  starve the waiting thread of the GIL; each check gets the grader's, and the setter is capped.
+* the switch interval: a student's ``sys.setswitchinterval(1000)`` would starve the waiting
+  thread of the GIL; each check gets the grader's, and the setter is capped.
 """
 
 from __future__ import annotations
@@ -59,53 +59,10 @@ def _refill(table: Any, held: Any) -> None:
         set.update(table, held)
 
 
-class Pristine:
-    """The module-level names of kept modules, as first kept: :meth:`restore` puts back each
-    one rebound or deleted since (and, for ``tables=True``, its dicts', lists' and sets'
-    contents) and returns what it replaced; :meth:`put_back` undoes that."""
-
-    def __init__(self) -> None:
-        self._kept: list[tuple[ModuleType, dict[str, object]]] = []
-        self._tables: list[tuple[_Table, object]] = []
-
-    def keep(self, module: ModuleType, *, tables: bool = False) -> None:
-        """Remember ``module``'s names but its dunders (a module already kept stays)."""
-        if any(kept is module for kept, _ in self._kept):
-            return
-        names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
-        self._kept.append((module, names))
-        if tables:
-            for value in names.values():
-                if type(value) in (dict, list, set):
-                    self._tables.append((value, type(value)(value)))
-
-    def restore(self) -> list[tuple[ModuleType, str, object]]:
-        """Put every kept name back; (module, name, what was there) for each one changed."""
-        replaced: list[tuple[ModuleType, str, object]] = []
-        for module, names in self._kept:
-            now = vars(module)
-            for name, value in names.items():
-                current = now.get(name, _MISSING)
-                if current is not value:
-                    replaced.append((module, name, current))
-                    now[name] = value
-        for table, contents in self._tables:
-            if not _same_contents(table, contents):
-                _refill(table, contents)
-        return replaced
-
-    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
-        """Undo :meth:`restore`: set the names it replaced to what they were."""
-        for module, name, value in replaced:
-            if value is _MISSING:
-                vars(module).pop(name, None)
-            else:
-                vars(module)[name] = value
-
-
 # ----------------------------------------------------------------------------------------
 # ctxlab's objects as grading found them
 
+_TABLES: Final = (dict, list, set)
 _ATOMS: Final = (ModuleType, str, bytes, int, float, complex, range, slice)  # not walked
 _MOST: Final = 50_000  # at most this many objects are kept (ctxlab holds a few thousand)
 #: Attributes of a class that CPython itself changes, or that describe the class only.
@@ -144,27 +101,59 @@ def _function_held(function: Any) -> tuple[Any, ...]:
     return (function.__code__, function.__defaults__, function.__kwdefaults__, function.__dict__)
 
 
-class KeptObjects:
-    """Every object reachable from kept modules' names, and what it held when kept (the
-    items of a container, an instance's attributes, a function's code, defaults and closure,
-    a ctxlab class's attributes); :meth:`repair` puts back what changed and says where."""
+class Found:
+    """What grading found: kept modules' names (and, with ``tables``, the contents of their
+    dicts, lists and sets), and every object reachable from them with what it held (an
+    instance's attributes, a function's code, defaults and closure, a ctxlab class's
+    attributes). :meth:`restore` puts the names back (:meth:`put_back` undoes it);
+    :meth:`repair` puts back the objects' contents and says where they changed."""
 
     def __init__(self) -> None:
+        self._names: list[tuple[ModuleType, dict[str, object]]] = []
+        self._tables: list[tuple[_Table, object]] = []
         self._cells: list[tuple[str, Any, str, Any]] = []  # where, object, kind, what it held
         self._seen: set[int] = set()
         self._keep: list[object] = []  # every kept object stays alive: ids stay unique
 
-    def keep(self, module: ModuleType) -> None:
-        """Remember every object reachable from ``module``'s names (dunders aside)."""
-        names = reversed(list(vars(module).items()))  # the first name is walked first
-        stack = [(f"{module.__name__}.{k}", v) for k, v in names if not k.startswith("__")]
-        while stack and len(self._seen) < _MOST:
+    def keep(self, module: ModuleType, *, tables: bool = False, objects: bool = True) -> None:
+        """Remember ``module``'s names but its dunders (a module already kept keeps its
+        first names) and (``objects``) every object reachable from them."""
+        names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
+        if not any(kept is module for kept, _ in self._names):
+            self._names.append((module, names))
+            if tables:
+                self._tables += [(v, type(v)(v)) for v in names.values() if type(v) in _TABLES]
+        stack = [(f"{module.__name__}.{k}", v) for k, v in reversed(names.items())]
+        while objects and stack and len(self._seen) < _MOST:
             where, value = stack.pop()
             if id(value) in self._seen or value is None or isinstance(value, _ATOMS):
                 continue
             self._seen.add(id(value))
             self._keep.append(value)
             stack.extend(self._cell(where, value))
+
+    def restore(self) -> list[tuple[ModuleType, str, object]]:
+        """Put every kept name back; (module, name, what was there) for each one changed."""
+        replaced: list[tuple[ModuleType, str, object]] = []
+        for module, names in self._names:
+            now = vars(module)
+            for name, value in names.items():
+                current = now.get(name, _MISSING)
+                if current is not value:
+                    replaced.append((module, name, current))
+                    now[name] = value
+        for table, contents in self._tables:
+            if not _same_contents(table, contents):
+                _refill(table, contents)
+        return replaced
+
+    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
+        """Undo :meth:`restore`: set the names it replaced to what they were."""
+        for module, name, value in replaced:
+            if value is _MISSING:
+                vars(module).pop(name, None)
+            else:
+                vars(module)[name] = value
 
     def _cell(self, where: str, value: Any) -> list[tuple[str, object]]:
         """Remember what ``value`` holds; the objects it holds, to walk next."""
@@ -287,36 +276,32 @@ _CORE = [
     for name, module in sorted(sys.modules.items())
     if name == "ctxlab" or (name.startswith("ctxlab.") and not name.startswith("ctxlab.lab"))
 ]
-_PRISTINE = Pristine()
-_KEPT = KeptObjects()
+_FOUND = Found()
 for _module in _CORE:
-    _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
-    _KEPT.keep(_module)
-_PRISTINE.keep(time)  # a student's ``time.monotonic = ...`` lasts no longer than its run
+    _FOUND.keep(_module, tables=True)  # its private tables too (no caches there)
+_FOUND.keep(time, objects=False)  # a student's ``time.monotonic = ...`` lasts one run
 
 
 @contextlib.contextmanager
 def as_found() -> Iterator[None]:
     """ctxlab's modules as grading found them, while a lab's file loads."""
-    replaced = _PRISTINE.restore()
+    replaced = _FOUND.restore()
     try:
         yield
     finally:
-        _PRISTINE.put_back(replaced)
+        _FOUND.put_back(replaced)
 
 
 def keep(*modules: ModuleType, objects: bool = True) -> None:
     """Keep ``modules`` (a lab's file, the grading modules it checks with) as they are now:
     their names, and (``objects``) what their objects hold."""
     for module in modules:
-        _PRISTINE.keep(module)
-        if objects:
-            _KEPT.keep(module)
+        _FOUND.keep(module, objects=objects)
 
 
 def repair() -> list[str]:
     """Put back what was changed in ctxlab's objects; where, in plain words."""
-    return _KEPT.repair()
+    return _FOUND.repair()
 
 
 class InProcess:
@@ -340,7 +325,7 @@ class InProcess:
         self._setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
-        self._students = _PRISTINE.restore()
+        self._students = _FOUND.restore()
         self._interval = _get_switch_interval()
         self._setter = vars(sys).get("setswitchinterval", _MISSING)
         return self
@@ -351,17 +336,17 @@ class InProcess:
         else:
             vars(sys)["setswitchinterval"] = self._setter
         _set_switch_interval(self._interval)
-        _PRISTINE.restore()
-        _PRISTINE.put_back(self._students)
-        self._note(_KEPT.repair())
+        _FOUND.restore()
+        _FOUND.put_back(self._students)
+        self._note(_FOUND.repair())
 
     def _note(self, where: list[str]) -> None:
         self.repaired.extend(w for w in where if w not in self.repaired)
 
     def run(self, row: Row, limit: float) -> Outcome:
         """One row within ``limit`` seconds, after putting back what an earlier row changed."""
-        _PRISTINE.restore()
-        self._note(_KEPT.repair())
+        _FOUND.restore()
+        self._note(_FOUND.repair())
         _set_switch_interval(SWITCH_INTERVAL)
         sys.setswitchinterval = _capped_switch_interval
         return run_check(
