@@ -190,11 +190,8 @@ def fingerprint(value: object, depth: int = 0) -> object:
         return (cls.__name__, id(value), tuple(fingerprint(v, below) for v in value))
     if isinstance(value, Mapping):
         items = dict.items(value) if isinstance(value, dict) else value.items()
-        return (
-            "map",
-            id(value),
-            tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items),
-        )
+        pairs = tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items)
+        return ("map", id(value), pairs)
     names = _field_names(cls)
     if names is not None:
         return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))

@@ -47,10 +47,9 @@ __all__ = [
     "use_trace",
 ]
 
-#: How long a thread that must stop is asked to, again and again, before it counts as stuck.
+#: How long a thread that must stop is asked to, again and again, before it counts as stuck;
+#: how long after the limit the backstop stops a check that switched the trace hook off.
 STOP_SECONDS: Final = 0.5
-#: How long after the limit the backstop thread stops a check whose trace hook was switched off.
-BACKSTOP_SECONDS: Final = 0.5
 _WAIT_SLICE: Final = 0.1  # how often the waiting thread wakes (a kernel interrupt lands)
 _STOP_SLICE: Final = 0.005  # the pause between two stop requests
 _STARVED: Final = 1.0  # a wait slice this much late: the check held the GIL in C code
@@ -426,7 +425,7 @@ class _Deadline:
 
 
 def _backstop(limit: float) -> _Stop:
-    """A thread that stops this one from outside once ``limit`` + :data:`BACKSTOP_SECONDS`
+    """A thread that stops this one from outside once ``limit`` + :data:`STOP_SECONDS`
     have passed (for a check that switched the hook off), until it finishes."""
     stop, ident = _Stop(), threading.get_ident()
 
@@ -434,7 +433,7 @@ def _backstop(limit: float) -> _Stop:
         return stop.ended.acquire(timeout=wait) or stop.done
 
     def watch() -> None:
-        if not stop.ended.acquire(timeout=limit + BACKSTOP_SECONDS):
+        if not stop.ended.acquire(timeout=limit + STOP_SECONDS):
             stop.keep_sending(ident, ended, float("inf"))
 
     threading.Thread(target=watch, name="ctxlab-backstop", daemon=True).start()
