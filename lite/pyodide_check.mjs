@@ -31,7 +31,7 @@ for wheel in sorted(glob.glob("/wheels/*.whl")):
 
 from ctxlab.lab import check_implementation
 from ctxlab.lab import grading as g
-from ctxlab.lab.grading import steps
+from ctxlab.lab.grading import runner
 
 def rows(report):
     return [[r.key, r.passed, r.detail_en] for r in report.results]
@@ -45,8 +45,8 @@ def run_cell(lab, code):
 result = {
     "python": sys.version.split()[0],
     "platform": sys.platform,
-    "threads": steps.threads_available(),
-    "trace": steps.use_trace(),
+    "threads": runner.threads_available(),
+    "trace": runner.use_trace(),
     "heavy_modules": sorted(m for m in ("pandas", "matplotlib", "numpy", "ipywidgets") if m in sys.modules),
     "labs": {},
     "hostile": {},

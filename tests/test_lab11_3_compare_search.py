@@ -214,9 +214,9 @@ def test_a_hanging_function_costs_the_widget_one_time_limit() -> None:
 
 def test_without_threads_a_hanging_call_is_still_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pyodide (JupyterLite): no thread, so the grader's trace-hook clock ends the call."""
-    from ctxlab.lab.grading import steps
+    from ctxlab.lab.grading import runner
 
-    monkeypatch.setattr(steps, "threads_available", lambda: False)
+    monkeypatch.setattr(runner, "threads_available", lambda: False)
 
     def hangs() -> None:
         while True:

@@ -4,7 +4,7 @@
 ``pyodide`` core package, unpacks the wheels ``make lite`` served in the site (ctxlab's, built
 from this checkout, and filelock's) and runs ``check_implementation`` on a right and a wrong
 build-it cell of each lab (``tests/lite_cases.py``). Pyodide has no threads, so there every
-check runs under the thread-free time limit (``ctxlab.lab.grading.steps``): an endless
+check runs under the thread-free time limit (``ctxlab.lab.grading.runner``): an endless
 loop, a loop that catches ``BaseException``, deep recursion and an endless print are ✘ rows.
 
 Only the grading and the core run here: pandas and matplotlib (the teaching modules) need

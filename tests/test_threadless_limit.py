@@ -2,7 +2,7 @@
 
 In JupyterLite (Pyodide) no thread can be started, so ``check_implementation`` runs each
 check in the calling thread under a trace hook that reads the clock
-(:mod:`ctxlab.lab.grading.steps`). Here the same hook is chosen on CPython, and the hostile
+(:mod:`ctxlab.lab.grading.runner`). Here the same hook is chosen on CPython, and the hostile
 functions of a student are each a ✘ row: an endless loop, a loop that catches
 ``BaseException`` (the hook raises again on the next turn), deep recursion, a huge print.
 A right answer is ✔ afterwards, and nothing of the hook is left behind.
@@ -22,7 +22,7 @@ import pytest
 from ctxlab.errors import CtxlabError
 from ctxlab.lab import check_implementation
 from ctxlab.lab import grading as g
-from ctxlab.lab.grading import steps
+from ctxlab.lab.grading import runner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lite_cases
@@ -81,33 +81,33 @@ def _no_hook_left() -> None:
 def test_the_mode_is_chosen_by_function_or_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    saved = steps._mode[0]
+    saved = runner._mode[0]
     g.set_time_limit_mode("auto")
     try:
-        assert steps.threads_available()  # CPython: threads, so "auto" uses them
-        assert not steps.use_trace()
+        assert runner.threads_available()  # CPython: threads, so "auto" uses them
+        assert not runner.use_trace()
         g.set_time_limit_mode("trace")
-        assert steps.use_trace() and g.get_time_limit_mode() == "trace"
+        assert runner.use_trace() and g.get_time_limit_mode() == "trace"
         with pytest.raises(g.GradingUsageError, match="mode must be one of") as caught:
             g.set_time_limit_mode("fast")
         assert caught.value.option == "mode"
-        steps._mode[0] = None  # as if never set: the environment decides
+        runner._mode[0] = None  # as if never set: the environment decides
         monkeypatch.setenv("CTXLAB_TIME_LIMIT_MODE", "trace")
-        assert steps.use_trace()
+        assert runner.use_trace()
         monkeypatch.setenv("CTXLAB_TIME_LIMIT_MODE", "threads")
         with pytest.raises(CtxlabError, match="CTXLAB_TIME_LIMIT_MODE"):
-            steps.use_trace()
+            runner.use_trace()
     finally:
-        steps._mode[0] = saved
+        runner._mode[0] = saved
 
 
 def test_without_threads_auto_uses_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(steps, "_threads", [False])  # as in Pyodide
+    monkeypatch.setattr(runner, "_threads", [False])  # as in Pyodide
     previous = g.set_time_limit_mode("auto")
     try:
-        assert steps.use_trace()
+        assert runner.use_trace()
         g.set_time_limit_mode("thread")  # asked for, but there are none
-        assert steps.use_trace()
+        assert runner.use_trace()
     finally:
         g.set_time_limit_mode(previous)
 

@@ -450,7 +450,7 @@ def call_safely(
     An exception or a call that does not return within ``seconds`` comes back as a message.
     Under Pyodide, where no thread can be started, the grader's trace-hook clock bounds it.
     """
-    from ctxlab.lab.grading import steps
+    from ctxlab.lab.grading import runner
 
     box: list[SafeCall] = []
     late = SafeCall(
@@ -460,8 +460,8 @@ def call_safely(
             f"{seconds:g} 秒内没有返回（死循环？）",
         ),
     )
-    if not steps.threads_available():
-        finished = steps.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
+    if not runner.threads_available():
+        finished = runner.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
         return box[0] if finished and box else late
     thread = threading.Thread(
         target=lambda: box.append(_call(function, args, kwargs)),

@@ -57,13 +57,11 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.engine`                   the one loop: each row run through a *caller* (where the
                                  student's code runs), its result made, stop on a hang;
                                  the time limit
-:mod:`.inprocess`                the in-process caller: ctxlab's modules and objects put
-                                 back before each row
-:mod:`.runner`                   one check in a thread with a time limit; stopping it;
-                                 stuck threads; :class:`~.runner.Pristine`
-:mod:`.steps`                    the time limit without threads (Pyodide/JupyterLite)
+:mod:`.inprocess`                the in-process caller: ctxlab's names, objects and the
+                                 switch interval put back before each row
+:mod:`.runner`                   its clock: a check in a thread, or under a trace hook
+                                 (Pyodide); stopping it; stuck threads
 :mod:`.isolation`                a notebook run in a forked copy of the kernel (Linux)
-:mod:`.kept`                     ctxlab's objects as grading found them, put back
 :mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
 :mod:`.perform`                  one call of the student's function, as a plain record
 :mod:`.plain`                    a call's values as exact plain data, and back
@@ -114,7 +112,7 @@ from ctxlab.lab.grading.labs import (
     reference_functions,
 )
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.steps import get_time_limit_mode, set_time_limit_mode
+from ctxlab.lab.grading.runner import get_time_limit_mode, set_time_limit_mode
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [

@@ -1,17 +1,10 @@
-"""Calling a student's function safely: input snapshots, failures as text, a time limit.
+"""Calling a student's function for a check: the case's label, failures as text (issue 10).
 
-A student's function may raise anything, return the wrong type, change its input or never
-return (issue 10, "Bad input"). Each of these becomes a failed row with a plain message,
-never an exception of the checker:
-
-* :class:`Trial` calls the function for a check, labelled with the case it tries (the
-  chapter's entry ids, the budget): :meth:`Trial.returns` wants a value,
-  :meth:`Trial.rejects` wants a ``CtxlabError`` naming given ids or fields. Both compare a
-  snapshot of the arguments before and after the call, so a changed input is named.
-* A check says how it failed with :func:`fail` (expected vs got, after the case's label).
-* :func:`~ctxlab.lab.grading.runner.run_check` runs one check in a daemon thread with a
-  time limit (:mod:`.runner`); a check that overran is stopped by raising
-  :class:`~.perform.StopStudent` in it, which :class:`Trial` never catches.
+A student's function may raise anything, return the wrong type or change its input: each is
+a failed row with a plain message, never an exception of the checker. :class:`Trial` calls
+it (through :func:`~.perform.perform`, or a sandboxed child) labelled with the case it tries;
+:meth:`Trial.returns` wants a value, :meth:`Trial.rejects` a ``CtxlabError`` naming given ids
+or fields; a check says how it failed with :func:`fail`. The time limit is :mod:`.runner`'s.
 """
 
 from __future__ import annotations
@@ -22,11 +15,7 @@ from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
-from ctxlab.lab.grading.perform import (
-    OUTPUT_LIMIT,
-    CallRecord,
-    perform,
-)
+from ctxlab.lab.grading.perform import CallRecord, keep_output, perform
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
@@ -46,28 +35,21 @@ class Failed(Exception):
         self.text = text
 
 
-#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data). In a
-#: notebook it is :func:`~ctxlab.lab.grading.perform.perform` in this process; on the
-#: terminal route it asks the child process that imported the student's file.
+#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data), here
+#: (:func:`~.perform.perform`) or in the child process that imported the student's file.
 Caller: TypeAlias = Callable[[tuple[Any, ...], Mapping[str, Any]], CallRecord]
 
 
 def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
-    """Fail the running check: the case's ``label``, then what went wrong.
-
-    ``zh`` is the Chinese text; without it the English one serves both languages (a diff
-    of values reads the same in both).
-    """
+    """Fail the running check: the case's ``label``, then what went wrong (``zh``: the
+    Chinese text; without it the English one serves both, as a diff of values does)."""
     text = Text(en, en if zh is None else zh)
     raise Failed(text if label is None else label + text)
 
 
 class Trial:
-    """The student's function, called under watch: input snapshots and the case label.
-
-    ``current`` is the label of the latest call (what a timeout or an unreadable result
-    is reported against).
-    """
+    """The student's function, called under watch; ``current`` is the label of the latest
+    call (what a timeout or an unreadable result is reported against)."""
 
     def __init__(
         self,
@@ -92,11 +74,10 @@ class Trial:
 
         self._caller = caller
 
-    def _invoke(
-        self, label: Text, args: tuple[Any, ...], kwargs: Mapping[str, Any]
-    ) -> tuple[bool, Any]:
-        """One call; (returned?, the decoded value or exception): never the student's
-        own objects, only what :mod:`.plain` rebuilt from exact builtin values."""
+    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """Call the function: (True, what it returned) or (False, what it raised), for a
+        case where the chapter allows either; never the student's own objects, only what
+        :mod:`.plain` rebuilt from exact builtin values."""
         record = self.record(label, args, kwargs)
         changed = record.get("changed") or []
         if changed:
@@ -122,24 +103,16 @@ class Trial:
         """One call, as the plain record it left (what misconception evidence compares)."""
         self.current = label
         record = self._caller(args, kwargs)
-        self._keep_output(str(record.get("output", "")), int(record.get("output_cut", 0)))
+        text, cut = str(record.get("output", "")), int(record.get("output_cut", 0))
+        self.output, more = keep_output(self.output, text)
+        self.output_cut += cut + more
         if record.get("reference"):
             self.used_reference = True
         return record
 
-    def _keep_output(self, text: str, cut: int) -> None:
-        room = OUTPUT_LIMIT - len(self.output)
-        self.output += text[: max(room, 0)]
-        self.output_cut += cut + max(0, len(text) - max(room, 0))
-
-    def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
-        """Call the function: (True, what it returned) or (False, what it raised), for a
-        case where the chapter allows either."""
-        return self._invoke(label, args, kwargs)
-
     def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:
         """Call the function; it must return (what it returned is for the check to judge)."""
-        ok, value = self._invoke(label, args, kwargs)
+        ok, value = self.outcome(label, *args, **kwargs)
         if not ok:
             raise Failed(label + COLON + raised(value))
         return value
@@ -159,17 +132,15 @@ class Trial:
         is not named by ``mutanttokensBefore``), and whose attributes ``attrs`` hold the given
         values (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
         expected = error_type.__name__
-        ours = error_type.__module__.startswith("ctxlab")
-        hint_en = (
-            f" (from ctxlab import {expected})" if ours else " (ctxlab's errors are ValueErrors)"
-        )
-        hint_zh = (
-            f"（from ctxlab import {expected}）" if ours else "（ctxlab 的错误都是 ValueError）"
+        hint = (
+            Text(f" (from ctxlab import {expected})", f"（from ctxlab import {expected}）")
+            if error_type.__module__.startswith("ctxlab")
+            else Text(" (ctxlab's errors are ValueErrors)", "（ctxlab 的错误都是 ValueError）")
         )
         wanted_en = " and ".join(" or ".join(group) for group in names)
         wanted_zh = "、".join(" 或 ".join(group) for group in names)
         naming = Text(f" naming {wanted_en}", f"，并指出 {wanted_zh}") if names else same("")
-        ok, value = self._invoke(label, args, kwargs)
+        ok, value = self.outcome(label, *args, **kwargs)
         if ok:
             fail(
                 label,
@@ -182,8 +153,8 @@ class Trial:
             text = exception_text(value)
             fail(
                 label,
-                f": raised {text}; expected {_article(expected)}{naming.en}{hint_en}",
-                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint_zh}",
+                f": raised {text}; expected {_article(expected)}{naming.en}{hint.en}",
+                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint.zh}",
             )
         message = exception_text(value)
         for group in names:

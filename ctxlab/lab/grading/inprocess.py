@@ -1,85 +1,313 @@
 """The in-process caller: the student's function run in this process (issue 35, item 2).
 
-One of the places a lab's rows can run (:class:`~.engine.Caller`): here, each row in a
-daemon thread with a time limit, or under the trace-hook clock where no thread can start
-(Pyodide; :mod:`.runner`, :mod:`.steps`). Only this caller needs the repairs below, since
-only here does the student's code share the grader's process:
+One of the places a lab's rows run (:class:`~.engine.Caller`): each row under the clock of
+:mod:`.runner` (a thread, or the trace hook in Pyodide). Only here does the student's code
+share the grader's process, so only here are these repairs (issue 25, item 4):
 
-Each check sees ctxlab as grading found it (:class:`~.runner.Pristine`): a name of a ctxlab
-module that the student's code rebound -- ``ctxlab.context.build_context``,
-``ctxlab.fixtures.opening_path`` -- is put back before each check and when a lab's file
-loads (:func:`as_found`), and the student's own binding is put back after the run. The
-objects behind those names are kept too (:mod:`.kept`): what a student's code (or a thread
-it left running) changed in them with ``object.__setattr__`` is put back before each check,
-and the report names it. Every check runs with the grader's switch interval
-(:class:`~.runner.Sealed`).
+* names (:class:`Found`): a rebound ``ctxlab.context.build_context`` or
+  ``time.monotonic`` is put back before each check and while a lab's file loads
+  (:func:`as_found`); the notebook's own binding comes back after the run;
+* objects (:meth:`Found.repair`): what ``object.__setattr__`` (or a thread left running)
+  changed in ctxlab's objects -- a frozen entry, a dict behind a ``MappingProxyType``, a
+  function's ``__code__``, a class attribute -- is put back before each check, by identity
+  (no student code runs), and the report names it;
+* the switch interval: a student's ``sys.setswitchinterval(1000)`` would starve the waiting
+  thread of the GIL; each check gets the grader's, and the setter is capped.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import gc
 import sys
 import time
 from collections.abc import Callable, Iterator
-from types import CodeType, ModuleType
-from typing import Any
+from types import CodeType, FunctionType, MappingProxyType, ModuleType
+from typing import Any, Final
 
 from ctxlab import errors, fixtures
-from ctxlab.lab.grading import isolation, misconceptions, report
+from ctxlab.lab.grading import misconceptions, report
 from ctxlab.lab.grading.declare import Row
-from ctxlab.lab.grading.kept import KeptObjects
-from ctxlab.lab.grading.runner import Outcome, Pristine, Sealed, run_check
+from ctxlab.lab.grading.runner import Outcome, run_check
 
 __all__ = ["InProcess", "as_found", "keep", "repair"]
 
+_MISSING: Final[Any] = object()
+_Table = dict[Any, Any] | list[Any] | set[Any]
+
+
+def _same_contents(table: Any, held: Any) -> bool:
+    """Does ``table`` hold what ``held`` holds (by identity; a set's items by hash)?"""
+    if len(table) != len(held):
+        return False
+    if isinstance(held, dict):
+        return all(dict.get(table, k, _MISSING) is v for k, v in held.items())
+    if isinstance(held, list):
+        return all(a is b for a, b in zip(list.__iter__(table), held, strict=False))
+    return all(item in held for item in set.__iter__(table))
+
+
+def _refill(table: Any, held: Any) -> None:
+    if isinstance(held, dict):
+        dict.clear(table)
+        dict.update(table, held)
+    elif isinstance(held, list):
+        list.__setitem__(table, slice(None), held)
+    else:
+        set.clear(table)
+        set.update(table, held)
+
+
+# ----------------------------------------------------------------------------------------
+# ctxlab's objects as grading found them
+
+_TABLES: Final = (dict, list, set)
+_ATOMS: Final = (ModuleType, str, bytes, int, float, complex, range, slice)  # not walked
+_MOST: Final = 50_000  # at most this many objects are kept (ctxlab holds a few thousand)
+#: Attributes of a class that CPython itself changes, or that describe the class only.
+_CLASS_SKIP: Final = frozenset({"__dict__", "__weakref__", "__doc__", "_abc_impl"})
+
+
+def _ours(cls: type) -> bool:
+    module = vars(cls).get("__module__", "")
+    return isinstance(module, str) and (module == "ctxlab" or module.startswith("ctxlab."))
+
+
+def _attributes(value: Any) -> dict[str, Any]:
+    """An instance's slots (:data:`_MISSING` when empty) and ``__dict__``, read raw."""
+    attrs: dict[str, Any] = {}
+    for klass in type(value).__mro__:
+        slots = vars(klass).get("__slots__", ())
+        for name in [slots] if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__"):
+                try:
+                    attrs[name] = object.__getattribute__(value, name)
+                except AttributeError:
+                    attrs[name] = _MISSING
+    attrs.update(_instance_dict(value) or {})
+    return attrs
+
+
+def _instance_dict(value: Any) -> dict[str, Any] | None:
+    try:
+        found = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return None
+    return found if type(found) is dict else None
+
+
+def _function_held(function: Any) -> tuple[Any, ...]:
+    return (function.__code__, function.__defaults__, function.__kwdefaults__, function.__dict__)
+
+
+class Found:
+    """What grading found: kept modules' names (and, with ``tables``, the contents of their
+    dicts, lists and sets), and every object reachable from them with what it held (an
+    instance's attributes, a function's code, defaults and closure, a ctxlab class's
+    attributes). :meth:`restore` puts the names back (:meth:`put_back` undoes it);
+    :meth:`repair` puts back the objects' contents and says where they changed."""
+
+    def __init__(self) -> None:
+        self._names: list[tuple[ModuleType, dict[str, object]]] = []
+        self._tables: list[tuple[_Table, object]] = []
+        self._cells: list[tuple[str, Any, str, Any]] = []  # where, object, kind, what it held
+        self._seen: set[int] = set()
+        self._keep: list[object] = []  # every kept object stays alive: ids stay unique
+
+    def keep(self, module: ModuleType, *, tables: bool = False, objects: bool = True) -> None:
+        """Remember ``module``'s names but its dunders (a module already kept keeps its
+        first names) and (``objects``) every object reachable from them."""
+        names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
+        if not any(kept is module for kept, _ in self._names):
+            self._names.append((module, names))
+            if tables:
+                self._tables += [(v, type(v)(v)) for v in names.values() if type(v) in _TABLES]
+        stack = [(f"{module.__name__}.{k}", v) for k, v in reversed(names.items())]
+        while objects and stack and len(self._seen) < _MOST:
+            where, value = stack.pop()
+            if id(value) in self._seen or value is None or isinstance(value, _ATOMS):
+                continue
+            self._seen.add(id(value))
+            self._keep.append(value)
+            stack.extend(self._cell(where, value))
+
+    def restore(self) -> list[tuple[ModuleType, str, object]]:
+        """Put every kept name back; (module, name, what was there) for each one changed."""
+        replaced: list[tuple[ModuleType, str, object]] = []
+        for module, names in self._names:
+            now = vars(module)
+            for name, value in names.items():
+                current = now.get(name, _MISSING)
+                if current is not value:
+                    replaced.append((module, name, current))
+                    now[name] = value
+        for table, contents in self._tables:
+            if not _same_contents(table, contents):
+                _refill(table, contents)
+        return replaced
+
+    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
+        """Undo :meth:`restore`: set the names it replaced to what they were."""
+        for module, name, value in replaced:
+            if value is _MISSING:
+                vars(module).pop(name, None)
+            else:
+                vars(module)[name] = value
+
+    def _cell(self, where: str, value: Any) -> list[tuple[str, object]]:
+        """Remember what ``value`` holds; the objects it holds, to walk next."""
+        cls = type(value)
+        if cls in (list, set, dict):
+            contents = cls(value)
+            self._cells.append((where, value, "table", contents))
+            items = contents.items() if isinstance(contents, dict) else enumerate(contents)
+            return [(f"{where}[{key!r}]", item) for key, item in items]
+        if cls in (tuple, frozenset):
+            return [(f"{where}[{i}]", item) for i, item in enumerate(value)]
+        if cls is MappingProxyType:
+            behind = [r for r in gc.get_referents(value) if type(r) is dict]
+            return [(where, behind[0])] if behind else []
+        if isinstance(value, FunctionType):
+            if not (value.__module__ or "").startswith("ctxlab"):
+                return []
+            self._cells.append((where, value, "function", _function_held(value)))
+            closure = [c.cell_contents for c in value.__closure__ or () if _full(c)]
+            return [(f"{where}.__defaults__", value.__defaults__)] + [
+                (f"{where}.<closure>", c) for c in closure
+            ]
+        if isinstance(value, type):
+            if not _ours(value):
+                return []
+            attrs = {k: v for k, v in vars(value).items() if k not in _CLASS_SKIP}
+            self._cells.append((where, value, "class", attrs))
+            return [(f"{where}.{k}", v) for k, v in attrs.items()]
+        if not _ours(cls):
+            return []
+        attrs = _attributes(value)
+        if not attrs and not dataclasses.is_dataclass(value):
+            return []
+        self._cells.append((where, value, "object", attrs))
+        return [(f"{where}.{k}", v) for k, v in attrs.items() if v is not _MISSING]
+
+    def repair(self) -> list[str]:
+        """Put back every kept object's contents that changed; where each change was."""
+        changed: list[str] = []
+        for where, value, kind, held in self._cells:
+            if kind == "table" and not _same_contents(value, held):
+                _refill(value, held)
+            elif kind == "function" and any(
+                a is not b for a, b in zip(_function_held(value), held, strict=True)
+            ):
+                value.__code__, value.__defaults__, value.__kwdefaults__ = held[:3]
+                if value.__dict__ is not held[3]:
+                    value.__dict__ = held[3]
+            elif kind == "class" and _class_changed(value, held):
+                for k in [k for k in vars(value) if k not in held and not _cache(k)]:
+                    type.__delattr__(value, k)
+                for k, v in held.items():
+                    if vars(value).get(k, _MISSING) is not v:
+                        type.__setattr__(value, k, v)
+            elif kind == "object" and _object_changed(value, held):
+                _put_back_object(value, held)
+            else:
+                continue
+            changed.append(where)
+        return changed
+
+
+def _cache(name: str) -> bool:
+    """Is ``name`` one Python itself may add to a class later (``__slotnames__``)?"""
+    return name in _CLASS_SKIP or (name.startswith("__") and name.endswith("__"))
+
+
+def _class_changed(cls: type, held: dict[str, Any]) -> bool:
+    now = vars(cls)
+    added = any(k not in held and not _cache(k) for k in now)
+    return added or any(now.get(k, _MISSING) is not v for k, v in held.items())
+
+
+def _full(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def _object_changed(value: Any, held: dict[str, Any]) -> bool:
+    now = _attributes(value)
+    return now.keys() != held.keys() or any(now[k] is not v for k, v in held.items())
+
+
+def _put_back_object(value: Any, held: dict[str, Any]) -> None:
+    instance_dict = _instance_dict(value)
+    if instance_dict is not None:
+        for extra in [k for k in instance_dict if k not in held]:
+            del instance_dict[extra]
+    for name, was in held.items():
+        if was is _MISSING:
+            with contextlib.suppress(AttributeError):
+                object.__delattr__(value, name)
+        else:
+            object.__setattr__(value, name, was)
+
+
+# ----------------------------------------------------------------------------------------
+# The switch interval: the grader's before each check, ``sys.setswitchinterval`` capped at it
+# while a run lasts (1000 s would starve the waiting thread of the GIL that long)
+
+_set_switch_interval: Final = sys.setswitchinterval
+_get_switch_interval: Final = sys.getswitchinterval
+SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
+
+
+def _capped_switch_interval(interval: float) -> None:
+    _set_switch_interval(min(interval, SWITCH_INTERVAL))
+
+
+# ----------------------------------------------------------------------------------------
+# What is kept, and the caller
+
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, isolation, misconceptions, report)
-
-#: ctxlab's modules (not the teaching layer) as they were when grading loaded, and then
-#: each lab's module as it was when it loaded.
-_PRISTINE = Pristine()
-for _name, _module in sorted(sys.modules.items()):
-    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
-        _PRISTINE.keep(_module, tables=True)  # its private tables too (no caches there)
-_PRISTINE.keep(time)  # a student's ``time.monotonic = ...`` lasts no longer than its run
-
-#: The objects behind those names, and then behind each lab module's (see :mod:`.kept`).
-_KEPT = KeptObjects()
-for _name, _module in sorted(sys.modules.items()):
-    if _name == "ctxlab" or (_name.startswith("ctxlab.") and not _name.startswith("ctxlab.lab")):
-        _KEPT.keep(_module)
+_LOADED = (errors, fixtures, misconceptions, report)
+_CORE = [
+    module
+    for name, module in sorted(sys.modules.items())
+    if name == "ctxlab" or (name.startswith("ctxlab.") and not name.startswith("ctxlab.lab"))
+]
+_FOUND = Found()
+for _module in _CORE:
+    _FOUND.keep(_module, tables=True)  # its private tables too (no caches there)
+_FOUND.keep(time, objects=False)  # a student's ``time.monotonic = ...`` lasts one run
 
 
 @contextlib.contextmanager
 def as_found() -> Iterator[None]:
-    """ctxlab's modules as grading found them, for as long as a lab's file loads (it binds
-    ctxlab's functions as they were, whatever the notebook rebound)."""
-    replaced = _PRISTINE.restore()
+    """ctxlab's modules as grading found them, while a lab's file loads."""
+    replaced = _FOUND.restore()
     try:
         yield
     finally:
-        _PRISTINE.put_back(replaced)
+        _FOUND.put_back(replaced)
 
 
 def keep(*modules: ModuleType, objects: bool = True) -> None:
-    """Keep ``modules`` (a lab's file and the grading modules it checks with) as they are
-    now: their names put back before each check, like ctxlab's own, and (``objects``) what
-    their objects hold too."""
+    """Keep ``modules`` (a lab's file, the grading modules it checks with) as they are now:
+    their names, and (``objects``) what their objects hold."""
     for module in modules:
-        _PRISTINE.keep(module)
-        if objects:
-            _KEPT.keep(module)
+        _FOUND.keep(module, objects=objects)
 
 
 def repair() -> list[str]:
     """Put back what was changed in ctxlab's objects; where, in plain words."""
-    return _KEPT.repair()
+    return _FOUND.repair()
 
 
 class InProcess:
     """Runs each row here, on ``function``, with ctxlab as grading found it; ``repaired``
-    collects where ctxlab's objects were put back. Use it in a ``with`` block: the student's
-    own bindings and the notebook's switch interval are put back when it ends."""
+    collects where ctxlab's objects were put back. In a ``with`` block: the notebook's own
+    bindings and switch interval come back when it ends."""
 
     def __init__(
         self,
@@ -92,29 +320,35 @@ class InProcess:
         self.arg_names = arg_names
         self.references = references
         self.repaired = repaired
-        self._sealed = Sealed()
         self._students: list[tuple[ModuleType, str, object]] = []
+        self._interval = SWITCH_INTERVAL
+        self._setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
-        self._students = _PRISTINE.restore()
-        self._sealed.__enter__()
+        self._students = _FOUND.restore()
+        self._interval = _get_switch_interval()
+        self._setter = vars(sys).get("setswitchinterval", _MISSING)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._sealed.__exit__()
-        _PRISTINE.restore()
-        _PRISTINE.put_back(self._students)
-        self._note(_KEPT.repair())
+        if self._setter is _MISSING:  # pragma: no cover - sys always has it
+            vars(sys).pop("setswitchinterval", None)
+        else:
+            vars(sys)["setswitchinterval"] = self._setter
+        _set_switch_interval(self._interval)
+        _FOUND.restore()
+        _FOUND.put_back(self._students)
+        self._note(_FOUND.repair())
 
     def _note(self, where: list[str]) -> None:
         self.repaired.extend(w for w in where if w not in self.repaired)
 
     def run(self, row: Row, limit: float) -> Outcome:
-        """One row, within ``limit`` seconds, after putting back what an earlier row's call
-        rebound or changed."""
-        _PRISTINE.restore()
-        self._note(_KEPT.repair())
-        self._sealed.reset()
+        """One row within ``limit`` seconds, after putting back what an earlier row changed."""
+        _FOUND.restore()
+        self._note(_FOUND.repair())
+        _set_switch_interval(SWITCH_INTERVAL)
+        sys.setswitchinterval = _capped_switch_interval
         return run_check(
             row.run,
             self.function,

@@ -1,18 +1,11 @@
-"""One call of a student's function, watched, and told as plain data (issue 17).
+"""One call of a student's function, watched, told as plain data (issue 17).
 
-:func:`perform` is the only place where the grader calls a student's function. Around the
-call it
-
-* snapshots the arguments, to name an argument the call changed;
-* captures what the function prints (``sys.stdout`` and ``sys.stderr`` of the calling
-  thread only, bounded), so the student's output stands beside the check it belongs to and
-  never buries the report;
-* watches whether ctxlab's *reference* of the lab runs during the call (a student who calls
-  ``ctxlab.build_context`` from their own ``build_context`` has written nothing);
-
-and returns a :data:`CallRecord`: plain JSON data (:mod:`.plain`), the same whether the call
-ran in this process (the notebook's ``check_implementation``) or in a child process that
-imported the student's file (``pytest --ctxlab-impl``), where only this JSON comes back.
+:func:`perform` is the only place where the grader calls a student's function. It snapshots
+the arguments (to name one the call changed), captures what the calling thread prints
+(bounded), watches whether ctxlab's *reference* of the lab runs (a student who calls
+``ctxlab.build_context`` has written nothing), and returns a :data:`CallRecord` of plain
+JSON data (:mod:`.plain`): the same in this process and in a sandboxed child, where only
+this JSON comes back.
 """
 
 from __future__ import annotations
@@ -22,18 +15,19 @@ import io
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from types import CodeType, FunctionType
+from types import CodeType
 from typing import Any, Final, TypeAlias
 
 from ctxlab.lab.grading.plain import TooLarge, encode, encode_error, type_name
+from ctxlab.lab.grading.text import StopStudent, message_of
 
 __all__ = [
     "OUTPUT_LIMIT",
     "CallRecord",
     "StopStudent",
-    "code_names",
-    "code_of",
+    "claim_tool",
     "fingerprint",
+    "keep_output",
     "named",
     "perform",
     "safe_message",
@@ -47,20 +41,6 @@ OUTPUT_LIMIT: Final = 2000
 CallRecord: TypeAlias = dict[str, Any]
 
 
-class StopStudent(BaseException):
-    """Sent into a check thread that overran its time limit (CPython only)."""
-
-
-# ----------------------------------------------------------------------------------------
-# Which code is ctxlab's solution (each lab's file declares it: ``LabChecks.solution``)
-
-
-def code_names(functions: Sequence[Callable[..., Any]]) -> tuple[str, ...]:
-    """``module:qualname`` of each function: how a sandbox child, which imports its own
-    copy of ctxlab, is told which code is the lab's solution."""
-    return tuple(f"{function.__module__}:{function.__qualname__}" for function in functions)
-
-
 def named(name: str) -> Any:
     """What ``module:qualname`` names in this process (None when nothing)."""
     import importlib
@@ -70,17 +50,6 @@ def named(name: str) -> Any:
     for part in qualname.split("."):
         value = getattr(value, part, None)
     return value
-
-
-def code_of(names: Sequence[str]) -> frozenset[CodeType]:
-    """The code objects behind :func:`code_names` in this process (a name that does not
-    resolve to a function is left out)."""
-    found: set[CodeType] = set()
-    for name in names:
-        value = named(name)
-        if isinstance(value, FunctionType):
-            found.add(value.__code__)
-    return frozenset(found)
 
 
 class _Watch:
@@ -103,7 +72,7 @@ class _Watch:
         if not self.codes:
             return self
         monitoring = self._monitoring
-        if monitoring is not None and _claim_tool(monitoring, self._TOOL):
+        if monitoring is not None and claim_tool(monitoring, self._TOOL):
             monitoring.register_callback(self._TOOL, monitoring.events.PY_START, self._started)
             for code in self.codes:
                 monitoring.set_local_events(self._TOOL, code, monitoring.events.PY_START)
@@ -121,7 +90,7 @@ class _Watch:
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code in self.codes:
             self.hit = True
-        if self._previous is not None:  # the thread-free time limit's hook (.steps)
+        if self._previous is not None:  # the trace-hook clock's profile function (.runner)
             self._previous(frame, event, arg)
 
     def __exit__(self, *exc: object) -> None:
@@ -137,10 +106,12 @@ class _Watch:
             sys.setprofile(self._previous)
 
 
-def _claim_tool(monitoring: Any, tool: int) -> bool:
+def claim_tool(monitoring: Any, tool: int, name: str = "ctxlab-grading") -> bool:
+    """Take ``sys.monitoring`` tool id ``tool``; False when it is in use (a debugger, or a
+    watch left by a stuck check thread)."""
     try:
-        monitoring.use_tool_id(tool, "ctxlab-grading")
-    except ValueError:  # in use (a debugger, or a watch left by a stuck check thread)
+        monitoring.use_tool_id(tool, name)
+    except ValueError:
         return False
     return True
 
@@ -149,25 +120,28 @@ def _claim_tool(monitoring: Any, tool: int) -> bool:
 # What the student's function prints
 
 
+def keep_output(kept: str, text: str) -> tuple[str, int]:
+    """``kept`` and as much of ``text`` as fits in :data:`OUTPUT_LIMIT`; how much was cut."""
+    room = max(OUTPUT_LIMIT - len(kept), 0)
+    return kept + text[:room], max(0, len(text) - room)
+
+
 class _Capture(io.TextIOBase):
     """Stands in for ``sys.stdout``/``sys.stderr``: the watched thread's writes are kept
     (the first :data:`OUTPUT_LIMIT` characters, the rest counted); other threads' writes
     go where they went before."""
 
-    def __init__(self, previous: Any, thread: int, shared: list[str], cut: list[int]) -> None:
+    def __init__(self, previous: Any, into: _Captured) -> None:
         self.previous = previous
-        self.thread = thread
-        self.shared = shared
-        self.cut = cut
+        self.into = into
 
     def write(self, text: str) -> int:
-        if threading.get_ident() != self.thread:
+        into = self.into
+        if threading.get_ident() != into.thread:
             return int(self.previous.write(text)) if self.previous is not None else len(text)
         text = str.__str__(text) if isinstance(text, str) else "<not a str>"
-        room = OUTPUT_LIMIT - sum(len(part) for part in self.shared)
-        if room > 0:
-            self.shared.append(text[:room])
-        self.cut[0] += max(0, len(text) - max(room, 0))
+        into.text, cut = keep_output(into.text, text)
+        into.cut += cut
         return len(text)
 
     def flush(self) -> None:
@@ -179,25 +153,19 @@ class _Capture(io.TextIOBase):
 
 class _Captured:
     def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.cut = [0]
+        self.text = ""
+        self.cut = 0
+        self.thread = threading.get_ident()
         self._streams: tuple[Any, Any] = (None, None)
 
     def __enter__(self) -> _Captured:
-        thread = threading.get_ident()
         self._streams = (sys.stdout, sys.stderr)
-        sys.stdout = _Capture(sys.stdout, thread, self.parts, self.cut)
-        sys.stderr = _Capture(sys.stderr, thread, self.parts, self.cut)
+        sys.stdout, sys.stderr = _Capture(sys.stdout, self), _Capture(sys.stderr, self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        # Put back only what we put there: a student who replaced sys.stdout themselves
-        # gets it reset as well, since their replacement stands on top of ours.
+        # Only what we put there: a student's own replacement, standing on ours, goes too.
         sys.stdout, sys.stderr = self._streams
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 # ----------------------------------------------------------------------------------------
@@ -222,11 +190,8 @@ def fingerprint(value: object, depth: int = 0) -> object:
         return (cls.__name__, id(value), tuple(fingerprint(v, below) for v in value))
     if isinstance(value, Mapping):
         items = dict.items(value) if isinstance(value, dict) else value.items()
-        return (
-            "map",
-            id(value),
-            tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items),
-        )
+        pairs = tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items)
+        return ("map", id(value), pairs)
     names = _field_names(cls)
     if names is not None:
         return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))
@@ -270,15 +235,9 @@ def _snapshot(
 
 
 def safe_message(error: BaseException) -> str:
-    """``str(error)``, or a placeholder when the student's ``__str__`` fails or lies
-    (a ``BaseException`` from it is caught too; the runner's stop signal is not)."""
-    try:
-        message = str(error)
-    except StopStudent:
-        raise
-    except BaseException:
-        return "<the message could not be shown>"
-    return str.__str__(message)[:2000]
+    """``str(error)``, at most 2000 characters, or a placeholder when the student's
+    ``__str__`` fails (anything it raises is caught, but the runner's stop)."""
+    return message_of(error)[:2000]
 
 
 def perform(
@@ -306,6 +265,6 @@ def perform(
                 record["too_large"] = f"{type_name(value)} with {too_large}"
     record["changed"] = _changed(arg_names, before, _snapshot(args, kwargs))
     record["output"] = captured.text
-    record["output_cut"] = captured.cut[0]
+    record["output_cut"] = captured.cut
     record["reference"] = watch.hit
     return record

@@ -1,21 +1,12 @@
 """What a student's function returned or raised, as plain data the grader can trust.
 
-A check compares what the student's function gave back with the reference's result. If it
-compared the student's objects themselves, a value could lie: a ``str`` subclass whose
-``__eq__`` is always true, a list whose ``__iter__`` hides items, an exception whose
-``__str__`` never returns. So every result is first *encoded*, in plain Python that reads
-each object through the builtin types' own methods (never the value's), into JSON-shaped
-data with a few tags (:func:`encode`, :func:`encode_error`); a check then works on the
-*decoded* copy (:func:`decode`, :func:`decode_error`): the same ctxlab classes, holding only
-exact builtin values, so comparing it means what it says.
-
-The encoding is bounded: a result with more than :data:`MAX_NODES` values, more than
-:data:`MAX_CHARS` characters of text or nested deeper than :data:`MAX_DEPTH` is refused
-with :class:`TooLarge` before anything is serialised -- in plain Python, so the check's time
-limit still holds while it runs.
-
-The same encoded data is what crosses from the process that ran a student's file to the one
-that judges it on the terminal route (``pytest --ctxlab-impl``): it is plain JSON.
+A student's value could lie (a ``str`` subclass whose ``__eq__`` is always true, a list whose
+``__iter__`` hides items, an exception whose ``__str__`` never returns), so a check never
+compares it: :func:`encode` and :func:`encode_error` read it through the builtin types' own
+methods into JSON-shaped data with a few tags, bounded (:class:`TooLarge` past
+:data:`MAX_NODES` values, :data:`MAX_CHARS` characters or :data:`MAX_DEPTH` levels, found in
+plain Python, so the time limit holds), and :func:`decode` and :func:`decode_error` rebuild
+ctxlab's classes from exact builtin values. The same JSON crosses from a sandboxed child.
 """
 
 from __future__ import annotations
@@ -24,26 +15,9 @@ import dataclasses
 import math
 from typing import Any, Final
 
-from ctxlab import errors
-from ctxlab.context import ContextResult, ContextTokens
-from ctxlab.entries import (
-    CompactionSessionEntry,
-    CompactionSummary,
-    MessageSessionEntry,
-    MetadataSessionEntry,
-)
-from ctxlab.interactions import InteractionGroup
+from ctxlab import context, entries, errors, interactions, messages
 from ctxlab.json_values import FrozenDict
-from ctxlab.messages import (
-    ABSENT,
-    AssistantMessage,
-    SystemMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from ctxlab.messages import ABSENT
 
 __all__ = [
     "MAX_CHARS",
@@ -62,43 +36,27 @@ MAX_NODES: Final = 200_000
 MAX_CHARS: Final = 5_000_000
 MAX_DEPTH: Final = 100
 
-#: The ctxlab classes a result may be built from, by name: decoded as themselves.
+#: The ctxlab classes a result may be built from, by name: decoded as themselves (every
+#: public dataclass of the modules that define the chapter's values).
 _CLASSES: Final[dict[str, type]] = {
-    cls.__name__: cls
-    for cls in (
-        TextContent,
-        ToolCall,
-        Usage,
-        SystemMessage,
-        UserMessage,
-        AssistantMessage,
-        ToolResultMessage,
-        CompactionSummary,
-        MessageSessionEntry,
-        MetadataSessionEntry,
-        CompactionSessionEntry,
-        InteractionGroup,
-        ContextTokens,
-        ContextResult,
-    )
+    name: cls
+    for module in (messages, entries, interactions, context)
+    for name, cls in vars(module).items()
+    if isinstance(cls, type)
+    and dataclasses.is_dataclass(cls)
+    and cls.__module__ == module.__name__
+    and not name.startswith("_")
 }
 _FIELDS: Final = {
     name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in _CLASSES.items()
 }
 
-#: ctxlab's error classes, by name (a student's subclass is decoded as its nearest one).
+#: ctxlab's error classes (all of :mod:`ctxlab.errors`), by name: a student's subclass is
+#: decoded as its nearest one.
 _ERRORS: Final[dict[str, type[errors.CtxlabError]]] = {
-    cls.__name__: cls
-    for cls in (
-        errors.CtxlabError,
-        errors.EntryParseError,
-        errors.SessionStoreError,
-        errors.SessionTreeError,
-        errors.InteractionError,
-        errors.ContextOptionError,
-        errors.EstimatorError,
-        errors.CompactionError,
-    )
+    name: cls
+    for name, cls in vars(errors).items()
+    if isinstance(cls, type) and issubclass(cls, errors.CtxlabError)
 }
 _ERROR_ATTRIBUTES: Final = (
     "problem",
@@ -120,7 +78,11 @@ class TooLarge(Exception):
 
 def type_name(value: object) -> str:
     """The name of ``value``'s class, read without asking the class (a metaclass may lie)."""
-    name = type.__dict__["__name__"].__get__(type(value))
+    return _class_name(type(value))
+
+
+def _class_name(cls: type) -> str:
+    name = type.__dict__["__name__"].__get__(cls)
     return name if type(name) is str else "object"
 
 
@@ -141,10 +103,8 @@ class _Budget:
 
 
 def encode(value: object) -> Any:
-    """``value`` as JSON-shaped data (tags for tuples, dicts, ctxlab objects, others).
-
-    Raises :class:`TooLarge` when the value breaks a size limit.
-    """
+    """``value`` as JSON-shaped data (tags for tuples, dicts, ctxlab objects, others);
+    :class:`TooLarge` when it breaks a size limit."""
     return _encode(value, _Budget(), 0)
 
 
@@ -168,27 +128,19 @@ def _encode(value: object, budget: _Budget, depth: int) -> Any:
         real = float.__float__(value)
         return real if math.isfinite(real) else {_TAG: "float", "v": repr(real)}
     below = depth + 1
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         budget.count()
-        items = [list.__getitem__(value, i) for i in range(list.__len__(value))]
-        return [_encode(item, budget, below) for item in items]
-    if isinstance(value, tuple):
+        base: Any = list if isinstance(value, list) else tuple
+        items = [base.__getitem__(value, i) for i in range(base.__len__(value))]
+        encoded = [_encode(item, budget, below) for item in items]
+        return encoded if base is list else {_TAG: "tuple", "v": encoded}
+    if isinstance(value, dict) or cls is FrozenDict:
         budget.count()
-        items = [tuple.__getitem__(value, i) for i in range(tuple.__len__(value))]
-        return {_TAG: "tuple", "v": [_encode(item, budget, below) for item in items]}
-    if isinstance(value, dict):
-        budget.count()
-        pairs = list(dict.items(value))
-        return {
-            _TAG: "dict",
-            "v": [[_encode(k, budget, below), _encode(v, budget, below)] for k, v in pairs],
-        }
-    if cls is FrozenDict:
-        budget.count()
-        inner = object.__getattribute__(value, "_items")
+        inner = value if isinstance(value, dict) else object.__getattribute__(value, "_items")
         pairs = list(dict.items(inner)) if isinstance(inner, dict) else []
+        tag = "dict" if isinstance(value, dict) else "frozendict"
         return {
-            _TAG: "frozendict",
+            _TAG: tag,
             "v": [[_encode(k, budget, below), _encode(v, budget, below)] for k, v in pairs],
         }
     if value is ABSENT:
@@ -232,11 +184,12 @@ def decode(data: Any) -> Any:
     tag = data.get(_TAG)
     if tag == "tuple":
         return tuple(decode(item) for item in data["v"])
-    if tag == "dict":
-        return {_key(decode(k)): decode(v) for k, v in data["v"]}
-    if tag == "frozendict":
+    if tag in ("dict", "frozendict"):
+        items = {_key(decode(k)): decode(v) for k, v in data["v"]}
+        if tag == "dict":
+            return items
         frozen = object.__new__(FrozenDict)
-        object.__setattr__(frozen, "_items", {_key(decode(k)): decode(v) for k, v in data["v"]})
+        object.__setattr__(frozen, "_items", items)
         return frozen
     if tag == "float":
         return float(data["v"])
@@ -269,9 +222,9 @@ def encode_error(error: BaseException, message: str) -> dict[str, Any]:
     mro = type.__dict__["__mro__"].__get__(type(error))
     nearest = next(
         (
-            type_name_of(cls)
+            _class_name(cls)
             for cls in mro
-            if _ERRORS.get(type_name_of(cls)) is cls
+            if _ERRORS.get(_class_name(cls)) is cls
             or (cls.__module__ == "builtins" and issubclass(cls, BaseException))
         ),
         "Exception",
@@ -289,11 +242,6 @@ def encode_error(error: BaseException, message: str) -> dict[str, Any]:
             except TooLarge:
                 attributes[attribute] = None
     return {"type": name, "base": nearest, "message": message, "attributes": attributes}
-
-
-def type_name_of(cls: type) -> str:
-    name = type.__dict__["__name__"].__get__(cls)
-    return name if type(name) is str else "object"
 
 
 _ERROR_CLASSES: dict[tuple[str, str], type[BaseException]] = {}

@@ -1,89 +1,77 @@
-"""Running one check: a daemon thread with a time limit, stopped when it overruns.
+"""The clock of a check run in this process: a thread, or a trace hook (issues 17, 19, 25).
 
-:func:`run_check` runs one check in a daemon thread, which works the same on Windows (no
-processes: a function defined in a notebook cannot be pickled there). The main thread waits
-in short slices, so a kernel interrupt (KeyboardInterrupt) reaches it at once.
-
-A check thread that overran its time limit, or whose wait was interrupted by any
-``BaseException``, is asked to stop: on CPython an exception (``StopStudent``) is raised in
-it with ``PyThreadState_SetAsyncExc``, again and again for up to :data:`STOP_SECONDS`, so
-that a loop that catches ``BaseException`` still dies if it ever lets one through. A
-thread that outlives that (blocked in C, say ``threading.Event().wait()``, or catching every
-exception forever) is kept in a list: :func:`stuck_threads` counts those still running, and
-every later report says so at its top until they end (issue 17, item 7).
-
-:class:`Pristine` keeps ctxlab's own modules as they were when grading loaded: a student's
-function that rebinds ``ctxlab.context.build_context`` or ``ctxlab.fixtures.opening_path``
-changes nothing for the checks that follow, nor for the lab modules loaded later.
-
-What the student's code may change in this process is taken out of the grader's hands
-(issue 25, item 4): the grader reads its own clock (``time.monotonic`` as it was when grading
-loaded, so a student's ``time.monotonic = lambda: 0`` cannot stop the time limit), and
-:class:`Sealed` runs every check with the switch interval as grading found it, and with
-``sys.setswitchinterval`` capped at that value while a run lasts (a student's
-``sys.setswitchinterval(1000)`` would starve the waiting thread of the GIL for 1000 s). A
-check thread that holds the GIL in one long C call (``sum(range(10**10))``, a regular
-expression that backtracks) cannot be stopped by anything in this process: its row says so,
-with how long the grader could not run, once the call returns.
+:func:`run_check` runs a check in a daemon thread (a notebook's function cannot be pickled)
+while the caller waits in slices (a kernel interrupt lands at once). An overrunning check
+gets :class:`StopStudent` raised in it again and again for :data:`STOP_SECONDS`, so a loop
+catching ``BaseException`` still dies; one that outlives that is counted by
+:func:`stuck_threads` and named by every later report; one that held the GIL past its limit
+in one C call is reported so once it returns. Where no thread can start (Pyodide; or the
+*mode*, :func:`set_time_limit_mode`) the check runs under a trace hook that reads the clock
+(:func:`run_traced`): sys.monitoring on 3.12+, settrace before (where a loop that catches
+``BaseException`` and calls nothing escapes); a hook switched off meets a backstop thread
+(none in Pyodide). The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, ModuleType
-from typing import Any, Final, Literal
+from types import CodeType, FrameType
+from typing import Any, Final, Literal, TypeAlias
 
-import ctxlab.lab.grading.steps as steps
+from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.perform import StopStudent
-from ctxlab.lab.grading.text import COLON, Text, exception_text, same
+from ctxlab.lab.grading.perform import claim_tool
+from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
+from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
+    "CALL_SINKS",
     "NOT_RUN",
     "STOP_SECONDS",
-    "SWITCH_INTERVAL",
     "Outcome",
-    "Pristine",
-    "Sealed",
     "at",
     "clock",
+    "get_time_limit_mode",
     "hung",
     "run_check",
+    "run_traced",
+    "set_time_limit_mode",
     "stuck_threads",
+    "threads_available",
     "unreadable",
+    "use_trace",
 ]
 
-#: How long a thread that must stop is asked to, again and again, before it counts as stuck.
+#: How long a thread that must stop is asked to, again and again, before it counts as stuck;
+#: how long after the limit the backstop stops a check that switched the trace hook off.
 STOP_SECONDS: Final = 0.5
-#: How often the main thread wakes while it waits for a check (a kernel interrupt lands).
-_WAIT_SLICE: Final = 0.1
-#: The pause between two stop requests.
-_STOP_SLICE: Final = 0.005
-#: A wait slice that took this much longer than asked: the waiting thread was starved of
-#: the GIL (a check thread in one long C call), not merely slow.
-_STARVED: Final = 1.0
+_WAIT_SLICE: Final = 0.1  # how often the waiting thread wakes (a kernel interrupt lands)
+_STOP_SLICE: Final = 0.005  # the pause between two stop requests
+_STARVED: Final = 1.0  # a wait slice this much late: the check held the GIL in C code
 
-#: The grader's own clock and switch interval, bound when grading loaded: a student's
-#: ``time.monotonic = ...`` or ``sys.setswitchinterval(...)`` changes neither.
+#: The grader's own clock, bound when grading loaded.
 clock: Final = time.monotonic
-_set_switch_interval: Final = sys.setswitchinterval
-_get_switch_interval: Final = sys.getswitchinterval
-SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
+
+#: The stop is raised only in code outside this folder: the grader's own code runs to its end.
+_GRADER: Final = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+TimeLimitMode: TypeAlias = Literal["auto", "thread", "trace"]
+MODES: Final[tuple[TimeLimitMode, ...]] = ("auto", "thread", "trace")
+ENV_VAR: Final = "CTXLAB_TIME_LIMIT_MODE"
+_mode: list[TimeLimitMode | None] = [None]  # None: the environment variable, else "auto"
+_threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one check ended, and what the student's function did meanwhile.
-
-    ``status`` is ``"pass"``, ``"fail"`` (``detail`` says how) or ``"hung"`` (did not
-    return in time); ``output`` is what the function printed (``output_cut`` characters of
-    it were cut); ``used_reference`` is true when a call ran ctxlab's reference of the lab;
-    ``stop``, when set, ends the run: it is the detail of every row after this one.
-    """
+    """How one check ended: ``status`` ``"pass"``, ``"fail"`` (``detail`` says how) or
+    ``"hung"``; what the function printed (``output_cut`` characters cut); whether a call ran
+    ctxlab's reference; ``stop``, when set, is the detail of every later row."""
 
     status: Literal["pass", "fail", "hung"]
     detail: Text | None
@@ -102,84 +90,10 @@ NOT_RUN = Text(
     "未运行：本实验前面的一次调用没有按时返回",
 )
 
-_UNREADABLE = Text(
-    "the result could not be checked; is it the type the reference returns?",
-    "无法检查返回结果；返回值的类型和参考实现一致吗？",
-)
-
 
 def at(trial: Trial) -> Text:
     """The label of the latest call, as a prefix of a detail (empty before any call)."""
     return trial.current + COLON if trial.current is not None else same("")
-
-
-def run_check(
-    check: Callable[[Trial], None],
-    function: Callable[..., Any],
-    arg_names: tuple[str, ...],
-    *,
-    name: str,
-    limit: float,
-    references: frozenset[CodeType] = frozenset(),
-) -> Outcome:
-    """Run one check on ``function`` in a daemon thread called ``name``, for ``limit`` s.
-
-    A ``BaseException`` in the main thread while it waits (a kernel interrupt) stops the
-    check thread and is raised again.
-    """
-    trial = Trial(function, arg_names, references=references)
-    if CALL_SINKS:  # told of each call's label first (a grading child tells its kernel)
-        call, sinks = trial._caller, tuple(CALL_SINKS)
-
-        def told(args: tuple[Any, ...], kwargs: Any) -> Any:
-            for sink in sinks:
-                sink(trial.current)
-            return call(args, kwargs)
-
-        trial._caller = told
-    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
-
-    traced = steps.use_trace()
-    guard = _Guard()
-
-    def target() -> None:
-        try:
-            check(trial)
-            box.append(("pass", None))
-        except Failed as failure:
-            box.append(("fail", failure.text))
-        except StopStudent:
-            box.append(("hung", None))
-        except BaseException as error:  # the result could not even be read
-            box.append(("fail", at(trial) + unreadable(error)))
-        finally:
-            while not traced:  # a stop may land on the call itself: then mark done again
-                try:
-                    guard.finish()
-                    break
-                except StopStudent:
-                    continue
-
-    if traced:  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace: see .steps
-        if not steps.run_traced(target, limit) or not box or box[0][0] == "hung":
-            return _outcome(trial, "hung", hung(trial, limit))
-        status, ended = box[0]
-        return _outcome(trial, status, ended)
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    begun = clock()
-    thread.start()
-    try:
-        starved = _wait(thread, limit, begun)
-    except BaseException:  # a kernel interrupt: the check must not outlive it
-        _stop_thread(thread, guard)
-        raise
-    if thread.is_alive() or not box:
-        _stop_thread(thread, guard)
-        return _outcome(trial, "hung", hung(trial, limit, starved))
-    if starved > max(_STARVED, limit):  # it ended, but held the GIL past the whole limit
-        return _outcome(trial, "hung", hung(trial, limit, starved))
-    status, ended = box[0]
-    return _outcome(trial, status, ended)
 
 
 def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
@@ -208,16 +122,75 @@ def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
 
 def unreadable(error: BaseException) -> Text:
     """The detail of a check that raised something other than ``Failed``."""
-    try:
-        text = exception_text(error)
-    except StopStudent:
-        raise
-    except BaseException:  # pragma: no cover - exception_text never raises
-        return _UNREADABLE
+    text = exception_text(error)  # never raises; lets StopStudent through
     return Text(
         f"the result could not be checked ({text}); is it the type the reference returns?",
         f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
     )
+
+
+def run_check(
+    check: Callable[[Trial], None],
+    function: Callable[..., Any],
+    arg_names: tuple[str, ...],
+    *,
+    name: str,
+    limit: float,
+    references: frozenset[CodeType] = frozenset(),
+) -> Outcome:
+    """Run one check on ``function`` for ``limit`` s, in a daemon thread called ``name`` (or
+    under the trace hook: :func:`use_trace`). A ``BaseException`` in the waiting thread (a
+    kernel interrupt) stops the check thread and is raised again."""
+    trial = Trial(function, arg_names, references=references)
+    if CALL_SINKS:  # told of each call's label first (a grading child tells its kernel)
+        call, sinks = trial._caller, tuple(CALL_SINKS)
+
+        def told(args: tuple[Any, ...], kwargs: Any) -> Any:
+            for sink in sinks:
+                sink(trial.current)
+            return call(args, kwargs)
+
+        trial._caller = told
+    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
+    stop = _Stop()
+
+    def target() -> None:
+        try:
+            check(trial)
+            box.append(("pass", None))
+        except Failed as failure:
+            box.append(("fail", failure.text))
+        except StopStudent:
+            box.append(("hung", None))
+        except BaseException as error:  # the result could not even be read
+            box.append(("fail", at(trial) + unreadable(error)))
+        finally:
+            while True:  # a stop may land on the call itself: then mark done again
+                try:
+                    stop.finish()
+                    break
+                except StopStudent:
+                    continue
+
+    starved = 0.0
+    if use_trace():  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace
+        overran = not run_traced(target, limit)
+    else:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        begun = clock()
+        thread.start()
+        try:
+            starved = _wait(thread, limit, begun)
+        except BaseException:  # a kernel interrupt: the check must not outlive it
+            _stop_thread(thread, stop)
+            raise
+        overran = thread.is_alive() or not box
+        if overran:
+            _stop_thread(thread, stop)
+        overran = overran or starved > max(_STARVED, limit)  # it held the GIL past the limit
+    if overran or not box or box[0][0] == "hung":
+        return _outcome(trial, "hung", hung(trial, limit, starved))
+    return _outcome(trial, *box[0])
 
 
 def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text | None) -> Outcome:
@@ -228,12 +201,8 @@ def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text
 
 
 def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
-    """Wait for ``thread`` (started at ``begun``) at most ``limit`` s, in slices (an
-    interrupt is not held up).
-
-    Returns the longest time this thread was kept from running: before its wait began, or
-    a slice's overrun of what it asked for (starved of the GIL by a check thread in one
-    long C call)."""
+    """Wait for ``thread`` at most ``limit`` s from ``begun``, in slices; the longest time
+    this thread was kept from running (a slice's overrun: starved of the GIL)."""
     deadline = begun + limit
     starved = clock() - begun
     while thread.is_alive():
@@ -248,45 +217,7 @@ def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
 
 
 # ----------------------------------------------------------------------------------------
-# The switch interval
-
-
-def _capped_switch_interval(interval: float) -> None:
-    """``sys.setswitchinterval`` while a run lasts: a value above the grader's is capped
-    (a check thread that set 1000 s would keep the waiting thread from the GIL that long)."""
-    _set_switch_interval(min(interval, SWITCH_INTERVAL))
-
-
-class Sealed:
-    """For one run of checks: the switch interval as grading found it (set again before
-    each check by :meth:`reset`), ``sys.setswitchinterval`` capped; both as the notebook
-    had them once the run ends."""
-
-    def __init__(self) -> None:
-        self._interval = SWITCH_INTERVAL
-        self._binding: object = _MISSING
-
-    def __enter__(self) -> Sealed:
-        self._interval = _get_switch_interval()
-        self._binding = vars(sys).get("setswitchinterval", _MISSING)
-        self.reset()
-        return self
-
-    def reset(self) -> None:
-        """Before each check: the grader's switch interval, the cap in place."""
-        _set_switch_interval(SWITCH_INTERVAL)
-        sys.setswitchinterval = _capped_switch_interval
-
-    def __exit__(self, *exc: object) -> None:
-        if self._binding is _MISSING:  # pragma: no cover - sys always has it
-            vars(sys).pop("setswitchinterval", None)
-        else:
-            vars(sys)["setswitchinterval"] = self._binding
-        _set_switch_interval(self._interval)
-
-
-# ----------------------------------------------------------------------------------------
-# Stopping a thread, and the threads that could not be stopped
+# Stopping a thread from outside, and the threads that could not be stopped
 
 _STUCK: list[threading.Thread] = []
 
@@ -297,152 +228,236 @@ def stuck_threads() -> int:
     return len(_STUCK)
 
 
-class _Guard:
-    """Whether a check thread is past its check: from then on no stop is sent into it, so
-    a stop can never land in ``threading``'s own clean-up (which would leave the ended
-    thread listed by ``threading.enumerate()`` for ever)."""
+class _Stop:
+    """Stops sent into one thread until it calls :meth:`finish`; none after, so a stop never
+    lands in ``threading``'s clean-up (the ended thread would stay listed for ever)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.done = False
+        self.sent = False
+        # Released by finish (a C call: the trace hook sees no Python code there).
+        self.ended = threading.Lock()
+        self.ended.acquire()
+
+    def send(self, ident: int | None) -> None:
+        with self.lock:
+            if self.done or ident is None:
+                return
+            self.sent = True
+            _raise_in(ident)
 
     def finish(self) -> None:
-        """Called by the check thread last (again if a stop interrupts it): mark it done,
-        and let a stop that was sent but has not landed yet land here, inside the caller's
-        retry (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back: on CPython 3.11
-        it leaves the interpreter's eval breaker set for good)."""
+        """Called by the stopped thread last, again if a stop interrupts it: one sent before
+        lands on ``_land`` here, inside the caller's retry (``PyThreadState_SetAsyncExc(id,
+        NULL)`` cannot take it back: on 3.11 it leaves the eval breaker set for good)."""
         with self.lock:
+            if self.done:
+                return
             self.done = True
-        _land()  # a stop sent before ``done`` is raised on this call's entry
+        self.ended.release()
+        _land()
         _land()
 
-
-def _stop_thread(
-    thread: threading.Thread, guard: _Guard | None = None, seconds: float = STOP_SECONDS
-) -> bool:
-    """Stop a check thread: raise ``StopStudent`` in it until it ends, for ``seconds``.
-
-    True when it ended; otherwise it is kept in the list of stuck threads.
-    """
-    try:
-        if _raise_until_dead(thread, guard, seconds):
-            return True
-    except BaseException:  # interrupted again while stopping: keep track of it, go on
-        if thread.is_alive() and thread not in _STUCK:
-            _STUCK.append(thread)
-        raise
-    if thread.is_alive() and thread not in _STUCK:
-        _STUCK.append(thread)
-    return not thread.is_alive()
-
-
-def _raise_until_dead(thread: threading.Thread, guard: _Guard | None, seconds: float) -> bool:
-    ident = thread.ident
-    if ident is None or sys.implementation.name != "cpython":  # pragma: no cover
-        thread.join(seconds)
-        return not thread.is_alive()
-    try:
-        import ctypes
-
-        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    except Exception:  # pragma: no cover - ctypes unavailable: leave the daemon thread
-        thread.join(seconds)
-        return not thread.is_alive()
-    deadline = clock() + seconds
-    while thread.is_alive():
-        if guard is not None:
-            with guard.lock:
-                if not guard.done:
-                    _send_stop(set_async_exc, ident)
-        else:
-            _send_stop(set_async_exc, ident)
-        thread.join(_STOP_SLICE)
-        if clock() >= deadline:
-            break
-    return not thread.is_alive()
+    def keep_sending(
+        self, ident: int | None, ended: Callable[[float], bool], seconds: float
+    ) -> None:
+        """Send the stop every :data:`_STOP_SLICE` until ``ended(wait)`` or ``seconds`` pass."""
+        deadline = clock() + seconds
+        while not ended(0):
+            self.send(ident)
+            if ended(_STOP_SLICE) or clock() >= deadline:
+                return
 
 
 def _land() -> None:
     """Nothing: entering a Python function is where a pending stop is raised."""
 
 
-def _send_stop(set_async_exc: Any, ident: int) -> None:
-    import ctypes
+def _raise_in(ident: int) -> None:
+    """Raise :class:`StopStudent` in thread ``ident`` (CPython; elsewhere nothing)."""
+    if sys.implementation.name != "cpython":  # pragma: no cover
+        return
+    try:
+        import ctypes
 
-    changed = set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent))
-    if changed > 1:  # pragma: no cover - never more than one thread has this id
-        set_async_exc(ctypes.c_ulong(ident), None)
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except Exception:  # pragma: no cover - ctypes unavailable
+        return
+    if set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent)) > 1:  # pragma: no cover
+        set_async_exc(ctypes.c_ulong(ident), None)  # never more than one thread has this id
+
+
+def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
+    """Stop a check thread for :data:`STOP_SECONDS`; one still alive is kept as stuck."""
+
+    def ended(wait: float) -> bool:
+        thread.join(wait)
+        return not thread.is_alive()
+
+    try:
+        stop.keep_sending(thread.ident, ended, STOP_SECONDS)
+    finally:
+        if thread.is_alive() and thread not in _STUCK:
+            _STUCK.append(thread)
 
 
 # ----------------------------------------------------------------------------------------
-# ctxlab's modules as grading found them
-
-_MISSING: Final[Any] = object()
+# The mode: a thread, or the trace hook (issue 19, item 2)
 
 
-class Pristine:
-    """The module-level names of ctxlab's modules, as they were when first kept.
+def set_time_limit_mode(mode: str) -> str:
+    """Choose how a check's time limit is kept: ``"auto"`` (threads where a thread can
+    start), ``"thread"`` or ``"trace"`` (the calling thread under a trace hook, as in
+    JupyterLite). Returns the previous mode."""
+    if mode not in MODES:
+        raise GradingUsageError(
+            f"set_time_limit_mode: mode must be one of {', '.join(MODES)}; got {shown(mode)}",
+            option="mode",
+        )
+    previous = get_time_limit_mode()
+    _mode[0] = mode  # checked against MODES above
+    return previous
 
-    :meth:`restore` puts back every kept name that was rebound or deleted since and returns
-    what it replaced; :meth:`put_back` undoes that (the student's notebook keeps what it
-    set, only the checks see ctxlab as it was). For a module kept with ``tables=True`` the
-    contents of its module-level dicts, lists and sets (ctxlab's private tables) are put
-    back too, each time.
-    """
 
-    def __init__(self) -> None:
-        self._kept: list[tuple[ModuleType, dict[str, object]]] = []
-        self._tables: list[tuple[dict[Any, Any] | list[Any] | set[Any], object]] = []
+def get_time_limit_mode() -> TimeLimitMode:
+    """The mode set by :func:`set_time_limit_mode`, else ``CTXLAB_TIME_LIMIT_MODE``, else
+    ``"auto"``."""
+    if _mode[0] is not None:
+        return _mode[0]
+    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    if value not in MODES:
+        raise CtxlabError(
+            f"{ENV_VAR} must be one of {', '.join(MODES)}; got {shown(value)}", option="mode"
+        )
+    return value  # checked against MODES above
 
-    def keep(self, module: ModuleType, *, tables: bool = False) -> None:
-        """Remember ``module``'s public and private names (not its dunders) as they are now;
-        a module already kept stays as it was first kept."""
-        if any(kept is module for kept, _ in self._kept):
+
+def threads_available() -> bool:
+    """Can this Python start a thread? (Pyodide: no.) Checked once, then remembered."""
+    if _threads[0] is None:
+        if sys.platform in ("emscripten", "wasi"):
+            _threads[0] = False
+        else:
+            try:
+                probe = threading.Thread(target=lambda: None, name="ctxlab-thread-probe")
+                probe.start()
+                probe.join()
+                _threads[0] = True
+            except RuntimeError:  # "can't start new thread"
+                _threads[0] = False
+    return bool(_threads[0])
+
+
+def use_trace() -> bool:
+    """Should the checks run under the trace hook rather than in a thread?"""
+    return get_time_limit_mode() == "trace" or not threads_available()
+
+
+# ----------------------------------------------------------------------------------------
+# The trace hook
+
+
+class _Deadline:
+    """Raises :class:`StopStudent` in the running code once ``limit`` seconds have passed, on
+    every later event outside the grader's code (a loop that catches it meets it again on its
+    next back edge): sys.monitoring events, or a trace function re-armed by a profile one."""
+
+    _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
+
+    def __init__(self, limit: float) -> None:
+        self.deadline = clock() + limit
+        self.expired = False
+        self.thread = threading.get_ident()
+        self._monitoring: Any = getattr(sys, "monitoring", None)
+        self._previous_trace: Any = None
+
+    def _overdue(self, code: CodeType) -> bool:
+        if code.co_filename.startswith(_GRADER):  # the grader's own code runs to its end
+            return False
+        if self.expired or clock() > self.deadline:
+            self.expired = True
+            return True
+        return False
+
+    def _event(self, code: CodeType, *offsets: int) -> Any:
+        if self._overdue(code) and threading.get_ident() == self.thread:
+            raise StopStudent
+        return None  # never DISABLE: every later event must still be seen
+
+    def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if self._overdue(frame.f_code):
+            raise StopStudent  # CPython then unsets the trace function: _profile re-arms it
+        return self._trace
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if sys.gettrace() is None:  # a stop, or the student's sys.settrace(None), took it
+            sys.settrace(self._trace)
+            frame.f_trace = self._trace
+
+    def start(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None and claim_tool(monitoring, self._TOOL, "ctxlab-time-limit"):
+            events = monitoring.events
+            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                monitoring.register_callback(self._TOOL, event, self._event)
+            monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
             return
-        names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
-        self._kept.append((module, names))
-        if tables:
-            for value in names.values():
-                if type(value) in (dict, list, set):
-                    self._tables.append((value, type(value)(value)))
+        self._monitoring = None  # 3.10/3.11, or the tool id taken: the trace function
+        self._previous_trace = sys.gettrace(), sys.getprofile()
+        sys.settrace(self._trace)
+        sys.setprofile(self._profile)
 
-    def restore(self) -> list[tuple[ModuleType, str, object]]:
-        """Put every kept name back; (module, name, what was there) for each one changed."""
-        replaced: list[tuple[ModuleType, str, object]] = []
-        for module, names in self._kept:
-            now = vars(module)
-            for name, value in names.items():
-                current = now.get(name, _MISSING)
-                if current is not value:
-                    replaced.append((module, name, current))
-                    now[name] = value
-        for table, contents in self._tables:
-            _refill(table, contents)
-        return replaced
-
-    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
-        """Undo :meth:`restore`: set the names it replaced to what they were."""
-        for module, name, value in replaced:
-            if value is _MISSING:
-                vars(module).pop(name, None)
-            else:
-                vars(module)[name] = value
+    def stop(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None:
+            events = monitoring.events
+            try:  # the student's code may have freed the tool id already
+                monitoring.set_events(self._TOOL, 0)
+                for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                    monitoring.register_callback(self._TOOL, event, None)
+            except ValueError:
+                pass
+            monitoring.free_tool_id(self._TOOL)
+        else:
+            sys.setprofile(self._previous_trace[1])
+            sys.settrace(self._previous_trace[0])
 
 
-def _refill(table: dict[Any, Any] | list[Any] | set[Any], contents: Any) -> None:
-    """Give ``table`` back ``contents``, comparing nothing (a student's ``__eq__`` may raise)."""
-    if isinstance(table, dict):
-        if len(table) == len(contents) and all(
-            k in table and table[k] is v for k, v in contents.items()
-        ):
-            return
-        table.clear()
-        table.update(contents)
-    elif isinstance(table, list):
-        same_length = len(table) == len(contents)
-        if same_length and all(a is b for a, b in zip(table, contents, strict=True)):
-            return
-        table[:] = contents
-    else:
-        table.clear()
-        table.update(contents)
+def _backstop(limit: float) -> _Stop:
+    """A thread that stops this one from outside once ``limit`` + :data:`STOP_SECONDS`
+    have passed (for a check that switched the hook off), until it finishes."""
+    stop, ident = _Stop(), threading.get_ident()
+
+    def ended(wait: float) -> bool:
+        return stop.ended.acquire(timeout=wait) or stop.done
+
+    def watch() -> None:
+        if not stop.ended.acquire(timeout=limit + STOP_SECONDS):
+            stop.keep_sending(ident, ended, float("inf"))
+
+    threading.Thread(target=watch, name="ctxlab-backstop", daemon=True).start()
+    return stop
+
+
+def run_traced(target: Callable[[], None], limit: float) -> bool:
+    """Run ``target()`` in this thread for at most ``limit`` seconds, as far as Python events
+    show (and, on CPython with threads, a backstop thread); True when it finished in time."""
+    deadline = _Deadline(limit)
+    backstop = None
+    if sys.implementation.name == "cpython" and threads_available():
+        backstop = _backstop(limit)
+    deadline.start()
+    try:
+        target()
+    except StopStudent:
+        deadline.expired = True
+    finally:
+        while backstop is not None:  # a stop may land on the call itself: then again
+            try:
+                backstop.finish()
+                break
+            except StopStudent:
+                continue
+        deadline.stop()
+    return not deadline.expired and not (backstop is not None and backstop.sent)

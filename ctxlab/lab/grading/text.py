@@ -1,9 +1,8 @@
 """Bilingual text and plain descriptions: what a check says about a student's function.
 
-Every sentence a student reads in a lab report exists in English and Chinese (the course is
-Chinese-first, see :mod:`ctxlab.lab.language`); :class:`Text` holds both and picks one when
-shown. The helpers below describe values and exceptions deterministically: no memory
-addresses, bounded length, so a stored notebook output never changes from run to run.
+Every sentence a student reads exists in English and Chinese (:class:`Text`, shown in the
+language of :mod:`ctxlab.lab.language`). Values and exceptions are described
+deterministically (no memory addresses, bounded), so a stored notebook output never changes.
 """
 
 from __future__ import annotations
@@ -14,7 +13,18 @@ from dataclasses import dataclass
 
 from ctxlab.lab.language import get_language
 
-__all__ = ["COLON", "Text", "bounded_output", "clean", "exception_text", "kind", "raised", "same"]
+__all__ = [
+    "COLON",
+    "StopStudent",
+    "Text",
+    "bounded_output",
+    "clean",
+    "exception_text",
+    "kind",
+    "message_of",
+    "raised",
+    "same",
+]
 
 
 @dataclass(frozen=True)
@@ -67,28 +77,26 @@ def bounded_output(output: str, cut: int = 0) -> tuple[str, int]:
 
 
 def kind(value: object) -> str:
-    """A short, deterministic description of a returned value's type (never raises)."""
+    """A short, deterministic description of a value's type: ``type(value).__name__``, even
+    when a student's metaclass makes that fail (never raises)."""
     if value is None:
         return "None"
-    return _type_name(value)
-
-
-def _type_name(value: object) -> str:
-    """``type(value).__name__``, even when a student's metaclass makes that fail."""
     return _guarded(lambda: type(value).__name__, "object")
 
 
-def _guarded(get: Callable[[], object], fallback: str) -> str:
-    """``get()`` as a plain str, or ``fallback`` when it raises anything or is not a str.
+class StopStudent(BaseException):
+    """The runner's stop, raised into a check that overran its time limit: no description
+    of a student's value swallows it."""
 
-    A student's ``__str__`` may raise ``SystemExit`` or ``KeyboardInterrupt``; that is a
-    fact about the student's exception, never an exception of the checker. Only the
-    runner's own stop request (raised into an overrunning check thread) goes through.
-    """
+
+def _guarded(get: Callable[[], object], fallback: str) -> str:
+    """``get()`` as a plain str, or ``fallback`` when it raises anything (a student's
+    ``__str__`` may raise ``SystemExit``) or is not a str; only the runner's stop goes through."""
     try:
         value = get()
-    except BaseException as error:
-        _pass_stop(error)
+    except StopStudent:
+        raise
+    except BaseException:
         return fallback
     if type(value) is not str:
         if not isinstance(value, str):
@@ -97,23 +105,17 @@ def _guarded(get: Callable[[], object], fallback: str) -> str:
     return value
 
 
-def _pass_stop(error: BaseException) -> None:
-    """Raise ``error`` again when it is the runner's request to stop the check thread."""
-    from ctxlab.lab.grading.perform import StopStudent
-
-    if issubclass(type(error), StopStudent):
-        raise error
-
-
 def exception_text(error: BaseException) -> str:
-    """``TypeName: message`` of an exception a student's code raised (never raises itself).
-
-    Neither the type's name nor the message may come out: a ``__str__`` that raises
-    anything, ``SystemExit`` included, shows as a placeholder.
-    """
-    name = _type_name(error)
-    message = _guarded(lambda: str(error), "<the message could not be shown>")
+    """``TypeName: message`` of an exception a student's code raised (never raises itself:
+    a ``__str__`` that raises anything, ``SystemExit`` included, shows as a placeholder)."""
+    name = kind(error)
+    message = message_of(error)
     return clean(f"{name}: {message}" if message else name)
+
+
+def message_of(error: BaseException) -> str:
+    """``str(error)`` as a plain str, or a placeholder when the student's ``__str__`` fails."""
+    return _guarded(lambda: str(error), "<the message could not be shown>")
 
 
 def raised(error: BaseException) -> Text:
