@@ -299,7 +299,7 @@ def _child(  # pragma: no cover - runs in the forked child
             if row is None:
                 _send(fd, {"kind": "start", "index": index})
             else:
-                message = {"row": dataclasses.asdict(row), "used": used, "repaired": repaired}
+                message = {"row": _data(row), "used": used, "repaired": repaired}
                 _send(fd, {"kind": "row", **message})
 
         rows, used = run_checks(spec, checks, function, repaired, progress)
@@ -307,13 +307,18 @@ def _child(  # pragma: no cover - runs in the forked child
             fd,
             {
                 "kind": "done",
-                "rows": [dataclasses.asdict(row) for row in rows],
+                "rows": [_data(row) for row in rows],
                 "used": used,
                 "repaired": repaired,
             },
         )
     finally:
         os._exit(0)
+
+
+def _data(row: CheckResult) -> dict[str, Any]:
+    """A checked row as plain data (its fields but the check, which a checked row has not)."""
+    return {f.name: getattr(row, f.name) for f in dataclasses.fields(row) if f.name != "run"}
 
 
 def _send(fd: int, message: dict[str, Any]) -> None:
