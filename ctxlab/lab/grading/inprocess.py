@@ -25,7 +25,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 from ctxlab import errors, fixtures
-from ctxlab.lab.grading import isolation, misconceptions, report
+from ctxlab.lab.grading import child, misconceptions, report
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.kept import KeptObjects
 from ctxlab.lab.grading.runner import Outcome, Pristine, Sealed, run_check
@@ -33,7 +33,7 @@ from ctxlab.lab.grading.runner import Outcome, Pristine, Sealed, run_check
 __all__ = ["InProcess", "as_found", "keep", "repair"]
 
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, isolation, misconceptions, report)
+_LOADED = (errors, fixtures, child, misconceptions, report)
 
 #: ctxlab's modules (not the teaching layer) as they were when grading loaded, and then
 #: each lab's module as it was when it loaded.
