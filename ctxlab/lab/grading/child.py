@@ -259,9 +259,7 @@ class Child:
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         self.launch: Launch | None = None
         self.work: Path | None = None
-        self._replies: list[dict[str, Any] | ChildGone] = []
-        self._wake = threading.Condition()
-        self._asked = 0
+        self._buffer = bytearray()
         self._head = bytearray()
         self._tail = bytearray()
         self.stderr_bytes = 0
@@ -272,15 +270,12 @@ class Child:
     def start(self, deadline: float) -> dict[str, Any]:
         """Start the child; its first reply (``ready``/``import_error``/``missing``)."""
         self.stop()
-        self._replies = []
-        self._asked = 1  # the hello
+        self._buffer = bytearray()
         self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
         how = self.how
         process = self._spawn(how) if isinstance(how, Spawn) else _fork(how, self.references)
         self.process = process
         LIVE.add(process.pid)
-        sandboxed = self.launch is not None and self.launch.sandboxed
-        threading.Thread(target=self._read, args=(process, sandboxed), daemon=True).start()
         threading.Thread(target=self._drain, args=(process,), daemon=True).start()
         return self.reply(deadline)
 
@@ -327,9 +322,10 @@ class Child:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(5)
             LIVE.discard(process.pid)
-            if process.stdin is not None:
-                with contextlib.suppress(OSError):
-                    process.stdin.close()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
         if launch is not None:
             if launch.cgroup is not None:
                 end_cgroup(launch.cgroup)
@@ -342,41 +338,6 @@ class Child:
         return self.process is not None and self.process.poll() is None
 
     # -------------------------------------------------------------- the channel
-
-    def _read(self, process: subprocess.Popen[bytes] | _Forked, bwrap: bool) -> None:
-        import json
-
-        stream = process.stdout
-        assert stream is not None
-        while True:
-            try:
-                line = stream.readline(self.MAX_REPLY + 1)
-            except (OSError, ValueError):
-                line = b""
-            message: dict[str, Any] | ChildGone
-            if not line:
-                message = _gone(process, bwrap)
-            elif len(line) > self.MAX_REPLY or not line.endswith(b"\n"):
-                message = ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
-            else:
-                try:
-                    parsed = json.loads(line.decode("ascii"))
-                except (ValueError, RecursionError):
-                    parsed = None
-                message = (
-                    parsed
-                    if isinstance(parsed, dict)
-                    else ChildGone("it sent a reply that is not a JSON object")
-                )
-            with self._wake:
-                if not isinstance(message, ChildGone) and len(self._replies) >= self._asked:
-                    message = ChildGone("it sent a reply nobody asked for")
-                self._replies.append(message)
-                self._wake.notify_all()
-            if isinstance(message, ChildGone):
-                with contextlib.suppress(OSError):
-                    stream.close()
-                return
 
     def _drain(self, process: subprocess.Popen[bytes] | _Forked) -> None:
         stream = process.stderr
@@ -393,18 +354,43 @@ class Child:
             stream.close()
 
     def reply(self, deadline: float) -> dict[str, Any]:
-        """The reply last asked for, by ``deadline`` (on :func:`~.runner.clock`); waited
-        for in short slices, so that a kernel interrupt lands at once."""
-        index = self._asked - 1
-        with self._wake:
-            while len(self._replies) <= index:
-                left = deadline - clock()
-                if left <= 0:
+        """The reply to the last request: one line of JSON (at most :data:`MAX_REPLY`
+        bytes) by ``deadline`` (on :func:`~.runner.clock`), else :class:`ChildGone`."""
+        import json
+
+        process = self.process
+        assert process is not None and process.stdout is not None
+        timer = None
+        if os.name == "nt":  # no select() on a pipe: a timer ends a child that is late
+            timer = threading.Timer(max(deadline - clock(), 0.0), process.kill)
+            timer.start()
+        searched = 0
+        try:
+            while (end := self._buffer.find(b"\n", searched)) < 0:
+                searched = len(self._buffer)
+                if searched > self.MAX_REPLY:
+                    raise ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
+                if not _readable(process.stdout.fileno(), deadline):
                     raise ChildGone("it did not answer in time", late=True)
-                self._wake.wait(min(left, 0.1))
-            reply = self._replies[index]
-        if isinstance(reply, ChildGone):
-            raise reply
+                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                if not chunk and clock() >= deadline:
+                    raise ChildGone("it did not answer in time", late=True)
+                if not chunk:
+                    raise _gone(process, self.launch is not None and self.launch.sandboxed)
+                self._buffer += chunk
+        finally:
+            if timer is not None:
+                timer.cancel()
+        line, rest = bytes(self._buffer[:end]), self._buffer[end + 1 :]
+        if rest:
+            raise ChildGone("it sent a reply nobody asked for")
+        self._buffer = rest
+        try:
+            reply = json.loads(line.decode("ascii"))
+        except (ValueError, RecursionError):
+            reply = None
+        if not isinstance(reply, dict):
+            raise ChildGone("it sent a reply that is not a JSON object")
         return reply
 
     def stderr_text(self) -> str:
@@ -424,8 +410,6 @@ class Child:
         if process is None or process.stdin is None:
             raise ChildGone("it is not running")
         request = pack((tuple(args), dict(kwargs), self.arg_names))
-        with self._wake:
-            self._asked += 1
         try:
             process.stdin.write(request)
             process.stdin.flush()
@@ -469,6 +453,19 @@ def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any
     if forked:
         return reply
     return {**reply, "reference": False, "output": escape(reply.get("output", ""))}
+
+
+def _readable(fd: int, deadline: float) -> bool:
+    """Has ``fd`` data, or its end (True), before ``deadline`` (False)? Waited for in short
+    slices, so that a kernel interrupt lands at once (Windows: see :meth:`Child.reply`)."""
+    if os.name == "nt":
+        return True
+    import select
+
+    while (left := deadline - clock()) > 0:
+        if select.select([fd], [], [], min(left, 0.1))[0]:
+            return True
+    return False
 
 
 def _is_error(data: object) -> bool:
