@@ -26,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -427,25 +427,24 @@ def prepare_launch(
 # Ending what the child left
 
 
-def _marked(needle: bytes) -> list[int]:
-    """The live (not zombie) processes whose environment holds ``needle`` (Linux)."""
-    found: list[int] = []
+def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]]:
+    """(pid, state, parent's pid) of every process (Linux); with ``needle``, of those
+    whose environment holds it."""
     with contextlib.suppress(OSError):
         for entry in os.scandir("/proc"):
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            if not entry.name.isdigit():
                 continue
             try:
-                with open(f"/proc/{entry.name}/environ", "rb") as stream:
-                    environ = stream.read(1 << 20)
-                if needle not in environ.split(b"\0"):
-                    continue
+                if needle is not None:
+                    with open(f"/proc/{entry.name}/environ", "rb") as stream:
+                        if needle not in stream.read(1 << 20).split(b"\0"):
+                            continue
                 with open(f"/proc/{entry.name}/stat", "rb") as stream:
-                    stat = stream.read()
+                    fields = stream.read().rsplit(b")", 1)[-1].split()
             except OSError:
                 continue
-            if stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X"):
-                found.append(int(entry.name))
-    return found
+            if len(fields) > 1:
+                yield int(entry.name), fields[0], fields[1]
 
 
 def sweep(token: str, seconds: float = 3.0) -> int:
@@ -457,7 +456,11 @@ def sweep(token: str, seconds: float = 3.0) -> int:
     killed = 0
     deadline = time.monotonic() + seconds
     while True:  # what forks while we look, or is still dying, is found by the next round
-        found = _marked(needle)
+        found = [
+            pid
+            for pid, state, _ in _processes(needle)
+            if state not in (b"Z", b"X") and pid != os.getpid()  # live, not this process
+        ]
         if not found or time.monotonic() > deadline:
             return killed
         for pid in found:
@@ -499,21 +502,8 @@ def guard_parent() -> None:
 
 def own_children() -> set[int]:
     """The pids whose parent is this process (Linux)."""
-    me = str(os.getpid())
-    found: set[int] = set()
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as stream:
-                    stat = stream.read().decode("ascii", "replace")
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2 :].split()
-            if len(fields) > 1 and fields[1] == me:
-                found.add(int(entry.name))
-    return found
+    me = str(os.getpid()).encode()
+    return {pid for pid, _, parent in _processes() if parent == me}
 
 
 def reap_strays(before: set[int]) -> int:

@@ -1,24 +1,14 @@
 """The engine: run a lab's checks, in order, on a student's function.
 
-It is given a lab as its file declares it (:class:`~.declare.LabChecks`: rows, kinds,
-quotes, catalogue) and never imports a lab: :mod:`.labs` loads a lab's file (inside
-:func:`~.inprocess.as_found`) and calls :func:`check`.
-
-:func:`run_rows` is grading's one loop, for every route: each row is run through a
-:class:`Caller` (where the student's code runs: in this process, :class:`~.inprocess.InProcess`;
-in a child process, spawned on a file or forked from the kernel, :class:`~.child.InChild`),
-its result made; after a row that did not return in time, the remaining rows of that run
-are reported as not run rather than waited for.
-
-:func:`check` runs every check of a lab with the time limit of :func:`set_time_limit` (10 s
-by default), read once when the run starts: a student's function that raises the limit
-changes nothing for the run it is in. A missing, extra or non-callable keyword is a
-:class:`GradingUsageError` (:func:`function_of`), never a failed row. The report says first,
-in plain words, when the student's function is, wraps or called the lab's solution (it is
-then not passed), and when earlier check threads could not be stopped. On Linux the checks
-run in the kernel and the student's function in a forked copy of it, which answers each
-call and is ended after the run, or as soon as a call overruns its check's time limit
-(:class:`~.child.InChild`; ``set_isolation("in-process")`` turns it off).
+It is given a lab as its file declares it (:class:`~.declare.LabChecks`) and never imports
+a lab (:mod:`.labs` does). :func:`run_rows` is grading's one loop, for every route: each
+row run through a :class:`Caller` (where the student's code runs: this process,
+:class:`~.inprocess.InProcess`; a child process spawned on a file or forked from the
+kernel, :class:`~.child.InChild`), its result made; after a row that did not return in
+time, the rest are "not run". :func:`check` reads the time limit (:func:`set_time_limit`,
+10 s) once per run; the report says first when the function is, wraps or called the lab's
+solution, and when check threads could not be stopped. On Linux the function runs in a
+forked copy of the kernel (``set_isolation("in-process")`` turns it off).
 """
 
 from __future__ import annotations

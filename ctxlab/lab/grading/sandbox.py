@@ -1,30 +1,16 @@
-"""The sandboxed runner: one student's file, one lab, judged here, run somewhere it cannot hurt.
+"""One student's file, one lab, judged here, run somewhere it cannot hurt (issue 25).
 
-Threat model (issue 25): a submission is *untrusted code run on the lecturer's machine*. It
-may try to pass without doing the work (forge a reply, call ctxlab's own solution, reach
-into the grader), to hurt the machine or later runs (rewrite the grader's files, leave a
-process behind, flood memory, disk or the terminal), or simply hang. :func:`grade_file`
-
-* runs the file only in a sandboxed child process (:mod:`.child`, confined as
-  :mod:`.confine` says: ``python -I -S`` in its own session, a minimal environment,
-  ``resource`` limits, a ``pids`` cgroup and bubblewrap's namespaces where this platform
-  has them), killed after the lab with every process it left;
-* gives the child a *copy* of ctxlab in which the lab's solution (and its private helpers)
-  is replaced by a stub that raises :class:`~ctxlab.errors.CtxlabError`: whatever the child
-  does to a watch, there is no solution to call (the earlier labs' functions that the
-  notebooks allow stay). The child's own claim about that (``"reference"``) is ignored;
-* makes every verdict in this process from the plain JSON of each call, on the child's
-  bounded channel, with control characters escaped before anything is shown;
-* fingerprints the grader's files (ctxlab's package with its ``__pycache__``, the
-  repository's and ``tests/``'s ``conftest.py`` and top-level modules, the top level of
-  ``site-packages`` with its ``.pth``/``sitecustomize``, the interpreter) before and after
-  the submission: a change is the outcome ``"refused"``, naming the files.
-
-The time limit holds for the start-up too: the lab's checks run one after another, each
-within the time limit (the child's start counted in it); the first check that does not end
-in time ends the lab (the rest: "not run"), and checks lost to a child that died share one
-time limit between them: a lab costs at most one time limit for a hang, however the child
-dies. :func:`missing_protections` says, in plain words, what this platform lacks.
+A submission is *untrusted code run on the lecturer's machine*: it may try to pass without
+the work (forge a reply, call ctxlab's solution, reach into the grader), hurt the machine
+or later runs (rewrite the grader's files, leave a process, flood memory, disk or the
+terminal), or hang. :func:`grade_file` runs the file only in a spawned child
+(:class:`~.child.Child`, walled in as :mod:`.confine` says) whose copy of ctxlab has the
+lab's solution replaced by a stub that raises; makes every verdict here from each call's
+plain record (:class:`~.child.InChild`: the time limit counts the child's start, the first
+check out of time ends the lab, checks lost to a dying child share one limit); and
+fingerprints the grader's files (ctxlab with its ``__pycache__``, the repository's and
+``tests/``'s top level, ``site-packages``' top level, the interpreter) before and after:
+a change is the outcome ``"refused"``, naming the files.
 """
 
 from __future__ import annotations

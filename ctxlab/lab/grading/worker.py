@@ -1,24 +1,16 @@
 """The child process's side: answer a student's function's calls for the grader.
 
-``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is started by :mod:`.child`
-(the terminal route ``pytest -m lab11_N --ctxlab-impl=PATH.py`` and the class grader), one
-per lab, as ``python -I -S`` with a copy of ctxlab that holds no solution of the lab; on a
-notebook's Linux kernel, a forked copy of the kernel runs :func:`serve` on the student's
-function instead. Either way it is the only process in which the student's code runs. It
-
-1. keeps the standard input and output it was started with as a *private channel*
-   (:func:`channel`) and points file descriptors 0 and 1 (and ``sys.stdin``/``sys.stdout``)
-   elsewhere: the student's ``print`` goes to standard error, ``input()`` reads nothing;
-2. (a file) imports ``PATH.py`` as a module (its folder first on ``sys.path``) and answers
-   ``{"import_error": ...}`` or ``{"missing": ...}`` when it cannot serve its function;
-3. answers ``{"ready": true}``, then, for each request (a length-prefixed pickle of
-   ``(args, kwargs, arg_names)`` from the grader, the trusted side), calls the function
-   once with :func:`~ctxlab.lab.grading.perform.perform` and answers ONLY the call's
-   plain-JSON record, one line of ASCII JSON. A spawned child watches for no use of the
-   lab's solution (its ctxlab has none; the grader would not take its word for it).
-
-The grader never unpickles what this process sends. The process exits when its requests
-end (the grader closed the channel, or died), even while a call is still running.
+``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is spawned by :mod:`.child`
+(terminal route, class grader) as ``python -I -S`` with a copy of ctxlab holding no
+solution of the lab; on a notebook's Linux kernel a forked copy runs :func:`serve` on the
+student's function instead. It keeps its standard input and output as a private channel
+(:func:`channel`: the student's ``print`` goes to standard error, ``input()`` reads
+nothing); a file's child imports ``PATH.py`` (else answers ``{"import_error": ...}`` or
+``{"missing": ...}``). Then it answers ``{"ready": true}`` and, for each request (a
+length-prefixed pickle of ``(args, kwargs, arg_names)`` from the trusted grader), calls the
+function once (:func:`~.perform.perform`) and answers only the call's plain-JSON record, one
+ASCII line: the grader never unpickles what it sends. It exits when the grader closes the
+channel, even while a call still runs.
 """
 
 from __future__ import annotations
