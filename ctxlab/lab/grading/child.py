@@ -462,8 +462,10 @@ def _readable(fd: int, deadline: float) -> bool:
         return True
     import select
 
+    waiting = select.poll()  # not select(): any fd number
+    waiting.register(fd, select.POLLIN)
     while (left := deadline - clock()) > 0:
-        if select.select([fd], [], [], min(left, 0.1))[0]:
+        if waiting.poll(min(left, 0.1) * 1000):
             return True
     return False
 
