@@ -202,7 +202,7 @@ class _Forked:
         while (code := self.poll()) is None:
             if clock() > deadline:
                 raise subprocess.TimeoutExpired("fork", timeout)
-            time.sleep(0.002)
+            time.sleep(0.0005)
         return code
 
     def kill(self) -> None:
