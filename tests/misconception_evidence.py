@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxlab.lab.grading import drawn, engine, isolation
+from ctxlab.lab.grading import drawn, engine, set_isolation
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.labs import LABS, load
 from ctxlab.lab.grading.misconceptions import FOLDER, canonical, probe_call
@@ -212,7 +212,7 @@ def written(lab: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    isolation.set_isolation("in-process")
+    set_isolation("in-process")
     stale = []
     for lab in LABS:
         text = written(lab)

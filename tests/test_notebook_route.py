@@ -10,11 +10,11 @@ instructor solution of the lab's build-it cell (``tests/lite_cases.py``) in the 
 process: the right answer gets every ✔ at normal speed, or the report says first, in English
 and Chinese, that the kernel must be restarted and why.
 
-Each case runs twice: with the checks in the notebook's own process (``in-process``: what
-macOS, Windows and Pyodide get) and in a forked copy of it (``process``: the default on
-Linux, :mod:`ctxlab.lab.grading.isolation`). Each runs in a child Python (``python -c``)
-with a wall-time bound, so a case that hangs again fails here instead of hanging the test
-run; the child prints what it saw as JSON.
+Each case runs twice: with the student's function in the notebook's own process
+(``in-process``: what macOS, Windows and Pyodide get) and in a forked copy of it that answers
+the kernel's calls (``process``: the default on Linux, :mod:`ctxlab.lab.grading.child`).
+Each runs in a child Python (``python -c``) with a wall-time bound, so a case that hangs
+again fails here instead of hanging the test run; the child prints what it saw as JSON.
 """
 
 from __future__ import annotations
@@ -337,9 +337,11 @@ def test_a_rebound_code_object_of_the_reference_is_put_back(isolation: str) -> N
     assert result["code"] == "build_context"
     after = result["after"]
     assert after["passed"], after
-    # Changed during the hostile run and put back before its next check: that report said so.
-    assert any("ctxlab.build_context" in n for n in result["hostile"]["notices_en"])
-    assert any("ContextWindow" in n for n in result["hostile"]["notices_en"])
+    if isolation == "process":  # changed in the forked copy only: the kernel's never were
+        assert not any("ctxlab's own" in n for n in result["hostile"]["notices_en"])
+    else:  # changed during the hostile run and put back before its next check: said so
+        assert any("ctxlab.build_context" in n for n in result["hostile"]["notices_en"])
+        assert any("ContextWindow" in n for n in result["hostile"]["notices_en"])
     assert not after["notices_en"]
 
 
@@ -372,6 +374,23 @@ def test_a_sleep_in_a_loop_that_swallows_every_stop_says_restart(isolation: str)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")
+def test_a_function_that_patches_threading_leaves_the_next_right_answer_right() -> None:
+    result = _case(
+        """
+        def hostile(entries):
+            threading.Thread.is_alive = lambda self: True  # every wait on a thread: for ever
+            time.monotonic = lambda: 0.0
+            sys.setswitchinterval(1000)
+            return []
+        """,
+        "process",
+    )
+    assert not result["hostile"]["passed"]
+    assert result["hostile"]["seconds"] < 10
+    _right_answer_healthy(result)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")
 def test_a_function_that_ends_the_grading_process_fails_one_row_and_the_rest_run() -> None:
     result = _case(
         """
@@ -394,13 +413,13 @@ def test_a_function_that_ends_the_grading_process_fails_one_row_and_the_rest_run
 
 def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
     from ctxlab.lab import grading as g
-    from ctxlab.lab.grading import isolation
+    from ctxlab.lab.grading import child
 
     previous = g.set_isolation("auto")
     try:
-        assert isolation.use_process() == sys.platform.startswith("linux")
+        assert child.use_process() == sys.platform.startswith("linux")
         g.set_isolation("in-process")
-        assert not isolation.use_process()
+        assert not child.use_process()
         with pytest.raises(g.GradingUsageError, match="mode must be one of") as caught:
             g.set_isolation("fork")
         assert caught.value.option == "mode"
@@ -417,7 +436,7 @@ def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
         g.check_implementation("11.2", group_interactions=group_interactions)
     finally:
         g.set_isolation(previous)
-    assert state == [] or not isolation.process_available()
+    assert state == [] or not child.process_available()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")

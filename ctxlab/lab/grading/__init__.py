@@ -40,9 +40,9 @@ a right answer right: every check runs in a daemon thread with a time limit
 grading found them. The report says first, in plain words, when the function is, wraps or
 calls ctxlab's own solution of the lab (it is then not passed), and when earlier check
 threads could not be stopped (restart the kernel); what the function printed is shown under
-the row of the check that printed it. On Linux each run is made in a forked copy of the
-kernel, ended after the run or as soon as a check overruns (:func:`set_isolation`), so
-nothing the function does there reaches the next check.
+the row of the check that printed it. On Linux the function runs in a forked copy of the
+kernel that answers each call, ended after the run or as soon as a call overruns
+(:func:`set_isolation`), so nothing the function does there reaches the next check.
 
 Every module of the package, one file per lab read by an engine that never imports a lab:
 
@@ -61,17 +61,16 @@ Every module of the package, one file per lab read by an engine that never impor
                                  switch interval put back before each row
 :mod:`.runner`                   its clock: a check in a thread, or under a trace hook
                                  (Pyodide); stopping it; stuck threads
-:mod:`.isolation`                a notebook run in a forked copy of the kernel (Linux)
 :mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
 :mod:`.perform`                  one call of the student's function, as a plain record
 :mod:`.plain`                    a call's values as exact plain data, and back
-:mod:`.sandbox`                  the sandboxed caller: one student's file, one lab, run in
-                                 a child process; the grader's files fingerprinted
-:mod:`.child`                    the sandboxed child process: started, its channel, ended
-                                 with every process it left
-:mod:`.confine`                  the child's walls (bubblewrap, rlimits, a pids cgroup,
-                                 nobody); what this platform lacks
-:mod:`.worker`                   the sandboxed child's side: import the file, answer calls
+:mod:`.sandbox`                  one student's file, one lab, run in a sandboxed child
+                                 process; the grader's files fingerprinted
+:mod:`.child`                    the child-process caller: a child spawned on a file or
+                                 forked from the kernel answers each call; the switch
+:mod:`.confine`                  the spawned child's walls (bubblewrap, rlimits, a pids
+                                 cgroup, nobody); what it left, ended; what is lacking
+:mod:`.worker`                   the child's side: import the file, answer calls
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.misconceptions`           a catalogue entry; matching a function to it on the
                                  entry's evidence (the check loop's last step); the ladder
@@ -100,8 +99,8 @@ from __future__ import annotations
 from typing import Any
 
 import ctxlab.lab.grading.labs as labs
+from ctxlab.lab.grading.child import get_isolation, set_isolation
 from ctxlab.lab.grading.engine import get_time_limit, set_time_limit
-from ctxlab.lab.grading.isolation import get_isolation, set_isolation
 from ctxlab.lab.grading.labs import (
     LABS,
     behaviour_keys,

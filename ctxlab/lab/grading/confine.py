@@ -10,8 +10,10 @@ by :func:`end_cgroup`). On Linux with bubblewrap (``bwrap``) the child runs in n
 pid, network, IPC and UTS namespaces (no network; no view of the grader's process, so no
 ``/proc/PPID/mem``, ``ptrace`` or signal to it), with ``/`` mounted read-only, a private
 ``/tmp``, the repository and ctxlab's own folder hidden, and ``--die-with-parent``; run as
-root, it first becomes ``nobody`` (uid 65534). :func:`missing_protections` says, in plain
-words, what this platform lacks.
+root, it first becomes ``nobody`` (uid 65534). After the lab, every process that still
+carries the run's marker is killed (:func:`sweep`), and so is one the grader inherits as a
+subreaper (:func:`guard_parent`, :func:`reap_strays`). :func:`missing_protections` says, in
+plain words, what this platform lacks.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -32,6 +34,7 @@ from typing import Final
 import ctxlab
 
 __all__ = [
+    "LIVE",
     "MARKER",
     "MEMORY_LIMIT",
     "NOBODY",
@@ -39,10 +42,14 @@ __all__ = [
     "bwrap_works",
     "child_as_nobody",
     "end_cgroup",
+    "guard_parent",
     "missing_protections",
+    "own_children",
     "package_dir",
     "prepare_launch",
+    "reap_strays",
     "repository_dir",
+    "sweep",
 ]
 
 #: The child's address space (RLIMIT_AS), in bytes.
@@ -414,3 +421,106 @@ def prepare_launch(
     else:
         command = python
     return Launch(command, str(work), env, preexec, token, sandboxed, cgroup)
+
+
+# ----------------------------------------------------------------------------------------
+# Ending what the child left
+
+
+def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]]:
+    """(pid, state, parent's pid) of every process (Linux); with ``needle``, of those
+    whose environment holds it."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                if needle is not None:
+                    with open(f"/proc/{entry.name}/environ", "rb") as stream:
+                        if needle not in stream.read(1 << 20).split(b"\0"):
+                            continue
+                with open(f"/proc/{entry.name}/stat", "rb") as stream:
+                    fields = stream.read().rsplit(b")", 1)[-1].split()
+            except OSError:
+                continue
+            if len(fields) > 1:
+                yield int(entry.name), fields[0], fields[1]
+
+
+def sweep(token: str, seconds: float = 3.0) -> int:
+    """Kill every process whose environment carries ``token`` (Linux), and wait until
+    none is left (at most ``seconds``); how many were killed."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    needle = f"{MARKER}={token}".encode()
+    killed = 0
+    deadline = time.monotonic() + seconds
+    while True:  # what forks while we look, or is still dying, is found by the next round
+        found = [
+            pid
+            for pid, state, _ in _processes(needle)
+            if state not in (b"Z", b"X") and pid != os.getpid()  # live, not this process
+        ]
+        if not found or time.monotonic() > deadline:
+            return killed
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.01)
+
+
+_PARENT_GUARDED: list[bool] = []
+#: The pids of the child processes this process started and has not ended yet (every thread's).
+LIVE: set[int] = set()
+_PR_SET_DUMPABLE: Final = 4
+_PR_SET_CHILD_SUBREAPER: Final = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def guard_parent() -> None:
+    """Linux: this process is not dumpable (a process of the same user can neither
+    ``ptrace`` it nor open its ``/proc/PID/mem``), and it is a *subreaper*: a process that
+    the child leaves behind (a double fork, a new session, an emptied environment) becomes
+    this process's child when its parent dies, where :func:`reap_strays` finds it."""
+    if _PARENT_GUARDED or not sys.platform.startswith("linux"):
+        return
+    _PARENT_GUARDED.append(True)
+    _prctl(_PR_SET_DUMPABLE, 0)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def own_children() -> set[int]:
+    """The pids whose parent is this process (Linux)."""
+    me = str(os.getpid()).encode()
+    return {pid for pid, _, parent in _processes() if parent == me}
+
+
+def reap_strays(before: set[int]) -> int:
+    """Kill and reap this process's children that were not there before the run and are
+    no live sandbox child (a grandchild the submission left, reparented here)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    killed = 0
+    for _ in range(20):
+        strays = own_children() - before - LIVE
+        if not strays:
+            break
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+    return killed

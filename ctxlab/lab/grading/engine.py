@@ -1,22 +1,14 @@
 """The engine: run a lab's checks, in order, on a student's function.
 
-It is given a lab as its file declares it (:class:`~.declare.LabChecks`: rows, kinds,
-quotes, catalogue) and never imports a lab: :mod:`.labs` loads a lab's file (inside
-:func:`~.inprocess.as_found`) and calls :func:`check`.
-
-:func:`run_rows` is grading's one loop, for every route: each row is run through a
-:class:`Caller` (where the student's code runs: in this process, :class:`~.inprocess.InProcess`;
-in a sandboxed child, :mod:`.sandbox`), its result made; after a row that did not return in
-time, the remaining rows of that run are reported as not run rather than waited for.
-
-:func:`check` runs every check of a lab with the time limit of :func:`set_time_limit` (10 s
-by default), read once when the run starts: a student's function that raises the limit
-changes nothing for the run it is in. A missing, extra or non-callable keyword is a
-:class:`GradingUsageError` (:func:`function_of`), never a failed row. The report says first,
-in plain words, when the student's function is, wraps or called the lab's solution (it is
-then not passed), and when earlier check threads could not be stopped. On Linux, each run
-is made in a forked copy of the kernel that the kernel ends afterwards, or as soon as a
-check overruns (:mod:`.isolation`; ``set_isolation("in-process")`` turns it off).
+It is given a lab as its file declares it (:class:`~.declare.LabChecks`) and never imports
+a lab (:mod:`.labs` does). :func:`run_rows` is grading's one loop, for every route: each
+row run through a :class:`Caller` (where the student's code runs: this process,
+:class:`~.inprocess.InProcess`; a child process spawned on a file or forked from the
+kernel, :class:`~.child.InChild`), its result made; after a row that did not return in
+time, the rest are "not run". :func:`check` reads the time limit (:func:`set_time_limit`,
+10 s) once per run; the report says first when the function is, wraps or called the lab's
+solution, and when check threads could not be stopped. On Linux the function runs in a
+forked copy of the kernel (``set_isolation("in-process")`` turns it off).
 """
 
 from __future__ import annotations
@@ -28,11 +20,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-import ctxlab.lab.grading.isolation as isolation
 from ctxlab.errors import shown
 from ctxlab.lab.grading import drawn
+from ctxlab.lab.grading.child import Child, InChild, use_process
 from ctxlab.lab.grading.declare import LabChecks, Row
-from ctxlab.lab.grading.inprocess import InProcess, repair
+from ctxlab.lab.grading.inprocess import InProcess, as_found, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
 from ctxlab.lab.grading.runner import Outcome, stuck_threads
@@ -154,40 +146,30 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
 
 class Caller(Protocol):
     """Where a student's code runs (issue 35, item 2): in this process
-    (:class:`~.inprocess.InProcess`), or in a sandboxed child (:mod:`.sandbox`)."""
+    (:class:`~.inprocess.InProcess`), or in a child process (:class:`~.child.InChild`)."""
 
     def run(self, row: Row, limit: float) -> Outcome:
         """Run ``row``'s check within ``limit`` seconds: how it ended."""
 
 
-def run_rows(
-    rows: Sequence[Row],
-    caller: Caller,
-    limit: float,
-    progress: Callable[[int, CheckResult | None, bool], None] | None = None,
-) -> tuple[list[CheckResult], bool]:
+def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[CheckResult], bool]:
     """The one loop of grading: each row run through ``caller``, its result made; after an
     outcome that stops the run (a hang), the rest are not run. (rows, a call ran the
-    reference). ``progress(index, row, used)`` is told when each row starts (``row`` None)
-    and ends."""
+    reference)."""
     results: list[CheckResult] = []
     used = False
     stop: Text | None = None
-    for index, row in enumerate(rows):
+    for row in rows:
         if stop is not None:
             results.append(row.row(False, stop))
             continue
         if row.key == DIAGNOSIS and not to_diagnose([(r.passed, r.detail_en) for r in results]):
             results.append(row.row(True))  # nothing to look for
             continue
-        if progress is not None:
-            progress(index, None, used)
         outcome = caller.run(row, limit)
         stop = outcome.stop
         used = used or outcome.used_reference
         results.append(_result(row, outcome))
-        if progress is not None:
-            progress(index, results[-1], used)
     return results, used
 
 
@@ -196,32 +178,27 @@ def _run_checks(
     checks: list[Row],
     function: Callable[..., Any],
     repaired: list[str] | None = None,
-    progress: Callable[[int, CheckResult | None, bool], None] | None = None,
+    *,
+    forked: bool = False,
 ) -> tuple[list[CheckResult], bool]:
-    """Run ``checks`` in this process with the time limit as it is now; (rows, used the
-    reference).
+    """Run ``checks`` with the time limit as it is now, the student's function in this
+    process or (``forked``) in a forked copy of it; (rows, used the reference).
 
     The limit is read once: a ``set_time_limit`` by the code under check changes nothing
     for this run, and is undone when it ends. What was put back in ctxlab's objects is
-    added to ``repaired``. ``progress(index, row, used)`` is told when each check starts
-    (``row`` None) and ends (the grading child of :mod:`.isolation` reports to the
-    notebook's process with it).
+    added to ``repaired`` (in this process only: a forked copy's changes end with it).
     """
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed = function is _HANDED_OUT.get(spec.lab)
     used = not handed and _is_reference(spec, function)
-    changed = repaired if repaired is not None else []
-    caller = InProcess(function, spec.arg_names, spec.solution_code, changed)
-    told = None
-    if progress is not None:
-        tell = progress
-
-        def told(index: int, row: CheckResult | None, ran: bool) -> None:
-            tell(index, row, used or (ran and not handed))
-
     try:
-        with caller:
-            results, ran = run_rows(checks, caller, limit, told)
+        if forked:  # ctxlab as grading found it, for the checks and in the copy
+            with as_found(), InChild(Child(spec.arg_names, function, spec.solution_code)) as by:
+                results, ran = run_rows(checks, by, limit)
+        else:
+            changed = repaired if repaired is not None else []
+            with InProcess(function, spec.arg_names, spec.solution_code, changed) as caller:
+                results, ran = run_rows(checks, caller, limit)
     finally:
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
     return results, used or (ran and not handed)
@@ -229,21 +206,15 @@ def _run_checks(
 
 def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabReport:
     """Run every check of ``spec`` on the student's ``function``, in order; the random rows
-    draw from ``seed`` (a forked grading child inherits it).
+    draw from ``seed``.
 
     Never raises for a wrong, crashing, hanging or unwritten function: each is a ✘ row.
-    A kernel interrupt while a check runs stops that check's thread and is raised again.
+    A kernel interrupt while a check runs stops that check (its thread, or its forked
+    child) and is raised again.
     """
-    repaired: list[str] = repair()  # what the notebook changed, before any copy
+    repaired: list[str] = repair()  # what the notebook changed, before the run
     with drawn.seeded(seed, get_time_limit()):
-        if isolation.use_process():  # a fresh copy of the kernel runs the checks: .isolation
-            limit = get_time_limit()
-            results, used, more = isolation.run_in_child(
-                spec, spec.steps, function, limit, _run_checks
-            )
-            repaired.extend(where for where in more if where not in repaired)
-        else:
-            results, used = _run_checks(spec, spec.steps, function, repaired)
+        results, used = _run_checks(spec, spec.steps, function, repaired, forked=use_process())
     rows, matched = diagnosed(results)
     report = LabReport(
         spec.lab,

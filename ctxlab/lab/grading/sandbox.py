@@ -1,30 +1,16 @@
-"""The sandboxed runner: one student's file, one lab, judged here, run somewhere it cannot hurt.
+"""One student's file, one lab, judged here, run somewhere it cannot hurt (issue 25).
 
-Threat model (issue 25): a submission is *untrusted code run on the lecturer's machine*. It
-may try to pass without doing the work (forge a reply, call ctxlab's own solution, reach
-into the grader), to hurt the machine or later runs (rewrite the grader's files, leave a
-process behind, flood memory, disk or the terminal), or simply hang. :func:`grade_file`
-
-* runs the file only in a sandboxed child process (:mod:`.child`, confined as
-  :mod:`.confine` says: ``python -I -S`` in its own session, a minimal environment,
-  ``resource`` limits, a ``pids`` cgroup and bubblewrap's namespaces where this platform
-  has them), killed after the lab with every process it left;
-* gives the child a *copy* of ctxlab in which the lab's solution (and its private helpers)
-  is replaced by a stub that raises :class:`~ctxlab.errors.CtxlabError`: whatever the child
-  does to a watch, there is no solution to call (the earlier labs' functions that the
-  notebooks allow stay). The child's own claim about that (``"reference"``) is ignored;
-* makes every verdict in this process from the plain JSON of each call, on the child's
-  bounded channel, with control characters escaped before anything is shown;
-* fingerprints the grader's files (ctxlab's package with its ``__pycache__``, the
-  repository's and ``tests/``'s ``conftest.py`` and top-level modules, the top level of
-  ``site-packages`` with its ``.pth``/``sitecustomize``, the interpreter) before and after
-  the submission: a change is the outcome ``"refused"``, naming the files.
-
-The time limit holds for the start-up too: the lab's checks run one after another, each
-within the time limit (the child's start counted in it); the first check that does not end
-in time ends the lab (the rest: "not run"), and checks lost to a child that died share one
-time limit between them: a lab costs at most one time limit for a hang, however the child
-dies. :func:`missing_protections` says, in plain words, what this platform lacks.
+A submission is *untrusted code run on the lecturer's machine*: it may try to pass without
+the work (forge a reply, call ctxlab's solution, reach into the grader), hurt the machine
+or later runs (rewrite the grader's files, leave a process, flood memory, disk or the
+terminal), or hang. :func:`grade_file` runs the file only in a spawned child
+(:class:`~.child.Child`, walled in as :mod:`.confine` says) whose copy of ctxlab has the
+lab's solution replaced by a stub that raises; makes every verdict here from each call's
+plain record (:class:`~.child.InChild`: the time limit counts the child's start, the first
+check out of time ends the lab, checks lost to a dying child share one limit); and
+fingerprints the grader's files (ctxlab with its ``__pycache__``, the repository's and
+``tests/``'s top level, ``site-packages``' top level, the interpreter) before and after:
+a change is the outcome ``"refused"``, naming the files.
 """
 
 from __future__ import annotations
@@ -39,35 +25,33 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final
 
 from ctxlab.lab.grading import drawn
-from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.child import (
     Child,
     ChildGone,
+    InChild,
+    Spawn,
+    Status,
     escape,
-    guard_parent,
-    own_children,
     read_record,
-    reap_strays,
     sandbox_folder,
 )
 from ctxlab.lab.grading.confine import (
     MARKER,
     MEMORY_LIMIT,
     bwrap_works,
+    guard_parent,
     missing_protections,
+    own_children,
     package_dir,
+    reap_strays,
     repository_dir,
 )
-from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.engine import get_time_limit, run_rows
 from ctxlab.lab.grading.labs import load
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.report import LabReport, diagnosed
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, hung, unreadable
-from ctxlab.lab.grading.text import Text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
@@ -82,8 +66,6 @@ __all__ = [
     "missing_protections",
     "read_record",
 ]
-
-Status = Literal["ok", "timeout", "crashed", "refused", "invalid"]
 
 #: The largest submission accepted, in bytes.
 SUBMISSION_LIMIT: Final = 1024 * 1024
@@ -384,12 +366,11 @@ def grade_file(
     before = fingerprint()
     children = own_children() if sys.platform.startswith("linux") else set()
     cpu = _cpu_budget(limit, len(spec.steps))
-    child = Child(path, lab, cpu, lib)
-    caller = _InSandbox(child)
+    caller = InChild(Child(spec.arg_names, Spawn(path, lab, spec.keyword, cpu, lib)))
     try:
-        results, _ = run_rows(spec.steps, caller, limit)
+        with caller:
+            results, _ = run_rows(spec.steps, caller, limit)
     finally:
-        child.stop(graceful=True)
         reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
@@ -421,176 +402,8 @@ def grade_file(
     return outcome(caller.status, caller.reason, report)
 
 
-def _plain(detail: Text | None) -> str:
-    return "" if detail is None else detail.en
-
-
-_KEPT_DYING = Text(
-    "not run: the process running your file kept dying (one time limit spent)",
-    "未运行：运行你的文件的进程一再退出（已用完一个时间限制）",
-)
-
-
-class _InSandbox:
-    """The sandboxed caller (:class:`~.engine.Caller`): each row's calls answered by the
-    child; what ended the lab early (``status``, ``reason``, ``invalid``) kept for the
-    outcome. Checks lost to a child that died share one time limit between them."""
-
-    def __init__(self, child: Child) -> None:
-        self.child = child
-        self.status: Status = "ok"
-        self.reason = ""
-        self.invalid: Text | None = None
-        self.lost = 0.0  # seconds of checks lost to a dying child
-
-    def run(self, row: Row, limit: float) -> Outcome:
-        begun = time.monotonic()
-        detail, how, output = _run_check(self.child, row, limit - self.lost)
-        spent = time.monotonic() - begun
-        stop: Text | None = None
-        if row.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
-            detail = detail if how == "ran" else None
-        elif how == "invalid":
-            self.invalid = stop = detail or same("")
-        elif how == "hung" and self.status == "crashed":  # out of the time its deaths left
-            stop = _KEPT_DYING
-        elif how == "hung":
-            self.status, self.reason = "timeout", f"{row.key}: {_plain(detail)}"
-            stop = NOT_RUN
-        elif how == "gone":
-            self.lost += spent
-            if self.status == "ok":
-                self.status, self.reason = "crashed", f"{row.key}: {_plain(detail)}"
-            if self.lost >= limit - 0.05:
-                stop = _KEPT_DYING
-            output = f"{output}\n{self.child.stderr_text()}".strip("\n")
-        said = None if detail is None else Text(escape(detail.en), escape(detail.zh))
-        return Outcome("pass" if said is None else "fail", said, escape(output), stop=stop)
-
-
 def _cpu_budget(limit: float, checks: int) -> int:
     """The child's CPU time, in whole seconds, for its whole life: every check it serves.
     Never below what those checks may take by the clock (each check's time limit, on two
     cores): the clock ends a slow check; the CPU limit only ends what escapes the clock."""
     return max(2, math.ceil(2 * limit * checks) + 1)
-
-
-def _run_check(
-    child: Child, check: Any, limit: float
-) -> tuple[Text | None, Literal["ran", "hung", "gone", "invalid"], str]:
-    """One check within ``limit`` seconds, the child's start counted in it: its detail
-    (None: passed), how it ended, and what the student's function printed meanwhile."""
-    begun = time.monotonic()
-    if not child.alive():
-        first = not child.started
-        try:
-            hello = child.start(limit)
-        except ChildGone as gone:
-            child.stop()
-            if "did not answer" in gone.why or gone.out_of_cpu:
-                within = f"{child.cpu} s of CPU time" if gone.out_of_cpu else f"{limit:g} s"
-                within_zh = f"{child.cpu} 秒 CPU 时间" if gone.out_of_cpu else f"{limit:g} 秒"
-                return (
-                    Text(
-                        f"importing your file did not end within {within}",
-                        f"导入你的文件没有在 {within_zh}内结束",
-                    ),
-                    "hung",
-                    "",
-                )
-            tail = escape(child.stderr_text()[-600:])
-            return (
-                Text(
-                    f"importing your file failed: {gone.why}\n{tail}".strip(),
-                    f"导入你的文件失败：{gone.why}\n{tail}".strip(),
-                ),
-                "gone",
-                "",
-            )
-        if not _is_hello(hello):
-            child.stop()
-            return (
-                Text(
-                    "the process running your file sent something else than its greeting",
-                    "运行你的文件的进程发来的不是它的问候",
-                ),
-                "gone",
-                "",
-            )
-        if "ready" not in hello:
-            child.stop()
-            if "import_error" in hello:
-                why = f"importing {child.path} failed: {escape(str(hello['import_error']))}"
-            else:
-                got = escape(str(hello.get("got", "None")))
-                flag = f"-m lab{child.lab.replace('.', '_')}"
-                why = (
-                    f"{child.path} defines no function {child.keyword}(), which Lab"
-                    f" {child.lab} checks (it is {got}). Define it, or choose the lab with {flag}."
-                )
-            return Text(why, why), ("invalid" if first else "gone"), ""
-        child.started = True
-    remaining = limit - (time.monotonic() - begun)
-    trial = Trial(_not_here, load(child.lab).arg_names, caller=child.call)
-    box: list[Text | None] = []
-    lost: list[ChildGone] = []
-
-    def target() -> None:
-        try:
-            check.run(trial)
-            box.append(None)
-        except Failed as failure:
-            box.append(failure.text)
-        except ChildGone as gone:
-            lost.append(gone)
-        except BaseException as error:
-            box.append(at(trial) + unreadable(error))
-
-    thread = threading.Thread(target=target, name=f"ctxlab-sandbox-{check.key}", daemon=True)
-    thread.start()
-    thread.join(max(remaining, 0.0))
-    if thread.is_alive():
-        child.stop()  # the call it waits for then ends
-        thread.join(5)
-        return hung(trial, limit), "hung", trial.output
-    if lost and lost[0].out_of_cpu:
-        child.stop()
-        cpu = f"{child.cpu} s"
-        return (
-            at(trial)
-            + Text(
-                f"the process running your file used up its CPU time ({cpu} for the whole lab;"
-                " an endless loop? busy threads?)",
-                f"运行你的文件的进程用完了它的 CPU 时间（整个实验共 {cpu}；死循环？忙碌的线程？）",
-            ),
-            "hung",
-            trial.output,
-        )
-    if lost:
-        child.stop()
-        return (
-            at(trial)
-            + Text(
-                f"the call did not come back: {lost[0].why} (os._exit? a crash? a limit?)",
-                f"这次调用没有返回结果：{lost[0].why}（os._exit？程序崩溃？超出限制？）",
-            ),
-            "gone",
-            trial.output,
-        )
-    return (box[0] if box else same("the check ended without a result")), "ran", trial.output
-
-
-def _is_hello(reply: dict[str, Any]) -> bool:
-    """The worker's first line: ``{"ready": true}``, ``{"import_error": str}`` or
-    ``{"missing": str, "got": str}``, and nothing else."""
-    if reply == {"ready": True}:
-        return True
-    if set(reply) == {"import_error"}:
-        return isinstance(reply["import_error"], str)
-    if set(reply) == {"missing", "got"}:
-        return isinstance(reply["missing"], str) and isinstance(reply["got"], str)
-    return False
-
-
-def _not_here(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called
-    raise AssertionError("the student's function runs in the sandboxed child")

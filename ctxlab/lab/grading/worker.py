@@ -1,28 +1,16 @@
-"""The child process of the terminal route: imports a student's file, calls its function.
+"""The child process's side: answer a student's function's calls for the grader.
 
-``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is started by
-:mod:`~ctxlab.lab.grading.sandbox` (``grade_file``: the terminal route
-``pytest -m lab11_N --ctxlab-impl=PATH.py`` and the class grader), one per lab, as
-``python -I -S`` with a copy of ctxlab that holds no solution of the lab.
-It is the only process in which the student's code runs. It
-
-1. keeps the standard input and output it was started with as a *private channel* and
-   points file descriptors 0 and 1 (and ``sys.stdin``/``sys.stdout``) elsewhere: the
-   student's ``print`` goes to standard error, ``input()`` reads nothing, so what the
-   student's code prints or reads never mixes with a request or a reply;
-2. imports ``PATH.py`` as a module (its folder first on ``sys.path``) and answers one line:
-   ``{"ready": true}``, or ``{"import_error": ...}`` or ``{"missing": ...}`` (the file does
-   not define a function ``KEYWORD``);
-3. then, for each request (a length-prefixed pickle of ``(args, kwargs, arg_names)`` from
-   the grader, the trusted side), calls the function once with
-   :func:`~ctxlab.lab.grading.perform.perform` and answers ONLY the call's plain-JSON
-   :data:`~ctxlab.lab.grading.perform.CallRecord`, one line of ASCII JSON. It watches for no
-   use of ctxlab's solution: its copy of ctxlab has none to call, and the grader would not
-   take its word for it (a watch costs most of a call's time before Python 3.12).
-
-Nothing the student's code made crosses to the grader other than that JSON: the grader
-never unpickles what this process sends. The process exits when its requests end (the
-grader closed the channel, or died), even while a call is still running.
+``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is spawned by :mod:`.child`
+(terminal route, class grader) as ``python -I -S`` with a copy of ctxlab holding no
+solution of the lab; on a notebook's Linux kernel a forked copy runs :func:`serve` on the
+student's function instead. It keeps its standard input and output as a private channel
+(:func:`channel`: the student's ``print`` goes to standard error, ``input()`` reads
+nothing); a file's child imports ``PATH.py`` (else answers ``{"import_error": ...}`` or
+``{"missing": ...}``). Then it answers ``{"ready": true}`` and, for each request (a
+length-prefixed pickle of ``(args, kwargs, arg_names)`` from the trusted grader), calls the
+function once (:func:`~.perform.perform`) and answers only the call's plain-JSON record, one
+ASCII line: the grader never unpickles what it sends. It exits when the grader closes the
+channel, even while a call still runs.
 """
 
 from __future__ import annotations
@@ -37,10 +25,10 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any, BinaryIO, Final
 
-__all__ = ["HEADER", "MODULE_NAME", "main", "pack"]
+__all__ = ["HEADER", "MODULE_NAME", "channel", "main", "pack", "serve"]
 
 #: A request's header: the length of the pickle that follows (8 bytes, big-endian).
 HEADER: Final = struct.Struct(">Q")
@@ -54,7 +42,7 @@ def pack(payload: object) -> bytes:
     return HEADER.pack(len(blob)) + blob
 
 
-def _private_channel() -> tuple[BinaryIO, BinaryIO]:
+def channel() -> tuple[BinaryIO, BinaryIO]:
     """(requests, replies): the original fds 0 and 1, moved out of the student's way."""
     private = os.dup(0), os.dup(1)  # not inherited by processes the student's code starts
     if sys.platform == "win32":  # no newline translation on the channel
@@ -92,18 +80,31 @@ def _read_exactly(stream: BinaryIO, count: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _requests(stream: BinaryIO, inbox: list[Any], ready: threading.Semaphore) -> None:
-    """Read requests into ``inbox``; when the grader closes the channel, exit at once."""
-    while True:
-        header = _read_exactly(stream, HEADER.size)
-        if header is None:
-            break
-        blob = _read_exactly(stream, HEADER.unpack(header)[0])
-        if blob is None:
-            break
-        inbox.append(pickle.loads(blob))
-        ready.release()
-    os._exit(0)  # even if the student's function is still running
+def _request(stream: BinaryIO) -> Any:
+    """The next request; when the grader has closed the channel, exit."""
+    header = _read_exactly(stream, HEADER.size)
+    blob = None if header is None else _read_exactly(stream, HEADER.unpack(header)[0])
+    if blob is None:
+        os._exit(0)
+    return pickle.loads(blob)
+
+
+def _exit_on_hangup(stream: BinaryIO) -> None:
+    """Exit as soon as the grader closes the channel, even while a call is still running
+    (a thread that waits for the hang-up only; Windows has no ``poll``: there the grader
+    ends the child itself)."""
+    import select
+
+    if not hasattr(select, "poll"):
+        return
+    hangup = select.poll()
+    hangup.register(stream.fileno(), 0)  # no event asked for: a hang-up or an error only
+
+    def wait() -> None:
+        hangup.poll()
+        os._exit(0)
+
+    threading.Thread(target=wait, name="ctxlab-hangup", daemon=True).start()
 
 
 def _import(path: Path) -> ModuleType:
@@ -122,11 +123,31 @@ def _kind(value: object) -> str:
     return "None" if value is None else f"a {type_name(value)}"
 
 
+def serve(
+    function: Callable[..., Any],
+    requests: BinaryIO,
+    replies: BinaryIO,
+    references: frozenset[CodeType] = frozenset(),
+) -> None:
+    """Answer ``function``'s calls, watched for ``references``; never returns."""
+    from ctxlab.lab.grading.perform import perform
+
+    _reply(replies, {"ready": True})
+    _exit_on_hangup(requests)
+    while True:
+        args, kwargs, arg_names = _request(requests)
+        try:
+            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
+        except BaseException as error:  # pragma: no cover - perform catches the student's
+            record = {"worker_error": f"{type(error).__name__}: {error}"}
+        _reply(replies, record)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Serve one lab's calls for the grader (see the module's docstring)."""
+    """Serve the calls of the function of one student's file (see the module's docstring)."""
     path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
-    requests, replies = _private_channel()
-    from ctxlab.lab.grading.perform import perform, safe_message
+    requests, replies = channel()
+    from ctxlab.lab.grading.perform import safe_message
 
     path = Path(path_text)
     sys.path.insert(0, str(path.parent))
@@ -139,21 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     if not callable(function):
         _reply(replies, {"missing": keyword, "got": _kind(function)})
         return 0
-    _reply(replies, {"ready": True})
-    inbox: list[Any] = []
-    ready = threading.Semaphore(0)
-    reader = threading.Thread(
-        target=_requests, args=(requests, inbox, ready), name="ctxlab-requests", daemon=True
-    )
-    reader.start()
-    while True:
-        ready.acquire()
-        args, kwargs, arg_names = inbox.pop(0)
-        try:
-            record = perform(function, args, kwargs, arg_names=arg_names)
-        except BaseException as error:  # pragma: no cover - perform catches the student's
-            record = {"worker_error": f"{type(error).__name__}: {error}"}
-        _reply(replies, record)
+    serve(function, requests, replies)
+    return 0
 
 
 if __name__ == "__main__":
