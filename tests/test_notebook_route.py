@@ -114,15 +114,17 @@ def _case(
     pause: float = 0.0,
     mode: str = "auto",
 ) -> Any:
-    """Run ``body`` (it defines ``hostile``) in a child, then the right answer; its JSON."""
+    """Run ``body`` (it defines ``hostile``) in a child, then the right answer; its JSON.
+    ``mode="trace"``: in this process, the trace hook's clock (a forked child has no clock)."""
+    switch = "trace" if mode == "trace" and isolation == "in-process" else isolation
     code = (
         _PREAMBLE.format(tests=str(REPO / "tests"))
         + f"LAB = {lab!r}\nAFTER_PAUSE_SLICES = {round(pause * 10)}\n"
-        + f"g.set_time_limit_mode({mode!r})\ng.set_isolation({isolation!r})\n"
+        + f"g.set_isolation({switch!r})\n"
         + textwrap.dedent(body)
         + _EPILOGUE
     )
-    env = {k: v for k, v in os.environ.items() if k != "CTXLAB_TIME_LIMIT_MODE"}
+    env = {k: v for k, v in os.environ.items() if k != "CTXLAB_ISOLATION"}
     try:
         run = subprocess.run(
             [sys.executable, "-c", code],

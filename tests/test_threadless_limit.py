@@ -1,4 +1,4 @@
-"""The time limit without threads (issue 19, item 2): ``set_time_limit_mode("trace")``.
+"""The time limit without threads (issue 19, item 2): ``set_isolation("trace")``.
 
 In JupyterLite (Pyodide) no thread can be started, so ``check_implementation`` runs each
 check in the calling thread under a trace hook that reads the clock
@@ -32,14 +32,12 @@ pytestmark = pytest.mark.teaching
 
 @pytest.fixture
 def trace_mode() -> Iterator[None]:
-    previous_mode = g.set_time_limit_mode("trace")
     previous_limit = g.set_time_limit(0.5)
-    previous_isolation = g.set_isolation("in-process")  # the hook, in this process
+    previous_isolation = g.set_isolation("trace")  # the hook, in this process
     try:
         yield
     finally:
         g.set_time_limit(previous_limit)
-        g.set_time_limit_mode(previous_mode)
         g.set_isolation(previous_isolation)
 
 
@@ -81,35 +79,35 @@ def _no_hook_left() -> None:
 def test_the_mode_is_chosen_by_function_or_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    saved = runner._mode[0]
-    g.set_time_limit_mode("auto")
+    saved = runner._isolation[0]
+    g.set_isolation("in-process")
     try:
-        assert runner.threads_available()  # CPython: threads, so "auto" uses them
+        assert runner.threads_available()  # CPython: threads, so in-process uses them
         assert not runner.use_trace()
-        g.set_time_limit_mode("trace")
-        assert runner.use_trace() and g.get_time_limit_mode() == "trace"
+        g.set_isolation("trace")
+        assert runner.use_trace() and g.get_isolation() == "trace"
         with pytest.raises(g.GradingUsageError, match="mode must be one of") as caught:
-            g.set_time_limit_mode("fast")
+            g.set_isolation("fast")
         assert caught.value.option == "mode"
-        runner._mode[0] = None  # as if never set: the environment decides
-        monkeypatch.setenv("CTXLAB_TIME_LIMIT_MODE", "trace")
+        runner._isolation[0] = None  # as if never set: the environment decides
+        monkeypatch.setenv("CTXLAB_ISOLATION", "trace")
         assert runner.use_trace()
-        monkeypatch.setenv("CTXLAB_TIME_LIMIT_MODE", "threads")
-        with pytest.raises(CtxlabError, match="CTXLAB_TIME_LIMIT_MODE"):
+        monkeypatch.setenv("CTXLAB_ISOLATION", "threads")
+        with pytest.raises(CtxlabError, match="CTXLAB_ISOLATION"):
             runner.use_trace()
     finally:
-        runner._mode[0] = saved
+        runner._isolation[0] = saved
 
 
 def test_without_threads_auto_uses_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "_threads", [False])  # as in Pyodide
-    previous = g.set_time_limit_mode("auto")
+    previous = g.set_isolation("auto")
     try:
         assert runner.use_trace()
-        g.set_time_limit_mode("thread")  # asked for, but there are none
+        g.set_isolation("in-process")  # a thread's clock asked for, but there are none
         assert runner.use_trace()
     finally:
-        g.set_time_limit_mode(previous)
+        g.set_isolation(previous)
 
 
 @pytest.mark.usefixtures("trace_mode")
@@ -204,7 +202,7 @@ def test_a_right_and_a_wrong_answer_give_the_same_rows_as_with_threads(lab: str)
     right, wrong = lite_cases.right(lab), lite_cases.wrong(lab)
     traced = [lite_cases.rows(lab, right), lite_cases.rows(lab, wrong)]
     _no_hook_left()
-    g.set_time_limit_mode("thread")
+    g.set_isolation("in-process")
     threaded = [lite_cases.rows(lab, right), lite_cases.rows(lab, wrong)]
     assert traced == threaded
     assert all(passed for _, passed in traced[0])

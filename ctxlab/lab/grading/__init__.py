@@ -99,7 +99,6 @@ from __future__ import annotations
 from typing import Any
 
 import ctxlab.lab.grading.labs as labs
-from ctxlab.lab.grading.child import get_isolation, set_isolation
 from ctxlab.lab.grading.engine import get_time_limit, set_time_limit
 from ctxlab.lab.grading.labs import (
     LABS,
@@ -111,7 +110,7 @@ from ctxlab.lab.grading.labs import (
     reference_functions,
 )
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.runner import get_time_limit_mode, set_time_limit_mode
+from ctxlab.lab.grading.runner import get_isolation, set_isolation
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
@@ -125,13 +124,11 @@ __all__ = [
     "check_implementation",
     "get_isolation",
     "get_time_limit",
-    "get_time_limit_mode",
     "lab_keyword",
     "parse_compaction_entry",
     "reference_functions",
     "set_isolation",
     "set_time_limit",
-    "set_time_limit_mode",
 ]
 
 

@@ -32,7 +32,6 @@ from pathlib import Path
 from types import CodeType
 from typing import IO, Any, Final, Literal, TypeAlias
 
-from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.confine import (
     LIVE,
@@ -45,25 +44,20 @@ from ctxlab.lab.grading.confine import (
 )
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, clock, hung, unreadable
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, clock, get_isolation, hung, unreadable
 from ctxlab.lab.grading.text import Text, same
-from ctxlab.lab.grading.usage import GradingUsageError
 from ctxlab.lab.grading.worker import channel, pack, serve
 
 __all__ = [
-    "ISOLATIONS",
     "Child",
     "ChildGone",
     "InChild",
-    "Isolation",
     "Spawn",
     "Status",
     "escape",
-    "get_isolation",
     "process_available",
     "read_record",
     "sandbox_folder",
-    "set_isolation",
     "use_process",
 ]
 
@@ -100,40 +94,6 @@ def sandbox_folder() -> Path:
 # ----------------------------------------------------------------------------------------
 # The notebook's switch: a forked child, or the kernel itself
 
-Isolation: TypeAlias = Literal["auto", "process", "in-process"]
-ISOLATIONS: Final[tuple[Isolation, ...]] = ("auto", "process", "in-process")
-ENV_VAR: Final = "CTXLAB_NOTEBOOK_ISOLATION"
-_isolation: list[Isolation | None] = [None]
-
-
-def set_isolation(mode: str) -> str:
-    """Where ``check_implementation`` runs the student's function: ``"auto"`` (a forked
-    child on Linux, the kernel itself elsewhere: macOS's ``fork`` is unsafe once system
-    frameworks are loaded, Windows and Pyodide have none), ``"process"`` (a forked child
-    wherever ``fork`` exists) or ``"in-process"``; returns the previous choice."""
-    if mode not in ISOLATIONS:
-        raise GradingUsageError(
-            f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",
-            option="mode",
-        )
-    previous = get_isolation()
-    _isolation[0] = mode  # checked against ISOLATIONS above
-    return previous
-
-
-def get_isolation() -> Isolation:
-    """The isolation in force: :func:`set_isolation`'s, else ``CTXLAB_NOTEBOOK_ISOLATION``,
-    else ``"auto"``."""
-    if _isolation[0] is not None:
-        return _isolation[0]
-    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
-    if value not in ISOLATIONS:
-        raise CtxlabError(
-            f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {shown(value)}",
-            option="mode",
-        )
-    return value  # checked against ISOLATIONS above
-
 
 def process_available() -> bool:
     """Can a run be made in a forked child here? (POSIX with ``os.fork``, not Pyodide.)"""
@@ -143,7 +103,7 @@ def process_available() -> bool:
 def use_process() -> bool:
     """Should this notebook run call the student's function in a forked child?"""
     mode = get_isolation()
-    if mode == "in-process" or not process_available():
+    if mode in ("in-process", "trace") or not process_available():
         return False
     return mode == "process" or sys.platform.startswith("linux")
 

@@ -6,7 +6,7 @@ gets :class:`StopStudent` raised in it again and again for :data:`STOP_SECONDS`,
 catching ``BaseException`` still dies; one that outlives that is counted by
 :func:`stuck_threads` and named by every later report; one that held the GIL past its limit
 in one C call is reported so once it returns. Where no thread can start (Pyodide; or the
-*mode*, :func:`set_time_limit_mode`) the check runs under a trace hook that reads the clock
+switch, :func:`set_isolation`) the check runs under a trace hook that reads the clock
 (:func:`run_traced`): sys.monitoring on 3.12+, settrace before (where a loop that catches
 ``BaseException`` and calls nothing escapes); a hook switched off meets a backstop thread
 (none in Pyodide). The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
@@ -36,11 +36,11 @@ __all__ = [
     "Outcome",
     "at",
     "clock",
-    "get_time_limit_mode",
+    "get_isolation",
     "hung",
     "run_check",
     "run_traced",
-    "set_time_limit_mode",
+    "set_isolation",
     "stuck_threads",
     "threads_available",
     "unreadable",
@@ -60,10 +60,10 @@ clock: Final = time.monotonic
 #: The stop is raised only in code outside this folder: the grader's own code runs to its end.
 _GRADER: Final = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
-TimeLimitMode: TypeAlias = Literal["auto", "thread", "trace"]
-MODES: Final[tuple[TimeLimitMode, ...]] = ("auto", "thread", "trace")
-ENV_VAR: Final = "CTXLAB_TIME_LIMIT_MODE"
-_mode: list[TimeLimitMode | None] = [None]  # None: the environment variable, else "auto"
+Isolation: TypeAlias = Literal["auto", "process", "in-process", "trace"]
+ISOLATIONS: Final[tuple[Isolation, ...]] = ("auto", "process", "in-process", "trace")
+ENV_VAR: Final = "CTXLAB_ISOLATION"
+_isolation: list[Isolation | None] = [None]  # None: the environment variable, else "auto"
 _threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
 
 
@@ -173,7 +173,7 @@ def run_check(
                     continue
 
     starved = 0.0
-    if use_trace():  # no threads (Pyodide), or CTXLAB_TIME_LIMIT_MODE=trace
+    if use_trace():  # no threads (Pyodide), or set_isolation("trace")
         overran = not run_traced(target, limit)
     else:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -303,34 +303,39 @@ def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
 
 
 # ----------------------------------------------------------------------------------------
-# The mode: a thread, or the trace hook (issue 19, item 2)
+# The one switch: where a notebook's check calls the student's function, and on what clock
 
 
-def set_time_limit_mode(mode: str) -> str:
-    """Choose how a check's time limit is kept: ``"auto"`` (threads where a thread can
-    start), ``"thread"`` or ``"trace"`` (the calling thread under a trace hook, as in
-    JupyterLite). Returns the previous mode."""
-    if mode not in MODES:
+def set_isolation(mode: str) -> str:
+    """Where ``check_implementation`` runs the student's function; returns the previous mode.
+
+    ``"auto"``: a forked child on Linux (:mod:`.child`), this process elsewhere (macOS's
+    ``fork`` is unsafe once system frameworks are loaded; Windows and Pyodide have none), on
+    a thread's clock where a thread can start, else under the trace hook. ``"process"``: a
+    forked child wherever ``fork`` exists. ``"in-process"``: this process. ``"trace"``: this
+    process under the trace hook, as in JupyterLite.
+    """
+    if mode not in ISOLATIONS:
         raise GradingUsageError(
-            f"set_time_limit_mode: mode must be one of {', '.join(MODES)}; got {shown(mode)}",
+            f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",
             option="mode",
         )
-    previous = get_time_limit_mode()
-    _mode[0] = mode  # checked against MODES above
+    previous = get_isolation()
+    _isolation[0] = mode  # checked against ISOLATIONS above
     return previous
 
 
-def get_time_limit_mode() -> TimeLimitMode:
-    """The mode set by :func:`set_time_limit_mode`, else ``CTXLAB_TIME_LIMIT_MODE``, else
-    ``"auto"``."""
-    if _mode[0] is not None:
-        return _mode[0]
+def get_isolation() -> Isolation:
+    """The mode set by :func:`set_isolation`, else ``CTXLAB_ISOLATION``, else ``"auto"``."""
+    if _isolation[0] is not None:
+        return _isolation[0]
     value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
-    if value not in MODES:
+    if value not in ISOLATIONS:
         raise CtxlabError(
-            f"{ENV_VAR} must be one of {', '.join(MODES)}; got {shown(value)}", option="mode"
+            f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {shown(value)}",
+            option="mode",
         )
-    return value  # checked against MODES above
+    return value  # checked against ISOLATIONS above
 
 
 def threads_available() -> bool:
@@ -351,7 +356,7 @@ def threads_available() -> bool:
 
 def use_trace() -> bool:
     """Should the checks run under the trace hook rather than in a thread?"""
-    return get_time_limit_mode() == "trace" or not threads_available()
+    return get_isolation() == "trace" or not threads_available()
 
 
 # ----------------------------------------------------------------------------------------
