@@ -375,8 +375,9 @@ def test_a_sleep_in_a_loop_that_swallows_every_stop_says_restart(isolation: str)
 # The grading child (Linux)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")
-def test_a_function_that_patches_threading_leaves_the_next_right_answer_right() -> None:
+def test_a_function_that_patches_threading_leaves_the_next_right_answer_right(
+    isolation: str,
+) -> None:
     result = _case(
         """
         def hostile(entries):
@@ -385,7 +386,7 @@ def test_a_function_that_patches_threading_leaves_the_next_right_answer_right() 
             sys.setswitchinterval(1000)
             return []
         """,
-        "process",
+        isolation,
     )
     assert not result["hostile"]["passed"]
     assert result["hostile"]["seconds"] < 10
