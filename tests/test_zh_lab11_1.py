@@ -158,11 +158,11 @@ def test_the_check_table_names_only_files_as_the_chapters_early_draft_name() -> 
     checks = {c.key: c for c in grading.LAB.checks}
     draft = checks["rejects_draft_names"]  # the chapter's row: files, and no migration name
     assert draft.source == "chapter"
-    assert draft.en.startswith("the chapter's early-draft name files")
-    assert "nextSteps" not in draft.en and "nextSteps" not in draft.zh
+    assert draft.behaviour_en.startswith("the chapter's early-draft name files")
+    assert "nextSteps" not in draft.behaviour_en and "nextSteps" not in draft.behaviour_zh
     unknown = checks["rejects_unknown_keys"]  # the migration exercise's names: ctxlab's row
     assert unknown.source == "ctxlab"
-    assert "nextSteps" in unknown.en and "nextSteps" in unknown.zh
+    assert "nextSteps" in unknown.behaviour_en and "nextSteps" in unknown.behaviour_zh
 
 
 # -- the source: zh code cells, and who owns the old names -----------------------------------------

@@ -101,8 +101,8 @@ def test_every_check_description_is_chinese_and_within_budget_is_the_course_code
         assert CJK.search(check.behaviour_zh), check.key
     (within,) = [c for c in grading.LAB.checks if c.key == "within_budget"]
     # Not the chapter's text, not ctxlab's invention: the course's own buildContext returns it.
-    assert within.en.startswith("the course's code (not in the chapter's text):")
-    assert within.zh.startswith("课程代码（本章正文没有提到）：")
+    assert within.behaviour_en.startswith("the course's code (not in the chapter's text):")
+    assert within.behaviour_zh.startswith("课程代码（本章正文没有提到）：")
 
 
 # -- the source: zh code comments, the extension labelled ----------------------------------
