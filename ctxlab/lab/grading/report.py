@@ -5,14 +5,17 @@ notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.
 (both are kept in every row). A row's kind (:attr:`CheckResult.source`) is ``"chapter"`` --
 the chapter's rule, its sentence quoted, or the course's code (``course``) -- or ``"ctxlab"``,
 ctxlab's extension with why it decides so. The chapter's rows decide the lab
-(:attr:`LabReport.passed`); ctxlab's follow as optional extras.
+(:attr:`LabReport.passed`); ctxlab's follow as optional extras. Its texts (and
+Gradescope's) are data, ``texts.json``.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.misconceptions import (
@@ -23,7 +26,6 @@ from ctxlab.lab.grading.misconceptions import (
     ordered,
 )
 from ctxlab.lab.grading.text import Text, clean
-from ctxlab.lab.language import get_language
 
 __all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
 
@@ -100,7 +102,7 @@ class CheckResult:
         """The lines shown under the row for what the function printed (none if nothing)."""
         if not self.output and not self.output_cut:
             return []
-        lines = [_PRINTED.pick()]
+        lines = [said("printed").pick()]
         lines.extend(f"  {line}" for line in self.output.splitlines())
         if self.output_cut:
             lines.append(_cut(self.output_cut))
@@ -110,12 +112,17 @@ class CheckResult:
 #: How a row left unrun after a hang begins (:data:`~.runner.NOT_RUN`; never a leading row).
 _NOT_RUN_EN: Final = "not run:"
 
-_LEGEND = Text(
-    "A budget a/b/c means max_tokens=a, reserved_output=b, safety_margin=c.",
-    "预算 a/b/c 表示 max_tokens=a、reserved_output=b、safety_margin=c。",
-)
+#: The report's and Gradescope's texts, ``[English, Chinese]`` with ``{fields}``.
+TEXTS: Final = json.loads((Path(__file__).parent / "texts.json").read_text(encoding="utf-8"))
 
-_PRINTED = Text("printed by your function:", "你的函数打印的内容：")
+
+def said(key: str, /, **values: object) -> Text:
+    """The report's text ``key``, filled with ``values`` (a :class:`Text` by language)."""
+    en, zh = TEXTS["report"][key]
+    return Text(
+        en.format_map({k: v.en if isinstance(v, Text) else v for k, v in values.items()}),
+        zh.format_map({k: v.zh if isinstance(v, Text) else v for k, v in values.items()}),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,56 +138,23 @@ class LabFacts:
 
 
 def _cut(count: int) -> str:
-    return Text(f"… {count} more characters cut", f"… 另有 {count} 个字符被截去").pick()
+    return said("cut", count=count).pick()
 
 
 def _reference_notice(facts: LabFacts, keyword: str) -> Text:
     """The notice of a student's function that is, or calls, this lab's reference."""
     name = facts.solution or f"ctxlab's {keyword}"
-    helper = facts.helpers
-    helpers_en = f" Its helpers count as the solution too ({helper})." if helper else ""
-    helpers_zh = f"它的辅助函数（{helper}）同样算作参考实现。" if helper else ""
-    return Text(
-        f"Your {keyword} is, or calls, {name} — ctxlab's own solution of this lab — so"
-        " these rows judged ctxlab's code, not yours, and the lab is not passed. Write"
-        f" {keyword} yourself; the functions of earlier labs that the notebook imports stay"
-        f" allowed.{helpers_en}",
-        f"你的 {keyword} 就是（或调用了）{name}——ctxlab 自带的本实验参考实现——所以下面各行"
-        f"检查的是 ctxlab 的代码，不是你的，本实验不算通过。请自己实现 {keyword}；notebook"
-        f" 导入的前面实验的函数仍然可以调用。{helpers_zh}",
-    )
-
-
-def _stuck_notice(count: int) -> Text:
-    if count == 1:
-        en, it = "1 check thread from an earlier check could not be stopped and is", "it slows"
-    else:
-        en = f"{count} check threads from earlier checks could not be stopped and are"
-        it = "they slow"
-    en += f" still running (blocked, or catching every exception); {it} this kernel down and"
-    en += " may change what later checks see."
-    return Text(
-        en + " Restart the kernel (Kernel → Restart) to end them, then run the cells again.",
-        f"前面的检查中有 {count} 个检查线程无法停止，仍在运行（阻塞了，或捕获了所有异常）；"
-        "它们会拖慢这个 kernel，也可能影响后面的检查。请重启 kernel（Kernel → Restart）"
-        "来结束它们，然后重新运行各个单元格。",
-    )
+    notice = said("reference", keyword=keyword, name=name)
+    return notice + said("reference_helpers", helpers=facts.helpers) if facts.helpers else notice
 
 
 def _repaired_notice(where: tuple[str, ...]) -> Text:
-    names = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
-    names_zh = "、".join(where[:3]) + (f" 等 {len(where)} 处" if len(where) > 3 else "")
-    return Text(
-        f"ctxlab's own objects were changed after grading loaded them ({names}), by your"
-        " function or by a thread of an earlier check that kept running. They were put back"
-        " before each check, so these rows judged ctxlab as it should be; but while such a"
-        " thread runs it can change them again at any moment. Restart the kernel"
-        " (Kernel → Restart) and run the cells again.",
-        f"评分器加载后，ctxlab 自己的对象被改动了（{names_zh}）：是你的函数，或前面某项检查中"
-        "一直没有结束的线程改的。每项检查之前它们都已复原，所以下面各行检查的是正常的 ctxlab；"
-        "但只要这样的线程还在运行，它随时可能再次改动。请重启 kernel（Kernel → Restart），"
-        "然后重新运行各个单元格。",
+    more = len(where) > 3
+    names = Text(
+        ", ".join(where[:3]) + (f" and {len(where) - 3} more" if more else ""),
+        "、".join(where[:3]) + (f" 等 {len(where)} 处" if more else ""),
     )
+    return said("repaired", names=names)
 
 
 @dataclass(frozen=True, repr=False)
@@ -239,12 +213,7 @@ class LabReport:
         """How many random cases ran, and the seed that draws them again (empty if none)."""
         if not self.random_cases or self.seed is None:
             return ""
-        return Text(
-            f"{self.random_cases} random cases, seed {self.seed} (check_implementation(...,"
-            f" seed={self.seed}), or CTXLAB_SEED={self.seed}, draws the same ones)",
-            f"随机用例 {self.random_cases} 个，种子 {self.seed}（check_implementation(...,"
-            f" seed={self.seed}) 或 CTXLAB_SEED={self.seed} 会重新生成同样的用例）",
-        ).pick()
+        return said("seed", count=self.random_cases, seed=self.seed).pick()
 
     @property
     def passed(self) -> bool:
@@ -264,7 +233,8 @@ class LabReport:
         if self.used_reference:
             notices.append(_reference_notice(self.facts, self.function).pick())
         if self.stuck_threads:
-            notices.append(_stuck_notice(self.stuck_threads).pick())
+            stuck = "stuck_1" if self.stuck_threads == 1 else "stuck"
+            notices.append(said(stuck, count=self.stuck_threads).pick())
         if self.repaired:
             notices.append(_repaired_notice(self.repaired).pick())
         return tuple(notices)
@@ -319,31 +289,18 @@ class LabReport:
         folded = self.lead[1]
         if not folded:
             return Text("", "")
-        count = len(folded)
-        rows = Text("row", "项检查") if count == 1 else Text("rows", "项检查")
+        count, rows = len(folded), "row" if len(folded) == 1 else "rows"
         matches = self._matches()
         if not matches:
-            return Text(
-                f"↳ {count} more {rows.en} failed with it (known mistakes fail these"
-                " together; fix the first, then run again):",
-                f"↳ 另有 {count} {rows.zh}和它一起失败（已知的错误常让这几项一起失败；"
-                "先改好第一项，再重跑）：",
-            )
-        title = matches[0].title
-        return Text(
-            f"↳ the same mistake ({title.en}) also fails {count} more {rows.en}:",
-            f"↳ 同一个错误（{title.zh}）还让另外 {count} {rows.zh}失败：",
-        )
+            return said("folded", count=count, rows=rows)
+        return said("folded_by", title=matches[0].title, count=count, rows=rows)
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
         chapter = self.chapter_results
         count = f"{sum(result.passed for result in chapter)}/{len(chapter)}"
-        name, mark = f"{self.lab} · {self.function}", "✔" if self.passed else "✘"
-        return Text(
-            f"Lab {name} (the chapter's checks): {count} checks pass {mark}",
-            f"实验 {name}（本章的检查）：通过 {count} 项检查 {mark}",
-        ).pick()
+        mark = "✔" if self.passed else "✘"
+        return said("headline", name=f"{self.lab} · {self.function}", count=count, mark=mark).pick()
 
     def extras_headline(self) -> str:
         """The heading of ctxlab's rows and their own count (empty when there is none)."""
@@ -351,15 +308,12 @@ class LabReport:
         if not extras:
             return ""
         count = f"{sum(result.passed for result in extras)}/{len(extras)}"
-        return Text(
-            f"ctxlab's extras (optional): {count} pass",
-            f"ctxlab 的扩展检查（选做）：通过 {count} 项",
-        ).pick()
+        return said("extras", count=count).pick()
 
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
         failed = any(not result.passed for result in self.results)
-        return _LEGEND.pick() if self.facts.budget and failed else ""
+        return said("legend").pick() if self.facts.budget and failed else ""
 
     def __str__(self) -> str:
         lines = [f"⚠ {notice}" for notice in self.notices]
@@ -394,8 +348,7 @@ class LabReport:
         printer.text(str(self))
 
     def _repr_html_(self) -> str:
-        zh = get_language() == "zh"
-        heads = ("行为", "结果", "说明") if zh else ("behaviour", "result", "detail")
+        heads = said("heads").pick().split("|")
         head, folded = self.lead
         rows = ""
         for index, section in enumerate(self._sections()):
@@ -452,14 +405,11 @@ def _colour(passed: bool, extra: bool = False) -> str:
 def _source_note(result: CheckResult) -> str:
     """A row's hover text: the chapter's sentence, or why ctxlab decides so."""
     if result.source == "chapter" and result.quote_zh:
-        where = (
-            Text("the course's code", "课程代码") if result.course else Text("the chapter", "本章")
-        )
-        quote = result.quote_zh
-        return Text(
-            f"{where.en}: 「{quote}」 ({result.quote_en})", f"{where.zh}：「{quote}」"
-        ).pick()
-    return Text(f"ctxlab: {result.why}", f"ctxlab：{result.why}").pick() if result.why else ""
+        note = "course_note" if result.course else "chapter_note"
+        return said(note, quote=result.quote_zh, quote_en=result.quote_en).pick()
+    return (
+        said("ctxlab_note", why_en=result.why_en, why_zh=result.why_zh).pick() if result.why else ""
+    )
 
 
 def _html_row(result: CheckResult, *, extra: bool = False) -> str:
@@ -480,7 +430,7 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
     cut = f"{note}{html.escape(_cut(result.output_cut))}</div>" if result.output_cut else ""
     return row + (  # what the function printed during the check
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
-        f"{note}{html.escape(_PRINTED.pick())}</div>"
+        f"{note}{html.escape(said('printed').pick())}</div>"
         '<pre style="text-align:left;font-family:monospace;white-space:pre-wrap;margin:0;'
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
