@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 import grade_class as gc
-from ctxlab.lab.grading import class_report
-from ctxlab.lab.grading.batch import _write_outputs
+from ctxlab.lab.grading import outputs
 from ctxlab.lab.grading.graded import GradedLab
+from ctxlab.lab.grading.outputs import write_outputs
 from ctxlab.lab.grading.submissions import Submission, collect, lab_sources
 
 pytestmark = pytest.mark.cli
@@ -120,7 +120,7 @@ def _record(student: str, file: str = "") -> GradedLab:
 
 def test_every_text_cell_that_starts_a_formula_is_inert(tmp_path: Path) -> None:
     records = [_record(name) for name in (*FORMULAS, "\tTab", "\rCR", "plain")]
-    _write_outputs(tmp_path, records, "en", None)
+    write_outputs(tmp_path, records, "en", None)
     grades = _csv(tmp_path / "grades.csv")
     names = [line["student"] for line in grades]
     assert names == [*(f"'{n}" for n in FORMULAS), "'\tTab", "'\rCR", "plain"]
@@ -143,16 +143,16 @@ def test_every_text_cell_that_starts_a_formula_is_inert(tmp_path: Path) -> None:
 
 
 def test_cell_keeps_what_is_no_formula() -> None:
-    assert class_report.cell("alice") == "alice"
-    assert class_report.cell(" =1") == " =1"  # only the first character decides
-    assert class_report.cell("") == ""
-    assert class_report.cell("-") == "'-"
+    assert outputs.cell("alice") == "alice"
+    assert outputs.cell(" =1") == " =1"  # only the first character decides
+    assert outputs.cell("") == ""
+    assert outputs.cell("-") == "'-"
 
 
 def test_bidi_controls_in_names_are_shown_escaped_everywhere(tmp_path: Path) -> None:
     record = _record(BIDI, file=f"class/{BIDI}/lab.ipynb")
     record = replace(record, status="invalid", reason=f"{BIDI}: broken", rows=())
-    _write_outputs(tmp_path, [record], "en", tmp_path / "all.json")
+    write_outputs(tmp_path, [record], "en", tmp_path / "all.json")
     escaped = "abc\\u202etxt.exe\\u2066x\\u200f\\u061c"
     (line,) = _csv(tmp_path / "grades.csv")
     assert (line["student"], line["reason"]) == (escaped, f"{escaped}: broken")

@@ -82,13 +82,14 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.drawn_entries`            compaction entries drawn and broken (Lab 11.1, 11.4)
 :mod:`.text`                     bilingual text and plain descriptions of values
 :mod:`.usage`                    :class:`GradingUsageError`, the one usage error
-:mod:`.batch`                    ``ctxlab grade``: a class graded, ``grades.csv``,
-                                 ``rows.csv``; the grading processes, the cache
+:mod:`.batch`                    ``ctxlab grade``: a class graded in grading processes;
+                                 the cache
 :mod:`.graded`                   :class:`~.graded.GradedLab`, one graded (student, lab):
                                  the record every output of ``ctxlab grade`` reads
-:mod:`.autograder`               Gradescope's ``results.json`` and autograder bundle
+:mod:`.outputs`                  what it writes: ``grades.csv``, ``rows.csv``, Gradescope's
+                                 ``results.json`` and bundle, ``report.html``
+                                 (``templates/``); every cell inert
 :mod:`.submissions`              a class's submissions: students, each lab's code
-:mod:`.class_report`             the lecturer's ``report.html`` (``templates/``); cells inert
 ===============================  =========================================================
 
 A lab's file loads the first time that lab is checked; ``import ctxlab.lab.grading`` loads

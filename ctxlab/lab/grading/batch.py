@@ -5,9 +5,7 @@
 :func:`~ctxlab.lab.grading.sandbox.grade_file` in one of ``--jobs`` grading processes
 (``--serve``; a dead one costs that submission, ``crashed``, and is replaced; a silent one is
 killed, ``timeout``); the one record of each, :class:`~.graded.GradedLab`, is written to
-``--out`` as ``grades.csv``, ``rows.csv``, Gradescope's ``results.json`` (:mod:`.autograder`)
-and ``report.html`` (:mod:`.class_report`), every text cell inert
-(:func:`~.class_report.cell`). A rerun grades only what changed (``.ctxlab-grade-cache.json``,
+``--out`` by :mod:`.outputs`. A rerun grades only what changed (``.ctxlab-grade-cache.json``,
 keyed by the lab, the code, the time limit and the grader's own source).
 """
 
@@ -15,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import hashlib
 import json
 import os
@@ -27,28 +24,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from ctxlab.lab.grading.autograder import write_bundle, write_combined, write_results
-from ctxlab.lab.grading.class_report import cell, shown
 from ctxlab.lab.grading.graded import GradedLab
+from ctxlab.lab.grading.outputs import shown, write_bundle, write_combined, write_outputs
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = ["CACHE_NAME", "GRADES_COLUMNS", "ROWS_COLUMNS", "main", "run"]
+__all__ = ["CACHE_NAME", "main", "run"]
 
-#: The columns of ``grades.csv``, in order.
-GRADES_COLUMNS: Final = (
-    *("student", "lab", "passed", "chapter_passed", "chapter_total", "extras_passed"),
-    *("extras_total", "misconceptions", "seconds", "status", "reason", "file", "seed"),
-)
-#: The columns of ``rows.csv``: one line per student × lab × row.
-ROWS_COLUMNS: Final = (
-    *("student", "lab", "key", "source", "passed", "behaviour", "detail", "misconceptions"),
-)
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -367,26 +354,6 @@ def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
     temporary.replace(path)
 
 
-def _write_csv(path: Path, columns: Sequence[str], lines: Iterable[Mapping[str, Any]]) -> None:
-    """``columns`` of ``lines``, one formatter for every cell: a flag as ``true``/``false``,
-    a list joined by ``;``, seconds with two decimals, text made inert (:func:`cell`);
-    ctxlab's own counts (never negative) as they are."""
-
-    def value(v: object) -> object:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, float):
-            return f"{v:.2f}"
-        if isinstance(v, tuple):
-            v = ";".join(v)
-        return "" if v is None else cell(v) if isinstance(v, str) else v
-
-    with path.open("w", encoding="utf-8", newline="") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(columns)
-        writer.writerows([value(line[c]) for c in columns] for line in lines)
-
-
 def _line(r: GradedLab) -> str:
     if r.status != "ok" and not r.rows:
         outcome = f"{r.status}: {r.reason}"
@@ -493,7 +460,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     finally:
         _save_cache(cache_path, cache)
     final = [records[id(source)] for source in sources]
-    _write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
+    write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
     statuses = {status: sum(r.status == status for r in final) for status in STATUSES}
     seconds = time.perf_counter() - began
     passed = sum(r.passed for r in final)
@@ -504,27 +471,6 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         + f"; {seconds:.1f} s; seed {seed}; results in {outdir}/\n"
     )
     return EXIT_OK
-
-
-def _write_outputs(
-    outdir: Path,
-    records: list[GradedLab],
-    language: str,
-    combined: Path | None,
-    held_back: str = "after_published",
-) -> None:
-    from ctxlab.lab.grading.class_report import render
-
-    _write_csv(outdir / "grades.csv", GRADES_COLUMNS, map(vars, records))
-    rows = (
-        {**vars(row), "student": r.student, "lab": r.lab, "behaviour": row.behaviour(language),
-         "detail": row.detail(language)}
-        for r in records
-        for row in r.rows
-    )  # fmt: skip
-    _write_csv(outdir / "rows.csv", ROWS_COLUMNS, rows)
-    write_results(outdir / "gradescope", records, language, held_back, combined)
-    (outdir / "report.html").write_text(render(records, language), encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
