@@ -98,7 +98,7 @@ def _hint_summary(terminalreporter: Any, config: pytest.Config) -> None:
         head, folded = (None, ()) if report is None else report.lead
         if report is None or head is None:
             continue
-        matched = report._matches()
+        matched = report.matches()
         title = f"hint / 提示 ({matched[0].id})" if matched else "start here / 从这里开始"
         terminalreporter.write_sep("-", f"Lab {lab}: {title}")
         if matched:

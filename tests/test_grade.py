@@ -21,10 +21,15 @@ from typing import Any
 import pytest
 
 import grade_class as gc
-from ctxlab.lab.grading import behaviour_keys, outputs
+from ctxlab.lab.grading import behaviour_keys
 from ctxlab.lab.grading.batch import Progress
-from ctxlab.lab.grading.graded import GradedLab
-from ctxlab.lab.grading.outputs import GRADES_COLUMNS, ROWS_COLUMNS, gradescope_result
+from ctxlab.lab.grading.graded import (
+    GRADES_COLUMNS,
+    ROWS_COLUMNS,
+    GradedLab,
+    gradescope_result,
+    render,
+)
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.sandbox import GradeOutcome
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, Submission, lab_sources
@@ -413,12 +418,12 @@ def test_report_heat_map_counts_students_per_misconception_and_lab() -> None:
         _record("s3", "11.5", ["b"], ["system-cost"]),
         _record("s4", "11.5", [], []),
     ]
-    page = outputs.render(records, "zh")
+    page = render(records, "zh")
     assert 'data-misconception="system-cost" data-lab="11.3" data-count="2"' in page
     assert 'data-misconception="split-group" data-lab="11.5" data-count="0"' in page
     assert "看 b" in page and "谁卡在哪里" in page and 'lang="zh-CN"' in page
     assert "1/2 · 50%" in page  # row c fails for one of the two graded students of 11.3
-    english = outputs.render(records, "en")
+    english = render(records, "en")
     assert "Who is stuck where" in english and "look at b" in english
     result = gradescope_result(records[1], "en")
     assert result["tests"][1]["tags"] == ["chapter", "system-cost", "split-group"]
@@ -427,7 +432,7 @@ def test_report_heat_map_counts_students_per_misconception_and_lab() -> None:
 def test_the_report_without_jinja2_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "jinja2", None)  # as if it were not installed
     with pytest.raises(GradingUsageError, match=r"pip install jinja2") as error:
-        outputs.render([_record("s1", "11.3", [], [])], "en")
+        render([_record("s1", "11.3", [], [])], "en")
     assert error.value.subject == "jinja2" and "ctxlab[lab]" in str(error.value)
 
 

@@ -20,9 +20,7 @@ from pathlib import Path
 import pytest
 
 import grade_class as gc
-from ctxlab.lab.grading import outputs
-from ctxlab.lab.grading.graded import GradedLab
-from ctxlab.lab.grading.outputs import write_outputs
+from ctxlab.lab.grading.graded import GradedLab, cell, write_outputs
 from ctxlab.lab.grading.submissions import Submission, collect, lab_sources
 
 pytestmark = pytest.mark.cli
@@ -143,10 +141,10 @@ def test_every_text_cell_that_starts_a_formula_is_inert(tmp_path: Path) -> None:
 
 
 def test_cell_keeps_what_is_no_formula() -> None:
-    assert outputs.cell("alice") == "alice"
-    assert outputs.cell(" =1") == " =1"  # only the first character decides
-    assert outputs.cell("") == ""
-    assert outputs.cell("-") == "'-"
+    assert cell("alice") == "alice"
+    assert cell(" =1") == " =1"  # only the first character decides
+    assert cell("") == ""
+    assert cell("-") == "'-"
 
 
 def test_bidi_controls_in_names_are_shown_escaped_everywhere(tmp_path: Path) -> None:

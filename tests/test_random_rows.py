@@ -28,9 +28,8 @@ import pytest
 
 from ctxlab.lab import grading as g
 from ctxlab.lab.grading import batch, drawn
-from ctxlab.lab.grading.graded import GradedLab
+from ctxlab.lab.grading.graded import GradedLab, gradescope_result
 from ctxlab.lab.grading.labs import catalogue
-from ctxlab.lab.grading.outputs import gradescope_result
 from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.sandbox import grade_file
 from ctxlab.lab.grading.usage import GradingUsageError

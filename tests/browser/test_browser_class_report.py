@@ -64,7 +64,7 @@ def _graded_records(tmp: Path) -> list[GradedLab]:
 
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_class_report_in_chromium(browser_context: Any, tmp_path: Path, language: str) -> None:
-    from ctxlab.lab.grading.outputs import render
+    from ctxlab.lab.grading.graded import render
 
     records = _graded_records(tmp_path)
     page_file = tmp_path / f"report-{language}.html"

@@ -84,9 +84,9 @@ Every module of the package, one file per lab read by an engine that never impor
 :mod:`.usage`                    :class:`GradingUsageError`, the one usage error
 :mod:`.batch`                    ``ctxlab grade``: a class graded in grading processes;
                                  the cache
-:mod:`.graded`                   :class:`~.graded.GradedLab`, one graded (student, lab):
-                                 the record every output of ``ctxlab grade`` reads
-:mod:`.outputs`                  what it writes: ``grades.csv``, ``rows.csv``, Gradescope's
+:mod:`.graded`                   :class:`~.graded.GradedLab`, one graded (student, lab),
+                                 the record every output reads; the outputs:
+                                 ``grades.csv``, ``rows.csv``, Gradescope's
                                  ``results.json`` and bundle, ``report.html``
                                  (``templates/``); every cell inert
 :mod:`.submissions`              a class's submissions: students, each lab's code

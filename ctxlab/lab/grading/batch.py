@@ -5,7 +5,7 @@
 :func:`~ctxlab.lab.grading.sandbox.grade_file` in one of ``--jobs`` grading processes
 (``--serve``; a dead one costs that submission, ``crashed``, and is replaced; a silent one is
 killed, ``timeout``); the one record of each, :class:`~.graded.GradedLab`, is written to
-``--out`` by :mod:`.outputs`. A rerun grades only what changed (``.ctxlab-grade-cache.json``,
+``--out``. A rerun grades only what changed (``.ctxlab-grade-cache.json``,
 keyed by the lab, the code, the time limit and the grader's own source).
 """
 
@@ -29,8 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from ctxlab.lab.grading.graded import GradedLab
-from ctxlab.lab.grading.outputs import shown, write_bundle, write_combined, write_outputs
+from ctxlab.lab.grading.graded import GradedLab, shown, write_bundle, write_combined, write_outputs
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 

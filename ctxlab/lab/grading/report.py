@@ -173,7 +173,7 @@ class LabReport:
     #: hint, 2 also the chapter's sentence and the smallest failing input.
     hint_rung: int = 0
 
-    def _matches(self) -> tuple[Misconception, ...]:
+    def matches(self) -> tuple[Misconception, ...]:
         """The matched misconceptions that explain a failed row, most likely first."""
         failed = {result.key for result in self.failed}
         found = ordered(self.facts.catalogue, self.matched)
@@ -182,12 +182,12 @@ class LabReport:
     @property
     def misconceptions(self) -> tuple[str, ...]:
         """The ids of the misconceptions the function behaves like, most likely first."""
-        return tuple(item.id for item in self._matches())
+        return tuple(item.id for item in self.matches())
 
     @property
     def hint(self) -> str:
         """The one prioritized hint the report opens with (empty when none)."""
-        matches = self._matches()
+        matches = self.matches()
         if not matches or self.hint_rung < 1:
             return ""
         return hint_lines(matches[0], self.hint_rung, passed=self.passed).pick()
@@ -259,7 +259,7 @@ class LabReport:
         failed = self.failed
         if not failed:
             return None, ()
-        matches = self._matches()
+        matches = self.matches()
         if matches:
             explained = [r for r in failed if r.key in matches[0].signature]
             head = min(explained or failed, key=self._isolating)
@@ -290,7 +290,7 @@ class LabReport:
         if not folded:
             return Text("", "")
         count, rows = len(folded), "row" if len(folded) == 1 else "rows"
-        matches = self._matches()
+        matches = self.matches()
         if not matches:
             return said("folded", count=count, rows=rows)
         return said("folded_by", title=matches[0].title, count=count, rows=rows)
