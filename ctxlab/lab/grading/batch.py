@@ -5,8 +5,8 @@
 :func:`~ctxlab.lab.grading.sandbox.grade_file` in one of ``--jobs`` grading processes
 (``--serve``; a dead one costs that submission, ``crashed``, and is replaced; a silent one is
 killed, ``timeout``); the one record of each, :class:`~.graded.GradedLab`, is written to
-``--out``. A rerun grades only what changed (``.ctxlab-grade-cache.json``,
-keyed by the lab, the code, the time limit and the grader's own source).
+``--out``. A rerun grades only what changed (``.ctxlab-grade-cache.json``, keyed by the lab,
+the code, the time limit and the grader's own files).
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ class Progress:
     def step(self, label: str = "") -> None:
         self.done += 1
         elapsed = time.perf_counter() - self.began
-        left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        left = elapsed / self.done * (self.total - self.done)
         if self.tty:
             filled = round(self.width * self.done / max(1, self.total))
             bar = "█" * filled + "·" * (self.width - filled)
@@ -321,15 +321,13 @@ class Progress:
 
 
 def _grader_fingerprint(time_limit: float) -> str:
-    """The grader's version: ctxlab's, the grading package's source, catalogue and
+    """The grader's version: ctxlab's, the grading package's source, texts, catalogue and
     template, the time limit."""
     import ctxlab
 
     digest = hashlib.sha256(f"{ctxlab.__version__}\0{time_limit!r}".encode())
     here = Path(__file__).resolve().parent
-    for path in sorted(
-        [*here.glob("*.py"), *here.glob("catalogue/*.json"), *here.glob("templates/*")]
-    ):
+    for path in sorted([*here.glob("*.py"), *here.glob("**/*.json"), *here.glob("templates/*")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -6,10 +6,8 @@ labs of one notebook (``.ipynb``, either language and edition) by its *build-it*
 (``ctxlab-build-it``, ``ctxlab-lab-11.N``), else their ids (``11-3-b02``), else the cell
 defining the lab's function; the imports the code takes from earlier cells come along and
 IPython-only lines become comments. A ``.py`` is graded for ``--lab``. What cannot be graded
-is a :class:`LabSource` with ``problem`` set: one line of the batch, which goes on.
-
-A symbolic link (or a Windows junction) handed in is never followed: a student's folder
-holding one at any depth (outside hidden folders) is ``refused``, the reason naming it.
+is a :class:`LabSource` with ``problem`` set. A symbolic link (or a Windows junction) handed
+in is never followed: a student's folder holding one (outside hidden folders) is ``refused``.
 """
 
 from __future__ import annotations
@@ -26,18 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = [
-    "BUILD_IT_TAG",
-    "KEYWORDS",
-    "LAB_TAG_PREFIX",
-    "LabSource",
-    "Submission",
-    "collect",
-    "lab_sources",
-]
+__all__ = ["BUILD_IT_TAG", "KEYWORDS", "LabSource", "Submission", "collect", "lab_sources"]
 
 BUILD_IT_TAG: Final = "ctxlab-build-it"
-LAB_TAG_PREFIX: Final = "ctxlab-lab-"
 #: The function each lab's build-it cell defines (as :func:`~ctxlab.lab.grading.lab_keyword`).
 KEYWORDS: Final[dict[str, str]] = {
     "11.1": "parse_compaction_entry",
@@ -141,8 +130,7 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
             if entry.name.startswith("."):
                 continue
             if _is_link(entry):
-                looks_like_a_file = entry.suffix.lower() in SUFFIXES
-                name = entry.stem if looks_like_a_file else entry.name
+                name = entry.stem if entry.suffix.lower() in SUFFIXES else entry.name
                 found.append(Submission(name, entry, refused=_refusal([entry])))
             elif entry.is_dir():
                 files, links = _walk(entry)
@@ -153,14 +141,6 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
             elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
                 found.append(Submission(entry.stem, entry))
     return found
-
-
-def _text(source: object) -> str:
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list) and all(isinstance(line, str) for line in source):
-        return "".join(source)
-    raise ValueError("a cell's source is neither text nor a list of lines")
 
 
 @dataclass(frozen=True)
@@ -182,13 +162,16 @@ def _cells(data: object) -> list[_Cell]:
         metadata = raw.get("metadata", {})
         tags = metadata.get("tags", []) if isinstance(metadata, dict) else []
         tags = tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()
-        cells.append(
-            _Cell(index, str(raw.get("id", "")), raw["cell_type"], tags, _text(raw.get("source")))
-        )
+        text = raw.get("source")
+        if isinstance(text, list) and all(isinstance(line, str) for line in text):
+            text = "".join(text)
+        if not isinstance(text, str):
+            raise ValueError("a cell's source is neither text nor a list of lines")
+        cells.append(_Cell(index, str(raw.get("id", "")), raw["cell_type"], tags, text))
     return cells
 
 
-_LAB_TAG = re.compile(re.escape(LAB_TAG_PREFIX) + r"(.+)")
+_LAB_TAG = re.compile(r"ctxlab-lab-(.+)")
 _CELL_ID = re.compile(r"(\d+)-(\w+)-b02")
 
 
@@ -289,14 +272,8 @@ def _syntax(error: SyntaxError) -> str:
     return f"syntax error in the build-it code, {where}: {error.msg}"
 
 
-class _LinkError(OSError):
-    """The file to read is a link (not followed)."""
-
-
 def _read(path: Path) -> bytes:
     """The file's bytes, never through a link (``O_NOFOLLOW`` where the platform has it)."""
-    if _is_link(path):
-        raise _LinkError(_refusal([path]))
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     with os.fdopen(os.open(path, flags), "rb") as stream:
         if os.fstat(stream.fileno()).st_size > MAX_BYTES:
@@ -322,12 +299,10 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
         except SyntaxError as error:
             return LabSource(student, lab, path, problem=_syntax(error))
 
-    if submission.refused:
-        return problem(submission.refused, status="refused")
+    if submission.refused or _is_link(path):
+        return problem(submission.refused or _refusal([path]), status="refused")
     try:
         raw = _read(path)
-    except _LinkError as error:
-        return problem(str(error), status="refused")
     except (OSError, ValueError) as error:
         return problem(f"cannot read the file: {error}")
     if path.suffix.lower() == ".py":
