@@ -105,7 +105,7 @@ class CheckResult:
         lines = [said("printed").pick()]
         lines.extend(f"  {line}" for line in self.output.splitlines())
         if self.output_cut:
-            lines.append(_cut(self.output_cut))
+            lines.append(said("cut", count=self.output_cut).pick())
         return lines
 
 
@@ -135,26 +135,6 @@ class LabFacts:
     helpers: str = ""
     budget: bool = False
     catalogue: tuple[Misconception, ...] = ()
-
-
-def _cut(count: int) -> str:
-    return said("cut", count=count).pick()
-
-
-def _reference_notice(facts: LabFacts, keyword: str) -> Text:
-    """The notice of a student's function that is, or calls, this lab's reference."""
-    name = facts.solution or f"ctxlab's {keyword}"
-    notice = said("reference", keyword=keyword, name=name)
-    return notice + said("reference_helpers", helpers=facts.helpers) if facts.helpers else notice
-
-
-def _repaired_notice(where: tuple[str, ...]) -> Text:
-    more = len(where) > 3
-    names = Text(
-        ", ".join(where[:3]) + (f" and {len(where) - 3} more" if more else ""),
-        "、".join(where[:3]) + (f" 等 {len(where)} 处" if more else ""),
-    )
-    return said("repaired", names=names)
 
 
 @dataclass(frozen=True, repr=False)
@@ -229,15 +209,23 @@ class LabReport:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the report says first, in plain words (empty when there is nothing to say)."""
-        notices: list[str] = []
+        notices: list[Text] = []
         if self.used_reference:
-            notices.append(_reference_notice(self.facts, self.function).pick())
+            name = self.facts.solution or f"ctxlab's {self.function}"
+            notices.append(said("reference", keyword=self.function, name=name))
+            if self.facts.helpers:
+                notices[-1] += said("reference_helpers", helpers=self.facts.helpers)
         if self.stuck_threads:
             stuck = "stuck_1" if self.stuck_threads == 1 else "stuck"
-            notices.append(said(stuck, count=self.stuck_threads).pick())
+            notices.append(said(stuck, count=self.stuck_threads))
         if self.repaired:
-            notices.append(_repaired_notice(self.repaired).pick())
-        return tuple(notices)
+            where, more = self.repaired, len(self.repaired) > 3
+            names = Text(
+                ", ".join(where[:3]) + (f" and {len(where) - 3} more" if more else ""),
+                "、".join(where[:3]) + (f" 等 {len(where)} 处" if more else ""),
+            )
+            notices.append(said("repaired", names=names))
+        return tuple(notice.pick() for notice in notices)
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:
@@ -312,8 +300,7 @@ class LabReport:
 
     def _legend(self) -> str:
         """The budget legend, shown under a budget lab's report with a failed row."""
-        failed = any(not result.passed for result in self.results)
-        return said("legend").pick() if self.facts.budget and failed else ""
+        return said("legend").pick() if self.facts.budget and self.failed else ""
 
     def __str__(self) -> str:
         lines = [f"⚠ {notice}" for notice in self.notices]
@@ -427,7 +414,8 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
     if not result.output and not result.output_cut:
         return row
     note = '<div style="font-size:0.85em;color:#555">'
-    cut = f"{note}{html.escape(_cut(result.output_cut))}</div>" if result.output_cut else ""
+    cut = said("cut", count=result.output_cut).pick() if result.output_cut else ""
+    cut = f"{note}{html.escape(cut)}</div>" if cut else ""
     return row + (  # what the function printed during the check
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
         f"{note}{html.escape(said('printed').pick())}</div>"
