@@ -37,7 +37,9 @@ from ctxlab.lab.display import (
     tidy_number,
 )
 from ctxlab.lab.lab11_2 import group_label
-from ctxlab.lab.language import tr, tr_figure
+from ctxlab.lab.language import Texts, tr, tr_figure
+
+say = Texts("ledger")
 
 __all__ = [
     "CHAPTER_BUDGET",
@@ -201,17 +203,11 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
         total = n(group.running_total)
         if group.kept:
             if group.running_total > t.available_for_messages:
-                decision = tr(
-                    f"kept whole: overflow, {total} > {available}",
-                    f"整组保留：超出，{total} > {available}",
-                )
+                decision = say("kept_whole_overflow", total=total, available=available)
             else:
                 decision = tr("kept", "保留")
         elif not stopped:
-            decision = tr(
-                f"dropped: would make {total} > {available}",
-                f"丢弃：加上它会变成 {total} > {available}",
-            )
+            decision = say("dropped_would_make", total=total, available=available)
             stopped = True
         else:
             decision = tr("dropped: the choice already stopped", "丢弃：选择已经停止")
@@ -285,13 +281,16 @@ def budget_alt_text(view: BudgetLedger) -> str:
     groups_zh = "；".join(
         f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}" for g in view.groups
     )
-    return tr(
-        f"Budget of max_tokens {n(t.max_tokens)}: fixed costs {fixed_en}; then, newest "
-        f"first, {groups_en or 'no groups'}; the budget ends at {end}; reason "
-        f"{view.result.reason}, total {n(t.total)}",
-        f"max_tokens {n(t.max_tokens)} 的预算：固定成本 {fixed_zh}；再从最新一组往前："
-        f"{groups_zh or '没有组'}；预算到 {end} 为止；reason {view.result.reason}，"
-        f"total {n(t.total)}",
+    return say(
+        "budget_of_max_tokens_fixed",
+        max_tokens=n(t.max_tokens),
+        fixed_en=fixed_en,
+        groups=groups_en or "no groups",
+        end=end,
+        view=view,
+        total=n(t.total),
+        fixed_zh=fixed_zh,
+        groups_zh=groups_zh or "没有组",
     )
 
 
@@ -348,10 +347,7 @@ def budget_figure(
     ax.set_xlim(0, right)
     ax.set_xlabel(tr_figure("tokens (running total)", "token（累计）"))
     ax.set_title(
-        tr_figure(
-            f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}",
-            f"max_tokens {t.max_tokens:g}：{view.result.reason}，total {t.total:g}",
-        ),
+        say.figure("max_tokens_total", t=t, view=view),
         loc="left",
     )
     # The alt text of the picture (the static figure's and the widget's image), in the
