@@ -54,8 +54,7 @@ class Verdict:
             lines.append(tr("Hint: ", "提示：") + self.hint)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def __bool__(self) -> bool:
         return self.ok

@@ -177,8 +177,7 @@ class MistakeList:
             lines.append("  " + tr("Hint: ", "提示：") + hint)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         if self.mistakes and not self.unfolded:
@@ -305,8 +304,7 @@ class QuizReport:
     def __str__(self) -> str:
         return "\n".join([self.headline(), *(str(v) for v in self.verdicts)])
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         return (
@@ -341,65 +339,52 @@ class InstructorGuide:
 
     lab: str
 
-    def _parts(self) -> tuple[str, list[str], list[str]]:
+    def _parts(self) -> tuple[str, str, list[tuple[str, list[str], bool]]]:
+        """The title, the period line and each section: heading, items, numbered or not."""
         plan = timing_plan(self.lab)
-        stuck = []
-        for mistake in mistake_catalogue(self.lab):
-            rows = ", ".join(mistake.checks) if mistake.checks else "—"
-            stuck.append(say("in_hint", mistake=mistake, rows=rows))
-        lab = self.lab
+        stuck = [
+            say("in_hint", mistake=mistake, rows=", ".join(mistake.checks) or "—")
+            for mistake in mistake_catalogue(self.lab)
+        ]
         grading = [
             say("after_the_lab_download_each"),
-            say("put_them_in_one_folder", notebook=_notebook_name(lab)),
+            say("put_them_in_one_folder", notebook=plan.notebook),
             say("run_python_m_ctxlab_grade"),
             say("open_grades_report_html_the"),
         ]
-        return period_line(plan), stuck, grading
+        sections = []
+        if stuck:
+            sections.append((tr("Where students get stuck:", "学生容易卡住的地方："), stuck, False))
+        if self.lab in QUIZZES:
+            sections.append((tr("Grading after the lab:", "课后评分："), grading, True))
+        title = tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}")
+        return title, period_line(plan), sections
 
     def __str__(self) -> str:
-        period, stuck, grading = self._parts()
-        lines = [tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}"), period]
-        if stuck:
-            lines.append(tr("Where students get stuck:", "学生容易卡住的地方："))
-            lines.extend(f"• {line}" for line in stuck)
-        if self.lab in QUIZZES:
-            lines.append(tr("Grading after the lab:", "课后评分："))
-            lines.extend(f"{n}. {line}" for n, line in enumerate(grading, start=1))
+        title, period, sections = self._parts()
+        lines = [title, period]
+        for heading, items, numbered in sections:
+            lines.append(heading)
+            lines.extend(
+                f"{n}. {item}" if numbered else f"• {item}" for n, item in enumerate(items, 1)
+            )
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        period, stuck, grading = self._parts()
-        title = tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}")
+        title, period, sections = self._parts()
         out = [
             f'<div class="ctxlab-instructor-guide"><p><strong>{html.escape(title)}'
             f"</strong><br>{html.escape(period)}</p>"
         ]
-        if stuck:
-            out.append(
-                f"<p>{html.escape(tr('Where students get stuck:', '学生容易卡住的地方：'))}</p><ul>"
-            )
-            out.extend(f"<li>{html.escape(line)}</li>" for line in stuck)
-            out.append("</ul>")
-        if self.lab in QUIZZES:
-            out.append(f"<p>{html.escape(tr('Grading after the lab:', '课后评分：'))}</p><ol>")
-            out.extend(f"<li>{html.escape(line)}</li>" for line in grading)
-            out.append("</ol>")
+        for heading, items, numbered in sections:
+            tag = "ol" if numbered else "ul"
+            out.append(f"<p>{html.escape(heading)}</p><{tag}>")
+            out.extend(f"<li>{html.escape(item)}</li>" for item in items)
+            out.append(f"</{tag}>")
         out.append("</div>")
         return "".join(out)
-
-
-def _notebook_name(lab: str) -> str:
-    return {
-        "11.1": "11.1-summary-is-a-fact.ipynb",
-        "11.2": "11.2-interaction-groups.ipynb",
-        "11.3": "11.3-budgeted-context.ipynb",
-        "11.4": "11.4-create-compaction.ipynb",
-        "11.5": "11.5-resume-from-summary.ipynb",
-        "11.x": "11.x-migration.ipynb",
-    }[lab]
 
 
 def instructor_guide(lab: str) -> InstructorGuide:

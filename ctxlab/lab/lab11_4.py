@@ -33,7 +33,7 @@ from ctxlab.lab.display import (
     styled,
 )
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import Texts, figure_language, tr
+from ctxlab.lab.language import Texts, tr
 from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
 
@@ -87,24 +87,6 @@ def _first_kept_costs(
     return pd.DataFrame(rows, columns=["first kept", "kept tokens", "summarised tokens"])
 
 
-#: The user-visible strings of :func:`first_kept_figure`, in one place.
-FIRST_KEPT_FIGURE_TEXT = {
-    "title": "Each legal first kept id: tokens kept vs summarised",
-    "ylabel": "firstKeptEntryId",
-    "xlabel": "tokens of the conversation (system replayed apart)",
-    "kept": "kept: original messages",
-    "summarised": "summarised: the summary stands in",
-}
-#: :data:`FIRST_KEPT_FIGURE_TEXT` in Chinese (drawn when figures are Chinese).
-FIRST_KEPT_FIGURE_TEXT_ZH = {
-    "title": "每个合法的保留起点：保留的 token 与摘要替代的 token",
-    "ylabel": "firstKeptEntryId",
-    "xlabel": "对话的 token（system 另行重放）",
-    "kept": "保留：原消息",
-    "summarised": "摘要替代：这部分由摘要代替",
-}
-
-
 @styled
 def first_kept_figure(
     path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
@@ -112,9 +94,6 @@ def first_kept_figure(
     """One bar per legal first kept id: the summarised tokens
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
-    text = FIRST_KEPT_FIGURE_TEXT
-    if figure_language() == "zh":
-        text = FIRST_KEPT_FIGURE_TEXT_ZH
     frame = _first_kept_costs(path, estimate)
     fig, ax = new_figure(FIGSIZE)
     ids = list(frame["first kept"])
@@ -134,13 +113,13 @@ def first_kept_figure(
                                       strict=True)), default=1)  # fmt: skip
     ax.set_xlim(0, total * 1.02)
     ax.set_ylim(-0.6, len(ids) - 0.4)
-    ax.set_ylabel(text["ylabel"])
-    ax.set_xlabel(text["xlabel"])
-    ax.set_title(text["title"], loc="left")
+    ax.set_ylabel(say.figure("first_kept_ylabel"))
+    ax.set_xlabel(say.figure("first_kept_xlabel"))
+    ax.set_title(say.figure("first_kept_title"), loc="left")
     fig.legend(
         handles=[
-            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
-            Patch(**DROPPED, label=text["summarised"]),  # type: ignore[arg-type]
+            Patch(**KEPT, label=say.figure("first_kept_kept")),  # type: ignore[arg-type]
+            Patch(**DROPPED, label=say.figure("first_kept_summarised")),  # type: ignore[arg-type]
         ],
         loc="outside lower center",
         ncols=2,

@@ -229,23 +229,6 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     return result
 
 
-#: The texts of :func:`resume_comparison_figure`: (English, Chinese).
-COMPARISON_FIGURE_TEXT = {
-    "with": ("with {id}", "有 {id}"),
-    "with_any": ("with compaction", "有 compaction"),
-    "without": ("without", "没有 compaction"),
-    "fixed_bar": ("fixed", "固定"),
-    "summary_bar": ("summary", "摘要"),
-    "max_tokens": (" max_tokens = {n}", " max_tokens = {n}"),
-    "title": ("What is sent at max_tokens {n}", "max_tokens {n} 时发送什么"),
-    "xlabel": ("tokens", "token 数"),
-    "fixed": ("system + reserve + safety", "system + 预留 + 安全余量"),
-    "summary": ("summary", "摘要"),
-    "kept": ("kept group", "保留的组"),
-    "dropped": ("dropped group", "丢弃的组"),
-}
-
-
 #: A white, borderless box behind a label drawn on a hatched (or coloured) patch.
 _LABEL_BOX: dict[str, Any] = {
     "boxstyle": "round,pad=0.15",
@@ -266,10 +249,10 @@ def resume_comparison_figure(
     without it. Kept groups are solid, dropped groups hatched to the right of the total."""
     with_path = list(fixtures.resumed_path() if path is None else path)
     latest = latest_compaction(with_path)
-    text = {key: tr_figure(en, zh) for key, (en, zh) in COMPARISON_FIGURE_TEXT.items()}
+    named = say.figure("comparison_with", id=latest.id) if latest else None
     variants = [
-        (text["with"].format(id=latest.id) if latest else text["with_any"], with_path),
-        (text["without"], without_compaction(with_path)),
+        (named or say.figure("comparison_with_any"), with_path),
+        (say.figure("comparison_without"), without_compaction(with_path)),
     ]
     fig, ax = new_figure(COMPARISON_SIZE)
     estimate = fixtures.opening_estimator
@@ -279,14 +262,15 @@ def resume_comparison_figure(
         result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
         x = 0.0
         fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
+        fixed_style = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]}
         segments: list[tuple[float, str, dict[str, Any]]] = [
-            (fixed, text["fixed_bar"], {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]})
+            (fixed, say.figure("comparison_fixed_bar"), fixed_style)
         ]
         head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
             summary_cost = estimate(result.messages[head - 1])
             summary_style = {"facecolor": _SUMMARY_FILL, "edgecolor": "black"}
-            segments.append((summary_cost, text["summary_bar"], summary_style))
+            segments.append((summary_cost, say.figure("comparison_summary_bar"), summary_style))
         groups = group_interactions(message_entries(variant))
         ids = [e.id for e in variant]
         start = kept_start(variant)
@@ -312,19 +296,28 @@ def resume_comparison_figure(
             x += width
         right = max(right, x)
     ax.axvline(max_tokens, color=PALETTE["vermillion"], linewidth=2.5)
-    ax.text(max_tokens, len(variants) - 0.45, text["max_tokens"].format(n=max_tokens), ha="left",
-            va="bottom", fontsize=14, color=PALETTE["vermillion"])  # fmt: skip
+    limit = say.figure("comparison_max_tokens", n=max_tokens)
+    ax.text(max_tokens, len(variants) - 0.45, limit, ha="left", va="bottom", fontsize=14,
+            color=PALETTE["vermillion"])  # fmt: skip
     ax.set_yticks(range(len(variants)), [label for label, _ in reversed(variants)])
     ax.set_xlim(0, max(60.0, right + 1))
     ax.set_ylim(-0.6, len(variants) - 0.1)
-    ax.set_xlabel(text["xlabel"])
-    ax.set_title(text["title"].format(n=max_tokens), loc="left", fontsize=17, fontweight="bold")
+    ax.set_xlabel(say.figure("comparison_xlabel"))
+    ax.set_title(
+        say.figure("comparison_title", n=max_tokens), loc="left", fontsize=17, fontweight="bold"
+    )
     ax.legend(
         handles=[
-            Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label=text["fixed"]),
-            Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label=text["summary"]),
-            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
-            Rectangle((0, 0), 1, 1, **_DROPPED, label=text["dropped"]),
+            Patch(
+                facecolor=_SYSTEM_FILL,
+                edgecolor=PALETTE["grey"],
+                label=say.figure("comparison_fixed"),
+            ),
+            Patch(
+                facecolor=_SUMMARY_FILL, edgecolor="black", label=say.figure("comparison_summary")
+            ),
+            Patch(**KEPT, label=say.figure("comparison_kept")),  # type: ignore[arg-type]
+            Rectangle((0, 0), 1, 1, **_DROPPED, label=say.figure("comparison_dropped")),
         ],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.28),

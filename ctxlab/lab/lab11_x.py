@@ -13,10 +13,12 @@ globals and closures; while it runs, the reference functions are replaced by sta
 from __future__ import annotations
 
 import copy
+import json
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -49,25 +51,11 @@ __all__ = [
     "reference_calls",
 ]
 
-#: Chinese names of the draft records (keys stay English: they are the fixtures' names).
-#: The first is the chapter's early draft; the others are ctxlab's own examples.
-DRAFT_LABELS_ZH: Mapping[str, str] = {
-    "files instead of changedFiles": "用 files 代替 changedFiles",
-    "nextSteps instead of next": "用 nextSteps 代替 next",
-    "invariants instead of constraints": "用 invariants 代替 constraints",
-    "compactedEntryIds instead of firstKeptEntryId": "用 compactedEntryIds 代替 firstKeptEntryId",
-    "compactedEntryIds beside firstKeptEntryId": "compactedEntryIds 与 firstKeptEntryId 并存",
-    "every draft name at once": "所有旧字段名一起出现",
-    "already current": "已经是当前形状",
-    "files and changedFiles disagree": "files 与 changedFiles 对不上",
-    "invariants beside other constraints": "invariants 旁边还有另一份 constraints",
-    "compactedEntryIds ends inside an interaction": "compactedEntryIds 停在一组中间",
-    "compactedEntryIds names an unknown entry": "compactedEntryIds 写了路径上没有的 id",
-    "compactedEntryIds disagrees with firstKeptEntryId": (
-        "compactedEntryIds 与 firstKeptEntryId 对不上"
-    ),
-    "goal missing (the parser still refuses)": "缺少 goal（迁移后 parser 仍然拒绝）",
-}
+#: Chinese names of the draft records (keys: the fixtures' English names). The first is the
+#: chapter's early draft; the others are ctxlab's own examples.
+DRAFT_LABELS_ZH: Mapping[str, str] = json.loads(
+    Path(__file__).with_name("data").joinpath("draft_labels_zh.json").read_text("utf-8")
+)
 
 
 def draft_label(name: str) -> str:

@@ -65,12 +65,13 @@ class PlanRow:
 
 @dataclass(frozen=True)
 class LabPlan:
-    """A lab's timing plan: its rows in notebook order and the class period they fit."""
+    """A lab's timing plan: its rows in notebook order, the class period (minutes) the core
+    rows fit (``None``: an optional lab) and the notebook's file name."""
 
     lab: str
-    #: The class period the core rows fit, in minutes (``None``: an optional lab).
     period: int | None
     rows: tuple[PlanRow, ...]
+    notebook: str
 
     @property
     def core_minutes(self) -> int:
@@ -90,15 +91,16 @@ class LabPlan:
     def __str__(self) -> str:
         return _plan_text(self)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
 
 def _load() -> dict[str, LabPlan]:
     """Every lab's plan, from ``data/plans.json`` (each plan's ``note`` says what it assumes)."""
     data = json.loads(Path(__file__).with_name("data").joinpath("plans.json").read_text("utf-8"))
     return {
-        lab: LabPlan(lab, plan["period"], tuple(PlanRow(*row) for row in plan["rows"]))
+        lab: LabPlan(
+            lab, plan["period"], tuple(PlanRow(*row) for row in plan["rows"]), plan["notebook"]
+        )
         for lab, plan in data.items()
     }
 
