@@ -52,11 +52,11 @@ __all__ = [
 # -- groups and cuts -------------------------------------------------------------------------------
 
 
-def group_label(number: int, group: InteractionGroup) -> str:
-    """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``)."""
+def group_label(number: int, group: InteractionGroup, *, figure: bool = False) -> str:
+    """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``); ``figure``: in the figure language."""
     ids = group.entry_ids
     span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-    return tr(f"group {number}: {span}", f"第 {number} 组：{span}")
+    return (tr_figure if figure else tr)(f"group {number}: {span}", f"第 {number} 组：{span}")
 
 
 @dataclass(frozen=True)

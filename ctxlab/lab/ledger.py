@@ -96,23 +96,10 @@ class LedgerGroup:
     """One candidate group as the ledger shows it."""
 
     number: int
-    label: str
+    interaction: InteractionGroup
     cost: int | float
     kept: bool
     running_total: int | float  # after this group (kept) or what it would have made
-    span: str = ""  # "u3…a3": the group's first and last entry ids
-
-
-def _group_name(group: LedgerGroup, *, figure: bool = False) -> str:
-    """``group 3: u3…a3`` in English, ``第 3 组：u3…a3`` in Chinese (``figure``: the language
-    figure text is drawn in)."""
-    if not group.span:
-        return group.label
-    # Both texts from the number and span: ``label`` is already in the text language
-    # (11.2's group_label), which a figure without a CJK font must not use.
-    en = f"group {group.number}: {group.span}"
-    zh = f"第 {group.number} 组：{group.span}"
-    return tr_figure(en, zh) if figure else tr(en, zh)
 
 
 @dataclass(frozen=True)
@@ -153,11 +140,7 @@ def budget_ledger(
     running = summary_cost
     ledger: list[LedgerGroup] = []
     for number, group, cost, kept in rows:
-        ids = group.entry_ids
-        span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-        ledger.append(
-            LedgerGroup(number, group_label(number, group), cost, kept, running + cost, span)
-        )
+        ledger.append(LedgerGroup(number, group, cost, kept, running + cost))
         if kept:
             running += cost
     return BudgetLedger(result, summary_cost, tuple(ledger))
@@ -175,29 +158,24 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
     t = view.result.tokens
     available = n(t.available_for_messages)
     fixed = tr("fixed", "固定成本")
-    rows: list[dict[str, object]] = [
-        {"item": "max_tokens", "tokens": n(t.max_tokens), "running total": "", "decision": ""},
-        {"item": tr("− system (replayed)", "− system（重放）"), "tokens": n(t.system),
-         "running total": "", "decision": fixed},
-        {"item": "− reserved_output", "tokens": n(t.reserved_output), "running total": "",
-         "decision": fixed},
-        {"item": "− safety_margin", "tokens": n(t.safety_margin), "running total": "",
-         "decision": fixed},
-        {"item": tr("= available for messages", "= 消息额度"), "tokens": available,
-         "running total": "", "decision": tr("budget", "预算")},
-    ]  # fmt: skip
-    kinds = ["", "fixed", "fixed", "fixed", "budget"]
-    has_summary = any(isinstance(e, CompactionSessionEntry) for e in default_path(path))
-    if has_summary:
-        rows.append(
-            {
-                "item": tr("summary (newest compaction)", "摘要（最新的 compaction）"),
-                "tokens": n(view.summary_cost),
-                "running total": n(view.summary_cost),
-                "decision": tr("kept first", "最先保留"),
-            }
-        )
-        kinds.append("kept")
+    # (kind, item, tokens, running total, decision)
+    rows: list[tuple[str, object, object, object, str]] = [
+        ("", "max_tokens", n(t.max_tokens), "", ""),
+        ("fixed", tr("− system (replayed)", "− system（重放）"), n(t.system), "", fixed),
+        ("fixed", "− reserved_output", n(t.reserved_output), "", fixed),
+        ("fixed", "− safety_margin", n(t.safety_margin), "", fixed),
+        (
+            "budget",
+            tr("= available for messages", "= 消息额度"),
+            available,
+            "",
+            tr("budget", "预算"),
+        ),
+    ]
+    if any(isinstance(e, CompactionSessionEntry) for e in default_path(path)):
+        summary = n(view.summary_cost)
+        item = tr("summary (newest compaction)", "摘要（最新的 compaction）")
+        rows.append(("kept", item, summary, summary, tr("kept first", "最先保留")))
     stopped = False
     for group in view.groups:
         total = n(group.running_total)
@@ -211,26 +189,13 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
             stopped = True
         else:
             decision = tr("dropped: the choice already stopped", "丢弃：选择已经停止")
-        rows.append(
-            {
-                "item": f"{_group_name(group)} ({n(group.cost)})",
-                "tokens": n(group.cost),
-                "running total": total if group.kept else "",
-                "decision": decision,
-            }
-        )
-        kinds.append("kept" if group.kept else "dropped")
-    rows.append(
-        {
-            "item": tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}"),
-            "tokens": n(t.total),
-            "running total": "",
-            "decision": tr("total sent", "发送总计"),
-        }
-    )
-    kinds.append("")
-    frame = pd.DataFrame(rows, columns=_LEDGER_COLUMNS)
-    return in_language(frame, _LEDGER_ZH), kinds
+        item = f"{group_label(group.number, group.interaction)} ({n(group.cost)})"
+        running = total if group.kept else ""
+        rows.append(("kept" if group.kept else "dropped", item, n(group.cost), running, decision))
+    reason = tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}")
+    rows.append(("", reason, n(t.total), "", tr("total sent", "发送总计")))
+    frame = pd.DataFrame([row[1:] for row in rows], columns=_LEDGER_COLUMNS)
+    return in_language(frame, _LEDGER_ZH), [row[0] for row in rows]
 
 
 _DROPPED_ROW = (
@@ -320,7 +285,9 @@ def budget_figure(
         )
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append((_group_name(group, figure=True), float(group.cost), style))
+        rows.append(
+            (group_label(group.number, group.interaction, figure=True), float(group.cost), style)
+        )
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
