@@ -20,16 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
 from ctxlab.lab.language import Texts, get_language, tr
-from ctxlab.lab.plans import (
-    LABS,
-    PLANS,
-    LabPlan,
-    PlanRow,
-    lab_id,
-    period_line,
-    stretch_checks,
-    timing_plan,
-)
+from ctxlab.lab.plans import LABS, PLANS, lab_id, period_line, stretch_checks, timing_plan
 from ctxlab.lab.quizzes import QUIZZES, Question
 
 say = Texts("classroom")
@@ -41,9 +32,7 @@ __all__ = [
     "LABS",
     "PLANS",
     "QUIZZES",
-    "LabPlan",
     "Mistake",
-    "PlanRow",
     "Question",
     "QuizReport",
     "check_implementation",

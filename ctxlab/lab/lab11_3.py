@@ -1,12 +1,10 @@
 """Lab 11.3 "31 个 token 怎样留下第二、三组": the teaching layer of notebook
 ``11.3-budgeted-context.ipynb`` (the core: ``build_context``).
 
-The budget ledger and its figure live in :mod:`ctxlab.lab.ledger` (11.5 uses them too) and
-are re-exported here. This module adds the messages sent (:func:`message_arrow`), the
-student's ``build_context`` beside the reference (:func:`compare_builds`, whose search
-:func:`find_difference` bounds every call with ``call_safely``), the three-slider widget
-(:func:`build_budget_widget`; :func:`budget_view` is its pure part) and the self-checks of
-exercises 11.3-B and 11.3-C.
+The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
+(:func:`message_arrow`), the student's ``build_context`` beside the reference
+(:func:`compare_builds`; :func:`find_difference` searches budgets), the three-slider widget
+(:func:`build_budget_widget`; :func:`budget_view` is its pure part) and the self-checks.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Lab 11.5 "恢复时把最新摘要接在保留后缀前面" and "system 状态跨过 compaction 边界": the
 teaching layer of notebook ``11.5-resume-from-summary.ipynb``.
 
-The lesson itself is computed in the notebook's cells with the core; this module draws
+The lesson is computed in the notebook's cells with the core; this module draws
 (:func:`resume_diagram`, :func:`resume_comparison_figure` and its widget), compares the
 student's resuming ``build_context`` with the reference (:func:`compare_builds`) and holds
-the self-checks. Every text exists in English and Chinese (``tr``/``tr_figure``).
+the self-checks.
 """
 
 from __future__ import annotations

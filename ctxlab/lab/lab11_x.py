@@ -1,13 +1,11 @@
 """Lab 11.x "可选迁移练习" (the optional migration exercise): the teaching layer of notebook
-``11.x-migration.ipynb``.
+``11.x-migration.ipynb``. A ctxlab extension: the chapter's section has a title and one rule
+(旧记录需要先在边界外迁移成当前形状), no text.
 
-The whole lab is a ctxlab extension: the chapter has a section titled 可选迁移练习 with no
-text, and one rule it rests on (旧记录需要先在边界外迁移成当前形状). The core is
-:mod:`ctxlab.migration`; the strict parser is never loosened. :func:`draft_table` shows each
-draft record with the parser's and the reference migration's verdicts;
-:func:`check_summary_renames` and :func:`check_migration` judge the student's migrations and
-refuse one that calls the reference itself (:func:`reference_calls` looks through the code,
-globals and closures; while it runs, the reference functions are replaced by stand-ins).
+:func:`draft_table` shows each draft record with the strict parser's and the reference
+migration's (:mod:`ctxlab.migration`) verdicts; :func:`check_summary_renames` and
+:func:`check_migration` judge the student's migrations and refuse one that calls the
+reference (:func:`reference_calls`; while it runs, the reference is replaced by stand-ins).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组): what
-``build_context`` decided, group by group, as a table (:func:`ledger_styler`) and a figure
-(:func:`budget_figure`, with its alt text :func:`budget_alt_text`).
-
-Kept groups, fixed costs and the ``reason`` all come from the core's result; the ledger only
-lays them out. :mod:`ctxlab.lab.lab11_3` re-exports every name here; 11.5 uses it too.
+"""The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组), used by 11.5
+too: what ``build_context`` decided, group by group, as a table (:func:`ledger_styler`) and a
+figure (:func:`budget_figure`). Kept groups, fixed costs and the ``reason`` all come from the
+core's result; the ledger only lays them out.
 """
 
 from __future__ import annotations
