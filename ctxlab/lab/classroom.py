@@ -332,7 +332,7 @@ class InstructorGuide:
         """The title, the period line and each section: heading, items, numbered or not."""
         plan = timing_plan(self.lab)
         stuck = [
-            say("in_hint", mistake=mistake, rows=", ".join(mistake.checks) or "—")
+            say("stuck_row", mistake=mistake, rows=", ".join(mistake.checks) or "—")
             for mistake in mistake_catalogue(self.lab)
         ]
         grading = [

@@ -242,7 +242,7 @@ def _check_chapter_compaction(
             return Verdict(
                 False,
                 say(
-                    "is_has",
+                    "field_differs",
                     label=label,
                     got=got,
                     whose_en=whose_en,

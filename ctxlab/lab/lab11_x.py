@@ -341,7 +341,7 @@ def check_migration(student: object) -> Verdict:
         if wire != untouched:
             return Verdict(
                 False,
-                say("your_function_changed_its_input_2", name=name, label=draft_label(name)),
+                say("your_function_changed_the_record", name=name, label=draft_label(name)),
                 "",
                 say("build_a_new_record_a"),
             )
