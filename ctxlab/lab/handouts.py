@@ -28,6 +28,7 @@ import ctxlab
 from ctxlab import fixtures
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.language import Language, Texts, get_language, set_language, tr
+from ctxlab.lab.quizzes import chapter_build
 
 say = Texts("handouts")
 
@@ -74,16 +75,6 @@ class Handout:
 
 def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids)
-
-
-def _build(path: Any, max_tokens: int) -> Any:
-    return ctxlab.build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=4,
-        safety_margin=2,
-        estimate_tokens=fixtures.opening_estimator,
-    )
 
 
 def _tokens(result: Any) -> str:
@@ -146,8 +137,8 @@ def _numbers_11_2() -> list[Row]:
 
 def _numbers_11_3() -> list[Row]:
     path = fixtures.opening_path()
-    result = _build(path, 31)
-    overflow = _build(path, 19)
+    result = chapter_build(path, 31)
+    overflow = chapter_build(path, 19)
     price = fixtures.opening_estimator
     groups = ctxlab.group_interactions([e for e in path if e.type == "message"])
     costs = [sum(price(e.message) for e in group.entries) for group in groups]
@@ -215,7 +206,7 @@ def _numbers_11_4() -> list[Row]:
 
 def _numbers_11_5() -> list[Row]:
     resumed = fixtures.resumed_path()
-    at31, at40 = _build(resumed, 31), _build(resumed, 40)
+    at31, at40 = chapter_build(resumed, 31), chapter_build(resumed, 40)
     summary_cost = at40.tokens.messages - sum(
         fixtures.opening_estimator(e.message)
         for e in resumed
@@ -224,7 +215,7 @@ def _numbers_11_5() -> list[Row]:
     system_path = fixtures.system_patch_path()
     replayed = ctxlab.current_system_message(e.message for e in system_path if e.type == "message")
     assert replayed is not None
-    sys_result = _build(system_path, 40)
+    sys_result = chapter_build(system_path, 40)
     summary = tr("summary", "摘要")
     return [
         (say("resumed_path"), " → ".join(e.id for e in resumed[-4:])),
