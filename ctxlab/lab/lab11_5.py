@@ -94,25 +94,19 @@ def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     for index, entry in enumerate(path):
         kind = entry_kind(entry)
         if kind == "system":
-            status[entry.id] = (
-                "system",
-                tr_figure("system: replayed from the whole path", "system：从整条路径重放"),
-            )
+            state, label = "system", say.figure("system_replayed_from_the_whole")
+        elif isinstance(entry, CompactionSessionEntry) and entry is latest:
+            state, label = "newest", say.figure("newest_compaction_its_summary_is")
         elif isinstance(entry, CompactionSessionEntry):
-            if entry is latest:
-                label = say.figure("newest_compaction_its_summary_is")
-                status[entry.id] = ("newest", label)
-            else:
-                label = say.figure("older_compaction_not_read_any")
-                status[entry.id] = ("older", label)
+            state, label = "older", say.figure("older_compaction_not_read_any")
         elif kind == "metadata":
-            status[entry.id] = ("metadata", tr_figure("metadata: never sent", "metadata：从不发送"))
+            state, label = "metadata", tr_figure("metadata: never sent", "metadata：从不发送")
         elif latest is not None and index < start:
+            state = "summarised"
             label = tr_figure(f"summarised by {latest.id}", f"已由 {latest.id} 摘要")
-            status[entry.id] = ("summarised", label)
         else:
-            label = tr_figure("original message: may be kept", "原消息：可被保留")
-            status[entry.id] = ("kept", label)
+            state, label = "kept", tr_figure("original message: may be kept", "原消息：可被保留")
+        status[entry.id] = (state, label)
     return status
 
 

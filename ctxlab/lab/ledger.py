@@ -227,33 +227,29 @@ def budget_alt_text(view: BudgetLedger) -> str:
     t = view.result.tokens
     n = tidy_number
     end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
-    fixed_en = (
-        f"system {n(t.system)}, reserved_output {n(t.reserved_output)}, "
-        f"safety_margin {n(t.safety_margin)}"
-    )
-    fixed_zh = (
-        f"system {n(t.system)}、reserved_output {n(t.reserved_output)}、"
-        f"safety_margin {n(t.safety_margin)}"
-    )
+    costs = [
+        ("system", t.system),
+        ("reserved_output", t.reserved_output),
+        ("safety_margin", t.safety_margin),
+    ]
     if view.summary_cost:
-        fixed_en += f", summary {n(view.summary_cost)}"
-        fixed_zh += f"、摘要 {n(view.summary_cost)}"
-    groups_en = "; ".join(
-        f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}" for g in view.groups
-    )
-    groups_zh = "；".join(
-        f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}" for g in view.groups
+        costs.append((tr("summary", "摘要"), view.summary_cost))
+    fixed = tr(", ", "、").join(f"{name} {n(cost)}" for name, cost in costs)
+    groups = tr("; ", "；").join(
+        tr(
+            f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}",
+            f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}",
+        )
+        for g in view.groups
     )
     return say(
         "budget_of_max_tokens_fixed",
         max_tokens=n(t.max_tokens),
-        fixed_en=fixed_en,
-        groups=groups_en or "no groups",
+        fixed=fixed,
+        groups=groups or tr("no groups", "没有组"),
         end=end,
-        view=view,
+        reason=view.result.reason,
         total=n(t.total),
-        fixed_zh=fixed_zh,
-        groups_zh=groups_zh or "没有组",
     )
 
 
