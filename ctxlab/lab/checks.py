@@ -22,15 +22,7 @@ from ctxlab.lab.language import Texts, tr
 
 say = Texts("checks")
 
-__all__ = [
-    "Verdict",
-    "as_mapping",
-    "as_number",
-    "exercise",
-    "friendly",
-    "id_list",
-    "not_answered",
-]
+__all__ = ["Verdict", "as_mapping", "as_number", "exercise", "friendly", "id_list", "not_answered"]
 
 
 @dataclass(frozen=True, repr=False)

@@ -420,10 +420,7 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
     try:
         return SafeCall(True, function(*args, **kwargs))
     except NotImplementedError:
-        return SafeCall(
-            False,
-            error=say("not_written_yet_the_stub"),
-        )
+        return SafeCall(False, error=say("not_written_yet_the_stub"))
     except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
         raise
     except BaseException as error:  # student code may raise anything
@@ -452,10 +449,7 @@ def call_safely(
     from ctxlab.lab.grading import runner
 
     box: list[SafeCall] = []
-    late = SafeCall(
-        False,
-        error=say("did_not_return_within_s", seconds=seconds),
-    )
+    late = SafeCall(False, error=say("did_not_return_within_s", seconds=seconds))
     if not runner.threads_available():
         finished = runner.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
         return box[0] if finished and box else late

@@ -263,7 +263,4 @@ def check_error_entry(answer: object) -> Verdict:
             tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),
             hint=say("which_entry_carries_toolcallid_unknown"),
         )
-    return Verdict(
-        False,
-        say("the_corrupted_path_was_accepted"),
-    )
+    return Verdict(False, say("the_corrupted_path_was_accepted"))

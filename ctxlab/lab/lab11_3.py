@@ -460,10 +460,7 @@ def check_kept_ids(
     ids = id_list(answer, tr("your kept ids", "你的答案"))
     result = _context(max_tokens, reserved_output, safety_margin)
     if tuple(ids) == result.kept_entry_ids:
-        return Verdict(
-            True,
-            say("kept_reason", ids=", ".join(ids), result=result),
-        )
+        return Verdict(True, say("kept_reason", ids=", ".join(ids), result=result))
     if "sys" in ids:
         return Verdict(
             False,
@@ -503,7 +500,4 @@ def check_smallest_budget_for_all(
             say("keeps_all_three_groups_but", value=value, smaller=value - 1),
             hint=tr("Look for the smallest budget.", "找出最小的预算。"),
         )
-    return Verdict(
-        True,
-        say("is_the_smallest_max_tokens", value=value),
-    )
+    return Verdict(True, say("is_the_smallest_max_tokens", value=value))

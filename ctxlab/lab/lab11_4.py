@@ -39,12 +39,7 @@ from ctxlab.store import InMemorySessionStore
 
 say = Texts("lab11_4")
 
-__all__ = [
-    "check_compact2",
-    "check_store_count",
-    "check_valid_first_kept",
-    "first_kept_figure",
-]
+__all__ = ["check_compact2", "check_store_count", "check_valid_first_kept", "first_kept_figure"]
 
 
 # -- the first kept entry --------------------------------------------------------------------------
@@ -160,10 +155,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     if missing:
         details.append(say("missing_is_also_accepted", missing=", ".join(missing)))
     return Verdict(
-        False,
-        say("that_is_not_the_set"),
-        "\n".join(details),
-        say("a_first_kept_entry_must"),
+        False, say("that_is_not_the_set"), "\n".join(details), say("a_first_kept_entry_must")
     )
 
 
@@ -265,11 +257,7 @@ def _check_chapter_compaction(
         title = tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}")
     else:  # the chapter gives compact-2's first kept entry (u3) only; the rest is ctxlab's
         title = say("this_is_ctxlab_s_the", expected=expected)
-    return Verdict(
-        True,
-        title,
-        say("parentid_came_from_the_path", expected=expected),
-    )
+    return Verdict(True, title, say("parentid_came_from_the_path", expected=expected))
 
 
 @exercise("compact2", "compact-2")

@@ -464,8 +464,5 @@ def check_newest_summary(answer: object) -> Verdict:
             say("older_summaries_stay_in_the"),
         )
     return Verdict(
-        False,
-        say("is_not_the_summary_the", answer=answer),
-        "",
-        say("build_context_scans_the_path"),
+        False, say("is_not_the_summary_the", answer=answer), "", say("build_context_scans_the_path")
     )

@@ -290,11 +290,7 @@ def check_summary_renames(student: object) -> Verdict:
                 detail,
                 say("files_changedfiles_nextsteps_next_invariants"),
             )
-    return Verdict(
-        True,
-        say("every_draft_summary_now_has"),
-        say("and_the_strict_parser_was"),
-    )
+    return Verdict(True, say("every_draft_summary_now_has"), say("and_the_strict_parser_was"))
 
 
 @exercise("migration", "迁移函数 my_migration")

@@ -307,10 +307,7 @@ def budget_figure(
     ax.set_ylim(len(rows) - 0.5, -1.3)
     ax.set_xlim(0, right)
     ax.set_xlabel(tr_figure("tokens (running total)", "token（累计）"))
-    ax.set_title(
-        say.figure("max_tokens_total", t=t, view=view),
-        loc="left",
-    )
+    ax.set_title(say.figure("max_tokens_total", t=t, view=view), loc="left")
     # The alt text of the picture (the static figure's and the widget's image), in the
     # notebook's language even when the figure itself has to be drawn in English.
     fig.set_label(budget_alt_text(view))
