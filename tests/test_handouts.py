@@ -83,14 +83,14 @@ def test_the_numbers_are_ctxlabs_own_results() -> None:
         fixtures.opening_path(), max_tokens=31, reserved_output=4, safety_margin=2,
         estimate_tokens=fixtures.opening_estimator,
     )  # fmt: skip
-    rows = {label: value for label, _, value in handouts.HANDOUTS["11.3"].numbers()}
+    rows = {label: value for label, value in handouts.HANDOUTS["11.3"].numbers()}
     assert rows["keptEntryIds"] == ", ".join(result.kept_entry_ids)
     assert rows["the fixed costs first"].endswith(f"= {result.tokens.available_for_messages}")
     assert rows["group costs, oldest first"] == "7, 7, 15"
-    rows_11_4 = {label: value for label, _, value in handouts.HANDOUTS["11.4"].numbers()}
+    rows_11_4 = {label: value for label, value in handouts.HANDOUTS["11.4"].numbers()}
     assert rows_11_4["legal first kept entries (group heads)"] == "u1, u2, u3"
     assert rows_11_4["kept / summarised tokens"] == "u1: 29 / 0; u2: 22 / 7; u3: 15 / 14"
-    rows_11_1 = {label: value for label, _, value in handouts.HANDOUTS["11.1"].numbers()}
+    rows_11_1 = {label: value for label, value in handouts.HANDOUTS["11.1"].numbers()}
     assert rows_11_1["compact-1: parentId"] == "a3"
     assert rows_11_1["JSONL store reopened: entries, the last one"] == "11, compact-1 (compaction)"
 
@@ -100,7 +100,7 @@ def test_the_numbers_change_when_the_fixture_does(monkeypatch: pytest.MonkeyPatc
     import ctxlab.fixtures as fx
 
     monkeypatch.setattr(fx, "opening_estimator", lambda message: 2)
-    rows = {label: value for label, _, value in handouts.HANDOUTS["11.3"].numbers()}
+    rows = {label: value for label, value in handouts.HANDOUTS["11.3"].numbers()}
     assert rows["group costs, oldest first"] == "4, 4, 10"
 
 

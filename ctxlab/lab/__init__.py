@@ -1,55 +1,25 @@
 """ctxlab.lab -- the teaching layer behind the chapter 11 lab notebooks.
 
-This is the only part of ctxlab that uses pandas, matplotlib and ipywidgets. Importing
-``ctxlab.lab`` itself stays cheap: the heavy submodules load on first use.
+The only part of ctxlab that uses pandas, matplotlib and ipywidgets; importing it stays cheap
+(submodules load on first use). One module per lab, ``lab11_1`` ... ``lab11_5`` and
+``lab11_x``, holds that lab's tables, figures, widgets and self-checks, builds on the core
+module the lab is about and serves one notebook; an earlier lab never imports a later one
+(11.3's ledger, :mod:`ctxlab.lab.ledger`, is used by 11.5 too). Shared by every lab:
+:mod:`~ctxlab.lab.display` (course style, tables, widgets), :mod:`~ctxlab.lab.checks`
+(verdicts, answer readers), :mod:`~ctxlab.lab.language` (English or Chinese; the longer texts
+in ``data/texts.json``), :mod:`~ctxlab.lab.errors_zh`, :mod:`~ctxlab.lab.fonts`,
+:mod:`~ctxlab.lab.grading` (:func:`check_implementation`) and the classroom kit of issue 27
+(:mod:`~ctxlab.lab.classroom`, :mod:`~ctxlab.lab.plans`, :mod:`~ctxlab.lab.quizzes`,
+:mod:`~ctxlab.lab.handouts`).
 
-One teaching module per lab, each holding that lab's tables, figures, widgets and
-self-checks; each builds on the core module the lab is about and serves one notebook:
-
-=====  ==========================  =========================  ===================================
-Lab    core module                 teaching module            notebook (``notebooks/``)
-=====  ==========================  =========================  ===================================
-11.1   :mod:`ctxlab.entries`       :mod:`ctxlab.lab.lab11_1`  ``11.1-summary-is-a-fact.ipynb``
-11.2   :mod:`ctxlab.interactions`  :mod:`ctxlab.lab.lab11_2`  ``11.2-interaction-groups.ipynb``
-11.3   :mod:`ctxlab.context`       :mod:`ctxlab.lab.lab11_3`  ``11.3-budgeted-context.ipynb``
-11.4   :mod:`ctxlab.compaction`    :mod:`ctxlab.lab.lab11_4`  ``11.4-create-compaction.ipynb``
-11.5   :mod:`ctxlab.context`       :mod:`ctxlab.lab.lab11_5`  ``11.5-resume-from-summary.ipynb``
-11.x   :mod:`ctxlab.migration`     :mod:`ctxlab.lab.lab11_x`  ``11.x-migration.ipynb``
-=====  ==========================  =========================  ===================================
-
-Shared by every lab:
-
-============================  ==========================================================
-:mod:`ctxlab.lab.display`     the course style, the one table wrapper (:func:`show`),
-                              widget boxes, group numbers, the estimator type
-:mod:`ctxlab.lab.checks`      :class:`Verdict`, :func:`friendly` and the answer readers
-                              (``id_list`` ...) of the self-checks
-:mod:`ctxlab.lab.grading`     :func:`check_implementation`: the chapter's checks run
-                              against the student's own function (the build-it cells),
-                              one module per lab (``grading.lab11_1`` ...)
-:mod:`ctxlab.lab.language`    :func:`set_language`: reports in English or Chinese
-:mod:`ctxlab.lab.fonts`       a CJK font for Chinese figure text (English without one)
-:mod:`ctxlab.lab.classroom`   each lab's classroom kit: timing plan, common mistakes,
-                              exit quiz, instructor's guide (issue 27)
-:mod:`ctxlab.lab.plans`       the timing plans the kit shows
-:mod:`ctxlab.lab.quizzes`     the exit quizzes' questions, answers computed by ctxlab
-:mod:`ctxlab.lab.handouts`    one-page summary sheets, ``make handouts`` (issue 27)
-============================  ==========================================================
-
-11.3's budget ledger (:mod:`ctxlab.lab.ledger`: :class:`~ctxlab.lab.ledger.Budget`, the ledger
-table and figure) is re-exported by :mod:`~ctxlab.lab.lab11_3` and used by 11.5 too.
-
-A later lab may reuse an earlier lab's function (11.3's ledger labels its groups with
-11.2's :func:`~ctxlab.lab.lab11_2.group_label`); an earlier lab never imports a later one.
-
-A notebook starts with :func:`setup_notebook`, which applies the course style and asks the
-inline backend for retina PNG figures (nbval skips PNGs but compares text).
+A notebook starts with :func:`setup_notebook` (course style, retina PNG figures, language).
 """
 
 from __future__ import annotations
 
 import importlib
 import io
+import pkgutil
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -71,26 +41,7 @@ __all__ = [
     "setup_notebook",
 ]
 
-_SUBMODULES = frozenset(
-    {
-        "checks",
-        "classroom",
-        "display",
-        "grading",
-        "language",
-        "fonts",
-        "handouts",
-        "lab11_1",
-        "lab11_2",
-        "lab11_3",
-        "lab11_4",
-        "lab11_5",
-        "lab11_x",
-        "ledger",
-        "plans",
-        "quizzes",
-    }
-)
+_SUBMODULES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
 
 # Loaded from ctxlab.lab.grading on first use (it builds the chapter's fixtures).
 _GRADING_NAMES = frozenset({"check_implementation", "LabReport", "CheckResult"})

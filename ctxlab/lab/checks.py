@@ -18,17 +18,11 @@ from typing import Any, TypeVar
 
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import tr
+from ctxlab.lab.language import Texts, tr
 
-__all__ = [
-    "Verdict",
-    "as_mapping",
-    "as_number",
-    "exercise",
-    "friendly",
-    "id_list",
-    "not_answered",
-]
+say = Texts("checks")
+
+__all__ = ["Verdict", "as_mapping", "as_number", "exercise", "friendly", "id_list", "not_answered"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -52,8 +46,7 @@ class Verdict:
             lines.append(tr("Hint: ", "提示：") + self.hint)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def __bool__(self) -> bool:
         return self.ok
@@ -82,10 +75,7 @@ def not_answered(what: str) -> Verdict:
         ok=False,
         title=tr(f"not answered yet: {what}", f"还没有作答：{what}"),
         detail=tr("The cell still holds the placeholder `...`.", "这个单元格里还是占位符 `...`。"),
-        hint=tr(
-            "Replace `...` with your answer, run the cell again, then run this check.",
-            "把 `...` 换成你的答案，重新运行这个单元格，再运行这个检查。",
-        ),
+        hint=say("replace_with_your_answer_run"),
     )
 
 
@@ -96,33 +86,18 @@ def id_list(answer: object, what: str) -> list[str]:
     """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
         kind = type(answer).__name__
-        raise TypeError(
-            tr(
-                f"{what} should be a list of entry ids, got {kind}",
-                f"{what} 应当是 entry id 的列表，实际是 {kind}",
-            )
-        )
+        raise TypeError(say("should_be_a_list_of", what=what, kind=kind))
     ids = list(answer)
     for item in ids:
         if not isinstance(item, str):
-            raise TypeError(
-                tr(
-                    f"{what}: {item!r} is not an entry id (a string like 'u2')",
-                    f"{what}：{item!r} 不是 entry id（entry id 是像 'u2' 这样的字符串）",
-                )
-            )
+            raise TypeError(say("is_not_an_entry_id", what=what, item=item))
     return ids
 
 
 def as_number(answer: object, what: str) -> int | float:
     """``answer`` as a number (``True``/``False`` are not numbers here)."""
     if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        raise TypeError(
-            tr(
-                f"{what} should be a number, got {answer!r}",
-                f"{what} 应当是一个数，实际是 {answer!r}",
-            )
-        )
+        raise TypeError(say("should_be_a_number_got", what=what, answer=answer))
     return answer
 
 
@@ -171,33 +146,21 @@ def _friendly(check: F, what: Callable[[], str]) -> F:
                 ok=False,
                 title=tr("ctxlab rejected the answer", "ctxlab 拒绝了这个答案"),
                 detail=f"{type(error).__name__}: {error_text(error)}",
-                hint=tr(
-                    "Read the message: it names the entry id, field or option at fault.",
-                    "读一读这条错误信息：它指出了出错的 entry id、字段或选项。",
-                ),
+                hint=say("read_the_message_it_names"),
             )
         except (TypeError, AttributeError) as error:
             return Verdict(
                 ok=False,
-                title=tr(
-                    "the answer is not the kind of value this exercise expects",
-                    "答案不是这道练习期望的那种值",
-                ),
+                title=say("the_answer_is_not_the"),
                 detail=f"{type(error).__name__}: {error}",
-                hint=tr(
-                    "Check the exercise text for the expected type (a list of ids, a number...).",
-                    "看看练习说明要求的类型（id 的列表、一个数……）。",
-                ),
+                hint=say("check_the_exercise_text_for"),
             )
         except Exception as error:  # a checker must never show a traceback
             return Verdict(
                 ok=False,
                 title=tr("the answer could not be checked", "无法检查这个答案"),
                 detail=f"{type(error).__name__}: {error}",
-                hint=tr(
-                    "Re-run the cells above this one, then try again.",
-                    "先重新运行上面的单元格，再试一次。",
-                ),
+                hint=say("re_run_the_cells_above"),
             )
 
     return wrapper  # type: ignore[return-value]

@@ -19,18 +19,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
-from ctxlab.lab.language import get_language, tr
-from ctxlab.lab.plans import (
-    LABS,
-    PLANS,
-    LabPlan,
-    PlanRow,
-    lab_id,
-    period_line,
-    stretch_checks,
-    timing_plan,
-)
+from ctxlab.lab.language import Texts, get_language, tr
+from ctxlab.lab.plans import LABS, PLANS, lab_id, period_line, stretch_checks, timing_plan
 from ctxlab.lab.quizzes import QUIZZES, Question
+
+say = Texts("classroom")
 
 if TYPE_CHECKING:
     from ctxlab.lab.grading import LabReport
@@ -39,9 +32,7 @@ __all__ = [
     "LABS",
     "PLANS",
     "QUIZZES",
-    "LabPlan",
     "Mistake",
-    "PlanRow",
     "Question",
     "QuizReport",
     "check_implementation",
@@ -77,9 +68,7 @@ class Mistake:
     @property
     def line(self) -> str:
         if self.rule == "ctxlab":
-            return tr(
-                f"{self.line_en} (ctxlab's optional extra)", f"{self.line_zh}（ctxlab 的选做扩展）"
-            )
+            return say("ctxlab_s_optional_extra", line_en=self.line_en, line_zh=self.line_zh)
         return tr(self.line_en, self.line_zh)
 
     @property
@@ -163,12 +152,7 @@ class MistakeList:
         return [(m.id, m.line, m.hint) for m in self.mistakes]
 
     def _folded_line(self) -> str:
-        return tr(
-            "This list appears after your first check run with a ✘ row: write your function, "
-            "run the check cell, then run this cell again.",
-            "这份清单在你第一次运行检查、出现 ✘ 行之后才显示：先写函数，运行检查单元格，"
-            "再回来运行这一格。",
-        )
+        return say("this_list_appears_after_your")
 
     def __str__(self) -> str:
         lines = [tr(f"Common mistakes — Lab {self.lab}", f"常见错误 — 实验 {self.lab}")]
@@ -182,8 +166,7 @@ class MistakeList:
             lines.append("  " + tr("Hint: ", "提示：") + hint)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         if self.mistakes and not self.unfolded:
@@ -219,12 +202,7 @@ def _letters(answer: object, what: str) -> list[str]:
     letters: list[str] = []
     for item in items:
         if not isinstance(item, str):
-            raise TypeError(
-                tr(
-                    f"{what}: answer with a letter such as 'b', got {item!r}",
-                    f"{what}：请用字母作答，例如 'b'，收到的是 {item!r}",
-                )
-            )
+            raise TypeError(say("answer_with_a_letter_such", what=what, item=item))
         text = unicodedata.normalize("NFKC", item).lower()
         letters.extend(ch for ch in text if ch.isalpha() and ch.isascii())
     return letters
@@ -232,12 +210,7 @@ def _letters(answer: object, what: str) -> list[str]:
 
 def _text(answer: object, what: str) -> str:
     if not isinstance(answer, str):
-        raise TypeError(
-            tr(
-                f"{what}: answer with a string, got {answer!r}",
-                f"{what}：请用字符串作答，收到的是 {answer!r}",
-            )
-        )
+        raise TypeError(say("answer_with_a_string_got", what=what, answer=answer))
     return unicodedata.normalize("NFKC", answer).strip().strip("'\"")
 
 
@@ -282,10 +255,7 @@ def _judge(question: Question, answer: object) -> Verdict:
     return Verdict(
         False,
         tr(f"{what}: {shown} is not it", f"{what}：{shown} 不对"),
-        hint=tr(
-            f"This question checks {test}: re-read that section of the notebook.",
-            f"这道题考的是{test}：回头再读一读 notebook 里讲它的那一节。",
-        ),
+        hint=say("this_question_checks_re_read", test=test),
     )
 
 
@@ -318,16 +288,12 @@ class QuizReport:
         return self.score == len(self.verdicts)
 
     def headline(self) -> str:
-        return tr(
-            f"Exit quiz — Lab {self.lab}: {self.score}/{len(self.verdicts)} right",
-            f"课末小测 — 实验 {self.lab}：答对 {self.score}/{len(self.verdicts)} 题",
-        )
+        return say("exit_quiz_lab_right", lab=self.lab, score=self.score, total=len(self.verdicts))
 
     def __str__(self) -> str:
         return "\n".join([self.headline(), *(str(v) for v in self.verdicts)])
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         return (
@@ -362,90 +328,52 @@ class InstructorGuide:
 
     lab: str
 
-    def _parts(self) -> tuple[str, list[str], list[str]]:
+    def _parts(self) -> tuple[str, str, list[tuple[str, list[str], bool]]]:
+        """The title, the period line and each section: heading, items, numbered or not."""
         plan = timing_plan(self.lab)
-        stuck = []
-        for mistake in mistake_catalogue(self.lab):
-            rows = ", ".join(mistake.checks) if mistake.checks else "—"
-            stuck.append(
-                tr(
-                    f"{mistake.line}. ✘ in: {rows}. Hint: {mistake.hint}",
-                    f"{mistake.line}。✘ 出现在：{rows}。可以提示：{mistake.hint}",
-                )
-            )
-        lab = self.lab
-        grading = [
-            tr(
-                "After the lab, download each student's .ipynb (JupyterLab: File → Download; "
-                "JupyterLite: the same, from the browser's storage).",
-                "课后，下载每个学生的 .ipynb（JupyterLab：文件 → 下载；"
-                "JupyterLite 同样，文件在浏览器的存储里）。",
-            ),
-            tr(
-                "Put them in one folder per student: submissions/<student>/"
-                f"{_notebook_name(lab)} (the folder names the student).",
-                f"每个学生一个文件夹：submissions/<学生>/{_notebook_name(lab)}（文件夹名就是学生名）。",
-            ),
-            tr(
-                "Run: python -m ctxlab grade submissions/*/*.ipynb --out grades/ "
-                "(each notebook runs in its own sandboxed process).",
-                "运行：python -m ctxlab grade submissions/*/*.ipynb --out grades/"
-                "（每个 notebook 在各自的沙箱进程里运行）。",
-            ),
-            tr(
-                "Open grades/report.html (the class report: which rules the class missed, "
-                "the misconceptions seen) and grades.csv (one line per student and lab: "
-                "chapter_passed/chapter_total, extras, status).",
-                "打开 grades/report.html（全班报告：全班没做对的规则、出现的常见错误）和 "
-                "grades.csv（每个学生每个实验一行：chapter_passed/chapter_total、扩展项、status）。",
-            ),
+        stuck = [
+            say("stuck_row", mistake=mistake, rows=", ".join(mistake.checks) or "—")
+            for mistake in mistake_catalogue(self.lab)
         ]
-        return period_line(plan), stuck, grading
+        grading = [
+            say("after_the_lab_download_each"),
+            say("put_them_in_one_folder", notebook=plan.notebook),
+            say("run_python_m_ctxlab_grade"),
+            say("open_grades_report_html_the"),
+        ]
+        sections = []
+        if stuck:
+            sections.append((tr("Where students get stuck:", "学生容易卡住的地方："), stuck, False))
+        if self.lab in QUIZZES:
+            sections.append((tr("Grading after the lab:", "课后评分："), grading, True))
+        title = tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}")
+        return title, period_line(plan), sections
 
     def __str__(self) -> str:
-        period, stuck, grading = self._parts()
-        lines = [tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}"), period]
-        if stuck:
-            lines.append(tr("Where students get stuck:", "学生容易卡住的地方："))
-            lines.extend(f"• {line}" for line in stuck)
-        if self.lab in QUIZZES:
-            lines.append(tr("Grading after the lab:", "课后评分："))
-            lines.extend(f"{n}. {line}" for n, line in enumerate(grading, start=1))
+        title, period, sections = self._parts()
+        lines = [title, period]
+        for heading, items, numbered in sections:
+            lines.append(heading)
+            lines.extend(
+                f"{n}. {item}" if numbered else f"• {item}" for n, item in enumerate(items, 1)
+            )
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        period, stuck, grading = self._parts()
-        title = tr(f"Instructor's guide — Lab {self.lab}", f"教师指南 — 实验 {self.lab}")
+        title, period, sections = self._parts()
         out = [
             f'<div class="ctxlab-instructor-guide"><p><strong>{html.escape(title)}'
             f"</strong><br>{html.escape(period)}</p>"
         ]
-        if stuck:
-            out.append(
-                f"<p>{html.escape(tr('Where students get stuck:', '学生容易卡住的地方：'))}</p><ul>"
-            )
-            out.extend(f"<li>{html.escape(line)}</li>" for line in stuck)
-            out.append("</ul>")
-        if self.lab in QUIZZES:
-            out.append(f"<p>{html.escape(tr('Grading after the lab:', '课后评分：'))}</p><ol>")
-            out.extend(f"<li>{html.escape(line)}</li>" for line in grading)
-            out.append("</ol>")
+        for heading, items, numbered in sections:
+            tag = "ol" if numbered else "ul"
+            out.append(f"<p>{html.escape(heading)}</p><{tag}>")
+            out.extend(f"<li>{html.escape(item)}</li>" for item in items)
+            out.append(f"</{tag}>")
         out.append("</div>")
         return "".join(out)
-
-
-def _notebook_name(lab: str) -> str:
-    return {
-        "11.1": "11.1-summary-is-a-fact.ipynb",
-        "11.2": "11.2-interaction-groups.ipynb",
-        "11.3": "11.3-budgeted-context.ipynb",
-        "11.4": "11.4-create-compaction.ipynb",
-        "11.5": "11.5-resume-from-summary.ipynb",
-        "11.x": "11.x-migration.ipynb",
-    }[lab]
 
 
 def instructor_guide(lab: str) -> InstructorGuide:

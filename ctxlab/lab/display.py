@@ -38,7 +38,9 @@ from ctxlab import fixtures
 from ctxlab.context import TokenEstimator
 from ctxlab.entries import MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.language import get_language, tr
+from ctxlab.lab.language import Texts, get_language, tr
+
+say = Texts("display")
 
 __all__ = [
     "DROPPED",
@@ -418,13 +420,7 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
     try:
         return SafeCall(True, function(*args, **kwargs))
     except NotImplementedError:
-        return SafeCall(
-            False,
-            error=tr(
-                "not written yet (the stub raises NotImplementedError)",
-                "还没有写（占位函数抛出 NotImplementedError）",
-            ),
-        )
+        return SafeCall(False, error=say("not_written_yet_the_stub"))
     except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
         raise
     except BaseException as error:  # student code may raise anything
@@ -453,13 +449,7 @@ def call_safely(
     from ctxlab.lab.grading import runner
 
     box: list[SafeCall] = []
-    late = SafeCall(
-        False,
-        error=tr(
-            f"did not return within {seconds:g} s (an endless loop?)",
-            f"{seconds:g} 秒内没有返回（死循环？）",
-        ),
-    )
+    late = SafeCall(False, error=say("did_not_return_within_s", seconds=seconds))
     if not runner.threads_available():
         finished = runner.run_traced(lambda: box.append(_call(function, args, kwargs)), seconds)
         return box[0] if finished and box else late

@@ -1,11 +1,8 @@
-"""ctxlab's error messages in Chinese, for the tables of the Chinese edition (issue 18).
-
-The core speaks English: every :class:`~ctxlab.errors.CtxlabError` says
-``"<where>: <problem>"`` and keeps its context as attributes. In the Chinese edition the
-tables show :func:`error_text`: the place and the problem rendered in Chinese from the phrase
-table ``data/errors_zh.json`` (pattern of the core's text, Chinese template; the first
-pattern that matches the whole text wins). A problem the table does not know is shown as the
-core wrote it, in English, so nothing is ever lost. The core stays English.
+"""ctxlab's error messages in Chinese, for the Chinese edition (issue 18). The core stays
+English: every :class:`~ctxlab.errors.CtxlabError` says ``"<where>: <problem>"``;
+:func:`error_text` renders place and problem in Chinese from ``data/errors_zh.json``
+(pattern of the core's text → Chinese template; the first full match wins). A problem the
+table does not know is shown as the core wrote it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Chinese text in figures, on Linux, macOS and Windows (issue 12).
 
-matplotlib's default font (DejaVu Sans) has no Chinese glyphs: a Chinese title would render
-as empty boxes, with a "Glyph … missing from font(s)" warning. :func:`cjk_font` picks the
-first installed font of :data:`CJK_FONTS` (one that ships with each system, or Noto from
-Debian's ``fonts-noto-cjk``), and :func:`use_figure_language` puts it first in matplotlib's
-font fallback list. Where no CJK font exists, figure text falls back to English with a
-one-line notice: never to empty boxes.
+matplotlib's default font has no Chinese glyphs: :func:`cjk_font` picks the first installed
+font of :data:`CJK_FONTS` and :func:`use_figure_language` puts it first in matplotlib's
+fallback list. Without a CJK font, figure text stays English (with a one-line notice), never
+empty boxes.
 """
 
 from __future__ import annotations

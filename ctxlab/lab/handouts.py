@@ -27,7 +27,10 @@ from typing import TYPE_CHECKING, Any
 import ctxlab
 from ctxlab import fixtures
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.language import Language, get_language, set_language
+from ctxlab.lab.language import Language, Texts, get_language, set_language, tr
+from ctxlab.lab.quizzes import chapter_build
+
+say = Texts("handouts")
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -48,8 +51,8 @@ _DATA = Path(__file__).with_name("data")
 
 LANGUAGES: tuple[Language, ...] = ("zh", "en")  # the course is Chinese first
 
-#: (label in English, label in Chinese, value) -- one row of a sheet's numbers table.
-Row = tuple[str, str, str]
+#: (label, value) -- one row of a sheet's numbers table.
+Row = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -74,16 +77,6 @@ def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids)
 
 
-def _build(path: Any, max_tokens: int) -> Any:
-    return ctxlab.build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=4,
-        safety_margin=2,
-        estimate_tokens=fixtures.opening_estimator,
-    )
-
-
 def _tokens(result: Any) -> str:
     t = result.tokens
     return (
@@ -105,22 +98,13 @@ def _numbers_11_1() -> list[Row]:
             store.append(entry)
         reopened = ctxlab.JsonlSessionStore.open(file).entries()
     return [
-        ("opening path: entries and costs", "开篇路径：entry 与成本", f"{len(path)}: {costs}"),
-        ("compact-1: parentId", "compact-1：parentId", str(wire["parentId"])),
-        ("compact-1: firstKeptEntryId", "compact-1：firstKeptEntryId", wire["firstKeptEntryId"]),
+        (say("opening_path_entries_and_costs"), f"{len(path)}: {costs}"),
+        (say("compact_1_parentid"), str(wire["parentId"])),
+        (say("compact_1_firstkeptentryid"), wire["firstKeptEntryId"]),
+        (say("compact_1_tokensbefore_the_caller"), str(wire["tokensBefore"])),
+        (say("summary_its_fields"), f"{len(wire['summary'])}: " + ", ".join(wire["summary"])),
         (
-            "compact-1: tokensBefore (the caller's)",
-            "compact-1：tokensBefore（调用者写入）",
-            str(wire["tokensBefore"]),
-        ),
-        (
-            "summary: its fields",
-            "summary 的字段",
-            f"{len(wire['summary'])}: " + ", ".join(wire["summary"]),
-        ),
-        (
-            "JSONL store reopened: entries, the last one",
-            "JSONL Store 重新打开：entry 数、最后一条",
+            say("jsonl_store_reopened_entries_the"),
             f"{len(reopened)}, {reopened[-1].id} ({reopened[-1].type})",
         ),
     ]
@@ -137,30 +121,24 @@ def _numbers_11_2() -> list[Row]:
     rows: list[Row] = []
     for number, group in enumerate(groups, start=1):
         cost = sum(price(e.message) for e in group.entries)
-        rows.append(
-            (
-                f"group {number} (cost)",
-                f"第 {number} 组（成本）",
-                f"[{_ids(group.entry_ids)}] = {cost}",
-            )
-        )
+        rows.append((say("group_cost", number=number), f"[{_ids(group.entry_ids)}] = {cost}"))
     pairs = ", ".join(f"{call} → {result}" for call, result in groups[-1].tool_pairs)
-    rows.append(("group 3: call → result, by id", "第三组：call → result（按 id）", pairs))
+    rows.append((say("group_3_call_result_by"), pairs))
     cuts = [cut.label for cut in lab11_2.cut_points(path) if cut.legal]
-    rows.append(("legal cuts (between groups only)", "合法切点（只在组与组之间）", _ids(cuts)))
+    rows.append((say("legal_cuts_between_groups_only"), _ids(cuts)))
     try:
         ctxlab.group_interactions(fixtures.unknown_call_path())
         refused = "—"
     except CtxlabError as error:
         refused = error_text(error)
-    rows.append(("r-test → unknown-1 is refused", "r-test → unknown-1 被拒绝", refused))
+    rows.append((say("r_test_unknown_1_is"), refused))
     return rows
 
 
 def _numbers_11_3() -> list[Row]:
     path = fixtures.opening_path()
-    result = _build(path, 31)
-    overflow = _build(path, 19)
+    result = chapter_build(path, 31)
+    overflow = chapter_build(path, 19)
     price = fixtures.opening_estimator
     groups = ctxlab.group_interactions([e for e in path if e.type == "message"])
     costs = [sum(price(e.message) for e in group.entries) for group in groups]
@@ -173,18 +151,13 @@ def _numbers_11_3() -> list[Row]:
             break
         used += cost
     return [
-        ("the fixed costs first", "先扣固定成本", _tokens(result)),
-        ("group costs, oldest first", "各组成本（从最早一组起）", ", ".join(map(str, costs))),
+        (say("the_fixed_costs_first"), _tokens(result)),
+        (say("group_costs_oldest_first"), ", ".join(map(str, costs))),
+        (say("from_the_newest_backwards_within", available=available), "; ".join(steps)),
+        (say("keptentryids"), _ids(result.kept_entry_ids)),
+        (say("reason_tokens_total"), f"{result.reason}, {result.tokens.total}"),
         (
-            f"from the newest backwards, within {available}",
-            f"从最新一组向前，额度 {available}",
-            "; ".join(steps),
-        ),
-        ("keptEntryIds", "keptEntryIds", _ids(result.kept_entry_ids)),
-        ("reason, tokens.total", "reason、tokens.total", f"{result.reason}, {result.tokens.total}"),
-        (
-            f"maxTokens 19: {overflow.tokens.available_for_messages} left for messages",
-            f"maxTokens 19：消息只剩 {overflow.tokens.available_for_messages}",
+            say("maxtokens_19_left_for_messages", overflow=overflow),
             f"{overflow.reason}, total {overflow.tokens.total} > 19",
         ),
     ]
@@ -216,32 +189,24 @@ def _numbers_11_4() -> list[Row]:
         except CtxlabError:
             refused.append(candidate)
     return [
+        (say("compact_1_parentid_the_path"), f"{compact.parent_id} (= {path[-1].id})"),
         (
-            "compact-1: parentId = the path's last entry",
-            "compact-1：parentId = 路径最后一条",
-            f"{compact.parent_id} (= {path[-1].id})",
-        ),
-        (
-            "compact-1: firstKeptEntryId, tokensBefore",
-            "compact-1：firstKeptEntryId、tokensBefore",
+            say("compact_1_firstkeptentryid_tokensbefore"),
             f"{compact.first_kept_entry_id}, {compact.tokens_before}",
         ),
-        ("legal first kept entries (group heads)", "合法的保留起点（各组首条）", _ids(heads)),
-        ("kept / summarised tokens", "保留 / 被摘要的 token", "; ".join(splits)),
-        ("refused as first kept (inside a group)", "不能作保留起点（在组内）", _ids(refused)),
+        (say("legal_first_kept_entries_group"), _ids(heads)),
+        (say("kept_summarised_tokens"), "; ".join(splits)),
+        (say("refused_as_first_kept_inside"), _ids(refused)),
         (
-            "the path after create",
-            "创建之后的路径",
-            f"{len(path)} entries, unchanged"
-            if get_language() != "zh"
-            else f"{len(path)} 条，没有改动",
+            say("the_path_after_create"),
+            tr(f"{len(path)} entries, unchanged", f"{len(path)} 条，没有改动"),
         ),
     ]
 
 
 def _numbers_11_5() -> list[Row]:
     resumed = fixtures.resumed_path()
-    at31, at40 = _build(resumed, 31), _build(resumed, 40)
+    at31, at40 = chapter_build(resumed, 31), chapter_build(resumed, 40)
     summary_cost = at40.tokens.messages - sum(
         fixtures.opening_estimator(e.message)
         for e in resumed
@@ -250,30 +215,26 @@ def _numbers_11_5() -> list[Row]:
     system_path = fixtures.system_patch_path()
     replayed = ctxlab.current_system_message(e.message for e in system_path if e.type == "message")
     assert replayed is not None
-    sys_result = _build(system_path, 40)
-    summary = "摘要" if get_language() == "zh" else "summary"
+    sys_result = chapter_build(system_path, 40)
+    summary = tr("summary", "摘要")
     return [
-        ("resumed path", "恢复用的路径", " → ".join(e.id for e in resumed[-4:])),
-        ("the summary message's cost", "摘要消息的成本", str(summary_cost)),
+        (say("resumed_path"), " → ".join(e.id for e in resumed[-4:])),
+        (say("the_summary_message_s_cost"), str(summary_cost)),
         (
-            "maxTokens 31: keptEntryIds",
-            "maxTokens 31：keptEntryIds",
+            say("maxtokens_31_keptentryids"),
             f"{_ids(at31.kept_entry_ids)} ({at31.reason}, total {at31.tokens.total})",
         ),
         (
-            "maxTokens 40: keptEntryIds",
-            "maxTokens 40：keptEntryIds",
+            say("maxtokens_40_keptentryids"),
             f"{_ids(at40.kept_entry_ids)} ({at40.reason}, total {at40.tokens.total})",
         ),
         (
-            "system replay across compact-1",
-            "跨过 compact-1 的 system 重放",
+            say("system_replay_across_compact_1"),
             f"content {replayed.content!r}, sections {dict(replayed.sections or {})!r},"
             f" timestamp {replayed.timestamp}",
         ),
         (
-            "system-patch path, maxTokens 40",
-            "system-patch 路径，maxTokens 40",
+            say("system_patch_path_maxtokens_40"),
             f"[system, {summary}, {_ids(sys_result.kept_entry_ids)}]",
         ),
     ]
@@ -374,9 +335,8 @@ def _page(sheet: Handout) -> str:
             item += f'<br><span class="gloss">{e(gloss)}</span>'
         rules.append(f"<li>{item}</li>")
     rows = "".join(
-        f'<tr><td class="label">{e(label_zh if zh else label_en)}</td>'
-        f'<td class="value">{e(value)}</td></tr>'
-        for label_en, label_zh, value in sheet.numbers()
+        f'<tr><td class="label">{e(label)}</td><td class="value">{e(value)}</td></tr>'
+        for label, value in sheet.numbers()
     )
     svg = _svg(_picture(lab))
     src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

@@ -10,7 +10,9 @@ from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_mapping, exercise
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import tr
+from ctxlab.lab.language import Texts, tr
+
+say = Texts("lab11_1")
 
 __all__ = ["check_my_summary"]
 
@@ -26,10 +28,7 @@ def _refused(error: CtxlabError) -> Verdict:
         False,
         tr("ctxlab rejected the answer", "parser 拒绝了这个答案"),
         f"{type(error).__name__}: {error_text(error)}",
-        tr(
-            "Read the message: it names the entry id, field or option at fault.",
-            "读一读这条错误信息：它写明了出错的 entry id 和字段。",
-        ),
+        say("read_the_message_it_names"),
     )
 
 
@@ -48,17 +47,11 @@ def check_my_summary(answer: object) -> Verdict:
         return Verdict(
             False,
             tr("that is compact-1's own summary", "这是 compact-1 自己的摘要"),
-            hint=tr(
-                "Write a summary of your own: any goal, and six lists of strings.",
-                "写一份你自己的摘要：goal 随意，再加六个字符串列表。",
-            ),
+            hint=say("write_a_summary_of_your"),
         )
     items = sum(len(v) for v in summary.values() if isinstance(v, list))
     return Verdict(
         True,
         tr("the parser accepts your seven-field summary", "parser 接受了你的七字段摘要"),
-        tr(
-            f"goal: {entry.summary.goal!r}; {items} list items in six lists",
-            f"goal：{entry.summary.goal!r}；六个列表共 {items} 项",
-        ),
+        say("goal_list_items_in_six", entry=entry, items=items),
     )

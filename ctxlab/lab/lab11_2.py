@@ -34,7 +34,9 @@ from ctxlab.lab.display import (
     styled,
 )
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import figure_language, get_language, tr, tr_figure
+from ctxlab.lab.language import Texts, figure_language, get_language, tr, tr_figure
+
+say = Texts("lab11_2")
 
 __all__ = [
     "CutPoint",
@@ -50,11 +52,11 @@ __all__ = [
 # -- groups and cuts -------------------------------------------------------------------------------
 
 
-def group_label(number: int, group: InteractionGroup) -> str:
-    """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``)."""
+def group_label(number: int, group: InteractionGroup, *, figure: bool = False) -> str:
+    """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``); ``figure``: in the figure language."""
     ids = group.entry_ids
     span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-    return tr(f"group {number}: {span}", f"第 {number} 组：{span}")
+    return (tr_figure if figure else tr)(f"group {number}: {span}", f"第 {number} 组：{span}")
 
 
 @dataclass(frozen=True)
@@ -147,10 +149,7 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     ax.set_xlim(-0.6, len(entries) - 0.4)
     ax.set_ylim(-1.0, height + 0.75)
     ax.set_axis_off()
-    title = tr_figure(
-        "Where may the budget cut?  ✔ between groups   ✘ inside a group",
-        "预算可以在哪里切开？  ✔ 组与组之间   ✘ 组内",
-    )
+    title = say.figure("where_may_the_budget_cut")
     ax.set_title(title, loc="left", **symbols)
     return fig
 
@@ -184,20 +183,12 @@ def check_group_of_u3(answer: object) -> Verdict:
             False,
             tr("the group has other members", "这一组的成员不是这些"),
             tr("; ", "；").join(parts),
-            tr(
-                "A group runs from its user message up to the next user message; "
-                "system messages belong to no group.",
-                "一组从它的 user message 开始，一直到下一条 user message 为止；"
-                "system message 不属于任何一组。",
-            ),
+            say("a_group_runs_from_its"),
         )
     return Verdict(
         False,
         tr("right members, wrong order", "成员对了，顺序不对"),
-        hint=tr(
-            "group_interactions keeps the path order: r-test stands before r-read.",
-            "group_interactions 保持原路径顺序：r-test 排在 r-read 前面。",
-        ),
+        hint=say("group_interactions_keeps_the_path"),
     )
 
 
@@ -206,68 +197,38 @@ def _cut_label(item: object) -> str:
         return item.replace(" ", "")
     if isinstance(item, Sequence) and len(item) == 2 and all(isinstance(x, str) for x in item):
         return f"{item[0]}|{item[1]}"
-    raise TypeError(
-        tr(
-            f"{item!r} is not a cut; write it as 'a1|u2' or ('a1', 'u2')",
-            f"{item!r} 不是一个切点；请写成 'a1|u2' 或 ('a1', 'u2')",
-        )
-    )
+    raise TypeError(say("is_not_a_cut_write", item=item))
 
 
 @exercise("legal cuts", "合法的切点")
 def check_legal_cuts(answer: object) -> Verdict:
     """Exercise 11.2-B: every place where the budget may cut the opening path."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        raise TypeError(
-            tr(
-                "the cuts should be a list such as ['x|y', ...]",
-                "切点应当是一个列表，例如 ['x|y', ...]",
-            )
-        )
+        raise TypeError(say("the_cuts_should_be_a"))
     chosen = {_cut_label(item) for item in answer}
     cuts = {cut.label: cut for cut in cut_points(fixtures.opening_path())}
     unknown = sorted(label for label in chosen if label not in cuts)
     if unknown:
         return Verdict(
             False,
-            tr(
-                f"not neighbouring entries: {', '.join(unknown)}",
-                f"这些不是相邻的 entry：{', '.join(unknown)}",
-            ),
-            hint=tr(
-                "A cut lies between two neighbouring entries of the path, e.g. 'u1|a1'.",
-                "切点位于路径上两条相邻的 entry 之间，例如 'u1|a1'。",
-            ),
+            say("not_neighbouring_entries", unknown=", ".join(unknown)),
+            hint=say("a_cut_lies_between_two"),
         )
     illegal = [label for label in cuts if label in chosen and not cuts[label].legal]
     legal = [label for label in cuts if cuts[label].legal]
     if illegal:
         return Verdict(
             False,
-            tr(
-                f"these cuts fall inside a group: {', '.join(illegal)}",
-                f"这些切点落在组内：{', '.join(illegal)}",
-            ),
-            tr(
-                "Cutting there would keep part of an interaction and drop the rest, e.g. a "
-                "tool call without its result.",
-                "在那里切开，会保留一次 interaction 的一部分而丢掉其余部分，"
-                "例如留下 tool call 却丢掉它的 result。",
-            ),
-            tr(
-                "Only a cut between two groups keeps every interaction whole.",
-                "只有切在两组之间，每次 interaction 才能保持完整。",
-            ),
+            say("these_cuts_fall_inside_a", illegal=", ".join(illegal)),
+            say("cutting_there_would_keep_part"),
+            say("only_a_cut_between_two"),
         )
     missed = [label for label in legal if label not in chosen]
     if missed:
         return Verdict(
             False,
             tr(f"{len(missed)} legal cut(s) missing", f"还少了 {len(missed)} 个合法切点"),
-            hint=tr(
-                "Look at the timeline: where does one group end and the next begin?",
-                "看看时间线：一组在哪里结束，下一组又从哪里开始？",
-            ),
+            hint=say("look_at_the_timeline_where"),
         )
     return Verdict(
         True, tr(f"the legal cuts are {', '.join(legal)}", f"合法切点是 {', '.join(legal)}")
@@ -284,12 +245,7 @@ def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
 def check_error_entry(answer: object) -> Verdict:
     """Exercise 11.2-C: an entry the ``unknown-1`` corruption's error names (u3 or r-test)."""
     if not isinstance(answer, str):
-        raise TypeError(
-            tr(
-                f"the answer should be an entry id (a string), got {answer!r}",
-                f"答案应当是一个 entry id（字符串），收到的是 {answer!r}",
-            )
-        )
+        raise TypeError(say("the_answer_should_be_an", answer=answer))
     path = fixtures.unknown_call_path()
     try:
         group_interactions(message_entries(path))
@@ -305,15 +261,6 @@ def check_error_entry(answer: object) -> Verdict:
         return Verdict(
             False,
             tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),
-            hint=tr(
-                "Which entry carries toolCallId unknown-1, and which interaction is it in?",
-                "哪条 entry 带着 toolCallId unknown-1？它又在哪一次 interaction 里？",
-            ),
+            hint=say("which_entry_carries_toolcallid_unknown"),
         )
-    return Verdict(
-        False,
-        tr(
-            "the corrupted path was accepted -- is the core unchanged?",
-            "损坏的路径竟被接受了——core 是否被改动过？",
-        ),
-    )
+    return Verdict(False, say("the_corrupted_path_was_accepted"))

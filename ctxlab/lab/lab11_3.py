@@ -1,12 +1,10 @@
 """Lab 11.3 "31 个 token 怎样留下第二、三组": the teaching layer of notebook
 ``11.3-budgeted-context.ipynb`` (the core: ``build_context``).
 
-The budget ledger and its figure live in :mod:`ctxlab.lab.ledger` (11.5 uses them too) and
-are re-exported here. This module adds the messages sent (:func:`message_arrow`), the
-student's ``build_context`` beside the reference (:func:`compare_builds`, whose search
-:func:`find_difference` bounds every call with ``call_safely``), the three-slider widget
-(:func:`build_budget_widget`; :func:`budget_view` is its pure part) and the self-checks of
-exercises 11.3-B and 11.3-C.
+The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
+(:func:`message_arrow`), the student's ``build_context`` beside the reference
+(:func:`compare_builds`; :func:`find_difference` searches budgets), the three-slider widget
+(:func:`build_budget_widget`; :func:`budget_view` is its pure part) and the self-checks.
 """
 
 from __future__ import annotations
@@ -37,12 +35,10 @@ from ctxlab.lab.display import (
     tidy_number,
     widget_box,
 )
-from ctxlab.lab.language import get_language, tr
+from ctxlab.lab.language import Texts, get_language, tr
 from ctxlab.lab.ledger import (
     CHAPTER_BUDGET,
     Budget,
-    BudgetLedger,
-    LedgerGroup,
     budget_alt_text,
     budget_figure,
     budget_ledger,
@@ -50,14 +46,14 @@ from ctxlab.lab.ledger import (
 )
 from ctxlab.messages import AgentMessage, SystemMessage, UserMessage
 
+say = Texts("lab11_3")
+
 __all__ = [
     "CHAPTER_BUDGET",
     "SEARCH_MAX_TOKENS",
     "Budget",
-    "BudgetLedger",
     "BudgetView",
     "BuildDifference",
-    "LedgerGroup",
     "budget_alt_text",
     "budget_figure",
     "budget_ledger",
@@ -69,7 +65,6 @@ __all__ = [
     "compare_builds",
     "compare_table",
     "difference_table",
-    "figure_html",
     "find_difference",
     "ledger_styler",
     "message_arrow",
@@ -264,11 +259,7 @@ def compare_table(
         except Exception as error:
             kind = type(call.value).__name__
             problem = (
-                tr(
-                    f"returned {kind}, which is not a ContextResult",
-                    f"返回了 {kind}，它不是 ContextResult",
-                )
-                + f" ({type(error).__name__}: {error})"
+                say("returned_which_is_not_a", kind=kind) + f" ({type(error).__name__}: {error})"
             )
     first_difference = _first_difference()
     if problem:
@@ -325,15 +316,9 @@ def difference_table(difference: BuildDifference) -> CourseTable:
     where the search looked), the first difference outlined in red."""
     label = difference.budget.label()
     if difference.found:
-        caption = tr(
-            f"first difference: {difference.path_name}, budget {label}",
-            f"第一处不同：{difference.path_name}，预算 {label}",
-        )
+        caption = say("first_difference_budget", difference=difference, label=label)
     else:
-        caption = tr(
-            f"no difference found: searched {difference.searched}; shown: budget {label}",
-            f"没有找到不同：查过 {difference.searched}；下表是预算 {label}",
-        )
+        caption = say("no_difference_found_searched_shown", difference=difference, label=label)
     return _styled_compare(difference.frame, caption)
 
 
@@ -349,10 +334,7 @@ def compare_builds(
     if budget is None:
         return difference_table(find_difference(student, path, seconds=seconds))
     frame = compare_table(path, student, budget, seconds=seconds)
-    caption = tr(
-        f"your build_context vs the reference, budget {budget.label()}",
-        f"你的 build_context 与参考实现对照，预算 {budget.label()}",
-    )
+    caption = say("your_build_context_vs_the", label=budget.label())
     return _styled_compare(frame, caption)
 
 
@@ -478,33 +460,18 @@ def check_kept_ids(
     ids = id_list(answer, tr("your kept ids", "你的答案"))
     result = _context(max_tokens, reserved_output, safety_margin)
     if tuple(ids) == result.kept_entry_ids:
-        return Verdict(
-            True,
-            tr(
-                f"kept: {', '.join(ids)}; reason {result.reason}",
-                f"保留：{', '.join(ids)}；reason 是 {result.reason}",
-            ),
-        )
+        return Verdict(True, say("kept_reason", ids=", ".join(ids), result=result))
     if "sys" in ids:
         return Verdict(
             False,
             tr("sys is not a kept entry", "sys 不是被保留的 entry"),
-            hint=tr(
-                "The replayed system message is always sent but never listed in kept_entry_ids.",
-                "重放出的 system message 总会发送，但从不列在 kept_entry_ids 里。",
-            ),
+            hint=say("the_replayed_system_message_is"),
         )
     available = f"{result.tokens.available_for_messages:g}"
     return Verdict(
         False,
         tr("that is not what build_context keeps", "这不是 build_context 保留的内容"),
-        hint=tr(
-            f"Available for messages is {available}. Add groups from the newest back, each"
-            " time comparing with the allowance: which group is the first that does not fit?"
-            " And if all of them fit?",
-            f"消息额度是 {available}。从最新一组开始往前加，每加一组就和额度比一比："
-            "哪一组第一个放不下？如果全都放得下呢？",
-        ),
+        hint=say("available_for_messages_is_add", available=available),
     )
 
 
@@ -522,33 +489,15 @@ def check_smallest_budget_for_all(
     if result.reason != "within_budget":
         return Verdict(
             False,
-            tr(
-                f"with max_tokens {value:g} the reason is {result.reason}",
-                f"max_tokens 为 {value:g} 时，reason 是 {result.reason}",
-            ),
-            tr(
-                f"kept: {', '.join(result.kept_entry_ids)}",
-                f"保留：{', '.join(result.kept_entry_ids)}",
-            ),
-            tr(
-                "Add the cost of every group to the fixed costs.",
-                "把每一组的成本都加到固定成本上。",
-            ),
+            say("with_max_tokens_the_reason", value=value, result=result),
+            say("kept", kept=", ".join(result.kept_entry_ids)),
+            say("add_the_cost_of_every"),
         )
     smaller = _context(value - 1, reserved_output, safety_margin)
     if smaller.reason == "within_budget":
         return Verdict(
             False,
-            tr(
-                f"{value:g} keeps all three groups, but so does {value - 1:g}",
-                f"{value:g} 能保留全部三组，但 {value - 1:g} 也能",
-            ),
+            say("keeps_all_three_groups_but", value=value, smaller=value - 1),
             hint=tr("Look for the smallest budget.", "找出最小的预算。"),
         )
-    return Verdict(
-        True,
-        tr(
-            f"{value:g} is the smallest max_tokens that keeps every group",
-            f"{value:g} 是保留全部组的最小 max_tokens",
-        ),
-    )
+    return Verdict(True, say("is_the_smallest_max_tokens", value=value))

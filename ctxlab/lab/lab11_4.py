@@ -33,16 +33,13 @@ from ctxlab.lab.display import (
     styled,
 )
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import figure_language, tr
+from ctxlab.lab.language import Texts, tr
 from ctxlab.messages import SystemMessage
 from ctxlab.store import InMemorySessionStore
 
-__all__ = [
-    "check_compact2",
-    "check_store_count",
-    "check_valid_first_kept",
-    "first_kept_figure",
-]
+say = Texts("lab11_4")
+
+__all__ = ["check_compact2", "check_store_count", "check_valid_first_kept", "first_kept_figure"]
 
 
 # -- the first kept entry --------------------------------------------------------------------------
@@ -85,24 +82,6 @@ def _first_kept_costs(
     return pd.DataFrame(rows, columns=["first kept", "kept tokens", "summarised tokens"])
 
 
-#: The user-visible strings of :func:`first_kept_figure`, in one place.
-FIRST_KEPT_FIGURE_TEXT = {
-    "title": "Each legal first kept id: tokens kept vs summarised",
-    "ylabel": "firstKeptEntryId",
-    "xlabel": "tokens of the conversation (system replayed apart)",
-    "kept": "kept: original messages",
-    "summarised": "summarised: the summary stands in",
-}
-#: :data:`FIRST_KEPT_FIGURE_TEXT` in Chinese (drawn when figures are Chinese).
-FIRST_KEPT_FIGURE_TEXT_ZH = {
-    "title": "每个合法的保留起点：保留的 token 与摘要替代的 token",
-    "ylabel": "firstKeptEntryId",
-    "xlabel": "对话的 token（system 另行重放）",
-    "kept": "保留：原消息",
-    "summarised": "摘要替代：这部分由摘要代替",
-}
-
-
 @styled
 def first_kept_figure(
     path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
@@ -110,9 +89,6 @@ def first_kept_figure(
     """One bar per legal first kept id: the summarised tokens
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
-    text = FIRST_KEPT_FIGURE_TEXT
-    if figure_language() == "zh":
-        text = FIRST_KEPT_FIGURE_TEXT_ZH
     frame = _first_kept_costs(path, estimate)
     fig, ax = new_figure(FIGSIZE)
     ids = list(frame["first kept"])
@@ -132,13 +108,13 @@ def first_kept_figure(
                                       strict=True)), default=1)  # fmt: skip
     ax.set_xlim(0, total * 1.02)
     ax.set_ylim(-0.6, len(ids) - 0.4)
-    ax.set_ylabel(text["ylabel"])
-    ax.set_xlabel(text["xlabel"])
-    ax.set_title(text["title"], loc="left")
+    ax.set_ylabel(say.figure("first_kept_ylabel"))
+    ax.set_xlabel(say.figure("first_kept_xlabel"))
+    ax.set_title(say.figure("first_kept_title"), loc="left")
     fig.legend(
         handles=[
-            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
-            Patch(**DROPPED, label=text["summarised"]),  # type: ignore[arg-type]
+            Patch(**KEPT, label=say.figure("first_kept_kept")),  # type: ignore[arg-type]
+            Patch(**DROPPED, label=say.figure("first_kept_summarised")),  # type: ignore[arg-type]
         ],
         loc="outside lower center",
         ncols=2,
@@ -166,16 +142,8 @@ def check_valid_first_kept(answer: object) -> Verdict:
         listed = ", ".join(sorted(valid))
         return Verdict(
             True,
-            tr(
-                f"exactly {listed} can be the first kept entry",
-                f"恰好只有 {listed} 可以作为保留起点",
-            ),
-            tr(
-                "Each starts a whole interaction, so keeping from it never separates a tool call"
-                " from its result.",
-                "它们都是一组的首条 user message：从组首开始保留，整组原样留下，"
-                "工具往返不会被切开。",
-            ),
+            say("exactly_can_be_the_first", listed=listed),
+            say("each_starts_a_whole_interaction"),
         )
     wrong = sorted(chosen - valid)
     missing = sorted(valid - chosen)
@@ -183,30 +151,11 @@ def check_valid_first_kept(answer: object) -> Verdict:
     if wrong:
         refused = tried[wrong[0]]
         why = error_text(refused) if isinstance(refused, CtxlabError) else ""
-        details.append(
-            tr(
-                f"Not valid: {', '.join(wrong)}. For example: {why}",
-                f"不合法：{', '.join(wrong)}。例如：{why}",
-            )
-        )
+        details.append(say("not_valid_for_example", wrong=", ".join(wrong), why=why))
     if missing:
-        details.append(
-            tr(
-                f"Missing: {', '.join(missing)} is also accepted.",
-                f"漏掉了：{', '.join(missing)} 也会被接受。",
-            )
-        )
+        details.append(say("missing_is_also_accepted", missing=", ".join(missing)))
     return Verdict(
-        False,
-        tr(
-            "that is not the set create_compaction_entry accepts",
-            "这不是 create_compaction_entry 接受的那组 id",
-        ),
-        "\n".join(details),
-        tr(
-            "A first kept entry must be the user message that opens an interaction group.",
-            "保留起点只能是一组的首条 user message。",
-        ),
+        False, say("that_is_not_the_set"), "\n".join(details), say("a_first_kept_entry_must")
     )
 
 
@@ -217,12 +166,7 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     counts = []
     for value in (after_create, after_append):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(
-                tr(
-                    f"expected a whole number of entries, got {value!r}",
-                    f"这里应当是 entry 的条数（整数），实际是 {value!r}",
-                )
-            )
+            raise TypeError(say("expected_a_whole_number_of", value=value))
         counts.append(value)
     path = fixtures.opening_path()
     store = InMemorySessionStore(path)
@@ -233,39 +177,25 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     if counts == [expected_create, expected_append]:
         return Verdict(
             True,
-            tr(
-                f"{expected_create} entries after creating, {expected_append} after the append",
-                f"创建之后有 {expected_create} 条 entry，append 之后有 {expected_append} 条",
+            say(
+                "entries_after_creating_after_the",
+                expected_create=expected_create,
+                expected_append=expected_append,
             ),
-            tr(
-                "create_compaction_entry is pure; only the explicit store.append writes.",
-                "create_compaction_entry 是纯函数；只有显式调用的 store.append 才会写入。",
-            ),
+            say("create_compaction_entry_is_pure"),
         )
     if counts[0] != expected_create:
         return Verdict(
             False,
-            tr(
-                f"after create_compaction_entry the store does not hold {counts[0]} entries",
-                f"create_compaction_entry 之后，Store 里并不是 {counts[0]} 条 entry",
-            ),
+            say("after_create_compaction_entry_the", count=counts[0]),
             "",
-            tr(
-                "Does create_compaction_entry receive the store at all?",
-                "create_compaction_entry 究竟有没有拿到 Store？",
-            ),
+            say("does_create_compaction_entry_receive"),
         )
     return Verdict(
         False,
-        tr(
-            f"after store.append the store does not hold {counts[1]} entries",
-            f"store.append 之后，Store 里并不是 {counts[1]} 条 entry",
-        ),
+        say("after_store_append_the_store", count=counts[1]),
         "",
-        tr(
-            "An append adds one new entry; nothing older is removed.",
-            "一次 append 只加入一条新 entry，旧的 entry 一条也不会删除。",
-        ),
+        say("an_append_adds_one_new"),
     )
 
 
@@ -273,22 +203,8 @@ def _compaction_hint(expected: CompactionSessionEntry) -> str:
     """Where the right values stand: the chapter's call for compact-1; for compact-2 the
     chapter gives only the first kept entry (u3), the exercise gives the rest (ctxlab's)."""
     if expected.id == "compact-1":
-        return tr(
-            "Re-read the call in the chapter: id, timestamp, summary, firstKeptEntryId"
-            " and tokensBefore; parentId is derived from the path.",
-            "重读本章里的调用：id、timestamp、summary、firstKeptEntryId 和"
-            " tokensBefore；parentId 由路径推出。",
-        )
-    return tr(
-        f"The chapter gives only compact-2's first kept entry ({expected.first_kept_entry_id});"
-        f" the exercise gives the rest (ctxlab's): id {expected.id!r}, timestamp"
-        f" {expected.timestamp}, tokens_before={expected.tokens_before} and the summary, on"
-        " fixtures.resumed_path(). Pass no parent: it is the path's last entry.",
-        f"本章只给出 compact-2 的保留起点（{expected.first_kept_entry_id}）；其余的值由练习给出"
-        f"（ctxlab 的）：id {expected.id!r}、timestamp {expected.timestamp}、"
-        f"tokens_before={expected.tokens_before} 和 summary，路径用 fixtures.resumed_path()。"
-        "不要传 parent：它就是路径的最后一条 entry。",
-    )
+        return say("re_read_the_call_in")
+    return say("the_chapter_gives_only_compact", expected=expected)
 
 
 def _check_chapter_compaction(
@@ -303,15 +219,9 @@ def _check_chapter_compaction(
         kind = type(entry).__name__
         return Verdict(
             False,
-            tr(
-                f"expected a CompactionSessionEntry, got {kind}",
-                f"应当是 CompactionSessionEntry，得到的却是 {kind}",
-            ),
+            say("expected_a_compactionsessionentry_got", kind=kind),
             "",
-            tr(
-                "Assign the value returned by create_compaction_entry(...).",
-                "把 create_compaction_entry(...) 的返回值赋给这个变量。",
-            ),
+            say("assign_the_value_returned_by"),
         )
     for label, got, want in (
         ("id", entry.id, expected.id),
@@ -323,9 +233,14 @@ def _check_chapter_compaction(
         if got != want:
             return Verdict(
                 False,
-                tr(
-                    f"{label} is {got!r}; {whose_en} {expected.id} has {want!r}",
-                    f"{label} 是 {got!r}；{whose_zh} {expected.id} 是 {want!r}",
+                say(
+                    "field_differs",
+                    label=label,
+                    got=got,
+                    whose_en=whose_en,
+                    expected=expected,
+                    want=want,
+                    whose_zh=whose_zh,
                 ),
                 "",
                 _compaction_hint(expected),
@@ -334,33 +249,15 @@ def _check_chapter_compaction(
     if summary != expected.summary:
         return Verdict(
             False,
-            tr(
-                f"the summary differs from fixtures.{summary_name}()",
-                f"summary 和 fixtures.{summary_name}() 不一样",
-            ),
+            say("the_summary_differs_from_fixtures", summary_name=summary_name),
             "",
-            tr(
-                f"Pass summary=fixtures.{summary_name}().",
-                f"传入 summary=fixtures.{summary_name}()。",
-            ),
+            say("pass_summary_fixtures", summary_name=summary_name),
         )
     if expected.id == "compact-1":
         title = tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}")
     else:  # the chapter gives compact-2's first kept entry (u3) only; the rest is ctxlab's
-        title = tr(
-            f"this is ctxlab's {expected.id}: the chapter gives only its first kept entry,"
-            f" {expected.first_kept_entry_id}",
-            f"这就是 ctxlab 的 {expected.id}：本章只给出它的保留起点"
-            f" {expected.first_kept_entry_id}",
-        )
-    return Verdict(
-        True,
-        title,
-        tr(
-            f"parentId {expected.parent_id} came from the path's last entry; you never passed it.",
-            f"parentId {expected.parent_id} 来自路径的最后一条 entry；你并没有传入它。",
-        ),
-    )
+        title = say("this_is_ctxlab_s_the", expected=expected)
+    return Verdict(True, title, say("parentid_came_from_the_path", expected=expected))
 
 
 @exercise("compact2", "compact-2")

@@ -1,10 +1,10 @@
 """Lab 11.5 "恢复时把最新摘要接在保留后缀前面" and "system 状态跨过 compaction 边界": the
 teaching layer of notebook ``11.5-resume-from-summary.ipynb``.
 
-The lesson itself is computed in the notebook's cells with the core; this module draws
+The lesson is computed in the notebook's cells with the core; this module draws
 (:func:`resume_diagram`, :func:`resume_comparison_figure` and its widget), compares the
 student's resuming ``build_context`` with the reference (:func:`compare_builds`) and holds
-the self-checks. Every text exists in English and Chinese (``tr``/``tr_figure``).
+the self-checks.
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ from ctxlab.lab.display import (
 )
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.lab11_3 import compare_builds as compare_budget
-from ctxlab.lab.language import tr, tr_figure
+from ctxlab.lab.language import Texts, tr, tr_figure
 from ctxlab.lab.ledger import Budget
 from ctxlab.messages import current_system_message, text_of
+
+say = Texts("lab11_5")
 
 __all__ = [
     "COMPARISON_SIZE",
@@ -92,29 +94,19 @@ def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     for index, entry in enumerate(path):
         kind = entry_kind(entry)
         if kind == "system":
-            status[entry.id] = (
-                "system",
-                tr_figure("system: replayed from the whole path", "system：从整条路径重放"),
-            )
+            state, label = "system", say.figure("system_replayed_from_the_whole")
+        elif isinstance(entry, CompactionSessionEntry) and entry is latest:
+            state, label = "newest", say.figure("newest_compaction_its_summary_is")
         elif isinstance(entry, CompactionSessionEntry):
-            if entry is latest:
-                label = tr_figure(
-                    "newest compaction: its summary is read", "最新 compaction：读取它的摘要"
-                )
-                status[entry.id] = ("newest", label)
-            else:
-                label = tr_figure(
-                    "older compaction: not read any more", "较早的 compaction：不再读取"
-                )
-                status[entry.id] = ("older", label)
+            state, label = "older", say.figure("older_compaction_not_read_any")
         elif kind == "metadata":
-            status[entry.id] = ("metadata", tr_figure("metadata: never sent", "metadata：从不发送"))
+            state, label = "metadata", tr_figure("metadata: never sent", "metadata：从不发送")
         elif latest is not None and index < start:
+            state = "summarised"
             label = tr_figure(f"summarised by {latest.id}", f"已由 {latest.id} 摘要")
-            status[entry.id] = ("summarised", label)
         else:
-            label = tr_figure("original message: may be kept", "原消息：可被保留")
-            status[entry.id] = ("kept", label)
+            state, label = "kept", tr_figure("original message: may be kept", "原消息：可被保留")
+        status[entry.id] = (state, label)
     return status
 
 
@@ -231,23 +223,6 @@ def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     return result
 
 
-#: The texts of :func:`resume_comparison_figure`: (English, Chinese).
-COMPARISON_FIGURE_TEXT = {
-    "with": ("with {id}", "有 {id}"),
-    "with_any": ("with compaction", "有 compaction"),
-    "without": ("without", "没有 compaction"),
-    "fixed_bar": ("fixed", "固定"),
-    "summary_bar": ("summary", "摘要"),
-    "max_tokens": (" max_tokens = {n}", " max_tokens = {n}"),
-    "title": ("What is sent at max_tokens {n}", "max_tokens {n} 时发送什么"),
-    "xlabel": ("tokens", "token 数"),
-    "fixed": ("system + reserve + safety", "system + 预留 + 安全余量"),
-    "summary": ("summary", "摘要"),
-    "kept": ("kept group", "保留的组"),
-    "dropped": ("dropped group", "丢弃的组"),
-}
-
-
 #: A white, borderless box behind a label drawn on a hatched (or coloured) patch.
 _LABEL_BOX: dict[str, Any] = {
     "boxstyle": "round,pad=0.15",
@@ -268,10 +243,10 @@ def resume_comparison_figure(
     without it. Kept groups are solid, dropped groups hatched to the right of the total."""
     with_path = list(fixtures.resumed_path() if path is None else path)
     latest = latest_compaction(with_path)
-    text = {key: tr_figure(en, zh) for key, (en, zh) in COMPARISON_FIGURE_TEXT.items()}
+    named = say.figure("comparison_with", id=latest.id) if latest else None
     variants = [
-        (text["with"].format(id=latest.id) if latest else text["with_any"], with_path),
-        (text["without"], without_compaction(with_path)),
+        (named or say.figure("comparison_with_any"), with_path),
+        (say.figure("comparison_without"), without_compaction(with_path)),
     ]
     fig, ax = new_figure(COMPARISON_SIZE)
     estimate = fixtures.opening_estimator
@@ -281,14 +256,15 @@ def resume_comparison_figure(
         result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
         x = 0.0
         fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
+        fixed_style = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]}
         segments: list[tuple[float, str, dict[str, Any]]] = [
-            (fixed, text["fixed_bar"], {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]})
+            (fixed, say.figure("comparison_fixed_bar"), fixed_style)
         ]
         head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
             summary_cost = estimate(result.messages[head - 1])
             summary_style = {"facecolor": _SUMMARY_FILL, "edgecolor": "black"}
-            segments.append((summary_cost, text["summary_bar"], summary_style))
+            segments.append((summary_cost, say.figure("comparison_summary_bar"), summary_style))
         groups = group_interactions(message_entries(variant))
         ids = [e.id for e in variant]
         start = kept_start(variant)
@@ -314,19 +290,28 @@ def resume_comparison_figure(
             x += width
         right = max(right, x)
     ax.axvline(max_tokens, color=PALETTE["vermillion"], linewidth=2.5)
-    ax.text(max_tokens, len(variants) - 0.45, text["max_tokens"].format(n=max_tokens), ha="left",
-            va="bottom", fontsize=14, color=PALETTE["vermillion"])  # fmt: skip
+    limit = say.figure("comparison_max_tokens", n=max_tokens)
+    ax.text(max_tokens, len(variants) - 0.45, limit, ha="left", va="bottom", fontsize=14,
+            color=PALETTE["vermillion"])  # fmt: skip
     ax.set_yticks(range(len(variants)), [label for label, _ in reversed(variants)])
     ax.set_xlim(0, max(60.0, right + 1))
     ax.set_ylim(-0.6, len(variants) - 0.1)
-    ax.set_xlabel(text["xlabel"])
-    ax.set_title(text["title"].format(n=max_tokens), loc="left", fontsize=17, fontweight="bold")
+    ax.set_xlabel(say.figure("comparison_xlabel"))
+    ax.set_title(
+        say.figure("comparison_title", n=max_tokens), loc="left", fontsize=17, fontweight="bold"
+    )
     ax.legend(
         handles=[
-            Patch(facecolor=_SYSTEM_FILL, edgecolor=PALETTE["grey"], label=text["fixed"]),
-            Patch(facecolor=_SUMMARY_FILL, edgecolor="black", label=text["summary"]),
-            Patch(**KEPT, label=text["kept"]),  # type: ignore[arg-type]
-            Rectangle((0, 0), 1, 1, **_DROPPED, label=text["dropped"]),
+            Patch(
+                facecolor=_SYSTEM_FILL,
+                edgecolor=PALETTE["grey"],
+                label=say.figure("comparison_fixed"),
+            ),
+            Patch(
+                facecolor=_SUMMARY_FILL, edgecolor="black", label=say.figure("comparison_summary")
+            ),
+            Patch(**KEPT, label=say.figure("comparison_kept")),  # type: ignore[arg-type]
+            Rectangle((0, 0), 1, 1, **_DROPPED, label=say.figure("comparison_dropped")),
         ],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.28),
@@ -394,50 +379,27 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
         return Verdict(
             True,
             f"kept_entry_ids = {', '.join(expected)} ({result.reason})",
-            tr(
-                "The summary costs first; the groups then fill what is left, newest first.",
-                "摘要先计价；各组再从最新一组向前，填满剩下的额度。",
-            ),
+            say("the_summary_costs_first_the"),
         )
     if "compact-1" in ids or any(i in ("sys",) for i in ids):
         return Verdict(
             False,
-            tr(
-                "kept_entry_ids lists original message entries only",
-                "kept_entry_ids 只列原 session 中的 message entries",
-            ),
-            tr(
-                "The replayed system message and the synthetic summary are sent, but they are"
-                " not kept entries.",
-                "重放出的 system message 和合成的摘要消息都会发送给模型，但它们不是保留的 entry。",
-            ),
+            say("kept_entry_ids_lists_original"),
+            say("the_replayed_system_message_and"),
             tr("Leave out sys and compact-1.", "去掉 sys 和 compact-1。"),
         )
     if set(ids) & {"u1", "a1"}:
         return Verdict(
             False,
             tr("u1 and a1 are no longer candidates", "u1 和 a1 已经不是候选"),
-            tr(
-                "compact-1's summary stands in for everything before its firstKeptEntryId (u2).",
-                "compact-1 的摘要代替了它的 firstKeptEntryId（u2）之前的全部内容。",
-            ),
-            tr(
-                "Start collecting at u2, and at u4 after the compaction.",
-                "从 u2 开始收集，compaction 之后还有 u4。",
-            ),
+            say("compact_1_s_summary_stands"),
+            say("start_collecting_at_u2_and"),
         )
     return Verdict(
         False,
         tr("not the ids build_context keeps", "这不是 build_context 保留的 id"),
-        tr(
-            f"You listed {len(ids)} ids; look at the ledger: available 22, the summary takes 4"
-            " first.",
-            f"你列了 {len(ids)} 个 id；看一下账本：消息额度 22，摘要先占 4。",
-        ),
-        tr(
-            "Keep whole groups newest first and stop at the first group that does not fit.",
-            "从最新一组向前保留完整的组，遇到第一个放不下的组就停止。",
-        ),
+        say("you_listed_ids_look_at", count=len(ids)),
+        say("keep_whole_groups_newest_first"),
     )
 
 
@@ -446,12 +408,7 @@ def check_replayed_prompt(answer: object) -> Verdict:
     """Exercise: the replayed system ``content`` of the system-patch path (the chapter's
     ``"BASE\n\nPrefer small diffs."``); the rendered prompt, sections included, is refused."""
     if not isinstance(answer, str):
-        raise TypeError(
-            tr(
-                f"expected the content as a string, got {type(answer).__name__}",
-                f"content 应该是一个字符串，得到的是 {type(answer).__name__}",
-            )
-        )
+        raise TypeError(say("expected_the_content_as_a", kind=type(answer).__name__))
     path = fixtures.system_patch_path()
     state = current_system_message(e.message for e in message_entries(path))
     assert state is not None
@@ -461,59 +418,35 @@ def check_replayed_prompt(answer: object) -> Verdict:
         return Verdict(
             True,
             tr(f"the replayed content is {content}", f"重放出的 content 是 {content}"),
-            tr(
-                f"As in the chapter; the sections stay a separate field: {sections}.",
-                f"与本章一致；sections 是单独的字段：{sections}。",
-            ),
+            say("as_in_the_chapter_the", sections=sections),
         )
     prompt = text_of(state)
     if answer == prompt:
         return Verdict(
             False,
-            tr(
-                f"that is the rendered prompt {_json_text(prompt)}, not the content",
-                f"这是渲染后的 prompt {_json_text(prompt)}，不是 content",
-            ),
+            say("that_is_the_rendered_prompt", prompt_json=_json_text(prompt)),
             "",
-            tr(
-                f"The sections are a separate field ({sections}); the content holds only the"
-                " non-empty contents, joined by a blank line.",
-                f"sections 是单独的字段（{sections}）；content 只由非空的 content 用一个空行"
-                "连接而成。",
-            ),
+            say("the_sections_are_a_separate", sections=sections),
         )
     if "RULE v1" in answer:
         return Verdict(
             False,
             tr("patch-1 replaced the rules section", "patch-1 已经替换了 rules 段落"),
             "",
-            tr(
-                "sections set by a later system message win.",
-                "后面的 system message 设置的 sections 会覆盖前面的。",
-            ),
+            say("sections_set_by_a_later"),
         )
     if "BASE" not in answer:
         return Verdict(
             False,
             tr("the base prompt is missing", "缺少基础 prompt"),
-            tr(
-                "sys stands before compact-1's firstKeptEntryId, but system state is replayed"
-                " from the WHOLE path.",
-                "sys 位于 compact-1 的 firstKeptEntryId 之前，但 system 状态是从整条路径重放的。",
-            ),
+            say("sys_stands_before_compact_1"),
             tr("Start with BASE.", "从 BASE 开始。"),
         )
     return Verdict(
         False,
-        tr(
-            f"not the replayed content: {_json_text(answer)}",
-            f"这不是重放出的 content：{_json_text(answer)}",
-        ),
+        say("not_the_replayed_content", answer_json=_json_text(answer)),
         "",
-        tr(
-            'Join the non-empty contents with "\\n\\n" (a blank line).',
-            '用 "\\n\\n"（一个空行）把非空的 content 依次连接起来。',
-        ),
+        say("join_the_non_empty_contents"),
     )
 
 
@@ -521,32 +454,15 @@ def check_replayed_prompt(answer: object) -> Verdict:
 def check_newest_summary(answer: object) -> Verdict:
     """Exercise: which compaction's summary reaches the model on the recompacted path."""
     if not isinstance(answer, str):
-        raise TypeError(
-            tr(
-                f"expected a compaction id such as 'compact-1', got {answer!r}",
-                f"应该是一个 compaction id，例如 'compact-1'，得到的是 {answer!r}",
-            )
-        )
+        raise TypeError(say("expected_a_compaction_id_such", answer=answer))
     latest = latest_compaction(fixtures.recompacted_path())
     assert latest is not None
     if answer == latest.id:
         return Verdict(
             True,
             tr(f"only {latest.id}'s summary is read", f"只读取 {latest.id} 的摘要"),
-            tr(
-                "Older summaries stay in the session but are not sent again.",
-                "较早的摘要仍留在 session 中，但不会再发送给模型。",
-            ),
+            say("older_summaries_stay_in_the"),
         )
     return Verdict(
-        False,
-        tr(
-            f"{answer} is not the summary the resume reads",
-            f"恢复时读取的不是 {answer} 的摘要",
-        ),
-        "",
-        tr(
-            "build_context scans the path from the end and stops at the first compaction.",
-            "build_context 从路径末尾向前查找，遇到第一个 compaction 就停下。",
-        ),
+        False, say("is_not_the_summary_the", answer=answer), "", say("build_context_scans_the_path")
     )

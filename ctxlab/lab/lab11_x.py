@@ -1,22 +1,22 @@
 """Lab 11.x "可选迁移练习" (the optional migration exercise): the teaching layer of notebook
-``11.x-migration.ipynb``.
+``11.x-migration.ipynb``. A ctxlab extension: the chapter's section has a title and one rule
+(旧记录需要先在边界外迁移成当前形状), no text.
 
-The whole lab is a ctxlab extension: the chapter has a section titled 可选迁移练习 with no
-text, and one rule it rests on (旧记录需要先在边界外迁移成当前形状). The core is
-:mod:`ctxlab.migration`; the strict parser is never loosened. :func:`draft_table` shows each
-draft record with the parser's and the reference migration's verdicts;
-:func:`check_summary_renames` and :func:`check_migration` judge the student's migrations and
-refuse one that calls the reference itself (:func:`reference_calls` looks through the code,
-globals and closures; while it runs, the reference functions are replaced by stand-ins).
+:func:`draft_table` shows each draft record with the strict parser's and the reference
+migration's (:mod:`ctxlab.migration`) verdicts; :func:`check_summary_renames` and
+:func:`check_migration` judge the student's migrations and refuse one that calls the
+reference (:func:`reference_calls`; while it runs, the reference is replaced by stand-ins).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,7 +28,7 @@ from ctxlab.errors import CtxlabError
 from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, exercise, not_answered
 from ctxlab.lab.errors_zh import change_text, error_text
-from ctxlab.lab.language import tr
+from ctxlab.lab.language import Texts, tr
 from ctxlab.migration import (
     LineChange,
     MigrationChange,
@@ -36,6 +36,8 @@ from ctxlab.migration import (
     MigrationResult,
     migrate_draft_entry,
 )
+
+say = Texts("lab11_x")
 
 __all__ = [
     "DRAFT_LABELS_ZH",
@@ -47,25 +49,11 @@ __all__ = [
     "reference_calls",
 ]
 
-#: Chinese names of the draft records (keys stay English: they are the fixtures' names).
-#: The first is the chapter's early draft; the others are ctxlab's own examples.
-DRAFT_LABELS_ZH: Mapping[str, str] = {
-    "files instead of changedFiles": "用 files 代替 changedFiles",
-    "nextSteps instead of next": "用 nextSteps 代替 next",
-    "invariants instead of constraints": "用 invariants 代替 constraints",
-    "compactedEntryIds instead of firstKeptEntryId": "用 compactedEntryIds 代替 firstKeptEntryId",
-    "compactedEntryIds beside firstKeptEntryId": "compactedEntryIds 与 firstKeptEntryId 并存",
-    "every draft name at once": "所有旧字段名一起出现",
-    "already current": "已经是当前形状",
-    "files and changedFiles disagree": "files 与 changedFiles 对不上",
-    "invariants beside other constraints": "invariants 旁边还有另一份 constraints",
-    "compactedEntryIds ends inside an interaction": "compactedEntryIds 停在一组中间",
-    "compactedEntryIds names an unknown entry": "compactedEntryIds 写了路径上没有的 id",
-    "compactedEntryIds disagrees with firstKeptEntryId": (
-        "compactedEntryIds 与 firstKeptEntryId 对不上"
-    ),
-    "goal missing (the parser still refuses)": "缺少 goal（迁移后 parser 仍然拒绝）",
-}
+#: Chinese names of the draft records (keys: the fixtures' English names). The first is the
+#: chapter's early draft; the others are ctxlab's own examples.
+DRAFT_LABELS_ZH: Mapping[str, str] = json.loads(
+    Path(__file__).with_name("data").joinpath("draft_labels_zh.json").read_text("utf-8")
+)
 
 
 def draft_label(name: str) -> str:
@@ -177,12 +165,7 @@ class _ReferenceUsed(Exception):
     """Raised by a stand-in of a reference function while the student's function runs."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(
-            tr(
-                f"{name} is the reference migration: use your own code",
-                f"{name} 是参考迁移：请用你自己的代码",
-            )
-        )
+        super().__init__(say("is_the_reference_migration_use", name=name))
         self.name = name
 
 
@@ -226,12 +209,7 @@ def _without_reference(function: Callable[..., Any]) -> Iterator[None]:
 
 def _function(student: object) -> Callable[..., object]:
     if not callable(student):
-        raise TypeError(
-            tr(
-                f"expected your function, got {type(student).__name__}",
-                f"这里应该传入你的函数，得到的是 {type(student).__name__}",
-            )
-        )
+        raise TypeError(say("expected_your_function_got", kind=type(student).__name__))
     return student
 
 
@@ -239,45 +217,21 @@ def _uses_reference(names: Iterable[str]) -> Verdict:
     listed = ", ".join(names)
     return Verdict(
         False,
-        tr(
-            f"your function calls ctxlab's reference migration ({listed})",
-            f"你的函数调用了 ctxlab 的参考迁移（{listed}）",
-        ),
-        tr(
-            "This exercise is to write the migration yourself: a check of the reference would "
-            "only test ctxlab.",
-            "这个练习要你自己写迁移：检查参考实现只是在测试 ctxlab。",
-        ),
-        tr(
-            "Use your own code: build a new dict, rename the fields, derive firstKeptEntryId"
-            " and raise migration.MigrationError yourself.",
-            "用你自己的代码：新建一个 dict，重命名字段，推导 firstKeptEntryId，"
-            "并自己抛出 migration.MigrationError。",
-        ),
+        say("your_function_calls_ctxlab_s", listed=listed),
+        say("this_exercise_is_to_write"),
+        say("use_your_own_code_build"),
     )
 
 
 def _fields(changes: object) -> list[str]:
     """The field paths named by a student's change notes (strings or objects with .field)."""
     if isinstance(changes, (str, bytes)) or not isinstance(changes, Iterable):
-        raise TypeError(
-            tr(
-                f"the change notes must be a list (of field paths like 'summary.files'), got"
-                f" {type(changes).__name__}",
-                f"change notes 应该是一个列表（元素是 'summary.files' 这样的字段路径），"
-                f"得到的是 {type(changes).__name__}",
-            )
-        )
+        raise TypeError(say("the_change_notes_must_be", kind=type(changes).__name__))
     fields = []
     for change in changes:
         field = getattr(change, "field", change)
         if not isinstance(field, str):
-            raise TypeError(
-                tr(
-                    f"a change note must name a field path, got {change!r}",
-                    f"每条 change note 都应该写出一个字段路径，得到的是 {change!r}",
-                )
-            )
+            raise TypeError(say("a_change_note_must_name", change=change))
         fields.append(field.split(":")[0].split(" ")[0])
     return fields
 
@@ -286,22 +240,10 @@ def _unpack(returned: object) -> tuple[Mapping[str, Any], list[str]]:
     if isinstance(returned, MigrationResult):
         return returned.entry_wire, [c.field for c in returned.changes]
     if not isinstance(returned, tuple) or len(returned) != 2:
-        raise TypeError(
-            tr(
-                "your function must return a pair (migrated_wire_dict, change_notes), got"
-                f" {type(returned).__name__}",
-                "你的函数应该返回一个二元组 (migrated_wire_dict, change_notes)，得到的是"
-                f" {type(returned).__name__}",
-            )
-        )
+        raise TypeError(say("your_function_must_return_a", kind=type(returned).__name__))
     wire, changes = returned
     if not isinstance(wire, Mapping):
-        raise TypeError(
-            tr(
-                f"the migrated record must be a dict, got {type(wire).__name__}",
-                f"迁移后的记录应该是一个 dict，得到的是 {type(wire).__name__}",
-            )
-        )
+        raise TypeError(say("the_migrated_record_must_be", kind=type(wire).__name__))
     return wire, _fields(changes)
 
 
@@ -323,67 +265,32 @@ def check_summary_renames(student: object) -> Verdict:
         except _ReferenceUsed as error:
             return _uses_reference([error.name])
         if got is None:
-            return not_answered(
-                tr(
-                    "summary renames (your function still returns None)",
-                    "summary 字段重命名（你的函数仍然返回 None）",
-                )
-            )
+            return not_answered(say("summary_renames_your_function_still"))
         if summary != untouched:
             return Verdict(
                 False,
-                tr(
-                    f"your function changed its input ({name})",
-                    f"你的函数改动了输入（{draft_label(name)}）",
-                ),
+                say("your_function_changed_its_input", name=name, label=draft_label(name)),
                 "",
-                tr(
-                    "Copy first: new = dict(summary); never edit the old one.",
-                    "先复制：new = dict(summary)；不要修改旧的 dict。",
-                ),
+                say("copy_first_new_dict_summary"),
             )
         want = fixtures.compact1().to_json()["summary"]
         if got != want:
             if not isinstance(got, Mapping):
-                raise TypeError(
-                    tr(
-                        f"expected a dict back, got {type(got).__name__}",
-                        f"应该返回一个 dict，得到的是 {type(got).__name__}",
-                    )
-                )
+                raise TypeError(say("expected_a_dict_back_got", kind=type(got).__name__))
             extra = sorted(set(got) - set(want))
             missing = sorted(set(want) - set(got))
             detail = tr(f"Draft record: {name}.", f"草案记录：{draft_label(name)}。")
             if extra:
-                detail += tr(
-                    f" Still there: {', '.join(extra)}.", f"仍然存在：{', '.join(extra)}。"
-                )
+                detail += say("still_there", extra=", ".join(extra))
             if missing:
                 detail += tr(f" Missing: {', '.join(missing)}.", f"缺少：{', '.join(missing)}。")
             return Verdict(
                 False,
-                tr(
-                    "the migrated summary is not the current shape", "迁移后的 summary 不是当前形状"
-                ),
+                say("the_migrated_summary_is_not"),
                 detail,
-                tr(
-                    "files → changedFiles, nextSteps → next, invariants → constraints;"
-                    " keep the values as they are.",
-                    "files → changedFiles，nextSteps → next，invariants → constraints；"
-                    "值保持不变。",
-                ),
+                say("files_changedfiles_nextsteps_next_invariants"),
             )
-    return Verdict(
-        True,
-        tr(
-            "every draft summary now has the seven current fields",
-            "每份草案 summary 现在都有当前的七个字段",
-        ),
-        tr(
-            "And the strict parser was not loosened to get there.",
-            "而且这一路没有放宽严格的 parser。",
-        ),
-    )
+    return Verdict(True, say("every_draft_summary_now_has"), say("and_the_strict_parser_was"))
 
 
 @exercise("migration", "迁移函数 my_migration")
@@ -406,10 +313,7 @@ def check_migration(student: object) -> Verdict:
                 continue
             return Verdict(
                 False,
-                tr(
-                    f"“{name}” can be migrated, but your function refused it",
-                    f"“{draft_label(name)}” 可以迁移，但你的函数拒绝了它",
-                ),
+                say("can_be_migrated_but_your", name=name, label=draft_label(name)),
                 f"{type(error).__name__}: {error}",
                 "",
             )
@@ -418,56 +322,31 @@ def check_migration(student: object) -> Verdict:
             if name in NOT_MIGRATABLE:
                 return Verdict(
                     False,
-                    tr(
-                        f"right to refuse “{name}”, but with a bare {kind}",
-                        f"拒绝“{draft_label(name)}”是对的，但抛出的是裸的 {kind}",
-                    ),
+                    say("right_to_refuse_but_with", name=name, kind=kind, label=draft_label(name)),
                     f"{kind}: {error}",
-                    tr(
-                        "Raise MigrationError(message, entry_id=..., field=...) so the"
-                        " reader learns which entry and field.",
-                        "抛出 MigrationError(message, entry_id=..., field=...)，"
-                        "让读者知道是哪条 entry、哪个字段。",
-                    ),
+                    say("raise_migrationerror_message_entry_id"),
                 )
             return Verdict(
                 False,
-                tr(
-                    f"your function crashed on “{name}”", f"你的函数在“{draft_label(name)}”上崩溃了"
-                ),
+                say("your_function_crashed_on", name=name, label=draft_label(name)),
                 f"{kind}: {error}",
                 "",
             )
         if returned is None:
-            return not_answered(
-                tr(
-                    "migration (your function still returns None)",
-                    "迁移（你的函数仍然返回 None）",
-                )
-            )
+            return not_answered(say("migration_your_function_still_returns"))
         if wire != untouched:
             return Verdict(
                 False,
-                tr(
-                    f"your function changed its input (“{name}”)",
-                    f"你的函数改动了输入（“{draft_label(name)}”）",
-                ),
+                say("your_function_changed_the_record", name=name, label=draft_label(name)),
                 "",
-                tr(
-                    "Build a new record: a migration never edits the old one.",
-                    "新建一条记录：迁移从不修改旧记录。",
-                ),
+                say("build_a_new_record_a"),
             )
         if name in NOT_MIGRATABLE:
             return Verdict(
                 False,
                 tr(f"“{name}” must not be migrated", f"“{draft_label(name)}” 不能被迁移"),
                 tr("Your function returned a record for it.", "你的函数却为它返回了一条记录。"),
-                tr(
-                    "When the draft gives two different answers, or the result would"
-                    " still fail the parser, raise a MigrationError.",
-                    "当草案给出两个不同的答案，或者结果仍然过不了 parser 时，抛出 MigrationError。",
-                ),
+                say("when_the_draft_gives_two"),
             )
         got, fields = _unpack(returned)
         reference = migrate_draft_entry(wire, earlier=fixtures.opening_path())
@@ -476,59 +355,32 @@ def check_migration(student: object) -> Verdict:
         except CtxlabError as error:
             return Verdict(
                 False,
-                tr(
-                    f"the strict parser refuses your result for “{name}”",
-                    f"严格的 parser 拒绝了你为“{draft_label(name)}”给出的结果",
-                ),
+                say("the_strict_parser_refuses_your", name=name, label=draft_label(name)),
                 error_text(error),
-                tr(
-                    "The parser is never loosened: fix the record.",
-                    "parser 永远不会放宽：请修正这条记录。",
-                ),
+                say("the_parser_is_never_loosened"),
             )
         if dict(got) != reference.entry_wire:
             return Verdict(
                 False,
-                tr(
-                    f"your result for “{name}” differs from the reference",
-                    f"你为“{draft_label(name)}”给出的结果与参考实现不同",
-                ),
+                say("your_result_for_differs_from", name=name, label=draft_label(name)),
                 "",
-                tr(
-                    "Compare it with ctxlab.fixtures.compact1().to_json().",
-                    "把它和 ctxlab.fixtures.compact1().to_json() 比较一下。",
-                ),
+                say("compare_it_with_ctxlab_fixtures"),
             )
         want = [c.field for c in reference.changes]
         if sorted(fields) != sorted(want):
             nothing = tr("(nothing)", "（无）")
             return Verdict(
                 False,
-                tr(
-                    f"the change notes for “{name}” are not complete",
-                    f"“{draft_label(name)}” 的 change notes 不完整",
+                say("the_change_notes_for_are", name=name, label=draft_label(name)),
+                say(
+                    "expected_notes_for_got",
+                    want=", ".join(want) or nothing,
+                    fields=", ".join(fields) or nothing,
                 ),
-                tr(
-                    f"Expected notes for: {', '.join(want) or nothing}; got:"
-                    f" {', '.join(fields) or nothing}.",
-                    f"应该记录：{', '.join(want) or nothing}；实际记录："
-                    f"{', '.join(fields) or nothing}。",
-                ),
-                tr(
-                    "Record one note per draft field you renamed or dropped.",
-                    "每个被重命名或删除的草案字段都要记一条 note。",
-                ),
+                say("record_one_note_per_draft"),
             )
     return Verdict(
         True,
-        tr(
-            "your migration matches the reference on every draft record",
-            "你的迁移在每条草案记录上都与参考实现一致",
-        ),
-        tr(
-            "It renames, derives firstKeptEntryId, notes every change, refuses what"
-            " it cannot migrate, and never edits its input.",
-            "它重命名字段、推导 firstKeptEntryId、记录每处改动、拒绝无法迁移的记录，"
-            "而且从不修改输入。",
-        ),
+        say("your_migration_matches_the_reference"),
+        say("it_renames_derives_firstkeptentryid_notes"),
     )

@@ -1,12 +1,15 @@
 """The language the teaching layer speaks: English (the default) or Chinese.
 
 Texts a student reads exist in both languages and are picked when rendered (:func:`tr`;
-:func:`tr_figure` for figure text, which stays English without a CJK font). Process-wide
-state on purpose: a notebook sets it once, in its first cell.
+:func:`tr_figure` for figure text, which stays English without a CJK font); the longer ones
+live in ``data/texts.json`` (:class:`Texts`). Process-wide state on purpose: a notebook sets
+it once, in its first cell.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
@@ -14,6 +17,7 @@ from ctxlab.errors import CtxlabError, shown
 __all__ = [
     "LANGUAGES",
     "Language",
+    "Texts",
     "figure_language",
     "get_language",
     "set_figure_language",
@@ -68,3 +72,24 @@ def tr(en: str, zh: str) -> str:
 def tr_figure(en: str, zh: str) -> str:
     """``en`` or ``zh`` for text drawn in a figure (see :func:`figure_language`)."""
     return zh if figure_language() == "zh" else en
+
+
+_TEXTS: dict[str, dict[str, list[str]]] = json.loads(
+    Path(__file__).with_name("data").joinpath("texts.json").read_text("utf-8")
+)
+
+
+class Texts:
+    """One module's section of ``data/texts.json``: each key (the English text's first words)
+    holds an English and a Chinese ``str.format`` template."""
+
+    def __init__(self, section: str) -> None:
+        self._texts = _TEXTS[section]
+
+    def __call__(self, key: str, /, **values: object) -> str:
+        """The text ``key`` in the current language (as :func:`tr`), filled with ``values``."""
+        return tr(*self._texts[key]).format(**values)
+
+    def figure(self, key: str, /, **values: object) -> str:
+        """The text ``key`` in the figure language (as :func:`tr_figure`)."""
+        return tr_figure(*self._texts[key]).format(**values)

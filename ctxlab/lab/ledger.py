@@ -1,9 +1,7 @@
-"""The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组): what
-``build_context`` decided, group by group, as a table (:func:`ledger_styler`) and a figure
-(:func:`budget_figure`, with its alt text :func:`budget_alt_text`).
-
-Kept groups, fixed costs and the ``reason`` all come from the core's result; the ledger only
-lays them out. :mod:`ctxlab.lab.lab11_3` re-exports every name here; 11.5 uses it too.
+"""The budget ledger of Lab 11.3 (chapter 11, § 31 个 token 怎样留下第二、三组), used by 11.5
+too: what ``build_context`` decided, group by group, as a table (:func:`ledger_styler`) and a
+figure (:func:`budget_figure`). Kept groups, fixed costs and the ``reason`` all come from the
+core's result; the ledger only lays them out.
 """
 
 from __future__ import annotations
@@ -37,7 +35,9 @@ from ctxlab.lab.display import (
     tidy_number,
 )
 from ctxlab.lab.lab11_2 import group_label
-from ctxlab.lab.language import tr, tr_figure
+from ctxlab.lab.language import Texts, tr, tr_figure
+
+say = Texts("ledger")
 
 __all__ = [
     "CHAPTER_BUDGET",
@@ -94,23 +94,10 @@ class LedgerGroup:
     """One candidate group as the ledger shows it."""
 
     number: int
-    label: str
+    interaction: InteractionGroup
     cost: int | float
     kept: bool
     running_total: int | float  # after this group (kept) or what it would have made
-    span: str = ""  # "u3…a3": the group's first and last entry ids
-
-
-def _group_name(group: LedgerGroup, *, figure: bool = False) -> str:
-    """``group 3: u3…a3`` in English, ``第 3 组：u3…a3`` in Chinese (``figure``: the language
-    figure text is drawn in)."""
-    if not group.span:
-        return group.label
-    # Both texts from the number and span: ``label`` is already in the text language
-    # (11.2's group_label), which a figure without a CJK font must not use.
-    en = f"group {group.number}: {group.span}"
-    zh = f"第 {group.number} 组：{group.span}"
-    return tr_figure(en, zh) if figure else tr(en, zh)
 
 
 @dataclass(frozen=True)
@@ -151,11 +138,7 @@ def budget_ledger(
     running = summary_cost
     ledger: list[LedgerGroup] = []
     for number, group, cost, kept in rows:
-        ids = group.entry_ids
-        span = ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-        ledger.append(
-            LedgerGroup(number, group_label(number, group), cost, kept, running + cost, span)
-        )
+        ledger.append(LedgerGroup(number, group, cost, kept, running + cost))
         if kept:
             running += cost
     return BudgetLedger(result, summary_cost, tuple(ledger))
@@ -173,68 +156,44 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
     t = view.result.tokens
     available = n(t.available_for_messages)
     fixed = tr("fixed", "固定成本")
-    rows: list[dict[str, object]] = [
-        {"item": "max_tokens", "tokens": n(t.max_tokens), "running total": "", "decision": ""},
-        {"item": tr("− system (replayed)", "− system（重放）"), "tokens": n(t.system),
-         "running total": "", "decision": fixed},
-        {"item": "− reserved_output", "tokens": n(t.reserved_output), "running total": "",
-         "decision": fixed},
-        {"item": "− safety_margin", "tokens": n(t.safety_margin), "running total": "",
-         "decision": fixed},
-        {"item": tr("= available for messages", "= 消息额度"), "tokens": available,
-         "running total": "", "decision": tr("budget", "预算")},
-    ]  # fmt: skip
-    kinds = ["", "fixed", "fixed", "fixed", "budget"]
-    has_summary = any(isinstance(e, CompactionSessionEntry) for e in default_path(path))
-    if has_summary:
-        rows.append(
-            {
-                "item": tr("summary (newest compaction)", "摘要（最新的 compaction）"),
-                "tokens": n(view.summary_cost),
-                "running total": n(view.summary_cost),
-                "decision": tr("kept first", "最先保留"),
-            }
-        )
-        kinds.append("kept")
+    # (kind, item, tokens, running total, decision)
+    rows: list[tuple[str, object, object, object, str]] = [
+        ("", "max_tokens", n(t.max_tokens), "", ""),
+        ("fixed", tr("− system (replayed)", "− system（重放）"), n(t.system), "", fixed),
+        ("fixed", "− reserved_output", n(t.reserved_output), "", fixed),
+        ("fixed", "− safety_margin", n(t.safety_margin), "", fixed),
+        (
+            "budget",
+            tr("= available for messages", "= 消息额度"),
+            available,
+            "",
+            tr("budget", "预算"),
+        ),
+    ]
+    if any(isinstance(e, CompactionSessionEntry) for e in default_path(path)):
+        summary = n(view.summary_cost)
+        item = tr("summary (newest compaction)", "摘要（最新的 compaction）")
+        rows.append(("kept", item, summary, summary, tr("kept first", "最先保留")))
     stopped = False
     for group in view.groups:
         total = n(group.running_total)
         if group.kept:
             if group.running_total > t.available_for_messages:
-                decision = tr(
-                    f"kept whole: overflow, {total} > {available}",
-                    f"整组保留：超出，{total} > {available}",
-                )
+                decision = say("kept_whole_overflow", total=total, available=available)
             else:
                 decision = tr("kept", "保留")
         elif not stopped:
-            decision = tr(
-                f"dropped: would make {total} > {available}",
-                f"丢弃：加上它会变成 {total} > {available}",
-            )
+            decision = say("dropped_would_make", total=total, available=available)
             stopped = True
         else:
             decision = tr("dropped: the choice already stopped", "丢弃：选择已经停止")
-        rows.append(
-            {
-                "item": f"{_group_name(group)} ({n(group.cost)})",
-                "tokens": n(group.cost),
-                "running total": total if group.kept else "",
-                "decision": decision,
-            }
-        )
-        kinds.append("kept" if group.kept else "dropped")
-    rows.append(
-        {
-            "item": tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}"),
-            "tokens": n(t.total),
-            "running total": "",
-            "decision": tr("total sent", "发送总计"),
-        }
-    )
-    kinds.append("")
-    frame = pd.DataFrame(rows, columns=_LEDGER_COLUMNS)
-    return in_language(frame, _LEDGER_ZH), kinds
+        item = f"{group_label(group.number, group.interaction)} ({n(group.cost)})"
+        running = total if group.kept else ""
+        rows.append(("kept" if group.kept else "dropped", item, n(group.cost), running, decision))
+    reason = tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}")
+    rows.append(("", reason, n(t.total), "", tr("total sent", "发送总计")))
+    frame = pd.DataFrame([row[1:] for row in rows], columns=_LEDGER_COLUMNS)
+    return in_language(frame, _LEDGER_ZH), [row[0] for row in rows]
 
 
 _DROPPED_ROW = (
@@ -268,30 +227,29 @@ def budget_alt_text(view: BudgetLedger) -> str:
     t = view.result.tokens
     n = tidy_number
     end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
-    fixed_en = (
-        f"system {n(t.system)}, reserved_output {n(t.reserved_output)}, "
-        f"safety_margin {n(t.safety_margin)}"
-    )
-    fixed_zh = (
-        f"system {n(t.system)}、reserved_output {n(t.reserved_output)}、"
-        f"safety_margin {n(t.safety_margin)}"
-    )
+    costs = [
+        ("system", t.system),
+        ("reserved_output", t.reserved_output),
+        ("safety_margin", t.safety_margin),
+    ]
     if view.summary_cost:
-        fixed_en += f", summary {n(view.summary_cost)}"
-        fixed_zh += f"、摘要 {n(view.summary_cost)}"
-    groups_en = "; ".join(
-        f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}" for g in view.groups
+        costs.append((tr("summary", "摘要"), view.summary_cost))
+    fixed = tr(", ", "、").join(f"{name} {n(cost)}" for name, cost in costs)
+    groups = tr("; ", "；").join(
+        tr(
+            f"group {g.number} ({n(g.cost)}) {'kept' if g.kept else 'dropped'}",
+            f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}",
+        )
+        for g in view.groups
     )
-    groups_zh = "；".join(
-        f"第 {g.number} 组（{n(g.cost)}）{'保留' if g.kept else '丢弃'}" for g in view.groups
-    )
-    return tr(
-        f"Budget of max_tokens {n(t.max_tokens)}: fixed costs {fixed_en}; then, newest "
-        f"first, {groups_en or 'no groups'}; the budget ends at {end}; reason "
-        f"{view.result.reason}, total {n(t.total)}",
-        f"max_tokens {n(t.max_tokens)} 的预算：固定成本 {fixed_zh}；再从最新一组往前："
-        f"{groups_zh or '没有组'}；预算到 {end} 为止；reason {view.result.reason}，"
-        f"total {n(t.total)}",
+    return say(
+        "budget_of_max_tokens_fixed",
+        max_tokens=n(t.max_tokens),
+        fixed=fixed,
+        groups=groups or tr("no groups", "没有组"),
+        end=end,
+        reason=view.result.reason,
+        total=n(t.total),
     )
 
 
@@ -321,7 +279,9 @@ def budget_figure(
         )
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append((_group_name(group, figure=True), float(group.cost), style))
+        rows.append(
+            (group_label(group.number, group.interaction, figure=True), float(group.cost), style)
+        )
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.
@@ -347,13 +307,7 @@ def budget_figure(
     ax.set_ylim(len(rows) - 0.5, -1.3)
     ax.set_xlim(0, right)
     ax.set_xlabel(tr_figure("tokens (running total)", "token（累计）"))
-    ax.set_title(
-        tr_figure(
-            f"max_tokens {t.max_tokens:g}: {view.result.reason}, total {t.total:g}",
-            f"max_tokens {t.max_tokens:g}：{view.result.reason}，total {t.total:g}",
-        ),
-        loc="left",
-    )
+    ax.set_title(say.figure("max_tokens_total", t=t, view=view), loc="left")
     # The alt text of the picture (the static figure's and the widget's image), in the
     # notebook's language even when the figure itself has to be drawn in English.
     fig.set_label(budget_alt_text(view))

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ctxlab.lab.language import tr
+from ctxlab.lab.language import Texts, tr
+
+say = Texts("plans")
 
 __all__ = [
     "LABS",
@@ -63,12 +65,13 @@ class PlanRow:
 
 @dataclass(frozen=True)
 class LabPlan:
-    """A lab's timing plan: its rows in notebook order and the class period they fit."""
+    """A lab's timing plan: its rows in notebook order, the class period (minutes) the core
+    rows fit (``None``: an optional lab) and the notebook's file name."""
 
     lab: str
-    #: The class period the core rows fit, in minutes (``None``: an optional lab).
     period: int | None
     rows: tuple[PlanRow, ...]
+    notebook: str
 
     @property
     def core_minutes(self) -> int:
@@ -88,15 +91,16 @@ class LabPlan:
     def __str__(self) -> str:
         return _plan_text(self)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
 
 def _load() -> dict[str, LabPlan]:
     """Every lab's plan, from ``data/plans.json`` (each plan's ``note`` says what it assumes)."""
     data = json.loads(Path(__file__).with_name("data").joinpath("plans.json").read_text("utf-8"))
     return {
-        lab: LabPlan(lab, plan["period"], tuple(PlanRow(*row) for row in plan["rows"]))
+        lab: LabPlan(
+            lab, plan["period"], tuple(PlanRow(*row) for row in plan["rows"]), plan["notebook"]
+        )
         for lab, plan in data.items()
     }
 
@@ -125,20 +129,8 @@ def _mark_text(mark: Mark) -> str:
 def period_line(plan: LabPlan) -> str:
     """The plan's period in one line: core and stretch minutes (or: an optional lab)."""
     if plan.period is None:
-        return tr(
-            f"An optional lab (the chapter's 「可选迁移练习」): every part is stretch, about "
-            f"{plan.stretch_minutes} min as homework or a spare period.",
-            f"可选实验（本章的「可选迁移练习」）：全部为选做，约 {plan.stretch_minutes} 分钟，"
-            "可作课后作业或机动课时。",
-        )
-    return tr(
-        f"Core: {plan.core_minutes} min, one class period of {plan.period} min. Stretch: "
-        f"+{plan.stretch_minutes} min, for fast finishers or homework. The minutes are ctxlab's "
-        "estimate from the size of each section, not a measurement.",
-        f"必做：{plan.core_minutes} 分钟，正好一节 {plan.period} 分钟的课。选做：另加 "
-        f"{plan.stretch_minutes} 分钟，留给先做完的同学或课后。分钟数是 ctxlab 按各节篇幅"
-        "估出来的，不是实测。",
-    )
+        return say("an_optional_lab_the_chapter", plan=plan)
+    return say("core_min_one_class_period", plan=plan)
 
 
 def _extras_line(lab: str) -> str:
@@ -146,11 +138,7 @@ def _extras_line(lab: str) -> str:
     if not keys:
         return ""
     names = ", ".join(keys)
-    return tr(
-        f"Check table: the rows of the chapter's rules are core; the {len(keys)} rows of "
-        f"ctxlab's extensions ({names}) are stretch (optional).",
-        f"检查表：本章规则的各行为必做；ctxlab 扩展的 {len(keys)} 行（{names}）为选做。",
-    )
+    return say("check_table_the_rows_of", count=len(keys), names=names)
 
 
 def _plan_text(plan: LabPlan) -> str:

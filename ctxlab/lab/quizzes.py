@@ -19,7 +19,7 @@ import ctxlab
 from ctxlab import CompactionSummary, ContextResult, MessageSessionEntry, SystemMessage, fixtures
 from ctxlab.errors import CtxlabError
 
-__all__ = ["QUIZZES", "AnswerKind", "Question"]
+__all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build"]
 
 
 AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
@@ -39,8 +39,9 @@ class Question:
     why_zh: str
 
 
-def _build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
-    """``build_context`` with the chapter's reserve 4, margin 2 and test estimator."""
+def chapter_build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
+    """``build_context`` with the chapter's reserve 4, margin 2 and test estimator (the
+    handouts' numbers use it too)."""
     return ctxlab.build_context(
         path,
         max_tokens=max_tokens,
@@ -156,7 +157,7 @@ def _q11_2_missing() -> str:
 
 
 def _tokens(max_tokens: int) -> ctxlab.ContextTokens:
-    return _build(fixtures.opening_path(), max_tokens).tokens
+    return chapter_build(fixtures.opening_path(), max_tokens).tokens
 
 
 def _q11_3_available_25() -> int:
@@ -168,15 +169,15 @@ def _q11_3_available_5() -> int:
 
 
 def _q11_3_kept_30() -> list[str]:
-    return list(_build(fixtures.opening_path(), 30).kept_entry_ids)
+    return list(chapter_build(fixtures.opening_path(), 30).kept_entry_ids)
 
 
 def _q11_3_reason_15() -> str:
-    return str(_build(fixtures.opening_path(), 15).reason)
+    return str(chapter_build(fixtures.opening_path(), 15).reason)
 
 
 def _q11_3_total_allowed() -> str:
-    result = _build(fixtures.opening_path(), 15)
+    result = chapter_build(fixtures.opening_path(), 15)
     return "b" if result.tokens.total > 15 else "a"
 
 
@@ -256,11 +257,11 @@ def _q11_4_patch2() -> str:
 
 
 def _q11_5_kept_35() -> list[str]:
-    return list(_build(fixtures.resumed_path(), 35).kept_entry_ids)
+    return list(chapter_build(fixtures.resumed_path(), 35).kept_entry_ids)
 
 
 def _q11_5_second() -> str:
-    result = _build(fixtures.resumed_path(), 40)
+    result = chapter_build(fixtures.resumed_path(), 40)
     second = result.messages[1]
     text = ctxlab.text_of(second)
     return "b" if second.role == "user" and text.startswith("【会话压缩摘要】") else "a"
@@ -274,7 +275,7 @@ def _q11_5_first_kept_after_third() -> str:
             first_kept_entry_id="u4", tokens_before=20,
         )
     )  # fmt: skip
-    kept = _build(path, 40).kept_entry_ids
+    kept = chapter_build(path, 40).kept_entry_ids
     return str(kept[0]) if kept else ""
 
 
@@ -291,11 +292,11 @@ def _q11_5_timestamp() -> str:
 
 def _q11_5_isolated() -> str:
     path = fixtures.resumed_path()
-    first, second = _build(path, 40), _build(path, 40)
+    first, second = chapter_build(path, 40), chapter_build(path, 40)
     wire = first.to_json()
     wire["keptEntryIds"].clear()  # not the summary text the lab's cell edits
     wire["messages"].append(dict(wire["messages"][-1]))
-    fresh = _build(fixtures.resumed_path(), 40)
+    fresh = chapter_build(fixtures.resumed_path(), 40)
     same = second.to_json() == fresh.to_json() == first.to_json()
     return "a" if same and path == fixtures.resumed_path() else "b"
 
