@@ -1,22 +1,16 @@
 """The child process's side: answer a student's function's calls for the grader.
 
-``python -m ctxlab.lab.grading.worker PATH.py KEYWORD LAB`` is spawned by :mod:`.child`
-(terminal route, class grader) as ``python -I -S`` with a copy of ctxlab holding no
-solution of the lab; on a notebook's Linux kernel a forked copy runs :func:`serve` on the
-student's function instead. It keeps its standard input and output as a private channel
-(:func:`channel`: the student's ``print`` goes to standard error, ``input()`` reads
-nothing); a file's child imports ``PATH.py`` (else answers ``{"import_error": ...}`` or
-``{"missing": ...}``). Then it answers ``{"ready": true}`` and, for each request (a
-length-prefixed pickle of ``(args, kwargs, arg_names)`` from the trusted grader), calls the
-function once (:func:`~.perform.perform`) and answers only the call's plain-JSON record, one
-ASCII line: the grader never unpickles what it sends. It exits when the grader closes the
-channel, even while a call still runs.
+A spawned child (:func:`main`, on ``PATH.py KEYWORD LAB``) imports the student's file; a
+forked one already has the function (:func:`serve`). Its standard input and output become a
+private channel (:func:`channel`: ``print`` goes to standard error). It answers
+``{"ready": true}`` (or ``import_error``, ``missing``), then each request, a pickle from
+the trusted grader, with the call's plain-JSON record on one ASCII line (the grader never
+unpickles what it sends). It exits when the grader closes the channel.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
 import os
 import pickle
@@ -90,9 +84,8 @@ def _request(stream: BinaryIO) -> Any:
 
 
 def _exit_on_hangup(stream: BinaryIO) -> None:
-    """Exit as soon as the grader closes the channel, even while a call is still running
-    (a thread that waits for the hang-up only; Windows has no ``poll``: there the grader
-    ends the child itself)."""
+    """Exit as soon as the grader closes the channel, even during a call (Windows has no
+    ``poll``: there the grader ends the child)."""
     import select
 
     if not hasattr(select, "poll"):
@@ -144,7 +137,7 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Serve the calls of the function of one student's file (see the module's docstring)."""
+    """Serve the calls of the function of one student's file."""
     path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
     requests, replies = channel()
     from ctxlab.lab.grading.perform import safe_message
@@ -162,11 +155,3 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     serve(function, requests, replies)
     return 0
-
-
-if __name__ == "__main__":
-    # The worker's own stderr is line-buffered text: a student's print at import shows in
-    # order with any traceback of this process.
-    if isinstance(sys.stderr, io.TextIOWrapper):
-        sys.stderr.reconfigure(line_buffering=True)
-    raise SystemExit(main())
