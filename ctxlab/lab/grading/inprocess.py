@@ -285,24 +285,18 @@ def repair() -> list[str]:
     return _FOUND.repair()
 
 
+@dataclasses.dataclass
 class InProcess:
     """Runs each row here, with ctxlab as grading found it; ``repaired`` collects where
     ctxlab's objects were put back. The notebook's own bindings come back after ``with``."""
 
-    def __init__(
-        self,
-        function: Callable[..., Any],
-        arg_names: tuple[str, ...],
-        references: frozenset[CodeType],
-        repaired: list[str],
-    ) -> None:
-        self.function = function
-        self.arg_names = arg_names
-        self.references = references
-        self.repaired = repaired
-        self._students: list[tuple[ModuleType, str, object]] = []
-        self._interval = SWITCH_INTERVAL
-        self._setter: object = _MISSING
+    function: Callable[..., Any]
+    arg_names: tuple[str, ...]
+    references: frozenset[CodeType]
+    repaired: list[str]
+    _students: list[tuple[ModuleType, str, object]] = dataclasses.field(default_factory=list)
+    _interval: float = SWITCH_INTERVAL
+    _setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
         self._students = _FOUND.restore()

@@ -32,12 +32,14 @@ __all__ = [
     "clock",
     "get_isolation",
     "hung",
+    "process_available",
     "run_check",
     "run_traced",
     "set_isolation",
     "stuck_threads",
     "threads_available",
     "unreadable",
+    "use_process",
     "use_trace",
 ]
 
@@ -320,6 +322,19 @@ def get_isolation() -> Isolation:
             option="mode",
         )
     return value  # checked against ISOLATIONS above
+
+
+def process_available() -> bool:
+    """Can a run be made in a forked child here? (POSIX with ``os.fork``, not Pyodide.)"""
+    return hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32")
+
+
+def use_process() -> bool:
+    """Should this notebook run call the student's function in a forked child?"""
+    mode = get_isolation()
+    if mode in ("in-process", "trace") or not process_available():
+        return False
+    return mode == "process" or sys.platform.startswith("linux")
 
 
 def threads_available() -> bool:
