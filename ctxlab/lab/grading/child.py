@@ -262,7 +262,7 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
                 os.dup2(fd, target)
             for fd in (fd for pipe in pipes for fd in pipe):
                 os.close(fd)
-            error = io.FileIO(2, "w", closefd=False)
+            error = io.FileIO(2, "w", closefd=False)  # never the kernel's own (its sockets)
             sys.stderr = io.TextIOWrapper(error, "utf-8", "backslashreplace", line_buffering=True)
             serve(function, *channel(), references)
         finally:

@@ -105,18 +105,16 @@ def bwrap_works() -> bool:
     bwrap = _bwrap()
     if bwrap is not None and sys.platform.startswith("linux"):
         command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
+        preexec = _become_nobody if child_as_nobody() else None
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            works = (
-                subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=20,
-                    preexec_fn=_become_nobody if child_as_nobody() else None,
-                    check=False,
-                ).returncode
-                == 0
+            run = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=20,
+                preexec_fn=preexec,
             )
+            works = run.returncode == 0
     _BWRAP_WORKS.append(works)
     return works
 

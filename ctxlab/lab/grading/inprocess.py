@@ -252,7 +252,7 @@ def _capped_switch_interval(interval: float) -> None:
 
 
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, misconceptions, report)
+_LOADED = (errors, fixtures, misconceptions, report)  # loaded now: kept as grading found them
 _CORE = [
     module
     for name, module in sorted(sys.modules.items())

@@ -216,7 +216,7 @@ class _Stop:
         self.lock = threading.Lock()
         self.done = False
         self.sent = False
-        self.ended = threading.Lock()
+        self.ended = threading.Lock()  # released by finish: a C call, unseen by the hook
         self.ended.acquire()
 
     def send(self, ident: int | None) -> None:

@@ -212,11 +212,10 @@ def _compiled_from_source(path: str) -> bool:
         st = source_path.stat()
     except (OSError, ValueError):
         return False
-    if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER or data[4:8] != bytes(4):
-        return False
-    if data[8:12] != (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little"):
-        return False
-    if data[12:16] != (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"):
+    header = importlib.util.MAGIC_NUMBER + bytes(4)  # no flags: checked by mtime and size
+    header += (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    header += (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    if data[:16] != header:
         return False
     optimize = 2 if ".opt-2." in cache.name else 1 if ".opt-1." in cache.name else 0
     try:
