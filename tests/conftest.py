@@ -72,7 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
     option = config.getoption("--ctxlab-impl")
     if option:
         # Only checked here: the file is imported in a child process (ctxlab.lab.grading
-        # .worker), never in this one, so nothing in it can touch the checks or verdicts.
+        # .child), never in this one, so nothing in it can touch the checks or verdicts.
         path = Path(option).expanduser().resolve()
         if not path.is_file():
             raise pytest.UsageError(f"--ctxlab-impl: no such file: {path}")

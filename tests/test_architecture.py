@@ -184,7 +184,6 @@ _ENGINE_SIDE = (
     "runner",
     "inprocess",
     "perform",
-    "worker",
     "report",
     "misconceptions",
     "sandbox",

@@ -126,7 +126,7 @@ def _state(copy_root: Path, site: Path) -> dict[str, str]:
 
 def _marked() -> list[int]:
     """Processes that carry a sandbox run's marker in their environment."""
-    from ctxlab.lab.grading.sandbox import MARKER
+    from ctxlab.lab.grading.confine import MARKER
 
     found = []
     for entry in Path("/proc").glob("[0-9]*"):

@@ -417,13 +417,13 @@ def test_a_function_that_ends_the_grading_process_fails_one_row_and_the_rest_run
 
 def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
     from ctxlab.lab import grading as g
-    from ctxlab.lab.grading import child
+    from ctxlab.lab.grading import runner
 
     previous = g.set_isolation("auto")
     try:
-        assert child.use_process() == sys.platform.startswith("linux")
+        assert runner.use_process() == sys.platform.startswith("linux")
         g.set_isolation("in-process")
-        assert not child.use_process()
+        assert not runner.use_process()
         with pytest.raises(g.GradingUsageError, match="mode must be one of") as caught:
             g.set_isolation("fork")
         assert caught.value.option == "mode"
@@ -440,7 +440,7 @@ def test_the_grading_child_is_the_default_on_linux_and_can_be_chosen() -> None:
         g.check_implementation("11.2", group_interactions=group_interactions)
     finally:
         g.set_isolation(previous)
-    assert state == [] or not child.process_available()
+    assert state == [] or not runner.process_available()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grading child: Linux")

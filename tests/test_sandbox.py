@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab.lab.grading import behaviour_keys, lab_keyword, sandbox
-from ctxlab.lab.grading.child import ChildGone, InChild
+from ctxlab.lab.grading.child import ChildGone, InChild, escape
 from ctxlab.lab.grading.engine import run_rows
 from ctxlab.lab.grading.labs import load
 from ctxlab.lab.grading.runner import clock
@@ -28,7 +28,6 @@ from ctxlab.lab.grading.sandbox import (
     _compiled_from_source,
     _touched,
     child_tree,
-    escape,
     fingerprint,
     grade_file,
     missing_protections,

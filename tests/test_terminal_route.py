@@ -1,7 +1,7 @@
 """The terminal route, ``pytest -m lab11_N --ctxlab-impl=PATH.py``, is the one to trust.
 
 Issue 17, items 6 and 7: the student's file is imported and called only in a child process
-(ctxlab.lab.grading.worker), only plain JSON comes back, and every verdict is made in the
+(ctxlab.lab.grading.child), only plain JSON comes back, and every verdict is made in the
 pytest process, where the student's code never ran. So a file that patches the grader,
 peeks at its frames or patches ``Trial`` at import still fails a wrong function; a hang
 costs one time limit for the whole lab (the rest: "not run"); a child that dies is a plain
@@ -164,7 +164,7 @@ def test_a_hang_costs_one_time_limit_and_the_rest_of_the_lab_is_not_run(
 
 def _sandboxed_processes() -> list[int]:
     """Processes that carry a sandbox run's marker in their environment (Linux)."""
-    from ctxlab.lab.grading.sandbox import MARKER
+    from ctxlab.lab.grading.confine import MARKER
 
     found = []
     for entry in Path("/proc").glob("[0-9]*"):
@@ -271,7 +271,7 @@ def test_a_right_solution_passes_and_a_file_that_fails_to_import_is_a_usage_erro
 
 
 def test_a_reply_that_is_not_a_calls_record_is_refused() -> None:
-    from ctxlab.lab.grading.sandbox import ChildGone, read_record
+    from ctxlab.lab.grading.child import ChildGone, read_record
 
     good = {"returned": 1, "changed": [], "output": "", "output_cut": 0, "reference": False}
     assert read_record(dict(good)) == good

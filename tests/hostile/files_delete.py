@@ -1,9 +1,9 @@
-# Hostile submission: the child can change later runs: delete grading/sandbox.py and worker.py.
+# Hostile submission: the child can change later runs: delete grading/sandbox.py and child.py.
 # lab: 11.2
 # bwrap: ok
 # plain: refused
 import os
-for name in ("sandbox.py", "worker.py"):
+for name in ("sandbox.py", "child.py"):
     try:
         os.unlink("{{REPO}}/ctxlab/lab/grading/" + name)
     except OSError:

@@ -1,9 +1,9 @@
-# Hostile submission: the child can change later runs: rewrite grading/worker.py.
+# Hostile submission: the child can change later runs: rewrite grading/child.py (the child's side).
 # lab: 11.2
 # bwrap: ok
 # plain: refused
 try:
-    with open("{{REPO}}/ctxlab/lab/grading/worker.py", "w", encoding="utf-8") as stream:
+    with open("{{REPO}}/ctxlab/lab/grading/child.py", "w", encoding="utf-8") as stream:
         stream.write('raise SystemExit\n')
 except OSError:
     pass

@@ -61,17 +61,17 @@ Every module of the package, one file per lab read by an engine that never impor
                                  switch interval put back before each row
 :mod:`.runner`                   its clock: a check in a thread, or under a trace hook
                                  (Pyodide); stopping it; stuck threads; the one switch,
-                                 :func:`set_isolation`
+                                 :func:`set_isolation`, and :func:`~.runner.use_process`
 :mod:`.calls`                    calling the student's function under watch (:class:`Trial`)
 :mod:`.perform`                  one call of the student's function, as a plain record
 :mod:`.plain`                    a call's values as exact plain data, and back
 :mod:`.sandbox`                  one student's file, one lab, run in a sandboxed child
                                  process; the grader's files fingerprinted
 :mod:`.child`                    the child-process caller: a child spawned on a file or
-                                 forked from the kernel answers each call
+                                 forked from the kernel answers each call; the
+                                 child's side: import the file, answer calls
 :mod:`.confine`                  the spawned child's walls (bubblewrap, rlimits, a pids
                                  cgroup, nobody); what it left, ended; what is lacking
-:mod:`.worker`                   the child's side: import the file, answer calls
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult` (text and table)
 :mod:`.misconceptions`           a catalogue entry; matching a function to it on the
                                  entry's evidence (the check loop's last step); the ladder

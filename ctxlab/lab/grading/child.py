@@ -1,52 +1,48 @@
 """Where a student's function runs in a child process (issue 25; issue 35, item 2).
 
-A :class:`Child` answers one lab's calls on a private channel (:mod:`.worker`); the grader
-runs every check and makes every verdict, each reply read as a call's plain record
-(:func:`read_record`). A child is *spawned* on a student's file (``python -I -S``, confined as
-:mod:`.confine` says: the terminal route and class grading, :mod:`.sandbox`), or *forked*
-from the notebook's kernel with the student's function already in the copy (Linux,
-:func:`set_isolation`): nothing is pickled to the kernel, and the forked child's word on a
-use of the lab's solution is taken (it is the student's own kernel; a spawned child's never
-is). :class:`InChild` is the engine's caller for both: each call waits at most for what is
-left of its check's time limit; a child that misses it, or dies, is ended with its process
-group and the next check starts a new one. After a lab, a spawned child's leftovers are
-killed too (the run's marker in their environment; a subreaper reaps the rest).
+A :class:`Child` answers one lab's calls; the grader runs every check and makes every
+verdict from each reply's plain record (:func:`read_record`). A child is *spawned* on a
+student's file (:func:`main`, confined as :mod:`.confine` says; :mod:`.sandbox`), or
+*forked* from the notebook's kernel with the function in the copy (Linux), whose word on a
+use of the lab's solution is taken (a spawned child's never is). The child keeps its
+standard input and output as a private channel (:func:`channel`): it answers
+``{"ready": true}`` (or ``import_error``, ``missing``), then each request, a pickle from
+the trusted grader, with the call's plain-JSON record on one ASCII line (the grader never
+unpickles what it sends); it exits when the grader closes the channel. :class:`InChild` is
+the engine's caller: a child that misses its check's time limit, or dies, is ended with
+its process group, and the next check starts a new one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import json
 import os
+import pickle
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
-from typing import IO, Any, Final, Literal, TypeAlias
+from types import CodeType, ModuleType
+from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.confine import (
-    LIVE,
-    NOBODY,
-    Launch,
-    child_as_nobody,
-    end_cgroup,
-    prepare_launch,
-    sweep,
-)
+from ctxlab.lab.grading.confine import LIVE, Launch, end_cgroup, prepare_launch, sweep
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, clock, get_isolation, hung, unreadable
+from ctxlab.lab.grading.perform import perform, safe_message
+from ctxlab.lab.grading.plain import type_name
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, clock, hung, unreadable
 from ctxlab.lab.grading.text import Text, same
-from ctxlab.lab.grading.worker import channel, pack, serve
 
 __all__ = [
     "Child",
@@ -55,13 +51,11 @@ __all__ = [
     "Spawn",
     "Status",
     "escape",
-    "process_available",
+    "main",
     "read_record",
-    "sandbox_folder",
-    "use_process",
 ]
 
-#: How much of the child's standard error is kept (the start and the end), in bytes.
+#: How many bytes of the child's standard error are kept (at the start and at the end).
 STDERR_KEEP: Final = 4096
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -76,46 +70,9 @@ def escape(text: str, *, newlines: bool = False) -> str:
     return text
 
 
-_BASE: list[Path] = []
-
-
-def sandbox_folder() -> Path:
-    """This process's folder of sandbox files (removed at exit)."""
-    if not _BASE:
-        base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
-        base.chmod(0o711)
-        _BASE.append(base)
-        import atexit
-
-        atexit.register(shutil.rmtree, base, True)
-    return _BASE[0]
-
-
-# ----------------------------------------------------------------------------------------
-# The notebook's switch: a forked child, or the kernel itself
-
-
-def process_available() -> bool:
-    """Can a run be made in a forked child here? (POSIX with ``os.fork``, not Pyodide.)"""
-    return hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32")
-
-
-def use_process() -> bool:
-    """Should this notebook run call the student's function in a forked child?"""
-    mode = get_isolation()
-    if mode in ("in-process", "trace") or not process_available():
-        return False
-    return mode == "process" or sys.platform.startswith("linux")
-
-
-# ----------------------------------------------------------------------------------------
-# The child, seen from here
-
-
 class ChildGone(BaseException):
-    """The child cannot answer (a ``BaseException``: no check's ``except`` takes it).
-    ``late``: it did not answer in time; ``out_of_cpu``: it was ended by its CPU-time limit
-    (both a timeout, not a crash); ``code``: its exit code (negative: a signal's number)."""
+    """The child cannot answer (a ``BaseException``: no check's ``except`` takes it): too
+    ``late``, ``out_of_cpu`` (both a timeout), or ended with exit ``code`` (-signal)."""
 
     def __init__(
         self, why: str, *, late: bool = False, out_of_cpu: bool = False, code: int | None = None
@@ -129,15 +86,135 @@ class ChildGone(BaseException):
 
 @dataclass(frozen=True)
 class Spawn:
-    """How a child is spawned: on the student's file ``path`` (which must define
-    ``keyword``, Lab ``lab``'s function), with ``cpu`` seconds of CPU time for its whole
-    life, importing ctxlab from ``lib``."""
+    """A child spawned on the student's file ``path`` (defining ``keyword``), with ``cpu``
+    seconds of CPU time for its life, importing ctxlab from ``lib``."""
 
     path: Path
     lab: str
     keyword: str
     cpu: int
     lib: Path
+
+
+# ----------------------------------------------------------------------------------------
+# The child's side
+
+#: A request's header: the length of the pickle that follows (8 bytes, big-endian).
+HEADER: Final = struct.Struct(">Q")
+#: The name the student's file is imported as (in the child only).
+MODULE_NAME: Final = "ctxlab_student_impl"
+
+
+def pack(payload: object) -> bytes:
+    """One request, as the grader writes it: header + pickle."""
+    blob = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(blob)) + blob
+
+
+def channel() -> tuple[BinaryIO, BinaryIO]:
+    """(requests, replies): the original fds 0 and 1, moved out of the student's way."""
+    private = os.dup(0), os.dup(1)  # not inherited by processes the student's code starts
+    if sys.platform == "win32":  # no newline translation on the channel
+        import msvcrt
+
+        for fd in private:
+            msvcrt.setmode(fd, os.O_BINARY)
+    requests = os.fdopen(private[0], "rb")  # buffered: read(n) returns n bytes, or EOF
+    replies = os.fdopen(private[1], "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # C-level writes and subprocesses' stdout go to standard error
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as we do
+    sys.stdout = sys.stderr
+    return requests, replies
+
+
+def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
+    try:
+        line = json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as error:
+        line = json.dumps({"worker_error": f"the reply could not be written as JSON: {error}"})
+    replies.write(line.encode("ascii") + b"\n")
+
+
+def _request(stream: BinaryIO) -> Any:
+    """The next request; when the grader has closed the channel, exit."""
+    header = stream.read(HEADER.size)
+    size = HEADER.unpack(header)[0] if len(header) == HEADER.size else -1
+    blob = stream.read(size) if size > 0 else b""
+    if len(blob) != size:
+        os._exit(0)
+    return pickle.loads(blob)
+
+
+def _exit_on_hangup(stream: BinaryIO) -> None:
+    """Exit as soon as the grader closes the channel, even during a call (Windows has no
+    ``poll``: there the grader ends the child)."""
+    import select
+
+    if not hasattr(select, "poll"):
+        return
+    hangup = select.poll()
+    hangup.register(stream.fileno(), 0)  # no event asked for: a hang-up or an error only
+
+    def wait() -> None:
+        hangup.poll()
+        os._exit(0)
+
+    threading.Thread(target=wait, name="ctxlab-hangup", daemon=True).start()
+
+
+def _import(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[MODULE_NAME] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def serve(
+    function: Callable[..., Any],
+    requests: BinaryIO,
+    replies: BinaryIO,
+    references: frozenset[CodeType] = frozenset(),
+) -> None:
+    """Answer ``function``'s calls, watched for ``references``; never returns."""
+    _reply(replies, {"ready": True})
+    _exit_on_hangup(requests)
+    while True:
+        args, kwargs, arg_names = _request(requests)
+        try:
+            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
+        except BaseException as error:  # pragma: no cover - perform catches the student's
+            record = {"worker_error": f"{type(error).__name__}: {error}"}
+        _reply(replies, record)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The spawned child: serve the calls of the function of one student's file."""
+    path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
+    requests, replies = channel()
+    path = Path(path_text)
+    sys.path.insert(0, str(path.parent))
+    try:
+        module = _import(path)
+    except BaseException as error:  # whatever the file raises at import, SystemExit too
+        _reply(replies, {"import_error": f"{type(error).__name__}: {safe_message(error)}"})
+        return 0
+    function: Callable[..., Any] | None = getattr(module, keyword, None)
+    if not callable(function):
+        got = "None" if function is None else f"a {type_name(function)}"
+        _reply(replies, {"missing": keyword, "got": got})
+        return 0
+    serve(function, requests, replies)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------
+# The child, seen from here
 
 
 class _Forked:
@@ -170,8 +247,7 @@ class _Forked:
 
 
 def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _Forked:
-    """A copy of this process that serves ``function``'s calls (watched for
-    ``references``) on three pipes: its standard input, output and error."""
+    """A copy of this process serving ``function``'s calls on its stdin, stdout, stderr."""
     import warnings
 
     pipes = [os.pipe() for _ in range(3)]  # requests, replies, standard error
@@ -186,8 +262,7 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
                 os.dup2(fd, target)
             for fd in (fd for pipe in pipes for fd in pipe):
                 os.close(fd)
-            # never the kernel's own streams (its sockets): standard error, drained
-            error = io.FileIO(2, "w", closefd=False)
+            error = io.FileIO(2, "w", closefd=False)  # never the kernel's own (its sockets)
             sys.stderr = io.TextIOWrapper(error, "utf-8", "backslashreplace", line_buffering=True)
             serve(function, *channel(), references)
         finally:
@@ -200,9 +275,23 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
     return _Forked(pid, *ends)
 
 
+def _spawn(launch: Launch) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        launch.command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=launch.work,
+        env=launch.env,
+        start_new_session=os.name == "posix",
+        preexec_fn=launch.preexec,
+        close_fds=True,
+    )
+
+
 class Child:
     """One child process serving one lab's calls: spawned as ``how`` says, or forked with
-    the function ``how`` in it (its calls watched for ``references``, the lab's solution)."""
+    the function ``how`` in it (its calls watched for ``references``)."""
 
     MAX_REPLY: Final = 16 * 1024 * 1024
 
@@ -218,55 +307,27 @@ class Child:
         self.forked = not isinstance(how, Spawn)
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         self.launch: Launch | None = None
-        self.work: Path | None = None
-        self._buffer = bytearray()
-        self._head = bytearray()
-        self._tail = bytearray()
-        self.stderr_bytes = 0
+        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
         self.started = False
-
-    # -------------------------------------------------------------- start and stop
 
     def start(self, deadline: float) -> dict[str, Any]:
         """Start the child; its first reply (``ready``/``import_error``/``missing``)."""
         self.stop()
-        self._buffer = bytearray()
         self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
         how = self.how
-        process = self._spawn(how) if isinstance(how, Spawn) else _fork(how, self.references)
+        if isinstance(how, Spawn):
+            self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
+            process: subprocess.Popen[bytes] | _Forked = _spawn(self.launch)
+        else:
+            process = _fork(how, self.references)
         self.process = process
         LIVE.add(process.pid)
         threading.Thread(target=self._drain, args=(process,), daemon=True).start()
         return self.reply(deadline)
 
-    def _spawn(self, spawn: Spawn) -> subprocess.Popen[bytes]:
-        work = Path(tempfile.mkdtemp(prefix="run-", dir=sandbox_folder()))
-        for sub in ("home", "tmp"):
-            (work / sub).mkdir()
-        shutil.copyfile(spawn.path, work / "submission.py")
-        if child_as_nobody():
-            for path in (work, work / "home", work / "tmp", work / "submission.py"):
-                os.chown(path, NOBODY, NOBODY)
-        self.work = work
-        self.launch = launch = prepare_launch(
-            work, spawn.lib, "submission.py", spawn.keyword, spawn.lab, spawn.cpu
-        )
-        return subprocess.Popen(
-            launch.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=launch.cwd,
-            env=launch.env,
-            start_new_session=os.name == "posix",
-            preexec_fn=launch.preexec,
-            close_fds=True,
-        )
-
     def stop(self, *, graceful: bool = False) -> None:
-        """Kill the child, everything it started, and remove its folder. ``graceful`` (a
-        spawned child): first close its channel and give it a moment to exit by itself (so
-        that its CPU time is counted: a killed pid namespace's processes are not reaped)."""
+        """Kill the child, everything it started, and remove its folder; ``graceful`` (spawned):
+        first let it exit by itself, so that its CPU time is counted."""
         process, launch = self.process, self.launch
         if process is not None and graceful and launch is not None and process.stdin:
             with contextlib.suppress(OSError):
@@ -290,14 +351,11 @@ class Child:
             if launch.cgroup is not None:
                 end_cgroup(launch.cgroup)
             sweep(launch.token)
-        if self.work is not None:
-            shutil.rmtree(self.work, ignore_errors=True)
-        self.process = self.launch = self.work = None
+            shutil.rmtree(launch.work, ignore_errors=True)
+        self.process = self.launch = None
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
-
-    # -------------------------------------------------------------- the channel
 
     def _drain(self, process: subprocess.Popen[bytes] | _Forked) -> None:
         stream = process.stderr
@@ -314,20 +372,18 @@ class Child:
             stream.close()
 
     def reply(self, deadline: float) -> dict[str, Any]:
-        """The reply to the last request: one line of JSON (at most :data:`MAX_REPLY`
-        bytes) by ``deadline`` (on :func:`~.runner.clock`), else :class:`ChildGone`."""
-        import json
-
+        """The reply to the last request: one JSON line by ``deadline``, else
+        :class:`ChildGone`."""
         process = self.process
         assert process is not None and process.stdout is not None
         timer = None
         if os.name == "nt":  # no select() on a pipe: a timer ends a child that is late
             timer = threading.Timer(max(deadline - clock(), 0.0), process.kill)
             timer.start()
-        searched = 0
+        buffer, searched = bytearray(), 0
         try:
-            while (end := self._buffer.find(b"\n", searched)) < 0:
-                searched = len(self._buffer)
+            while (end := buffer.find(b"\n", searched)) < 0:
+                searched = len(buffer)
                 if searched > self.MAX_REPLY:
                     raise ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
                 if not _readable(process.stdout.fileno(), deadline):
@@ -337,16 +393,14 @@ class Child:
                     raise ChildGone("it did not answer in time", late=True)
                 if not chunk:
                     raise _gone(process, self.launch is not None and self.launch.sandboxed)
-                self._buffer += chunk
+                buffer += chunk
         finally:
             if timer is not None:
                 timer.cancel()
-        line, rest = bytes(self._buffer[:end]), self._buffer[end + 1 :]
-        if rest:
+        if end + 1 < len(buffer):
             raise ChildGone("it sent a reply nobody asked for")
-        self._buffer = rest
         try:
-            reply = json.loads(line.decode("ascii"))
+            reply = json.loads(buffer[:end].decode("ascii"))
         except (ValueError, RecursionError):
             reply = None
         if not isinstance(reply, dict):
@@ -357,7 +411,7 @@ class Child:
         head = self._head.decode("utf-8", "replace")
         if self.stderr_bytes <= STDERR_KEEP:
             return head
-        tail = bytes(self._tail)[-(STDERR_KEEP - len(self._head) or STDERR_KEEP) :]
+        tail = bytes(self._tail)
         cut = self.stderr_bytes - len(self._head) - len(tail)
         middle = f"\n[... {cut:,} bytes cut ...]\n" if cut > 0 else ""
         return head + middle + tail.decode("utf-8", "replace")
@@ -378,25 +432,16 @@ class Child:
         return read_record(self.reply(deadline), forked=self.forked)
 
 
-_RECORD_KEYS: Final = {
-    "returned",
-    "raised",
-    "too_large",
-    "changed",
-    "output",
-    "output_cut",
-    "reference",
-}
+_ENDS: Final = {"returned", "raised", "too_large"}  # exactly one in a call's record
+_RECORD_KEYS: Final = {*_ENDS, "changed", "output", "output_cut", "reference"}
 
 
 def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any]:
-    """A reply as the call's record :class:`Trial` reads, or :class:`ChildGone` when it is
-    not one. A spawned child's word on a use of the solution (``reference``) is never
-    taken and what it printed is escaped; a ``forked`` child, the student's own kernel,
-    is believed and shown as it printed, as in the kernel itself."""
+    """A reply as the call's record :class:`Trial` reads, or :class:`ChildGone`. A spawned
+    child's ``reference`` is never taken and its output is escaped; a ``forked`` one's are."""
     if "worker_error" in reply:
         raise ChildGone(f"it failed: {escape(str(reply['worker_error']))[:600]}")
-    if not set(reply) <= _RECORD_KEYS or len({"returned", "raised", "too_large"} & set(reply)) != 1:
+    if not set(reply) <= _RECORD_KEYS or len(_ENDS & set(reply)) != 1:
         raise ChildGone("it sent a reply that is not a call's record")
     changed = reply.get("changed", [])
     raised = reply.get("raised")
@@ -416,8 +461,7 @@ def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any
 
 
 def _readable(fd: int, deadline: float) -> bool:
-    """Has ``fd`` data, or its end (True), before ``deadline`` (False)? Waited for in short
-    slices, so that a kernel interrupt lands at once (Windows: see :meth:`Child.reply`)."""
+    """Has ``fd`` data or its end before ``deadline``? Polled in slices (an interrupt lands)."""
     if os.name == "nt":
         return True
     import select
@@ -441,8 +485,7 @@ def _is_error(data: object) -> bool:
 
 
 def _gone(process: subprocess.Popen[bytes] | _Forked, bwrap: bool) -> ChildGone:
-    """Why the child's channel closed, from how its process ended (``bwrap``: it is
-    bubblewrap, which passes a signal's end on as the exit code 128 + its number)."""
+    """Why the child's channel closed (``bwrap`` passes a signal on as exit code 128 + n)."""
     try:
         code = process.wait(2)
     except subprocess.TimeoutExpired:
@@ -481,19 +524,17 @@ _KEPT_DYING = (
 )
 
 
+@dataclass
 class InChild:
-    """The engine's caller (:class:`~.engine.Caller`) whose calls ``child`` answers: each
-    row's check runs here, each of its calls given what is left of the row's time limit
-    (the child's start counted in it). What ended a file's lab early (``status``,
-    ``reason``, ``invalid``) is kept for its outcome; checks lost to a child that died
-    share one time limit between them. In a ``with`` block, the child is ended after it."""
+    """The engine's caller whose calls ``child`` answers within what is left of the row's
+    time limit (the child's start counted). What ended a file's lab early (``status``,
+    ``reason``, ``invalid``) is kept; checks lost to a dying child share one time limit."""
 
-    def __init__(self, child: Child) -> None:
-        self.child = child
-        self.status: Status = "ok"
-        self.reason = ""
-        self.invalid: Text | None = None
-        self.lost = 0.0  # seconds of checks lost to a dying child
+    child: Child
+    status: Status = "ok"
+    reason: str = ""
+    invalid: Text | None = None
+    lost: float = 0.0  # seconds of checks lost to a dying child
 
     def __enter__(self) -> InChild:
         return self
@@ -627,8 +668,7 @@ def _plain(detail: Text | None) -> str:
 
 
 def _is_hello(reply: dict[str, Any]) -> bool:
-    """The worker's first line: ``{"ready": true}``, ``{"import_error": str}`` or
-    ``{"missing": str, "got": str}``, and nothing else."""
+    """Is ``reply`` the worker's first line, and nothing else?"""
     if reply == {"ready": True}:
         return True
     if set(reply) == {"import_error"}:

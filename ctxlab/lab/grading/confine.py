@@ -1,19 +1,11 @@
 """How the sandboxed child is confined (issue 25), and what this platform lacks.
 
-:func:`prepare_launch` says how a :class:`~.child.Child` starts: ``python -I -S`` (no
-``PYTHONPATH``, user site, ``site-packages``, ``.pth`` or ``sitecustomize``) from a fresh
-temporary working directory and home, with a minimal environment carrying the run's
-:data:`MARKER`, under ``resource`` limits (CPU time, address space, file size, open files,
-processes, no core file) and, on Linux where this process may make one, in a ``pids``
-cgroup of its own (:data:`CGROUP_TASKS` tasks; it cannot leave it; emptied after the lab
-by :func:`end_cgroup`). On Linux with bubblewrap (``bwrap``) the child runs in new user,
-pid, network, IPC and UTS namespaces (no network; no view of the grader's process, so no
-``/proc/PPID/mem``, ``ptrace`` or signal to it), with ``/`` mounted read-only, a private
-``/tmp``, the repository and ctxlab's own folder hidden, and ``--die-with-parent``; run as
-root, it first becomes ``nobody`` (uid 65534). After the lab, every process that still
-carries the run's marker is killed (:func:`sweep`), and so is one the grader inherits as a
-subreaper (:func:`guard_parent`, :func:`reap_strays`). :func:`missing_protections` says, in
-plain words, what this platform lacks.
+:func:`prepare_launch`: ``python -I -S`` in a fresh folder and home, a minimal environment
+carrying the run's :data:`MARKER`, ``resource`` limits, a ``pids`` cgroup where one can be
+made and, on Linux with bubblewrap, new namespaces (no network, no view of the grader), ``/``
+read-only, a private ``/tmp``, ctxlab and the repository hidden; run as root, it becomes
+``nobody``. After the lab, what carries the marker is killed (:func:`sweep`), and so is what
+the grader inherits as a subreaper (:func:`reap_strays`).
 """
 
 from __future__ import annotations
@@ -25,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -37,10 +30,8 @@ __all__ = [
     "LIVE",
     "MARKER",
     "MEMORY_LIMIT",
-    "NOBODY",
     "Launch",
     "bwrap_works",
-    "child_as_nobody",
     "end_cgroup",
     "guard_parent",
     "missing_protections",
@@ -49,30 +40,35 @@ __all__ = [
     "prepare_launch",
     "reap_strays",
     "repository_dir",
+    "sandbox_folder",
     "sweep",
 ]
 
-#: The child's address space (RLIMIT_AS), in bytes.
-MEMORY_LIMIT: Final = 1024 * 1024 * 1024
-#: The largest file the child may write (RLIMIT_FSIZE), in bytes.
-FILE_LIMIT: Final = 16 * 1024 * 1024
-#: The size of the private /tmp (with the work folder) under bubblewrap, in bytes.
-DISK_LIMIT: Final = 64 * 1024 * 1024
-#: Seconds between the CPU soft limit (SIGXCPU) and the hard one (SIGKILL).
-CPU_GRACE: Final = 2
-#: Open files (RLIMIT_NOFILE) and processes (RLIMIT_NPROC, beyond what the user has).
+MEMORY_LIMIT: Final = 1024 * 1024 * 1024  # address space (RLIMIT_AS), bytes
+FILE_LIMIT: Final = 16 * 1024 * 1024  # the largest file written (RLIMIT_FSIZE)
+DISK_LIMIT: Final = 64 * 1024 * 1024  # the private /tmp under bubblewrap
+CPU_GRACE: Final = 2  # seconds from the CPU soft limit (SIGXCPU) to the hard one
 OPEN_FILES: Final = 256
-PROCESSES: Final = 32
-#: Tasks (processes and threads) in the child's own cgroup, where one can be made (Linux).
-CGROUP_TASKS: Final = 64
-#: The user the child becomes when the grader runs as root (POSIX).
-NOBODY: Final = 65534
+PROCESSES: Final = 32  # RLIMIT_NPROC, beyond what the user has
+CGROUP_TASKS: Final = 64  # tasks in the child's own pids cgroup
+NOBODY: Final = 65534  # the user the child becomes when the grader runs as root
 #: The environment variable that marks every process of one run (to find leftovers).
 MARKER: Final = "CTXLAB_SANDBOX_RUN"
 
 
-# ----------------------------------------------------------------------------------------
-# Where ctxlab is (hidden from the child)
+_BASE: list[Path] = []
+
+
+def sandbox_folder() -> Path:
+    """This process's folder of sandbox files (removed at exit)."""
+    if not _BASE:
+        base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
+        base.chmod(0o711)
+        _BASE.append(base)
+        import atexit
+
+        atexit.register(shutil.rmtree, base, True)
+    return _BASE[0]
 
 
 def package_dir() -> Path:
@@ -109,18 +105,16 @@ def bwrap_works() -> bool:
     bwrap = _bwrap()
     if bwrap is not None and sys.platform.startswith("linux"):
         command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
+        preexec = _become_nobody if child_as_nobody() else None
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            works = (
-                subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=20,
-                    preexec_fn=_become_nobody if child_as_nobody() else None,
-                    check=False,
-                ).returncode
-                == 0
+            run = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=20,
+                preexec_fn=preexec,
             )
+            works = run.returncode == 0
     _BWRAP_WORKS.append(works)
     return works
 
@@ -130,8 +124,7 @@ def _is_root() -> bool:
 
 
 def child_as_nobody() -> bool:
-    """Run as root: can the child become ``nobody`` and still run Python (every folder
-    up to the interpreter and the standard library open to others)?"""
+    """Run as root: can the child become ``nobody`` and still run Python?"""
     if not _is_root():
         return False
     for target in (Path(_python()), Path(os.__file__).resolve()):
@@ -209,32 +202,16 @@ def _python() -> str:
 _BOOT = (
     "import sys;sys.path.insert(0,{lib!r});"
     "sys.stderr.reconfigure(line_buffering=True);"
-    "from ctxlab.lab.grading.worker import main;raise SystemExit(main())"
+    "from ctxlab.lab.grading.child import main;raise SystemExit(main())"
 )
 
 
 def _bwrap_args(bwrap: str, lib: Path | None, submission: Path | None) -> list[str]:
     """bubblewrap's arguments: new namespaces, ``/`` read-only, ctxlab and the repository
-    hidden, a private ``/tmp`` of :data:`DISK_LIMIT` bytes holding the work folder."""
-    args = [
-        bwrap,
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--size",
-        str(DISK_LIMIT // 4),
-        "--tmpfs",
-        "/dev/shm",
-        "--proc",
-        "/proc",
-    ]
+    hidden, a private ``/tmp`` holding the work folder."""
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--size", str(DISK_LIMIT // 4)]
+    args += ["--tmpfs", "/dev/shm", "--proc", "/proc"]
     hidden = {package_dir()}
     repository = repository_dir()
     if repository is not None:
@@ -272,8 +249,7 @@ def _user_processes(uid: int) -> int:
 def _limits(
     cpu_seconds: int, processes: int, as_nobody: bool, cgroup: Path | None
 ) -> Callable[[], None]:
-    """The function run in the child before ``exec``: its own cgroup (where there is one),
-    resource limits, and ``nobody``."""
+    """The function run in the child before ``exec``: its cgroup, limits, ``nobody``."""
     import resource
 
     wanted = [
@@ -294,8 +270,7 @@ def _limits(
         for which, value in wanted:
             with contextlib.suppress(ValueError, OSError):
                 _, hard = resource.getrlimit(which)
-                # CPU time: the soft limit ends the child by SIGXCPU (read as a timeout);
-                # the hard one, two seconds later, by SIGKILL if it ignores that signal
+                # CPU: SIGXCPU at the soft limit (a timeout), SIGKILL at the hard one
                 want = value + CPU_GRACE if which == resource.RLIMIT_CPU else value
                 top = want if hard == resource.RLIM_INFINITY else min(want, hard)
                 resource.setrlimit(which, (min(value, top), top))
@@ -306,8 +281,7 @@ def _limits(
 
 
 def _pids_cgroup_parent() -> Path | None:
-    """Linux: the folder of this process's cgroup in the ``pids`` hierarchy (cgroup v1),
-    or in the unified one (v2) when its children may use ``pids``; None otherwise."""
+    """Linux: this process's cgroup folder where its children may use ``pids`` (v1 or v2)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -331,8 +305,7 @@ def _pids_cgroup_parent() -> Path | None:
 
 
 def _new_pids_cgroup(token: str) -> Path | None:
-    """A new cgroup of at most :data:`CGROUP_TASKS` tasks for one child, or None when
-    this process may not make one (an ordinary user without delegation)."""
+    """A new cgroup of at most :data:`CGROUP_TASKS` tasks, or None when none can be made."""
     parent = _pids_cgroup_parent()
     if parent is None:
         return None
@@ -366,11 +339,11 @@ def end_cgroup(folder: Path) -> None:
 
 @dataclass
 class Launch:
-    """How to start one child: its command, folder, environment and ``preexec``; the run's
-    marker ``token``; whether it is in bubblewrap; its own cgroup (None: none)."""
+    """How to start one child in ``work``; the run's marker ``token``; in bubblewrap; its
+    cgroup."""
 
     command: list[str]
-    cwd: str
+    work: Path
     env: dict[str, str]
     preexec: Callable[[], None] | None
     token: str
@@ -378,14 +351,19 @@ class Launch:
     cgroup: Path | None
 
 
-def prepare_launch(
-    work: Path, lib: Path, submission: str, keyword: str, lab: str, cpu: int
-) -> Launch:
-    """How to start the child on ``work/submission`` (``lib``: the ctxlab it imports) with
-    ``cpu`` seconds of CPU time: bubblewrap where it works, limits, a cgroup where one can
-    be made, a minimal environment carrying a fresh marker."""
-    token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+def prepare_launch(path: Path, lib: Path, keyword: str, lab: str, cpu: int) -> Launch:
+    """How to start the child on a copy of the file ``path`` in a new folder (``lib``: the
+    ctxlab it imports) with ``cpu`` seconds of CPU time."""
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=sandbox_folder()))
+    submission = "submission.py"
+    for sub in ("home", "tmp"):
+        (work / sub).mkdir()
+    shutil.copyfile(path, work / submission)
     as_nobody = child_as_nobody()
+    if as_nobody:
+        for made in (work, work / "home", work / "tmp", work / submission):
+            os.chown(made, NOBODY, NOBODY)
+    token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
     sandboxed = bwrap_works()
     inside_lib, inside_work = ("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work))
     env = {
@@ -398,17 +376,8 @@ def prepare_launch(
         "PYTHONHASHSEED": "0",
         MARKER: token,
     }
-    python = [
-        _python(),
-        "-I",
-        "-S",
-        "-B",
-        "-c",
-        _BOOT.format(lib=inside_lib),
-        f"{inside_work}/{submission}",
-        keyword,
-        lab,
-    ]
+    python = [_python(), "-I", "-S", "-B", "-c", _BOOT.format(lib=inside_lib)]
+    python += [f"{inside_work}/{submission}", keyword, lab]
     processes = PROCESSES
     if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes
         processes += _user_processes(os.getuid())
@@ -420,7 +389,7 @@ def prepare_launch(
         command = [*_bwrap_args(bwrap, lib, work / submission), *python]
     else:
         command = python
-    return Launch(command, str(work), env, preexec, token, sandboxed, cgroup)
+    return Launch(command, work, env, preexec, token, sandboxed, cgroup)
 
 
 # ----------------------------------------------------------------------------------------
@@ -428,8 +397,7 @@ def prepare_launch(
 
 
 def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]]:
-    """(pid, state, parent's pid) of every process (Linux); with ``needle``, of those
-    whose environment holds it."""
+    """(pid, state, parent's pid) of every process (Linux) whose environment has ``needle``."""
     with contextlib.suppress(OSError):
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit():
@@ -448,8 +416,8 @@ def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]
 
 
 def sweep(token: str, seconds: float = 3.0) -> int:
-    """Kill every process whose environment carries ``token`` (Linux), and wait until
-    none is left (at most ``seconds``); how many were killed."""
+    """Kill every process whose environment carries ``token`` (Linux), waiting at most
+    ``seconds`` until none is left; how many were killed."""
     if not sys.platform.startswith("linux"):
         return 0
     needle = f"{MARKER}={token}".encode()
@@ -489,10 +457,8 @@ def _prctl(option: int, value: int) -> bool:
 
 
 def guard_parent() -> None:
-    """Linux: this process is not dumpable (a process of the same user can neither
-    ``ptrace`` it nor open its ``/proc/PID/mem``), and it is a *subreaper*: a process that
-    the child leaves behind (a double fork, a new session, an emptied environment) becomes
-    this process's child when its parent dies, where :func:`reap_strays` finds it."""
+    """Linux: this process is not dumpable (no ``ptrace``, no ``/proc/PID/mem``), and is a
+    subreaper: what the child leaves behind becomes its child (:func:`reap_strays`)."""
     if _PARENT_GUARDED or not sys.platform.startswith("linux"):
         return
     _PARENT_GUARDED.append(True)
@@ -507,8 +473,7 @@ def own_children() -> set[int]:
 
 
 def reap_strays(before: set[int]) -> int:
-    """Kill and reap this process's children that were not there before the run and are
-    no live sandbox child (a grandchild the submission left, reparented here)."""
+    """Kill and reap this process's new children that are no live sandbox child."""
     if not sys.platform.startswith("linux"):
         return 0
     killed = 0

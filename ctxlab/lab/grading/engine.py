@@ -22,12 +22,12 @@ from typing import Any, Final, Protocol
 
 from ctxlab.errors import shown
 from ctxlab.lab.grading import drawn
-from ctxlab.lab.grading.child import Child, InChild, use_process
+from ctxlab.lab.grading.child import Child, InChild
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.inprocess import InProcess, as_found, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
-from ctxlab.lab.grading.runner import Outcome, stuck_threads
+from ctxlab.lab.grading.runner import Outcome, stuck_threads, use_process
 from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
 

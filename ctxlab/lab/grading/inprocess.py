@@ -1,18 +1,11 @@
 """The in-process caller: the student's function run in this process (issue 35, item 2).
 
-One of the places a lab's rows run (:class:`~.engine.Caller`): each row under the clock of
-:mod:`.runner` (a thread, or the trace hook in Pyodide). Only here does the student's code
-share the grader's process, so only here are these repairs (issue 25, item 4):
-
-* names (:class:`Found`): a rebound ``ctxlab.context.build_context`` or
-  ``time.monotonic`` is put back before each check and while a lab's file loads
-  (:func:`as_found`); the notebook's own binding comes back after the run;
-* objects (:meth:`Found.repair`): what ``object.__setattr__`` (or a thread left running)
-  changed in ctxlab's objects -- a frozen entry, a dict behind a ``MappingProxyType``, a
-  function's ``__code__``, a class attribute -- is put back before each check, by identity
-  (no student code runs), and the report names it;
-* the switch interval: a student's ``sys.setswitchinterval(1000)`` would starve the waiting
-  thread of the GIL; each check gets the grader's, and the setter is capped.
+Each row runs under the clock of :mod:`.runner`. Only here does the student's code share the
+grader's process, so only here are these repairs (issue 25), made before each check:
+rebound names (``ctxlab.context.build_context``, ``time.monotonic``) are put back, and the
+notebook's own come back after the run; what ``object.__setattr__`` changed in ctxlab's
+objects is put back by identity, and the report names it; the switch interval is the
+grader's (a student's ``sys.setswitchinterval(1000)`` would starve the waiting thread).
 """
 
 from __future__ import annotations
@@ -59,9 +52,6 @@ def _refill(table: Any, held: Any) -> None:
         set.update(table, held)
 
 
-# ----------------------------------------------------------------------------------------
-# ctxlab's objects as grading found them
-
 _TABLES: Final = (dict, list, set)
 _ATOMS: Final = (ModuleType, str, bytes, int, float, complex, range, slice)  # not walked
 _MOST: Final = 50_000  # at most this many objects are kept (ctxlab holds a few thousand)
@@ -102,11 +92,9 @@ def _function_held(function: Any) -> tuple[Any, ...]:
 
 
 class Found:
-    """What grading found: kept modules' names (and, with ``tables``, the contents of their
-    dicts, lists and sets), and every object reachable from them with what it held (an
-    instance's attributes, a function's code, defaults and closure, a ctxlab class's
-    attributes). :meth:`restore` puts the names back (:meth:`put_back` undoes it);
-    :meth:`repair` puts back the objects' contents and says where they changed."""
+    """What grading found: kept modules' names (with ``tables``, their dicts', lists' and
+    sets' contents) and what every ctxlab object reachable from them held. :meth:`restore`
+    puts the names back (:meth:`put_back` undoes it); :meth:`repair` the objects' contents."""
 
     def __init__(self) -> None:
         self._names: list[tuple[ModuleType, dict[str, object]]] = []
@@ -116,8 +104,8 @@ class Found:
         self._keep: list[object] = []  # every kept object stays alive: ids stay unique
 
     def keep(self, module: ModuleType, *, tables: bool = False, objects: bool = True) -> None:
-        """Remember ``module``'s names but its dunders (a module already kept keeps its
-        first names) and (``objects``) every object reachable from them."""
+        """Remember ``module``'s names but its dunders (once) and (``objects``) every object
+        reachable from them."""
         names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
         if not any(kept is module for kept, _ in self._names):
             self._names.append((module, names))
@@ -253,10 +241,7 @@ def _put_back_object(value: Any, held: dict[str, Any]) -> None:
             object.__setattr__(value, name, was)
 
 
-# ----------------------------------------------------------------------------------------
-# The switch interval: the grader's before each check, ``sys.setswitchinterval`` capped at it
-# while a run lasts (1000 s would starve the waiting thread of the GIL that long)
-
+# The switch interval: the grader's before each check, ``sys.setswitchinterval`` capped.
 _set_switch_interval: Final = sys.setswitchinterval
 _get_switch_interval: Final = sys.getswitchinterval
 SWITCH_INTERVAL: Final = min(sys.getswitchinterval(), 0.005)
@@ -266,11 +251,8 @@ def _capped_switch_interval(interval: float) -> None:
     _set_switch_interval(min(interval, SWITCH_INTERVAL))
 
 
-# ----------------------------------------------------------------------------------------
-# What is kept, and the caller
-
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, misconceptions, report)
+_LOADED = (errors, fixtures, misconceptions, report)  # loaded now: kept as grading found them
 _CORE = [
     module
     for name, module in sorted(sys.modules.items())
@@ -293,8 +275,7 @@ def as_found() -> Iterator[None]:
 
 
 def keep(*modules: ModuleType, objects: bool = True) -> None:
-    """Keep ``modules`` (a lab's file, the grading modules it checks with) as they are now:
-    their names, and (``objects``) what their objects hold."""
+    """Keep ``modules`` (a lab's file, what it checks with) as they are now."""
     for module in modules:
         _FOUND.keep(module, objects=objects)
 
@@ -304,25 +285,18 @@ def repair() -> list[str]:
     return _FOUND.repair()
 
 
+@dataclasses.dataclass
 class InProcess:
-    """Runs each row here, on ``function``, with ctxlab as grading found it; ``repaired``
-    collects where ctxlab's objects were put back. In a ``with`` block: the notebook's own
-    bindings and switch interval come back when it ends."""
+    """Runs each row here, with ctxlab as grading found it; ``repaired`` collects where
+    ctxlab's objects were put back. The notebook's own bindings come back after ``with``."""
 
-    def __init__(
-        self,
-        function: Callable[..., Any],
-        arg_names: tuple[str, ...],
-        references: frozenset[CodeType],
-        repaired: list[str],
-    ) -> None:
-        self.function = function
-        self.arg_names = arg_names
-        self.references = references
-        self.repaired = repaired
-        self._students: list[tuple[ModuleType, str, object]] = []
-        self._interval = SWITCH_INTERVAL
-        self._setter: object = _MISSING
+    function: Callable[..., Any]
+    arg_names: tuple[str, ...]
+    references: frozenset[CodeType]
+    repaired: list[str]
+    _students: list[tuple[ModuleType, str, object]] = dataclasses.field(default_factory=list)
+    _interval: float = SWITCH_INTERVAL
+    _setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
         self._students = _FOUND.restore()

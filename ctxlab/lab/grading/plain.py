@@ -1,12 +1,10 @@
 """What a student's function returned or raised, as plain data the grader can trust.
 
-A student's value could lie (a ``str`` subclass whose ``__eq__`` is always true, a list whose
-``__iter__`` hides items, an exception whose ``__str__`` never returns), so a check never
-compares it: :func:`encode` and :func:`encode_error` read it through the builtin types' own
-methods into JSON-shaped data with a few tags, bounded (:class:`TooLarge` past
-:data:`MAX_NODES` values, :data:`MAX_CHARS` characters or :data:`MAX_DEPTH` levels, found in
-plain Python, so the time limit holds), and :func:`decode` and :func:`decode_error` rebuild
-ctxlab's classes from exact builtin values. The same JSON crosses from a sandboxed child.
+A student's value could lie (a ``str`` subclass whose ``__eq__`` is always true), so a check
+never compares it: :func:`encode` and :func:`encode_error` read it through the builtin types'
+own methods into bounded JSON-shaped data (:class:`TooLarge` past the limits), and
+:func:`decode` and :func:`decode_error` rebuild ctxlab's classes from exact builtin values.
+The same JSON crosses from a sandboxed child.
 """
 
 from __future__ import annotations
@@ -36,8 +34,7 @@ MAX_NODES: Final = 200_000
 MAX_CHARS: Final = 5_000_000
 MAX_DEPTH: Final = 100
 
-#: The ctxlab classes a result may be built from, by name: decoded as themselves (every
-#: public dataclass of the modules that define the chapter's values).
+#: The ctxlab classes a result may be built from, by name: the chapter's public dataclasses.
 _CLASSES: Final[dict[str, type]] = {
     name: cls
     for module in (messages, entries, interactions, context)
@@ -51,8 +48,7 @@ _FIELDS: Final = {
     name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in _CLASSES.items()
 }
 
-#: ctxlab's error classes (all of :mod:`ctxlab.errors`), by name: a student's subclass is
-#: decoded as its nearest one.
+#: ctxlab's error classes, by name: a student's subclass is decoded as its nearest one.
 _ERRORS: Final[dict[str, type[errors.CtxlabError]]] = {
     name: cls
     for name, cls in vars(errors).items()
@@ -162,8 +158,7 @@ def _encode(value: object, budget: _Budget, depth: int) -> Any:
 
 
 class Opaque:
-    """A value of a class the grader does not read (decoded as an empty stand-in whose
-    class has the original name, so a detail still says ``returned a MyResult``)."""
+    """A value of a class the grader does not read: an empty stand-in of the same name."""
 
 
 _OPAQUE_CLASSES: dict[str, type[Opaque]] = {}
@@ -215,9 +210,8 @@ def _key(value: Any) -> Any:
 
 
 def encode_error(error: BaseException, message: str) -> dict[str, Any]:
-    """An exception the student's code raised, as plain data (``message`` already read
-    safely by the caller): its class name, the nearest ctxlab error class (or builtin
-    exception class) above it, and ctxlab's error attributes."""
+    """An exception the student's code raised, as plain data: its class name, the nearest
+    ctxlab (or builtin) class above it, ``message`` (read safely), ctxlab's attributes."""
     name = type_name(error)
     mro = type.__dict__["__mro__"].__get__(type(error))
     nearest = next(
@@ -248,8 +242,7 @@ _ERROR_CLASSES: dict[tuple[str, str], type[BaseException]] = {}
 
 
 def decode_error(data: dict[str, Any]) -> BaseException:
-    """An exception of the same name, under the same ctxlab (or builtin) class, holding the
-    message and attributes :func:`encode_error` read -- never the student's object."""
+    """An exception like the one :func:`encode_error` read -- never the student's object."""
     name, base_name = str(data["type"]), str(data["base"])
     base: type[BaseException] = _ERRORS.get(base_name) or _builtin_exception(base_name)
     key = (name, base_name)

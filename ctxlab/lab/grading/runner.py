@@ -1,15 +1,10 @@
 """The clock of a check run in this process: a thread, or a trace hook (issues 17, 19, 25).
 
-:func:`run_check` runs a check in a daemon thread (a notebook's function cannot be pickled)
-while the caller waits in slices (a kernel interrupt lands at once). An overrunning check
-gets :class:`StopStudent` raised in it again and again for :data:`STOP_SECONDS`, so a loop
-catching ``BaseException`` still dies; one that outlives that is counted by
-:func:`stuck_threads` and named by every later report; one that held the GIL past its limit
-in one C call is reported so once it returns. Where no thread can start (Pyodide; or the
-switch, :func:`set_isolation`) the check runs under a trace hook that reads the clock
-(:func:`run_traced`): sys.monitoring on 3.12+, settrace before (where a loop that catches
-``BaseException`` and calls nothing escapes); a hook switched off meets a backstop thread
-(none in Pyodide). The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
+:func:`run_check` runs a check in a daemon thread while the caller waits in slices (a kernel
+interrupt lands at once); an overrunning check gets :class:`StopStudent` raised in it for
+:data:`STOP_SECONDS`, then counts as stuck (:func:`stuck_threads`). Without threads
+(Pyodide, or ``set_isolation("trace")``) a trace hook reads the clock (:func:`run_traced`).
+The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, sa
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
-    "CALL_SINKS",
     "NOT_RUN",
     "STOP_SECONDS",
     "Outcome",
@@ -38,26 +32,26 @@ __all__ = [
     "clock",
     "get_isolation",
     "hung",
+    "process_available",
     "run_check",
     "run_traced",
     "set_isolation",
     "stuck_threads",
     "threads_available",
     "unreadable",
+    "use_process",
     "use_trace",
 ]
 
-#: How long a thread that must stop is asked to, again and again, before it counts as stuck;
-#: how long after the limit the backstop stops a check that switched the trace hook off.
+#: How long a thread is asked to stop before it counts as stuck (and the backstop's grace).
 STOP_SECONDS: Final = 0.5
 _WAIT_SLICE: Final = 0.1  # how often the waiting thread wakes (a kernel interrupt lands)
 _STOP_SLICE: Final = 0.005  # the pause between two stop requests
 _STARVED: Final = 1.0  # a wait slice this much late: the check held the GIL in C code
 
-#: The grader's own clock, bound when grading loaded.
+#: The grader's clock and ``threading``'s methods, bound when grading loaded (a student's
+#: ``threading.Thread.is_alive = lambda self: True`` changes none of the grader's waits).
 clock: Final = time.monotonic
-#: ``threading``'s own methods, bound when grading loaded: a student's
-#: ``threading.Thread.is_alive = lambda self: True`` changes none of the grader's waits.
 _start, _join, _alive = threading.Thread.start, threading.Thread.join, threading.Thread.is_alive
 
 #: The stop is raised only in code outside this folder: the grader's own code runs to its end.
@@ -72,9 +66,8 @@ _threads: list[bool | None] = [None]  # can this Python start a thread? (checked
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one check ended: ``status`` ``"pass"``, ``"fail"`` (``detail`` says how) or
-    ``"hung"``; what the function printed (``output_cut`` characters cut); whether a call ran
-    ctxlab's reference; ``stop``, when set, is the detail of every later row."""
+    """How one check ended, what the function printed, whether a call ran ctxlab's
+    reference; ``stop``, when set, is the detail of every later row."""
 
     status: Literal["pass", "fail", "hung"]
     detail: Text | None
@@ -83,9 +76,6 @@ class Outcome:
     used_reference: bool = False
     stop: Text | None = None
 
-
-#: Called with the label of each call of the student's function, just before it is made.
-CALL_SINKS: list[Callable[[Text | None], None]] = []
 
 #: The detail of every check after one that did not return in time.
 NOT_RUN = Text(
@@ -100,8 +90,8 @@ def at(trial: Trial) -> Text:
 
 
 def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
-    """The detail of a check that did not return within ``limit`` seconds; ``starved``: how
-    long the grader's thread could not run at once (the check held the GIL in C code)."""
+    """The detail of a check that did not return within ``limit`` s; ``starved``: how long
+    the grader's thread could not run (the check held the GIL in C code)."""
     seconds = f"{limit:g} s"
     text = at(trial) + Text(
         f"did not return within {seconds} (an endless loop? a blocking call?)",
@@ -142,18 +132,8 @@ def run_check(
     references: frozenset[CodeType] = frozenset(),
 ) -> Outcome:
     """Run one check on ``function`` for ``limit`` s, in a daemon thread called ``name`` (or
-    under the trace hook: :func:`use_trace`). A ``BaseException`` in the waiting thread (a
-    kernel interrupt) stops the check thread and is raised again."""
+    under the trace hook). A kernel interrupt stops the check thread and is raised again."""
     trial = Trial(function, arg_names, references=references)
-    if CALL_SINKS:  # told of each call's label first (a grading child tells its kernel)
-        call, sinks = trial._caller, tuple(CALL_SINKS)
-
-        def told(args: tuple[Any, ...], kwargs: Any) -> Any:
-            for sink in sinks:
-                sink(trial.current)
-            return call(args, kwargs)
-
-        trial._caller = told
     box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
     stop = _Stop()
 
@@ -204,8 +184,8 @@ def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text
 
 
 def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
-    """Wait for ``thread`` at most ``limit`` s from ``begun``, in slices; the longest time
-    this thread was kept from running (a slice's overrun: starved of the GIL)."""
+    """Wait for ``thread`` at most ``limit`` s from ``begun``; how long this thread was
+    starved of the GIL."""
     deadline = begun + limit
     starved = clock() - begun
     while _alive(thread):
@@ -218,9 +198,6 @@ def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
         starved = max(starved, clock() - now - asked)
     return starved
 
-
-# ----------------------------------------------------------------------------------------
-# Stopping a thread from outside, and the threads that could not be stopped
 
 _STUCK: list[threading.Thread] = []
 
@@ -239,8 +216,7 @@ class _Stop:
         self.lock = threading.Lock()
         self.done = False
         self.sent = False
-        # Released by finish (a C call: the trace hook sees no Python code there).
-        self.ended = threading.Lock()
+        self.ended = threading.Lock()  # released by finish: a C call, unseen by the hook
         self.ended.acquire()
 
     def send(self, ident: int | None) -> None:
@@ -251,9 +227,8 @@ class _Stop:
             _raise_in(ident)
 
     def finish(self) -> None:
-        """Called by the stopped thread last, again if a stop interrupts it: one sent before
-        lands on ``_land`` here, inside the caller's retry (``PyThreadState_SetAsyncExc(id,
-        NULL)`` cannot take it back: on 3.11 it leaves the eval breaker set for good)."""
+        """Called by the stopped thread last, in a retry loop: a stop sent before lands on
+        ``_land`` (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back on 3.11)."""
         with self.lock:
             if self.done:
                 return
@@ -293,7 +268,6 @@ def _raise_in(ident: int) -> None:
 
 def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
     """Stop a check thread for :data:`STOP_SECONDS`; one still alive is kept as stuck."""
-
     deadline = clock() + STOP_SECONDS
     while thread.ident is None and clock() < deadline:  # started, not yet running: its id
         time.sleep(_STOP_SLICE)
@@ -316,17 +290,16 @@ def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
 
 
 # ----------------------------------------------------------------------------------------
-# The one switch: where a notebook's check calls the student's function, and on what clock
+# The one switch
 
 
 def set_isolation(mode: str) -> str:
     """Where ``check_implementation`` runs the student's function; returns the previous mode.
 
-    ``"auto"``: a forked child on Linux (:mod:`.child`), this process elsewhere (macOS's
-    ``fork`` is unsafe once system frameworks are loaded; Windows and Pyodide have none), on
-    a thread's clock where a thread can start, else under the trace hook. ``"process"``: a
-    forked child wherever ``fork`` exists. ``"in-process"``: this process. ``"trace"``: this
-    process under the trace hook, as in JupyterLite.
+    ``"auto"``: a forked child on Linux (:mod:`.child`), else this process (macOS's ``fork``
+    is unsafe, Windows and Pyodide have none). ``"process"``: a forked child wherever
+    ``fork`` exists. ``"in-process"``: this process. ``"trace"``: this process under the
+    trace hook, as in JupyterLite.
     """
     if mode not in ISOLATIONS:
         raise GradingUsageError(
@@ -351,8 +324,21 @@ def get_isolation() -> Isolation:
     return value  # checked against ISOLATIONS above
 
 
+def process_available() -> bool:
+    """Can a run be made in a forked child here? (POSIX with ``os.fork``, not Pyodide.)"""
+    return hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32")
+
+
+def use_process() -> bool:
+    """Should this notebook run call the student's function in a forked child?"""
+    mode = get_isolation()
+    if mode in ("in-process", "trace") or not process_available():
+        return False
+    return mode == "process" or sys.platform.startswith("linux")
+
+
 def threads_available() -> bool:
-    """Can this Python start a thread? (Pyodide: no.) Checked once, then remembered."""
+    """Can this Python start a thread? (Pyodide: no.) Checked once."""
     if _threads[0] is None:
         if sys.platform in ("emscripten", "wasi"):
             _threads[0] = False
@@ -377,9 +363,9 @@ def use_trace() -> bool:
 
 
 class _Deadline:
-    """Raises :class:`StopStudent` in the running code once ``limit`` seconds have passed, on
-    every later event outside the grader's code (a loop that catches it meets it again on its
-    next back edge): sys.monitoring events, or a trace function re-armed by a profile one."""
+    """Raises :class:`StopStudent` once ``limit`` s have passed, on every later event outside
+    the grader's code: sys.monitoring (3.12+), or a trace function re-armed by a profile one
+    (where a loop that catches ``BaseException`` and calls nothing escapes)."""
 
     _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
 
@@ -443,8 +429,8 @@ class _Deadline:
 
 
 def _backstop(limit: float) -> _Stop:
-    """A thread that stops this one from outside once ``limit`` + :data:`STOP_SECONDS`
-    have passed (for a check that switched the hook off), until it finishes."""
+    """A thread that stops this one once ``limit`` + :data:`STOP_SECONDS` have passed (a
+    check that switched the hook off), until it finishes."""
     stop, ident = _Stop(), threading.get_ident()
 
     def ended(wait: float) -> bool:
@@ -459,8 +445,8 @@ def _backstop(limit: float) -> _Stop:
 
 
 def run_traced(target: Callable[[], None], limit: float) -> bool:
-    """Run ``target()`` in this thread for at most ``limit`` seconds, as far as Python events
-    show (and, on CPython with threads, a backstop thread); True when it finished in time."""
+    """Run ``target()`` here for at most ``limit`` s (as far as Python events show, and a
+    backstop thread on CPython); True when it finished in time."""
     deadline = _Deadline(limit)
     backstop = None
     if sys.implementation.name == "cpython" and threads_available():
