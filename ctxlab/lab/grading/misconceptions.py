@@ -82,13 +82,6 @@ class Misconception:
     def hint(self) -> Text:
         return Text(self.hint_en, self.hint_zh)
 
-    def rung_two(self) -> Text:
-        """The second rung: the chapter's sentence and the smallest failing input."""
-        return Text(
-            f"The chapter: “{self.quote_en}”\nSmallest failing input: {self.smallest_input_en}",
-            f"本章原文：「{self.quote_zh}」\n最小的失败输入：{self.smallest_input_zh}",
-        )
-
 
 def _text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=True, sort_keys=True)
@@ -216,11 +209,12 @@ _EXTRA_HEAD = Text(
 def hint_lines(item: Misconception, rung: int, *, passed: bool = False) -> Text:
     """What the report opens with at ``rung`` (2: with the chapter's words); on ctxlab's
     rules or a ``passed`` lab, said to be about an optional extra."""
-    head = Text("Hint: ", "提示：")
-    if item.rule == "ctxlab" or passed:
-        head = _EXTRA_HEAD
+    head = _EXTRA_HEAD if item.rule == "ctxlab" or passed else Text("Hint: ", "提示：")
     text = head + item.hint
-    if rung >= 2:
-        second = item.rung_two()
-        text = Text(f"{text.en}\n{second.en}", f"{text.zh}\n{second.zh}")
-    return text
+    if rung < 2:
+        return text
+    return Text(
+        f"{text.en}\nThe chapter: “{item.quote_en}”\n"
+        f"Smallest failing input: {item.smallest_input_en}",
+        f"{text.zh}\n本章原文：「{item.quote_zh}」\n最小的失败输入：{item.smallest_input_zh}",
+    )
