@@ -321,18 +321,15 @@ def empty_path(t: Trial) -> None:
         _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]], strict=True)
 
 
-#: A parser case: the options, what the chapter's error names (one of), the parser's field
-#: path (``.field``), and whether the rule is the chapter's.
-_ParserCase = tuple[dict[str, Any], list[list[str]], str, bool]
-
-
-def _parser_cases() -> list[_ParserCase]:
+def _parser_cases() -> list[tuple[dict[str, Any], list[list[str]], str, bool]]:
+    """What the parser refuses: (options, what the chapter's error names (one of), the
+    parser's field path (``.field``), whether the rule is the chapter's)."""
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
     empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
     blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
-    cases: list[_ParserCase] = [
+    cases = [
         (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
         (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
@@ -343,8 +340,7 @@ def _parser_cases() -> list[_ParserCase]:
     for bad in (float("nan"), float("inf"), float("-inf")):
         cases.append((_options(tokens_before=bad), [["tokensBefore"]], "tokensBefore", True))
         cases.append((_options(timestamp=bad), [["timestamp"]], "timestamp", False))
-    for blank in ("", "  ", "\t", "\n", " \t\n"):
-        cases.append((_options(blank), [["id"]], "id", False))
+    cases += [(_options(blank), [["id"]], "id", False) for blank in ("", "  ", "\t", "\n", " \t\n")]
     return cases
 
 
@@ -353,23 +349,16 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
     for options, names, field, chapter in _parser_cases():
         label = _label("sys..a3", options, field)
         if strict:
-            t.rejects(
-                label,
-                [[field]],
-                fx.opening_path(),
-                error_type=EntryParseError,
-                attrs={"field": field},
-                **options,
-            )
+            attrs = {"field": field}
+            path = fx.opening_path()
+            t.rejects(label, [[field]], path, error_type=EntryParseError, attrs=attrs, **options)
         elif chapter:
             t.rejects(label, names, fx.opening_path(), error_type=CHAPTER_ERROR, **options)
-    # An empty first kept entry: the chapter's error, or ctxlab's CompactionError.
-    for blank in ("", "\t", " \n"):
+    for blank in ("", "\t", " \n"):  # the chapter's error, or ctxlab's CompactionError
         options = _options(first_kept=blank)
         names = [["compact-1"]] if strict else []
-        _refused(
-            t, "sys..a3", fx.opening_path(), options, names, strict=strict, wrong="firstKeptEntryId"
-        )
+        path = fx.opening_path()
+        _refused(t, "sys..a3", path, options, names, strict=strict, wrong="firstKeptEntryId")
 
 
 @LAB.check(
