@@ -38,8 +38,7 @@ __all__ = [
     "set_time_limit",
 ]
 
-_DEFAULT_TIME_LIMIT: Final = 10.0
-_time_limit: list[float] = [_DEFAULT_TIME_LIMIT]
+_time_limit: list[float] = [10.0]  # seconds (set_time_limit)
 
 
 def set_time_limit(seconds: float) -> float:

@@ -107,9 +107,8 @@ def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, 
     for entry in path:
         if isinstance(entry, MessageSessionEntry):
             names.setdefault(canonical(entry.message.to_json()), entry.id)
-    for index, message in enumerate(reference.messages):
-        if index == 0 and isinstance(message, SystemMessage):
-            names[canonical(message.to_json())] = "system"
+    if reference.messages and isinstance(reference.messages[0], SystemMessage):
+        names[canonical(reference.messages[0].to_json())] = "system"
     compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
     if compactions:
         newest = compactions[-1]
