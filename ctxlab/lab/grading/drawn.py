@@ -1,16 +1,12 @@
 """Random cases drawn from a seed: the labs' random rows (spec §10, issue 34).
 
-Fixed inputs can be remembered (a table of the checks' inputs passes them all), so each lab
-has one *random* row (key ``random_...``): inputs drawn from a seeded generator of valid and
-minimally broken inputs, the student's function compared with the reference only where the
-chapter decides (equal results on valid input; refuses with a ValueError or returns on
-broken input). :func:`draw_path` draws paths of random shape (groups, calls and results in
-any order, system patches, metadata, compactions, costs as ``[n]`` tags), :class:`Estimator`
-prices them, :func:`draw_budget` draws the budget; compaction entries are drawn in
-:mod:`.drawn_entries`. :func:`run` runs a row's cases; a failure is :func:`shrink`-ed to the
-smallest failing input found, shown with the seed that replays it. The seed:
-:func:`fresh_seed` (``CTXLAB_SEED`` fixes it) and :func:`seeded`. Plain :mod:`random` only
-(Pyodide).
+Fixed inputs can be remembered, so each lab has one random row (key ``random_...``): inputs
+drawn from a seeded generator of valid and minimally broken inputs, the student's function
+compared with the reference only where the chapter decides. :func:`draw_path` draws paths of
+random shape (costs as ``[n]`` tags, priced by :class:`Estimator`), :func:`draw_budget` a
+budget; :func:`run` runs a row's cases and :func:`shrink`-s a failure to the smallest failing
+input found, shown with the seed that replays it (``CTXLAB_SEED`` fixes it). Plain
+:mod:`random` only (Pyodide).
 """
 
 from __future__ import annotations
@@ -76,12 +72,9 @@ PREFIX: Final = "random_"
 SHRINK_TRIES: Final = 300
 
 _SEED: list[int] = [0]
-#: The time limit of the check a random row runs in: it draws cases for half of it at most,
-#: and shrinks a failure until 0.8 of it (a slow child is not a timeout of the row).
+#: The time limit of the check a random row runs in (it draws cases for half of it at most).
 _LIMIT: list[float] = [10.0]
-#: The grader's clock, bound when grading loaded (a student's ``time.monotonic = ...``
-#: changes nothing here).
-_clock = time.monotonic
+_clock = time.monotonic  # bound at load: a student's ``time.monotonic = ...`` changes nothing
 #: How many cases each random row draws per run, by ``"lab:key"`` (:func:`declare`).
 _COUNTS: dict[str, int] = {}
 
@@ -119,21 +112,21 @@ def fresh_seed(seed: object = None) -> int:
 def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
     """The random rows run in this block draw from ``seed``, within checks of ``limit`` s."""
     previous = _SEED[0], _LIMIT[0]
-    _SEED[0], _LIMIT[0] = seed, limit
+    use(seed, limit)
     try:
         yield
     finally:
-        _SEED[0], _LIMIT[0] = previous
+        use(*previous)
 
 
 def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
-    """May one more call (the slowest so far took ``slowest`` s) start in a step that began
-    at ``began`` (:func:`now`) and end within ``share`` of the check's time limit?"""
+    """May one more call (the slowest took ``slowest`` s) of a step that began at ``began``
+    end within ``share`` of the check's time limit?"""
     return _clock() + slowest - began <= _LIMIT[0] * share
 
 
 def now() -> float:
-    """The grader's clock (a student's ``time.monotonic = ...`` changes nothing here)."""
+    """The grader's clock."""
     return _clock()
 
 
@@ -143,14 +136,10 @@ def use(seed: int, limit: float = 10.0) -> int:
     return seed
 
 
-# ----------------------------------------------------------------------------------------
-# Paths (Labs 11.2--11.5)
-
-
 @dataclass(frozen=True)
 class Item:
-    """One entry of a drawn path: ``kind`` user, assistant (``calls`` it declares), result
-    (``calls``: the one it answers), system, metadata or compaction; ``cost``: its ``[n]``."""
+    """One entry of a drawn path: user, assistant (the ``calls`` it declares), result (the
+    call it answers), system, metadata or compaction; ``cost``: its ``[n]``."""
 
     kind: str
     id: str
@@ -167,11 +156,11 @@ _TAG = re.compile(r"\[(\d+)\]")
 
 @dataclass(frozen=True)
 class Estimator:
-    """Prices a drawn message (or a string): ``scale`` per ``[n]`` unit, ``base`` per message."""
+    """Prices a drawn message (or a string): ``scale`` per ``[n]`` unit, ``base`` per message;
+    broken, ``worse`` for the message whose text holds ``bad``."""
 
     scale: float = 1
     base: float = 0
-    #: A broken estimator: it returns ``worse`` for the message whose text holds ``bad``.
     bad: str = ""
     worse: float = 0
 
@@ -260,8 +249,8 @@ def describe(items: Sequence[Item]) -> str:
 
 
 def in_scope(items: Sequence[Item]) -> bool:
-    """No message but a system one before the first user message (the chapter leaves it
-    open: ctxlab refuses such a path, a chapter-faithful function may drop those)."""
+    """No message but a system one before the first user message (the chapter leaves that
+    open)."""
     for item in items:
         if item.kind == "user":
             return True
@@ -330,9 +319,8 @@ def draw_path(
 
 
 def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] | None:
-    """``items`` with one id relation broken inside a group (the chapter's four checks):
-    a result naming no call of its group, a second result, a missing result, a call id
-    declared twice. None when the path has no place for the break drawn."""
+    """``items`` with one id relation of a group broken (the chapter's four checks), or None
+    when the path has no place for the break drawn."""
     users = [i for i, item in enumerate(items) if item.kind == "user"]
     if not users:
         return None
@@ -366,8 +354,8 @@ def break_groups(r: random.Random, items: tuple[Item, ...]) -> tuple[Item, ...] 
 
 
 def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
-    """The budget numbers and estimator (0 and fractions too); ``max_tokens`` anywhere, or
-    near what the newest groups cost, or where a group does not fit but an older one would."""
+    """The budget (0 and fractions too): ``max_tokens`` anywhere, near what the newest groups
+    cost, or where a group does not fit but an older one would."""
     estimator = Estimator(r.choice((1, 1, 2, 0.5, 0.25)), r.choice((0, 0, 1, 0.5)))
     costs = [0.0]  # the messages before the first user (system ones), then each group
     for entry in build(items):
@@ -403,9 +391,8 @@ def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
 def break_budget(
     r: random.Random, items: Sequence[Item], options: dict[str, Any]
 ) -> dict[str, Any]:
-    """``options`` with one number broken (negative or not finite), or the estimator broken
-    for a message every implementation prices: the first system content or the newest user
-    message (the chapter: "四个配置数值 和估算器的每次返回值都要是非负有限数")."""
+    """``options`` with one number broken, or the estimator broken for a message every
+    implementation prices ("四个配置数值 和估算器的每次返回值都要是非负有限数")."""
     worse = r.choice((-1, -0.5, math.nan, math.inf))
     targets = [i.id for i in items if i.kind == "system" and not i.flag][:1]
     targets += [i.id for i in items if i.kind == "user"][-1:]
@@ -427,8 +414,8 @@ def budget_text(options: dict[str, Any]) -> str:
 
 
 def smaller_path(case: Path) -> Iterator[Path]:
-    """Smaller candidates of a drawn path: a group dropped, an entry dropped, a call and its
-    results dropped, a cost lowered, a budget number lowered, a plainer estimator."""
+    """Smaller candidates of a drawn path: a group, an entry, a call and its results dropped;
+    a cost or budget number lowered; a plainer estimator."""
     items, options = case.items, dict(case.options)
 
     def changed(i: int, **fields: Any) -> Path:
@@ -474,16 +461,13 @@ def smaller_path(case: Path) -> Iterator[Path]:
                 yield option("estimate_tokens", plainer)
 
 
-# ----------------------------------------------------------------------------------------
-# Running a random row
-
 C = TypeVar("C")
 
 
 @dataclass(frozen=True)
 class Cases(Generic[C]):
-    """A random row's cases: drawn, checked, judged in scope (its kind: a shrunk candidate
-    must keep it), made smaller."""
+    """A random row's cases: drawn, checked, their kind (None: out of scope; a shrunk
+    candidate keeps it), made smaller."""
 
     draw: Callable[[random.Random], C]
     check: Callable[[Trial, C, str], None]
@@ -497,8 +481,8 @@ def shrink(
     fails: Callable[[C], bool],
     deadline: float = math.inf,
 ) -> C:
-    """Greedy: the first smaller candidate that still fails, until none does (or after
-    :data:`SHRINK_TRIES` tries, or at ``deadline``)."""
+    """Greedy: the first smaller candidate that still fails, until none does (at most
+    :data:`SHRINK_TRIES` tries, until ``deadline``)."""
     tries = 0
     improved = True
     while improved and tries < SHRINK_TRIES and _clock() < deadline:
@@ -514,14 +498,14 @@ def shrink(
 
 
 def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
-    """Draw ``number`` cases from the run's seed and check each; shrink the first failure
-    and fail with it and the seed. No case starts that could end after half the check's
-    time limit, no shrinking after three quarters (a slow function is not timed out)."""
+    """Draw ``number`` cases from the run's seed and check each; shrink the first failure and
+    fail with it and the seed. Cases run within half the time limit, shrinking within three
+    quarters (a slow function is judged on the cases run, not timed out)."""
     seed, began, slowest = _SEED[0], _clock(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):
-        if _clock() + slowest - began > _LIMIT[0] / 2:
-            return  # a slow function: judged on the cases run so far
+        if not in_time(began, slowest):
+            return
         case = cases.draw(r)
         kind = cases.kind(case)
         if kind is None:
@@ -569,7 +553,7 @@ def outcome(call: Callable[[], object]) -> str:
 
 
 def label(what: str) -> Text:
-    """A case's label: the path (or entry) in the chapter's terms, in both languages."""
+    """A case's label, in both languages."""
     zh = what.replace("path ", "路径 ", 1).replace(", budget ", "，预算 ", 1)
     zh = zh.replace(", estimator ", "，估算器 ", 1).replace("[] (empty)", "[]（空路径）")
     zh = zh.replace(" per [n] + ", " × [n] + ").replace(" per message", " 每条消息")

@@ -1,9 +1,7 @@
-"""Random compaction entries (spec §10, issue 34): Lab 11.1's random row, 11.4's summaries.
+"""Random compaction entries (issue 34): Lab 11.1's random row, 11.4's summaries.
 
-:func:`draw_wire` draws a valid entry's wire form (its keys in a random order),
-:func:`break_wire` breaks one field where the chapter constrains it, :func:`broken` applies
-a break (Lab 11.1's crafted cases are made with :func:`edit` too), :func:`smaller_wire` gives the
-shrinker of :mod:`.drawn` smaller candidates. Plain :mod:`random` only: it runs under Pyodide.
+:func:`draw_wire` draws a valid entry's wire form, :func:`break_wire` one break where the
+chapter constrains a field, :func:`broken` applies it, :func:`smaller_wire` shrinks.
 """
 
 from __future__ import annotations
@@ -54,9 +52,8 @@ def _shuffled(r: random.Random, wire: dict[str, Any]) -> dict[str, Any]:
     return {key: wire[key] for key in keys}
 
 
-#: The breaks the chapter decides, by kind: (field paths, values); ``...`` deletes the field,
-#: ``a->b`` renames it; ``summary.*`` is any of the six lists. ``type`` is not among them:
-#: checking it is the whole parser's dispatch, not the compaction branch's.
+#: The breaks the chapter decides: (field paths, values); ``...`` deletes the field, ``a->b``
+#: renames it; ``summary.*`` is any of the six lists (``type`` is the parser's dispatch).
 _TOP: Final = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore")
 _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
     ((*_TOP, "summary.goal", *("summary.*",) * 6), (...,)),
@@ -71,16 +68,9 @@ _BREAKS: Final[tuple[tuple[tuple[str, ...], tuple[object, ...]], ...]] = (
     (("id", "parentId", "firstKeptEntryId", "summary.goal"), (None, 7, ["x"], True)),
     (("summary",), (None, [], "goal", 5)),
     (("summary.files", "summary.changedFiles->files"), ([], ["a.py"])),
-    (
-        (
-            "firstKeptEntryId->first_kept_entry_id",
-            "tokensBefore->tokens_before",
-            "parentId->parent_id",
-            "summary.changedFiles->changed_files",
-        ),
-        (...,),
-    ),
-)
+    (("firstKeptEntryId->first_kept_entry_id", "tokensBefore->tokens_before",
+      "parentId->parent_id", "summary.changedFiles->changed_files"), (...,)),
+)  # fmt: skip
 
 
 def break_wire(r: random.Random) -> tuple[str, object]:
@@ -100,8 +90,7 @@ def broken(wire: dict[str, Any], field: str, value: object) -> dict[str, Any]:
 
 
 def edit(wire: dict[str, Any], field: str, value: object) -> None:
-    """Sets the field path ``field`` of ``wire`` to (a copy of) ``value``; ``...`` deletes
-    it, ``a->b`` renames it."""
+    """Set the field path ``field`` of ``wire`` to (a copy of) ``value`` (see _BREAKS)."""
     *parents, key = field.split(".")
     target = wire
     for name in parents:
@@ -125,7 +114,7 @@ def break_text(field: str, value: object) -> str:
 
 
 def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Smaller candidates of a wire form: list items dropped, texts and numbers plainer."""
+    """Smaller candidates: list items dropped, texts and numbers plainer."""
     summary_wire = wire["summary"]
     for name in LISTS:
         items = summary_wire[name]

@@ -1,14 +1,9 @@
-"""The engine: run a lab's checks, in order, on a student's function.
+"""The engine: run a lab's rows, in order, on a student's function (issue 35, item 1).
 
-It is given a lab as its file declares it (:class:`~.declare.LabChecks`) and never imports
-a lab (:mod:`.labs` does). :func:`run_rows` is grading's one loop, for every route: each
-row run through a :class:`Caller` (where the student's code runs: this process,
-:class:`~.inprocess.InProcess`; a child process spawned on a file or forked from the
-kernel, :class:`~.child.InChild`), its result made; after a row that did not return in
-time, the rest are "not run". :func:`check` reads the time limit (:func:`set_time_limit`,
-10 s) once per run; the report says first when the function is, wraps or called the lab's
-solution, and when check threads could not be stopped. On Linux the function runs in a
-forked copy of the kernel (``set_isolation("in-process")`` turns it off).
+It is given a :class:`~.declare.LabChecks` and never imports a lab. :func:`run_rows` is
+grading's one loop, for every route: each row run through a :class:`Caller` (this process,
+:class:`~.inprocess.InProcess`, or a child process, :class:`~.child.InChild`); after a row
+that did not return in time, the rest are "not run". The time limit is read once per run.
 """
 
 from __future__ import annotations
@@ -43,8 +38,7 @@ __all__ = [
     "set_time_limit",
 ]
 
-_DEFAULT_TIME_LIMIT: Final = 10.0
-_time_limit: list[float] = [_DEFAULT_TIME_LIMIT]
+_time_limit: list[float] = [10.0]  # seconds (set_time_limit)
 
 
 def set_time_limit(seconds: float) -> float:
@@ -69,9 +63,8 @@ def get_time_limit() -> float:
 
 
 def function_of(spec: LabChecks, functions: Mapping[str, object]) -> Callable[..., Any]:
-    """The student's function among ``functions`` (the keywords given to
-    ``check_implementation``); a :class:`GradingUsageError` when it is missing, extra or not
-    callable."""
+    """The student's function among ``check_implementation``'s keywords (a
+    :class:`GradingUsageError` when it is missing, extra or not callable)."""
     extra = sorted(set(functions) - {spec.keyword})
     if extra:
         raise GradingUsageError(
@@ -94,10 +87,8 @@ def function_of(spec: LabChecks, functions: Mapping[str, object]) -> Callable[..
 
 
 def handed_out(spec: LabChecks) -> Callable[..., Any]:
-    """ctxlab's reference of ``spec``'s lab, handed out as a right answer to check (the
-    tests and the mutation audit run it): its report is passed. A student's function that
-    is ``ctxlab.build_context`` itself, or calls it, is not (the report says so first).
-    """
+    """ctxlab's reference, handed out as a right answer to check: its report is passed,
+    unlike a student's function that is or calls it."""
     if spec.lab not in _HANDED_OUT:
         reference = spec.reference
 
@@ -110,23 +101,12 @@ def handed_out(spec: LabChecks) -> Callable[..., Any]:
     return _HANDED_OUT[spec.lab]
 
 
-#: Each lab's reference as :func:`handed_out` hands it out (checked as a right answer, not
-#: as "the student used the reference").
 _HANDED_OUT: dict[str, Callable[..., Any]] = {}
 
 
-# ----------------------------------------------------------------------------------------
-# Running the checks
-
-
-def _result(check: Row, outcome: Outcome) -> CheckResult:
-    output, cut = bounded_output(outcome.output, outcome.output_cut)
-    return check.row(outcome.status == "pass", outcome.detail, output, cut)
-
-
 def _is_reference(spec: LabChecks, function: object) -> bool:
-    """Is ``function`` the reference, or does it unwrap to it (``functools.wraps``,
-    ``functools.partial``)? Read without running any of the student's code."""
+    """Does ``function`` unwrap to the reference (``functools.wraps``, ``partial``)? Read
+    without running any of the student's code."""
     references = (spec.reference, *spec.also_reference)
     for _ in range(100):
         if any(function is known for known in references):
@@ -145,17 +125,14 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
 
 
 class Caller(Protocol):
-    """Where a student's code runs (issue 35, item 2): in this process
-    (:class:`~.inprocess.InProcess`), or in a child process (:class:`~.child.InChild`)."""
+    """Where a student's code runs (issue 35, item 2)."""
 
     def run(self, row: Row, limit: float) -> Outcome:
         """Run ``row``'s check within ``limit`` seconds: how it ended."""
 
 
 def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[CheckResult], bool]:
-    """The one loop of grading: each row run through ``caller``, its result made; after an
-    outcome that stops the run (a hang), the rest are not run. (rows, a call ran the
-    reference)."""
+    """The one loop of grading: (each row's result, did a call run the reference)."""
     results: list[CheckResult] = []
     used = False
     stop: Text | None = None
@@ -169,7 +146,8 @@ def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[Ch
         outcome = caller.run(row, limit)
         stop = outcome.stop
         used = used or outcome.used_reference
-        results.append(_result(row, outcome))
+        output, cut = bounded_output(outcome.output, outcome.output_cut)
+        results.append(row.row(outcome.status == "pass", outcome.detail, output, cut))
     return results, used
 
 
@@ -181,13 +159,8 @@ def _run_checks(
     *,
     forked: bool = False,
 ) -> tuple[list[CheckResult], bool]:
-    """Run ``checks`` with the time limit as it is now, the student's function in this
-    process or (``forked``) in a forked copy of it; (rows, used the reference).
-
-    The limit is read once: a ``set_time_limit`` by the code under check changes nothing
-    for this run, and is undone when it ends. What was put back in ctxlab's objects is
-    added to ``repaired`` (in this process only: a forked copy's changes end with it).
-    """
+    """Run ``checks`` in this process or (``forked``) in a forked copy of it; (rows, used
+    the reference). What was put back in ctxlab's objects is added to ``repaired``."""
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed = function is _HANDED_OUT.get(spec.lab)
     used = not handed and _is_reference(spec, function)
@@ -205,13 +178,9 @@ def _run_checks(
 
 
 def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabReport:
-    """Run every check of ``spec`` on the student's ``function``, in order; the random rows
-    draw from ``seed``.
-
-    Never raises for a wrong, crashing, hanging or unwritten function: each is a ✘ row.
-    A kernel interrupt while a check runs stops that check (its thread, or its forked
-    child) and is raised again.
-    """
+    """Every row of ``spec`` on ``function``, the random rows drawn from ``seed``. A wrong,
+    crashing or hanging function is a ✘ row; a kernel interrupt stops the check and is
+    raised again."""
     repaired: list[str] = repair()  # what the notebook changed, before the run
     with drawn.seeded(seed, get_time_limit()):
         results, used = _run_checks(spec, spec.steps, function, repaired, forked=use_process())
@@ -231,16 +200,14 @@ def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabRe
     return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 
 
-#: The hint ladder, per lab: the misconception the last run of the lab matched first, and
-#: the rung its report showed.
+#: The hint ladder, per lab: the last run's first misconception and its rung.
 _LADDER: dict[str, tuple[str, int]] = {}
 _TOP_RUNG: Final = 2
 
 
 def _climb(lab: str, matched: tuple[str, ...]) -> int:
-    """The rung of this run: 1 for a new first misconception, one more (at most
-    :data:`_TOP_RUNG`) when the last run of ``lab`` matched the same one; 0, and the ladder
-    starts again, when nothing matched (a pass or another failure)."""
+    """This run's rung: 1 for a new first misconception, one more (at most
+    :data:`_TOP_RUNG`) for the same one again; 0 when nothing matched."""
     if not matched:
         _LADDER.pop(lab, None)
         return 0
@@ -253,6 +220,6 @@ def _climb(lab: str, matched: tuple[str, ...]) -> int:
 def check_one(
     spec: LabChecks, key: str, function: Callable[..., Any], seed: int = 0
 ) -> CheckResult:
-    """Run one behaviour of ``spec`` (what ``pytest -m lab11_N`` runs, one test per key)."""
+    """Run one behaviour of ``spec`` (``pytest -m lab11_N``, one test per key)."""
     with drawn.seeded(seed, get_time_limit()):
         return _run_checks(spec, [spec.row(key)], function)[0][0]

@@ -1,9 +1,8 @@
 """What the labs expect of a student's result: the comparisons several labs use (issue 35).
 
-A compaction entry (Labs 11.1, 11.4): :func:`entry_result`, :func:`shares_nothing`. A
-``ContextResult`` (Labs 11.3, 11.5): :func:`compare_context` reports the first difference from
-the reference's result, named with entry ids; also their 31-token example, bad budget numbers
-and estimates refused, and the random paths and budgets of their random rows.
+A compaction entry (Labs 11.1, 11.4): :func:`entry_result`. A ``ContextResult`` (Labs 11.3,
+11.5): :func:`compare_context`, the first difference from the reference's result named with
+entry ids; the 31-token example, bad budget numbers and estimates, random paths.
 """
 
 from __future__ import annotations
@@ -41,10 +40,6 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------------------
-# A compaction entry (Labs 11.1 and 11.4)
-
-
 def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> None:
     """``got`` must be a CompactionSessionEntry equal to ``expected``, in canonical form."""
     if not isinstance(got, CompactionSessionEntry):
@@ -71,14 +66,10 @@ def shares_nothing(
     label: Text, got: CompactionSessionEntry, expected: CompactionSessionEntry, en: str, zh: str
 ) -> None:
     """After the caller changed its input, ``got`` still equals ``expected`` (``en``/``zh``:
-    how the entry changed, "changed with its input")."""
+    how it changed)."""
     found = diff(expected.to_json(), got.to_json(), "")
     if found:
         fail(label, f": the returned entry {en} ({found})", f"：返回的 entry {zh}（{found}）")
-
-
-# ----------------------------------------------------------------------------------------
-# A ContextResult (Labs 11.3 and 11.5)
 
 
 def budget(
@@ -116,9 +107,8 @@ def _names(path: Sequence[SessionEntry], reference: ContextResult) -> dict[str, 
     for entry in path:
         if isinstance(entry, MessageSessionEntry):
             names.setdefault(canonical(entry.message.to_json()), entry.id)
-    for index, message in enumerate(reference.messages):
-        if index == 0 and isinstance(message, SystemMessage):
-            names[canonical(message.to_json())] = "system"
+    if reference.messages and isinstance(reference.messages[0], SystemMessage):
+        names[canonical(reference.messages[0].to_json())] = "system"
     compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
     if compactions:
         newest = compactions[-1]
@@ -172,8 +162,7 @@ def compare_context(
     tokens: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The student's result against the reference's (``kept``, ``reason``, ``tokens``: the
-    chapter's literal facts): kept ids, messages (by name, then field by field), reason,
-    token ledger; the first difference fails, named with entry ids."""
+    chapter's literal facts); the first difference fails, named with entry ids."""
     wire = context_wire(label, got)
     expected = reference.to_json()
     want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
@@ -241,8 +230,7 @@ def expect_context(
 def expect_deterministic(
     t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], max_tokens: int
 ) -> None:
-    """Two calls on the same path give equal results, and changing one result's
-    ``to_json()`` leaves the result itself as it was."""
+    """Two calls give equal results; changing one's ``to_json()`` leaves it as it was."""
     path = make_path()
     label = budget_label(name, budget(max_tokens))
     first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
@@ -263,21 +251,13 @@ def expect_deterministic(
     compare_context(label, second_result, reference, path)
 
 
-# ----------------------------------------------------------------------------------------
-# The chapter's 31-token example, bad options, bad estimates, random paths (Labs 11.3, 11.5)
-
 #: The third group of the opening path, and what the 31-token example keeps.
 GROUP_3 = ("u3", "calls", "r-test", "r-read", "a3")
 KEPT_31 = ("u2", "a2", *GROUP_3)
 TOKENS_31 = {
-    "maxTokens": 31,
-    "system": 3,
-    "messages": 22,
-    "reservedOutput": 4,
-    "safetyMargin": 2,
-    "availableForMessages": 22,
-    "total": 31,
-}
+    "maxTokens": 31, "system": 3, "messages": 22, "reservedOutput": 4, "safetyMargin": 2,
+    "availableForMessages": 22, "total": 31,
+}  # fmt: skip
 
 
 def expect_worked_example_31(t: Trial) -> None:
@@ -298,9 +278,8 @@ _OPTIONS = (
 def rejects_bad_options(
     t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], *, strict: bool = False
 ) -> None:
-    """Every bad budget number is refused: by the chapter with an error (a ValueError); by
-    ctxlab (``strict``) with a ContextOptionError naming the option (message and
-    ``.option``), also for an estimator that is not a function."""
+    """Every bad budget number is refused: with a ValueError (the chapter) or (``strict``)
+    a ContextOptionError naming the option, also for an estimator that is no function."""
     path = bilingual(name)
     cases = [(option, camel, bad) for option, camel in _OPTIONS for bad in _BAD_NUMBERS]
     if strict:
@@ -323,18 +302,16 @@ def rejects_bad_options(
             t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
 
 
-#: What ``.subject`` of the EstimatorError names (the chapter's words; the reference's too).
+#: What ``.subject`` of the EstimatorError names.
 SUBJECTS: dict[str, tuple[str, ...]] = {
     "system": ("the system message", "the replayed system message"),
-    # Lab 11.5: the summary message of the resumed path
     "compact-1": ("the summary of compact-1", "the summary of compaction compact-1"),
 }
 
 
 class BadEstimate:
-    """The chapter's estimator (or ``other`` for every message), except for one message priced
-    ``bad`` (or raising it, an exception): entry ``target``, ``"system"`` or ``"compact-1"``
-    (the summary: a user message that is no entry of the path)."""
+    """The chapter's estimator (or ``other``), but ``bad`` (returned, or raised) for entry
+    ``target``, ``"system"`` or ``"compact-1"`` (the summary: a user message not on the path)."""
 
     def __init__(
         self, path: Sequence[SessionEntry], target: str, bad: object, other: float | None = None
@@ -368,9 +345,9 @@ def rejects_bad_estimates(
     *,
     strict: bool = False,
 ) -> None:
-    """Each :class:`BadEstimate` of ``cases`` (target, bad) is refused: by the chapter with an
-    error (a ValueError) for a bad value; by ctxlab (``strict``) with an EstimatorError
-    naming the message (message and ``.subject``), also for an estimator that raises."""
+    """Each :class:`BadEstimate` of ``cases`` (target, bad) is refused: a bad value with a
+    ValueError (the chapter) or (``strict``) an EstimatorError naming the message, also
+    for an estimator that raises."""
     named = bilingual(name)
     for target, bad in cases:
         path = make_path()

@@ -1,10 +1,8 @@
 """Lab 11.4 checks: ``create_compaction_entry(active_path, *, id, timestamp, summary, ...)``.
 
 The chapter, "compact-1 记录摘要与保留起点": parentId is the path's last entry; firstKeptEntryId
-must be a user message that starts a group (u2; not a2, calls, r-test, nor a system message);
-the candidate goes through ``parseSessionEntry()``; creating is pure. Expected is the
-reference's entry, compared as in Lab 11.1; the chapter's rows accept any error (a ValueError)
-naming what the chapter names, ctxlab's rows hold its own rules and error classes.
+must be a user message that starts a group; the candidate goes through
+``parseSessionEntry()``; creating is pure. Expected is the reference's entry.
 """
 
 from __future__ import annotations
@@ -60,6 +58,16 @@ def _options(
         "first_kept_entry_id": first_kept,
         "tokens_before": tokens_before,
     }
+
+
+def _compact_2(first_kept: str) -> dict[str, Any]:
+    """compact-2 on the resumed path sys..a4."""
+    return _options("compact-2", first_kept, fx.compact2_summary(), 33, 200)
+
+
+def _compact_3(first_kept: str) -> dict[str, Any]:
+    """compact-3 on the recompacted path sys..compact-2."""
+    return _options("compact-3", first_kept, tokens_before=11, timestamp=300)
 
 
 #: The paths the cases name whose description is not just ids, in Chinese.
@@ -132,9 +140,8 @@ def _refused(
     strict: bool = False,
     wrong: str = "",
 ) -> None:
-    """Creating is refused, naming ``names``: by the chapter with an error (a ValueError); by
-    ctxlab (``strict``) with a CompactionError (its checklist: "Errors are
-    CompactionError(message)")."""
+    """Creating is refused, naming ``names``: with a ValueError (the chapter) or (``strict``)
+    a CompactionError."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
     t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
@@ -194,18 +201,8 @@ def parent_is_last_entry(t: Trial) -> None:
 
     for name, make_path, options, parent in (
         ("sys..a3,note", tagged, _options("c", "u3", tokens_before=0), "note"),
-        (
-            "sys..a4",
-            fx.resumed_path,
-            _options("compact-2", "u3", fx.compact2_summary(), 33, 200),
-            "a4",
-        ),
-        (
-            "sys..compact-2",
-            fx.recompacted_path,
-            _options("compact-3", "u4", tokens_before=11, timestamp=300),
-            "compact-2",
-        ),
+        ("sys..a4", fx.resumed_path, _compact_2("u3"), "a4"),
+        ("sys..compact-2", fx.recompacted_path, _compact_3("u4"), "compact-2"),
     ):
         _expect_created(t, name, make_path, options, parent=parent)
     # The caller cannot pass parentId: a call that tries is not accepted.
@@ -324,18 +321,15 @@ def empty_path(t: Trial) -> None:
         _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]], strict=True)
 
 
-#: A parser case: the options, what the chapter's error names (one of), the parser's field
-#: path (``.field``), and whether the rule is the chapter's.
-_ParserCase = tuple[dict[str, Any], list[list[str]], str, bool]
-
-
-def _parser_cases() -> list[_ParserCase]:
+def _parser_cases() -> list[tuple[dict[str, Any], list[list[str]], str, bool]]:
+    """What the parser refuses: (options, what the chapter's error names (one of), the
+    parser's field path (``.field``), whether the rule is the chapter's)."""
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
     empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
     blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
-    cases: list[_ParserCase] = [
+    cases = [
         (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
         (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
@@ -346,8 +340,7 @@ def _parser_cases() -> list[_ParserCase]:
     for bad in (float("nan"), float("inf"), float("-inf")):
         cases.append((_options(tokens_before=bad), [["tokensBefore"]], "tokensBefore", True))
         cases.append((_options(timestamp=bad), [["timestamp"]], "timestamp", False))
-    for blank in ("", "  ", "\t", "\n", " \t\n"):
-        cases.append((_options(blank), [["id"]], "id", False))
+    cases += [(_options(blank), [["id"]], "id", False) for blank in ("", "  ", "\t", "\n", " \t\n")]
     return cases
 
 
@@ -356,23 +349,16 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
     for options, names, field, chapter in _parser_cases():
         label = _label("sys..a3", options, field)
         if strict:
-            t.rejects(
-                label,
-                [[field]],
-                fx.opening_path(),
-                error_type=EntryParseError,
-                attrs={"field": field},
-                **options,
-            )
+            attrs = {"field": field}
+            path = fx.opening_path()
+            t.rejects(label, [[field]], path, error_type=EntryParseError, attrs=attrs, **options)
         elif chapter:
             t.rejects(label, names, fx.opening_path(), error_type=CHAPTER_ERROR, **options)
-    # An empty first kept entry: the chapter's error, or ctxlab's CompactionError.
-    for blank in ("", "\t", " \n"):
+    for blank in ("", "\t", " \n"):  # the chapter's error, or ctxlab's CompactionError
         options = _options(first_kept=blank)
         names = [["compact-1"]] if strict else []
-        _refused(
-            t, "sys..a3", fx.opening_path(), options, names, strict=strict, wrong="firstKeptEntryId"
-        )
+        path = fx.opening_path()
+        _refused(t, "sys..a3", path, options, names, strict=strict, wrong="firstKeptEntryId")
 
 
 @LAB.check(
@@ -504,10 +490,9 @@ def kept_as_given(t: Trial) -> None:
 )
 def first_kept_any_group_head(t: Trial) -> None:
     for first_kept in ("u1", "u2"):  # compact-1 kept u2
-        options = _options("compact-2", first_kept, fx.compact2_summary(), 33, 200)
-        _expect_created(t, "sys..a4", fx.resumed_path, options, parent="a4")
+        _expect_created(t, "sys..a4", fx.resumed_path, _compact_2(first_kept), parent="a4")
     for first_kept in ("u1", "u2"):  # compact-2 kept u3
-        options = _options("compact-3", first_kept, tokens_before=11, timestamp=300)
+        options = _compact_3(first_kept)
         _expect_created(t, "sys..compact-2", fx.recompacted_path, options, parent="compact-2")
 
 

@@ -1,11 +1,8 @@
 """Lab 11.5 checks: ``build_context`` extended with resume and system replay.
 
-The chapter, "恢复时把最新摘要接在保留后缀前面": the newest compaction's summary becomes one
-user message after the system message, priced first; the original messages are collected
-from firstKeptEntryId on (also after the compaction), metadata and compaction entries
-skipped, then budgeted as in Lab 11.3, whose rules still hold; "system 状态跨过 compaction
-边界": the system message is replayed from the whole path. Cases: the chapter's resumed,
-recompacted and system-patch paths and crafted variants, compared as in Lab 11.3.
+The chapter, "恢复时把最新摘要接在保留后缀前面": the newest summary becomes one user message
+after the system message, priced first; the original messages from firstKeptEntryId on are
+budgeted as in Lab 11.3; "system 状态跨过 compaction 边界". Compared as in Lab 11.3.
 """
 
 from __future__ import annotations
@@ -413,16 +410,11 @@ def estimator_errors_named(t: Trial) -> None:
 
 
 _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
-    ("compact-1", RuntimeError("tokenizer offline")),
-    ("compact-1", -1),
-    ("compact-1", float("nan")),
-    ("compact-1", True),
-    ("compact-1", "4"),
-    ("system", RuntimeError("tokenizer offline")),
-    ("system", float("inf")),
-    ("a4", RuntimeError("tokenizer offline")),
-    ("a4", -0.5),
-)
+    ("compact-1", RuntimeError("tokenizer offline")), ("compact-1", -1),
+    ("compact-1", float("nan")), ("compact-1", True), ("compact-1", "4"),
+    ("system", RuntimeError("tokenizer offline")), ("system", float("inf")),
+    ("a4", RuntimeError("tokenizer offline")), ("a4", -0.5),
+)  # fmt: skip
 
 
 def _without_system() -> list[SessionEntry]:

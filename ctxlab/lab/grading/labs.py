@@ -1,9 +1,5 @@
-"""The labs: where each lab's file is, and the public face of grading (spec §10).
-
-``check_implementation(lab, **functions)`` loads the lab's file (``lab11_N.py``, the first
-time that lab is asked for) and hands what it declares to the engine: this is the one module
-that imports a lab's file.
-"""
+"""The labs: where each lab's file is (the one module that imports one, when that lab is
+first asked for), and the public face of grading (spec §10)."""
 
 from __future__ import annotations
 
@@ -38,7 +34,7 @@ LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 _PREFIX: Final = f"{__package__}.lab11_"
 
 #: The grading modules the labs' files check with, kept like ctxlab's own (a student's
-#: ``compare.diff = ...`` lasts no longer than its check); none holds a run-time switch.
+#: ``compare.diff = ...`` lasts no longer than its check).
 _CHECKED_WITH: Final = tuple(
     f"{__package__}.{name}"
     for name in ("calls", "cases", "compare", "drawn_entries", "expect", "text")
@@ -74,9 +70,8 @@ def check_implementation(
     """Run lab ``lab``'s checks against the student's function:
     ``check_implementation("11.2", group_interactions=group_interactions)``.
 
-    The random rows draw from ``seed`` (fresh each run unless given or set by
-    ``CTXLAB_SEED``; the report shows it). A wrong, crashing, hanging or unwritten function
-    is a ✘ row, never an exception; a wrong lab or keyword is a :class:`GradingUsageError`.
+    The random rows draw from ``seed`` (fresh unless given or set by ``CTXLAB_SEED``). A
+    wrong lab or keyword is a :class:`GradingUsageError`; a wrong function, a ✘ row.
     """
     spec = load(lab)
     function = engine.function_of(spec, functions)
@@ -86,7 +81,7 @@ def check_implementation(
 def check_behaviour(
     lab: str, key: str, *, seed: object = None, **functions: Callable[..., Any]
 ) -> CheckResult:
-    """Run one behaviour of a lab (what ``pytest -m lab11_N`` runs, one test per key)."""
+    """Run one behaviour of a lab (``pytest -m lab11_N``, one test per key)."""
     spec = load(lab)
     function = engine.function_of(spec, functions)
     return engine.check_one(spec, key, function, drawn.fresh_seed(seed))
@@ -113,8 +108,6 @@ def catalogue(lab: str) -> tuple[Misconception, ...]:
 
 
 def reference_functions(lab: str) -> dict[str, Callable[..., Any]]:
-    """ctxlab's own function for a lab, as the keyword :func:`check_implementation` takes:
-    handed out as a right answer (its report is passed, unlike a student's function that
-    is or calls ctxlab's)."""
+    """ctxlab's own function for a lab, by keyword, handed out as a right answer."""
     spec = load(lab)
     return {spec.keyword: engine.handed_out(spec)}

@@ -1,20 +1,13 @@
 """The misconception catalogue, its evidence and its hint ladder (issues 24, 33).
 
-Each lab's catalogue is data, ``catalogue/lab11_N.json``: one :class:`Misconception` per
-mistake a student draws from the chapter -- its title, its *signature* (the rows it
-explains), a hint that points at the chapter's sentence without stating the expected value,
-that sentence (verbatim, and in English), the smallest failing input, and its *evidence*:
-inputs and what the buggy file ``tests/misconceptions/lab11_N/<slug>.py`` answers there
-(:func:`canonical`), written by ``tests/misconception_evidence.py`` and checked in CI.
-
-It matches when the student's function *behaves* like it -- the buggy answer on every input
-of its evidence, and a row it explains failed. :func:`diagnose` asks that as the last step
-of the check loop, only when a row failed (:func:`to_diagnose`); no buggy code runs at
-grading time. Matches are ordered: a chapter rule's mistake before ctxlab's (``rule``), then
-``priority``, then the catalogue's order; with no match there is no hint. The ladder: a
-failed report opens with the first match's hint; the next run of the same lab with the same
-first match adds the chapter's sentence and the smallest failing input (the engine keeps
-the rung). This module imports no lab: it is given the lab's catalogue.
+Each lab's catalogue is data, ``catalogue/lab11_N.json``: per mistake a student draws from
+the chapter, its title, the rows it explains (``signature``), a hint pointing at the
+chapter's sentence (never the expected value), that sentence, the smallest failing input,
+and its *evidence*: inputs and what ``tests/misconceptions/lab11_N/<slug>.py`` answers there
+(written by ``tests/misconception_evidence.py``). It matches when a row failed and the
+student's function gives the buggy answer on every input of its evidence (:func:`diagnose`,
+the check loop's last step; no buggy code runs at grading time). The ladder: the first
+match's hint, then, run again with the same first match, the chapter's sentence too.
 """
 
 from __future__ import annotations
@@ -57,31 +50,20 @@ FOLDER: Final = Path(__file__).with_name("catalogue")
 class Misconception:
     """One named mistake of a lab: its evidence, its hint, the chapter's sentence."""
 
-    #: ``"11.3/int-truncation"``: the lab, then the slug of its buggy file.
-    id: str
-    #: What students do, in one line and each language (``"Truncates fractional token
-    #: estimates with int()"``): the mistake named, never the expected value.
-    title_en: str
+    id: str  # "11.3/int-truncation": the lab, then the slug of its buggy file
+    title_en: str  # what students do, never the expected value
     title_zh: str
-    #: The rows the buggy implementation fails: the rows the mistake explains.
-    signature: frozenset[str]
-    #: Where the hint points, in each language: the chapter's sentence, never the answer.
+    signature: frozenset[str]  # the rows the mistake explains
     hint_en: str
     hint_zh: str
-    #: The chapter's sentence, verbatim (``quote_zh``), and rendered in English.
-    quote_zh: str
+    quote_zh: str  # the chapter's sentence, verbatim, and rendered in English
     quote_en: str
-    #: The smallest input on which the mistake shows, in words.
     smallest_input_en: str
     smallest_input_zh: str
-    #: Lower is shown first among matches.
-    priority: int = 50
-    #: Whose rule the mistake breaks: ``"chapter"`` (a chapter row is in its signature: the
-    #: lab fails) or ``"ctxlab"`` (only ctxlab's optional extra rows are).
+    priority: int = 50  # lower is shown first among matches
+    #: Whose rule the mistake breaks: the chapter's (the lab fails) or ctxlab's (an extra).
     rule: Literal["chapter", "ctxlab"] = "chapter"
-    #: ``(input id, the buggy answer there)``: it matches when the student's function gives
-    #: every one of these answers (:func:`canonical`; kept as JSON text: immutable, and
-    #: nothing for grading's guard of ctxlab's objects to walk before every check).
+    #: ``(input id, the buggy answer there)``, as JSON text (:func:`canonical`).
     evidence: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -99,14 +81,6 @@ class Misconception:
     @property
     def hint(self) -> Text:
         return Text(self.hint_en, self.hint_zh)
-
-    def rung_two(self) -> Text:
-        """The second rung: the chapter's sentence (verbatim in Chinese, rendered in the
-        English edition) and the smallest failing input."""
-        return Text(
-            f"The chapter: “{self.quote_en}”\nSmallest failing input: {self.smallest_input_en}",
-            f"本章原文：「{self.quote_zh}」\n最小的失败输入：{self.smallest_input_zh}",
-        )
 
 
 def _text(data: Any) -> str:
@@ -128,9 +102,8 @@ def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, str]]:
 
 
 def canonical(record: CallRecord) -> Any:
-    """One call's record as the evidence compares it: the result's fields as plain data, or
-    the class of what was raised (the nearest of ctxlab's or Python's), and the arguments
-    the call changed."""
+    """One call's record as the evidence compares it: the result as plain data, or the class
+    of what was raised, and the arguments the call changed."""
     if "raised" in record:
         found: dict[str, Any] = {"raised": str(record["raised"].get("base"))}
     elif "too_large" in record:
@@ -143,9 +116,8 @@ def canonical(record: CallRecord) -> Any:
 
 
 def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """An evidence input (or its JSON text) as the call's arguments: plain data
-    (:mod:`.plain`), a function named ``{"function": "ctxlab.module:name"}`` (an estimator
-    of the lab's checks)."""
+    """An evidence input (or its JSON text) as the call's arguments: plain data, or a
+    function named ``{"function": "ctxlab.module:name"}``."""
     found: Mapping[str, Any] = json.loads(data) if isinstance(data, str) else data
     kwargs: dict[str, Any] = {}
     for name, value in found["kwargs"].items():
@@ -162,10 +134,9 @@ _ASKING = Text("looking for a known mistake", "查找已知的错误")
 
 
 def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial) -> None:
-    """The check loop's last step: call the student's function on the catalogue's evidence
-    inputs (each once, only as far as needed) and end with the ids of the misconceptions it
-    behaves like (:func:`found_in` reads them). A slow function is asked only for half the
-    check's time limit: a misconception whose evidence it had no time for does not match."""
+    """The check loop's last step: call the student's function on the evidence inputs (each
+    once, as far as needed, within half the time limit) and end with the ids of the
+    misconceptions it behaves like (:func:`found_in` reads them)."""
     from ctxlab.lab.grading import drawn
 
     answers: dict[str, Any] = {}
@@ -199,9 +170,8 @@ _CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
 
 def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
     """Is a known mistake looked for, given each row's (passed, English detail)? When a row
-    failed -- but not when every row failed by raising one of Python's exceptions: a
-    function that crashes on every input (or is not written yet) shows its crash, not a
-    guess."""
+    failed, unless every row failed by raising one of Python's exceptions (a crash, not a
+    mistake to guess)."""
 
     def crashed(detail: str) -> bool:
         found = _CRASH.search(detail)
@@ -213,16 +183,15 @@ def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
 
 
 def found_in(detail: str) -> tuple[str, ...]:
-    """The ids :func:`diagnose` ended with (none when the step did not end so: not run, a
-    hang, a crash)."""
+    """The ids :func:`diagnose` ended with (none if it did not end so)."""
     if not detail.startswith(_MARK):
         return ()
     return tuple(detail[len(_MARK) :].split())
 
 
 def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
-    """The misconceptions of ``catalogue`` named by ``ids``, most likely first: a chapter
-    rule before ctxlab's, then ``priority``, then the catalogue's order."""
+    """The misconceptions named by ``ids``, most likely first: a chapter rule before
+    ctxlab's, then ``priority``, then the catalogue's order."""
     wanted = set(ids)
     found = [item for item in catalogue if item.id in wanted]
     order = {item.id: index for index, item in enumerate(catalogue)}
@@ -238,14 +207,14 @@ _EXTRA_HEAD = Text(
 
 
 def hint_lines(item: Misconception, rung: int, *, passed: bool = False) -> Text:
-    """What the report opens with at ``rung`` (1: the hint; 2: with the chapter's words).
-    A hint about one of ctxlab's own rules, or on a lab the chapter's rows ``passed``, says
-    so first: it is about an optional extra, not about the lab's verdict."""
-    head = Text("Hint: ", "提示：")
-    if item.rule == "ctxlab" or passed:
-        head = _EXTRA_HEAD
+    """What the report opens with at ``rung`` (2: with the chapter's words); on ctxlab's
+    rules or a ``passed`` lab, said to be about an optional extra."""
+    head = _EXTRA_HEAD if item.rule == "ctxlab" or passed else Text("Hint: ", "提示：")
     text = head + item.hint
-    if rung >= 2:
-        second = item.rung_two()
-        text = Text(f"{text.en}\n{second.en}", f"{text.zh}\n{second.zh}")
-    return text
+    if rung < 2:
+        return text
+    return Text(
+        f"{text.en}\nThe chapter: “{item.quote_en}”\n"
+        f"Smallest failing input: {item.smallest_input_en}",
+        f"{text.zh}\n本章原文：「{item.quote_zh}」\n最小的失败输入：{item.smallest_input_zh}",
+    )

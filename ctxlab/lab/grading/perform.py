@@ -1,11 +1,9 @@
 """One call of a student's function, watched, told as plain data (issue 17).
 
-:func:`perform` is the only place where the grader calls a student's function. It snapshots
+:func:`perform` is the only place where the grader calls a student's function: it snapshots
 the arguments (to name one the call changed), captures what the calling thread prints
-(bounded), watches whether ctxlab's *reference* of the lab runs (a student who calls
-``ctxlab.build_context`` has written nothing), and returns a :data:`CallRecord` of plain
-JSON data (:mod:`.plain`): the same in this process and in a sandboxed child, where only
-this JSON comes back.
+(bounded), watches whether ctxlab's solution of the lab runs, and returns a
+:data:`CallRecord` of plain JSON data (:mod:`.plain`), the same in this process and in a child.
 """
 
 from __future__ import annotations
@@ -53,11 +51,8 @@ def named(name: str) -> Any:
 
 
 class _Watch:
-    """Is any of ``codes`` entered by the calling thread while the watch is on?
-
-    Python 3.12+: ``sys.monitoring`` local events on those code objects only (no cost for
-    any other code); before 3.12 a profile function of the calling thread.
-    """
+    """Is any of ``codes`` entered by the calling thread while the watch is on? (3.12+:
+    ``sys.monitoring`` local events on those code objects only; before, a profile function.)"""
 
     _TOOL: Final = 4  # sys.monitoring tool id (0-5 are free for tools)
 
@@ -116,10 +111,6 @@ def claim_tool(monitoring: Any, tool: int, name: str = "ctxlab-grading") -> bool
     return True
 
 
-# ----------------------------------------------------------------------------------------
-# What the student's function prints
-
-
 def keep_output(kept: str, text: str) -> tuple[str, int]:
     """``kept`` and as much of ``text`` as fits in :data:`OUTPUT_LIMIT`; how much was cut."""
     room = max(OUTPUT_LIMIT - len(kept), 0)
@@ -128,8 +119,7 @@ def keep_output(kept: str, text: str) -> tuple[str, int]:
 
 class _Capture(io.TextIOBase):
     """Stands in for ``sys.stdout``/``sys.stderr``: the watched thread's writes are kept
-    (the first :data:`OUTPUT_LIMIT` characters, the rest counted); other threads' writes
-    go where they went before."""
+    (bounded); other threads' go where they went before."""
 
     def __init__(self, previous: Any, into: _Captured) -> None:
         self.previous = previous
@@ -166,10 +156,6 @@ class _Captured:
     def __exit__(self, *exc: object) -> None:
         # Only what we put there: a student's own replacement, standing on ours, goes too.
         sys.stdout, sys.stderr = self._streams
-
-
-# ----------------------------------------------------------------------------------------
-# Snapshots of the arguments
 
 
 def fingerprint(value: object, depth: int = 0) -> object:
@@ -230,13 +216,8 @@ def _snapshot(
     return [fingerprint(a) for a in args], {k: fingerprint(v) for k, v in kwargs.items()}
 
 
-# ----------------------------------------------------------------------------------------
-# The call
-
-
 def safe_message(error: BaseException) -> str:
-    """``str(error)``, at most 2000 characters, or a placeholder when the student's
-    ``__str__`` fails (anything it raises is caught, but the runner's stop)."""
+    """``str(error)``, at most 2000 characters (a placeholder when ``__str__`` fails)."""
     return message_of(error)[:2000]
 
 
