@@ -53,21 +53,24 @@ def rechain(entries: Sequence[SessionEntry]) -> list[SessionEntry]:
 
 
 def path_of(text: str) -> list[SessionEntry]:
-    """Crafted message entries costing 1 each, by id: ``u1`` a user message, ``sys`` a system
-    message, ``calls[read-1,test-1]`` an assistant message declaring those calls,
-    ``r-read->read-1`` the tool result of call read-1, any other id a final assistant."""
+    """Crafted message entries by id, each costing 1 or the ``:n`` after it (``u2:5``): ``u1``
+    a user message, ``sys`` a system message, ``calls[read-1,test-1]`` an assistant message
+    declaring those calls, ``r-read->read-1`` the tool result of call read-1, any other id a
+    final assistant."""
     pairs: list[tuple[str, AgentMessage]] = []
     for word in text.split():
+        word, _, tag = word.partition(":")
+        cost = int(tag or 1)
         if "->" in word:
             entry_id, call = word.split("->")
-            pairs.append(tool_result(entry_id, call, 1))
+            pairs.append(tool_result(entry_id, call, cost))
         elif word.endswith("]"):
             entry_id, calls = word[:-1].split("[")
-            pairs.append(assistant(entry_id, 1, *calls.split(",")))
+            pairs.append(assistant(entry_id, cost, *calls.split(",")))
         elif word.startswith("sys"):
-            pairs.append(system(word, f"{word} [1]"))
+            pairs.append(system(word, f"{word} [{cost}]"))
         else:
-            pairs.append((user if re.fullmatch(r"u\d+", word) else assistant)(word, 1))
+            pairs.append((user if re.fullmatch(r"u\d+", word) else assistant)(word, cost))
     return crafted(*pairs)
 
 
