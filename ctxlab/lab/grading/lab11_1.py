@@ -132,7 +132,7 @@ def _refuses(t: Trial, strict: bool, *cases: Case) -> None:
     compact-1 and the field, with ``.entry_id`` compact-1 and ``.field`` the field path."""
     for name, wire, field in cases:
         label = wire_label(name)
-        entry_id = wire.get("id") if isinstance(wire, Mapping) else None
+        entry_id = wire.get("id") if isinstance(wire, Mapping) else getattr(wire, "id", None)
         readable = isinstance(entry_id, str) and bool(entry_id.strip())
         if not strict:
             t.rejects(label, [["compact-1"]] if readable else [], wire, error_type=CHAPTER_ERROR)
@@ -415,28 +415,16 @@ def timestamp_any_number(t: Trial) -> None:
     quote_en="parseSessionEntry() reads the external object field by field.",
 )
 def accepts_valid_variants(t: Trial) -> None:
-    for name, edits in (
-        (Text("all six lists empty", "六个列表全为空"), {f"summary.{k}": [] for k in LISTS}),
-        (
-            Text(
-                "timestamp 100.5 and tokensBefore 0.25", "timestamp 为 100.5，tokensBefore 为 0.25"
-            ),
-            {"timestamp": 100.5, "tokensBefore": 0.25},
-        ),
-        (
-            Text("Chinese text", "中文文本"),
-            {
-                "summary.goal": "让上下文保持在预算内",
-                "summary.constraints": ["历史只追加", "不删除旧记录"],
-                "id": "压缩-1",
-            },
-        ),
-        (
-            Text("goal and items with spaces", "goal 和列表项带空格"),
-            {"summary.goal": "  keep the budget  ", "summary.next": ["", "  "]},
-        ),
-    ):
-        _accepts(t, name, edits)
+    _accepts(t, Text("all six lists empty", "六个列表全为空"), {f"summary.{k}": [] for k in LISTS})
+    numbers = Text(
+        "timestamp 100.5 and tokensBefore 0.25", "timestamp 为 100.5，tokensBefore 为 0.25"
+    )
+    _accepts(t, numbers, {"timestamp": 100.5, "tokensBefore": 0.25})
+    goal, constraints = "让上下文保持在预算内", ["历史只追加", "不删除旧记录"]
+    chinese = {"summary.goal": goal, "summary.constraints": constraints, "id": "压缩-1"}
+    _accepts(t, Text("Chinese text", "中文文本"), chinese)
+    spaces = {"summary.goal": "  keep the budget  ", "summary.next": ["", "  "]}
+    _accepts(t, Text("goal and items with spaces", "goal 和列表项带空格"), spaces)
 
 
 @LAB.check(
