@@ -1,14 +1,9 @@
 """Lab 11.2 checks: ``group_interactions(entries)``, the interaction groups of a path.
 
-The chapter, "两个 tool result 仍属于 u3 开始的同一组": ``groupInteractions()`` skips the
-system message, opens a group at each user message, and checks four id relations inside the
-group (each call id declared once; each result's toolCallId names a call of the group; a call
-has at most one result; every call has its result when the group ends). Only ids pair a
-result with its call. "损坏记录在进入预算前就会被拒绝": ``r-test -> unknown-1`` is refused.
-
-The chapter's error "携带 entry id 或 call id" (either): its rows accept a ValueError naming
-one; ctxlab's row asks for an ``InteractionError`` naming both. ctxlab's ``tool_pairs`` row
-checks each group's (call id, result entry id) pairs against the reference's.
+The chapter's "两个 tool result 仍属于 u3 开始的同一组": groups open at user messages, four id
+relations hold inside a group, only ids pair a result with its call. Its error "携带 entry id
+或 call id" (either): its rows accept a ValueError naming one; ctxlab's row asks for an
+``InteractionError`` naming both.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Lab 11.3 checks: ``build_context(active_path, *, max_tokens, ...)`` without compaction.
 
-The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed and priced as one
-message; the fixed costs come off the window first (never below 0); whole groups are kept
-newest first, stopping at the first that does not fit (``trimmed``), a newest group that does
-not fit is returned whole (``single_group_overflow``). Cases: the opening path with the
-chapter's estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted
-paths priced by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
+The chapter's "31 个 token 怎样留下第二、三组". Cases: the opening path with the chapter's
+estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted paths priced
+by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
 """
 
 from __future__ import annotations
