@@ -55,8 +55,6 @@ class Trial:
         references: frozenset[CodeType] = frozenset(),
         caller: Caller | None = None,
     ) -> None:
-        self.function = function
-        self.arg_names = arg_names
         self.current: Text | None = None
         #: What the calls printed (bounded), how much was cut, whether one ran the reference.
         self.output = ""

@@ -61,8 +61,8 @@ def path_of(text: str) -> list[SessionEntry]:
         cost = int(tag or 1)
         if "->" in word:
             entry_id, call = word.split("->")
-            text = (TextContent(f"{entry_id} [{cost}]"),)
-            pairs.append((entry_id, ToolResultMessage(call, "read", text, False, 0)))
+            content = (TextContent(f"{entry_id} [{cost}]"),)
+            pairs.append((entry_id, ToolResultMessage(call, "read", content, False, 0)))
         elif word.endswith("]"):
             entry_id, calls = word[:-1].split("[")
             pairs.append(assistant(entry_id, cost, *calls.split(",")))
