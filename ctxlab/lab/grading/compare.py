@@ -61,9 +61,12 @@ def diff(expected: object, got: object, where: str) -> str | None:
     if dataclasses.is_dataclass(expected) and not isinstance(expected, type):
         if type(got) is not type(expected):
             return _expected(_the_value(where), type(expected).__name__, kind(got))
-        names = [field.name for field in dataclasses.fields(expected)]
-        fields = {name: getattr(expected, name) for name in names}
-        return diff(fields, {name: getattr(got, name) for name in names}, where)
+        for field in dataclasses.fields(expected):
+            name = field.name
+            found = diff(getattr(expected, name), getattr(got, name), _join(where, name))
+            if found:
+                return found
+        return None
     if isinstance(expected, Mapping):
         if not isinstance(got, Mapping):
             return _expected(_the_value(where), tr("an object", "对象"), kind(got))
