@@ -9,7 +9,6 @@ relations hold inside a group, only ids pair a result with its call. Its error "
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -417,10 +416,11 @@ def tool_pairs(t: Trial) -> None:
     "那条记录和那次 call",
 )
 def errors_name_entry_and_call(t: Trial) -> None:
-    for row in LAB.checks:  # the chapter's rows on broken id relations again, now strictly
-        strictly: Callable[..., None] = row.run
-        if "strict" in inspect.signature(strictly).parameters:
-            strictly(t, True)
+    # The chapter's rows on broken id relations again, their cases now strictly.
+    rows: list[Callable[..., None]] = [unknown_call_rejected, missing_result_rejected]
+    rows += [duplicate_result_rejected, duplicate_call_rejected, pairs_within_group]
+    for row in rows:
+        row(t, True)
 
 
 @LAB.check(
