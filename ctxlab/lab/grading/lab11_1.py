@@ -128,7 +128,7 @@ def _refuses(t: Trial, strict: bool, *cases: Case) -> None:
     compact-1 and the field, with ``.entry_id`` compact-1 and ``.field`` the field path."""
     for name, wire, field in cases:
         label = wire_label(name)
-        entry_id = wire.get("id") if isinstance(wire, Mapping) else getattr(wire, "id", None)
+        entry_id = wire.get("id") if isinstance(wire, Mapping) else None
         readable = isinstance(entry_id, str) and bool(entry_id.strip())
         if not strict:
             t.rejects(label, [["compact-1"]] if readable else [], wire, error_type=CHAPTER_ERROR)
