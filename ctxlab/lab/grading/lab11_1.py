@@ -633,14 +633,10 @@ def entry_object_checked(t: Trial) -> None:
         ("firstKeptEntryId", "", dataclasses.replace(entry, first_kept_entry_id="")),
         ("summary.goal", "", dataclasses.replace(entry, summary=no_goal)),
     ):
+        name = f"{field} = {shown(value)}"
         label = Text(
-            f"the CompactionSessionEntry compact-1 with {field} = {shown(value)}",
-            f"CompactionSessionEntry 对象 compact-1，其中 {field} = {shown(value)}",
+            f"the CompactionSessionEntry compact-1 with {name}",
+            f"CompactionSessionEntry 对象 compact-1，其中 {name}",
         )
-        t.rejects(
-            label,
-            [["compact-1"], [field]],
-            broken,
-            error_type=EntryParseError,
-            attrs={"field": field, "entry_id": "compact-1"},
-        )
+        attrs = {"field": field, "entry_id": "compact-1"}
+        t.rejects(label, [["compact-1"], [field]], broken, error_type=EntryParseError, attrs=attrs)
