@@ -2,9 +2,7 @@
 
 A student's function may raise anything, return the wrong type or change its input: each is
 a failed row with a plain message, never an exception of the checker. :class:`Trial` calls
-it (through :func:`~.perform.perform`, or a sandboxed child) labelled with the case it tries;
-:meth:`Trial.returns` wants a value, :meth:`Trial.rejects` a ``CtxlabError`` naming given ids
-or fields; a check says how it failed with :func:`fail`. The time limit is :mod:`.runner`'s.
+it labelled with the case it tries; a check says how it failed with :func:`fail`.
 """
 
 from __future__ import annotations
@@ -21,9 +19,8 @@ from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, s
 
 __all__ = ["CHAPTER_ERROR", "Failed", "Trial", "fail"]
 
-#: What a chapter row asks of a refusal: an error, a ``ValueError`` -- every ctxlab error
-#: (``EntryParseError``, ``InteractionError``, ...) is one. Which class, and which attributes
-#: (``.field``, ``.option``, ...), are ctxlab's rules, checked by ctxlab's rows.
+#: What a chapter row asks of a refusal: a ``ValueError`` (every ctxlab error is one); which
+#: class, and which attributes (``.field``, ...), are ctxlab's rules, checked by its rows.
 CHAPTER_ERROR: type[Exception] = ValueError
 
 
@@ -35,14 +32,13 @@ class Failed(Exception):
         self.text = text
 
 
-#: Calls the student's function once: ``(args, kwargs) -> CallRecord`` (plain data), here
-#: (:func:`~.perform.perform`) or in the child process that imported the student's file.
+#: Calls the student's function once, here or in a child process: a plain ``CallRecord``.
 Caller: TypeAlias = Callable[[tuple[Any, ...], Mapping[str, Any]], CallRecord]
 
 
 def fail(label: Text | None, en: str, zh: str | None = None) -> NoReturn:
     """Fail the running check: the case's ``label``, then what went wrong (``zh``: the
-    Chinese text; without it the English one serves both, as a diff of values does)."""
+    Chinese text; without it the English one serves both)."""
     text = Text(en, en if zh is None else zh)
     raise Failed(text if label is None else label + text)
 
@@ -59,11 +55,8 @@ class Trial:
         references: frozenset[CodeType] = frozenset(),
         caller: Caller | None = None,
     ) -> None:
-        self.function = function
-        self.arg_names = arg_names
         self.current: Text | None = None
-        #: What the student's function printed during this check's calls (bounded), how
-        #: many characters of it were cut, and whether a call ran ctxlab's reference.
+        #: What the calls printed (bounded), how much was cut, whether one ran the reference.
         self.output = ""
         self.output_cut = 0
         self.used_reference = False
@@ -75,9 +68,8 @@ class Trial:
         self._caller = caller
 
     def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
-        """Call the function: (True, what it returned) or (False, what it raised), for a
-        case where the chapter allows either; never the student's own objects, only what
-        :mod:`.plain` rebuilt from exact builtin values."""
+        """Call the function: (True, what it returned) or (False, what it raised), as
+        :mod:`.plain` rebuilt them (never the student's own objects)."""
         record = self.record(label, args, kwargs)
         changed = record.get("changed") or []
         if changed:
@@ -126,11 +118,9 @@ class Trial:
         attrs: Mapping[str, str | tuple[str, ...]] | None = None,
         **kwargs: Any,
     ) -> None:
-        """The call must raise ``error_type`` (a CtxlabError, or :data:`CHAPTER_ERROR` for a
-        chapter row: any ValueError) whose message names each group
-        of ``names`` (one of the alternatives of each group, as a whole word: ``tokensBefore``
-        is not named by ``mutanttokensBefore``), and whose attributes ``attrs`` hold the given
-        values (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
+        """The call must raise ``error_type`` whose message names, as a whole word, one name of
+        each group of ``names``, and whose attributes ``attrs`` hold the given values
+        (``{"field": "summary.goal"}``; a tuple lists the accepted values)."""
         expected = error_type.__name__
         hint = (
             Text(f" (from ctxlab import {expected})", f"（from ctxlab import {expected}）")
@@ -149,14 +139,13 @@ class Trial:
             )
         if isinstance(value, NotImplementedError):
             raise Failed(label + COLON + raised(value))
+        message = exception_text(value)
         if not issubclass(type(value), error_type):
-            text = exception_text(value)
             fail(
                 label,
-                f": raised {text}; expected {_article(expected)}{naming.en}{hint.en}",
-                f"：抛出了 {text}；期望 {expected}{naming.zh}{hint.zh}",
+                f": raised {message}; expected {_article(expected)}{naming.en}{hint.en}",
+                f"：抛出了 {message}；期望 {expected}{naming.zh}{hint.zh}",
             )
-        message = exception_text(value)
         for group in names:
             if not any(_names(message, name) for name in group):
                 fail(

@@ -1,9 +1,8 @@
-"""Inputs the checks share: the chapter's paths re-chained, crafted messages, a tag estimator.
+"""Inputs the checks share: crafted messages and paths, a tag estimator.
 
-The worked examples come from :mod:`ctxlab.fixtures`. Crafted messages carry their cost in
-their text as ``[n]`` tags, priced by :func:`tag_estimator`: a reader sees a case's budget
-arithmetic in its definition (``user("u2", 5)`` costs 5); :func:`path_of` writes a path of
-them in the chapter's ids (``"u1 calls[read-1] r-read->read-1 a1"``).
+Crafted messages carry their cost in their text as ``[n]`` tags, priced by
+:func:`tag_estimator`, so a case shows its budget arithmetic (``user("u2", 5)`` costs 5);
+:func:`path_of` writes a path of them in the chapter's ids (``"u1 calls[c-1] r-1->c-1 a1:2"``).
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ __all__ = [
     "rechain",
     "system",
     "tag_estimator",
-    "tool_result",
     "user",
 ]
 
@@ -53,21 +51,25 @@ def rechain(entries: Sequence[SessionEntry]) -> list[SessionEntry]:
 
 
 def path_of(text: str) -> list[SessionEntry]:
-    """Crafted message entries costing 1 each, by id: ``u1`` a user message, ``sys`` a system
-    message, ``calls[read-1,test-1]`` an assistant message declaring those calls,
-    ``r-read->read-1`` the tool result of call read-1, any other id a final assistant."""
+    """Crafted message entries by id, each costing 1 or the ``:n`` after it (``u2:5``): ``u1``
+    a user message, ``sys`` a system message, ``calls[read-1,test-1]`` an assistant message
+    declaring those calls, ``r-read->read-1`` the tool result of call read-1, any other id a
+    final assistant."""
     pairs: list[tuple[str, AgentMessage]] = []
     for word in text.split():
+        word, _, tag = word.partition(":")
+        cost = int(tag or 1)
         if "->" in word:
             entry_id, call = word.split("->")
-            pairs.append(tool_result(entry_id, call, 1))
+            content = (TextContent(f"{entry_id} [{cost}]"),)
+            pairs.append((entry_id, ToolResultMessage(call, "read", content, False, 0)))
         elif word.endswith("]"):
             entry_id, calls = word[:-1].split("[")
-            pairs.append(assistant(entry_id, 1, *calls.split(",")))
+            pairs.append(assistant(entry_id, cost, *calls.split(",")))
         elif word.startswith("sys"):
-            pairs.append(system(word, f"{word} [1]"))
+            pairs.append(system(word, f"{word} [{cost}]"))
         else:
-            pairs.append((user if re.fullmatch(r"u\d+", word) else assistant)(word, 1))
+            pairs.append((user if re.fullmatch(r"u\d+", word) else assistant)(word, cost))
     return crafted(*pairs)
 
 
@@ -109,12 +111,6 @@ def assistant(entry_id: str, cost: int, *calls: str) -> tuple[str, AgentMessage]
         "toolUse" if calls else "stop",
         0,
     )
-
-
-def tool_result(
-    entry_id: str, call: str, cost: int, tool: str = "read"
-) -> tuple[str, AgentMessage]:
-    return entry_id, ToolResultMessage(call, tool, (TextContent(f"{entry_id} [{cost}]"),), False, 0)
 
 
 def system(

@@ -1,9 +1,8 @@
 """How a check names what it compares: id lists, path names, and the first difference.
 
-A failed row shows the first failing example, expected vs got, named with the chapter's
-entry ids (issue 10): :func:`path_name` calls the opening path ``sys..a3``, :func:`diff`
-walks an expected value (JSON-shaped or a dataclass) and says where the student's value
-first differs (``messages[2] (u3).content[0].text: differs at character 3 ...``).
+A failed row shows the first failing example named with the chapter's entry ids (issue 10):
+:func:`diff` says where the student's value first differs from the expected one
+(``messages[2] (u3).content[0].text: differs at character 3 ...``).
 """
 
 from __future__ import annotations
@@ -63,9 +62,8 @@ def diff(expected: object, got: object, where: str) -> str | None:
         if type(got) is not type(expected):
             return _expected(_the_value(where), type(expected).__name__, kind(got))
         for field in dataclasses.fields(expected):
-            found = diff(
-                getattr(expected, field.name), getattr(got, field.name), _join(where, field.name)
-            )
+            name = field.name
+            found = diff(getattr(expected, name), getattr(got, name), _join(where, name))
             if found:
                 return found
         return None

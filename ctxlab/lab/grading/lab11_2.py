@@ -1,14 +1,9 @@
 """Lab 11.2 checks: ``group_interactions(entries)``, the interaction groups of a path.
 
-The chapter, "两个 tool result 仍属于 u3 开始的同一组": ``groupInteractions()`` skips the
-system message, opens a group at each user message, and checks four id relations inside the
-group (each call id declared once; each result's toolCallId names a call of the group; a call
-has at most one result; every call has its result when the group ends). Only ids pair a
-result with its call. "损坏记录在进入预算前就会被拒绝": ``r-test -> unknown-1`` is refused.
-
-The chapter's error "携带 entry id 或 call id" (either): its rows accept a ValueError naming
-one; ctxlab's row asks for an ``InteractionError`` naming both. ctxlab's ``tool_pairs`` row
-checks each group's (call id, result entry id) pairs against the reference's.
+The chapter's "两个 tool result 仍属于 u3 开始的同一组": groups open at user messages, four id
+relations hold inside a group, only ids pair a result with its call. Its error "携带 entry id
+或 call id" (either): its rows accept a ValueError naming one; ctxlab's row asks for an
+``InteractionError`` naming both.
 """
 
 from __future__ import annotations
@@ -28,7 +23,7 @@ from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import by_id, crafted, messages, path_of, rechain, system
 from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.declare import LabChecks, methods
-from ctxlab.lab.grading.text import Text, kind
+from ctxlab.lab.grading.text import Text, kind, same
 
 __all__ = ["LAB"]
 
@@ -44,19 +39,18 @@ LAB = LabChecks(
 )
 
 
-def _groups_text(groups: Sequence[Sequence[str]], zh: bool = False) -> str:
+def _groups_text(groups: Sequence[Sequence[str]]) -> Text:
     """Groups as ``[u1, a1] [u2, a2]``; no groups at all as ``[]`` with a word on it."""
     if not groups:
-        return "[]（没有组）" if zh else "[] (no groups)"
-    return " ".join(f"[{ids(group)}]" for group in groups)
+        return Text("[] (no groups)", "[]（没有组）")
+    return same(" ".join(f"[{ids(group)}]" for group in groups))
 
 
 def _same_groups(label: Text, got: list[list[str]], want: list[list[str]]) -> None:
     if got != want:
+        found, wanted = _groups_text(got), _groups_text(want)
         fail(
-            label,
-            f": expected {_groups_text(want)}, got {_groups_text(got)}",
-            f"：期望 {_groups_text(want, zh=True)}，实际 {_groups_text(got, zh=True)}",
+            label, f": expected {wanted.en}, got {found.en}", f"：期望 {wanted.zh}，实际 {found.zh}"
         )
 
 
@@ -91,20 +85,14 @@ def _label(path: Sequence[SessionEntry]) -> Text:
 
 
 def _expect(
-    t: Trial,
-    entries: list[SessionEntry],
-    expected: list[list[str]] | None,
-    label: Text | None = None,
+    t: Trial, entries: list[SessionEntry], want: list[list[str]] | None, label: Text | None = None
 ) -> None:
-    """The student's groups must be the reference's (or the literal ``expected`` ids), and
-    hold the path's own entries."""
+    """The student's groups must be the reference's (or the literal ``want`` ids), and hold
+    the path's own entries."""
     label = label or _label(entries)
     result = t.returns(label, entries)
-    got = _student_groups(label, result)
-    reference = group_interactions(list(entries))
-    _same_groups(
-        label, got, [list(g.entry_ids) for g in reference] if expected is None else expected
-    )
+    reference = [list(g.entry_ids) for g in group_interactions(list(entries))]
+    _same_groups(label, _student_groups(label, result), reference if want is None else want)
     path_entries = by_id(entries)
     for group in result:
         for entry in group.entries:
@@ -127,25 +115,25 @@ def _with(path: list[SessionEntry], entry_id: str, **fields: Any) -> list[Sessio
 
 
 class _Broken(NamedTuple):
-    """A path that breaks an id relation (in :func:`~.cases.path_of`'s notation, or built),
-    and the names its error carries: the entry involved, the call id."""
+    """A path that breaks an id relation (in :func:`~.cases.path_of`'s notation, or built)
+    and the names its error carries, a word each (``calls-2|calls``: either one)."""
 
     path: str | Callable[[], list[SessionEntry]]
-    names: list[list[str]]
+    names: str
     label: Text | None = None
 
 
 def _refused(t: Trial, strict: bool, *cases: _Broken) -> None:
-    """Each path's message entries are refused. The chapter's rows: an error carrying the
-    entry id or the call id (any name of ``names``). ctxlab's (``strict``): an
-    InteractionError naming one of each group of ``names``."""
+    """Each path's message entries are refused. The chapter's rows: an error carrying one of
+    the names. ctxlab's (``strict``): an InteractionError naming every word of ``names``."""
     for case in cases:
         path = path_of(case.path) if isinstance(case.path, str) else case.path()
         label = case.label or _label(path)
+        names = [word.split("|") for word in case.names.split()]
         if strict:
-            t.rejects(label, case.names, messages(path), error_type=InteractionError)
+            t.rejects(label, names, messages(path), error_type=InteractionError)
         else:
-            either = [[name for group in case.names for name in group]]
+            either = [[name for group in names for name in group]]
             t.rejects(label, either, messages(path), error_type=CHAPTER_ERROR)
 
 
@@ -243,10 +231,10 @@ def unknown_call_rejected(t: Trial, strict: bool = False) -> None:
         strict,
         _Broken(
             fx.unknown_call_path,
-            [["r-test"], ["unknown-1"]],
+            "r-test unknown-1",
             Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
         ),
-        _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", [["r-extra"], ["ghost-1"]]),
+        _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", "r-extra ghost-1"),
     )
 
 
@@ -263,8 +251,8 @@ def missing_result_rejected(t: Trial, strict: bool = False) -> None:
     _refused(
         t,
         strict,
-        _Broken(fx.missing_result_path, [["calls"], ["read-1"]]),
-        _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", [["calls"], ["read-1"]]),
+        _Broken(fx.missing_result_path, "calls read-1"),
+        _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", "calls read-1"),
     )
 
 
@@ -282,7 +270,7 @@ def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
         strict,
         _Broken(
             "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3",
-            [["r-again"], ["test-1"]],
+            "r-again test-1",
         ),
     )
 
@@ -301,11 +289,9 @@ def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
         strict,
         _Broken(
             "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3",
-            [["calls"], ["read-1"]],
+            "calls read-1",
         ),
-        _Broken(
-            "u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", [["calls-2", "calls"], ["read-1"]]
-        ),
+        _Broken("u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", "calls-2|calls read-1"),
     )
 
 
@@ -322,13 +308,11 @@ def pairs_within_group(t: Trial, strict: bool = False) -> None:
     _refused(
         t,
         strict,
-        _Broken("u1 calls[read-1] u2 r-read->read-1 a2", [["calls", "r-read"], ["read-1"]]),
-        _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", [["r-read", "calls"], ["read-1"]]),
+        _Broken("u1 calls[read-1] u2 r-read->read-1 a2", "calls|r-read read-1"),
+        _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", "r-read|calls read-1"),
         # A result in a later group answers no call of its own group, even when an earlier
         # group declared (and answered) that call id.
-        _Broken(
-            "u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", [["r-again"], ["read-1"]]
-        ),
+        _Broken("u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", "r-again read-1"),
     )
 
 
@@ -342,7 +326,7 @@ def pairs_within_group(t: Trial, strict: bool = False) -> None:
     "而不是悄悄丢掉它",
 )
 def message_before_first_user(t: Trial) -> None:
-    _refused(t, True, _Broken("sys a0 u1 a1", [["a0"]]), _Broken("r0->read-1 u1 a1", [["r0"]]))
+    _refused(t, True, _Broken("sys a0 u1 a1", "a0"), _Broken("r0->read-1 u1 a1", "r0"))
 
 
 @LAB.check(
@@ -358,11 +342,11 @@ def input_untouched(t: Trial) -> None:
     first = _student_groups(label, t.returns(label, entries))
     second = _student_groups(label, t.returns(label, entries))
     if first != second:
+        one, two = _groups_text(first), _groups_text(second)
         fail(
             label,
-            f": two calls gave {_groups_text(first)} and then {_groups_text(second)}",
-            f"：两次调用先得到 {_groups_text(first, zh=True)}，"
-            f"再得到 {_groups_text(second, zh=True)}",
+            f": two calls gave {one.en} and then {two.en}",
+            f"：两次调用先得到 {one.zh}，再得到 {two.zh}",
         )
     _same_groups(label, first, _THREE_GROUPS)  # equal to each other, and the chapter's too
 
@@ -376,10 +360,9 @@ def _pairs(value: object) -> list[tuple[object, ...]] | None:
     return None
 
 
-def _pairs_text(pairs: Sequence[Sequence[object]], zh: bool = False) -> str:
-    return ", ".join(f"{call}->{result}" for call, result in pairs) or (
-        "（无）" if zh else "(none)"
-    )
+def _pairs_text(pairs: Sequence[Sequence[object]]) -> Text:
+    text = ", ".join(f"{call}->{result}" for call, result in pairs)
+    return same(text) if text else Text("(none)", "（无）")
 
 
 @LAB.check(
@@ -410,20 +393,15 @@ def tool_pairs(t: Trial) -> None:
                 f"：期望 {len(reference)} 组，实际 {len(got)} 组",
             )
         for group, want in zip(got, reference, strict=True):
-            pairs = _pairs(getattr(group, "tool_pairs", None))
-            expected = [tuple(pair) for pair in want.tool_pairs]
+            raw = getattr(group, "tool_pairs", None)
+            pairs, expected = _pairs(raw), [tuple(pair) for pair in want.tool_pairs]
             if pairs != expected:
-                head = want.head.id
-                if pairs is None:
-                    got_en = got_zh = shown(getattr(group, "tool_pairs", None))
-                else:
-                    got_en, got_zh = _pairs_text(pairs), _pairs_text(pairs, zh=True)
+                head, wanted = want.head.id, _pairs_text(expected)
+                found = same(shown(raw)) if pairs is None else _pairs_text(pairs)
                 fail(
                     label,
-                    f": the group of {head}: expected tool_pairs {_pairs_text(expected)},"
-                    f" got {got_en}",
-                    f"：{head} 这一组：期望 tool_pairs 为 {_pairs_text(expected, zh=True)}，"
-                    f"实际 {got_zh}",
+                    f": the group of {head}: expected tool_pairs {wanted.en}, got {found.en}",
+                    f"：{head} 这一组：期望 tool_pairs 为 {wanted.zh}，实际 {found.zh}",
                 )
 
 
@@ -439,13 +417,8 @@ def tool_pairs(t: Trial) -> None:
 )
 def errors_name_entry_and_call(t: Trial) -> None:
     # The chapter's rows on broken id relations again, their cases now strictly.
-    rows: tuple[Callable[..., None], ...] = (
-        unknown_call_rejected,
-        missing_result_rejected,
-        duplicate_result_rejected,
-        duplicate_call_rejected,
-        pairs_within_group,
-    )
+    rows: list[Callable[..., None]] = [unknown_call_rejected, missing_result_rejected]
+    rows += [duplicate_result_rejected, duplicate_call_rejected, pairs_within_group]
     for row in rows:
         row(t, True)
 
@@ -475,9 +448,7 @@ def error_result_answers(t: Trial) -> None:
     path = path_of("u1 calls[read-1,test-1] r-test->test-1 r-read->read-1 a1")
     _expect(t, _with(path, "r-test", is_error=True), [["u1", "calls", "r-test", "r-read", "a1"]])
     twice = path_of("u1 calls[read-1] r-read->read-1 r-again->read-1 a1")
-    _refused(
-        t, False, _Broken(lambda: _with(twice, "r-read", is_error=True), [["r-again"], ["read-1"]])
-    )
+    _refused(t, False, _Broken(lambda: _with(twice, "r-read", is_error=True), "r-again read-1"))
 
 
 @LAB.check(

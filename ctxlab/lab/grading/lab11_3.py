@@ -1,11 +1,8 @@
 """Lab 11.3 checks: ``build_context(active_path, *, max_tokens, ...)`` without compaction.
 
-The chapter, "31 个 token 怎样留下第二、三组": the system message is replayed and priced as one
-message; the fixed costs come off the window first (never below 0); whole groups are kept
-newest first, stopping at the first that does not fit (``trimmed``), a newest group that does
-not fit is returned whole (``single_group_overflow``). Cases: the opening path with the
-chapter's estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted
-paths priced by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
+The chapter's "31 个 token 怎样留下第二、三组". Cases: the opening path with the chapter's
+estimator (budget ``a/b/c``: max_tokens/reserved_output/safety_margin) and crafted paths priced
+by their ``[n]`` tags, compared with the reference's result (:mod:`.expect`).
 """
 
 from __future__ import annotations
@@ -22,10 +19,10 @@ from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial
 from ctxlab.lab.grading.cases import (
     assistant,
     crafted,
+    path_of,
     rechain,
     system,
     tag_estimator,
-    tool_result,
     user,
 )
 from ctxlab.lab.grading.compare import path_name
@@ -76,10 +73,11 @@ def _opening(t: Trial, options: Mapping[str, Any], **literal: Any) -> None:
     expect_context(t, "sys..a3", fx.opening_path, options, **literal)
 
 
-def _crafted(
-    t: Trial, path: list[SessionEntry], options: Mapping[str, Any], **literal: Any
-) -> None:
-    expect_context(t, path_name(path), lambda: list(path), options, **literal)
+def _tagged(t: Trial, path: str | list[SessionEntry], max_tokens: int, **literal: Any) -> None:
+    """A crafted path (``path_of``'s notation, or built) priced by its tags, budget n/0/0."""
+    entries = path_of(path) if isinstance(path, str) else path
+    options = budget(max_tokens, 0, 0, tag_estimator)
+    expect_context(t, path_name(entries), lambda: list(entries), options, **literal)
 
 
 @LAB.check(
@@ -122,7 +120,7 @@ def within_budget(t: Trial) -> None:
     for max_tokens in (38, 500):
         _opening(t, budget(max_tokens), kept=_ALL_GROUPS, reason="within_budget")
     tags = budget(10, 1, 1, tag_estimator)
-    _crafted(t, crafted(system("sys", "sys [3]")), tags, kept=(), reason="within_budget")
+    expect_context(t, "sys", lambda: path_of("sys:3"), tags, kept=(), reason="within_budget")
     expect_context(t, "[]", list, tags, kept=(), reason="within_budget")
 
 
@@ -154,20 +152,9 @@ def fixed_costs_first(t: Trial) -> None:
 def contiguous_newest_suffix(t: Trial) -> None:
     # Groups cost 2, 10, 3. With 8 tokens the newest (3) fits and the middle one (10) does
     # not: the choice stops there, although the oldest (2) would still fit.
-    path = crafted(
-        user("u1", 1), assistant("a1", 1),
-        user("u2", 5), assistant("a2", 5),
-        user("u3", 2), assistant("a3", 1),
-    )  # fmt: skip
-    _crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u3", "a3"))
+    _tagged(t, "u1 a1 u2:5 a2:5 u3:2 a3", 8, kept=("u3", "a3"))
     # Groups 1, 6, 1, 1: with 4 tokens the two newest fit, then group 2 stops the choice.
-    path = crafted(
-        user("u1", 1),
-        user("u2", 3), assistant("a2", 3),
-        user("u3", 1),
-        user("u4", 1),
-    )  # fmt: skip
-    _crafted(t, path, budget(4, 0, 0, tag_estimator), kept=("u3", "u4"))
+    _tagged(t, "u1 u2:3 a2:3 u3 u4", 4, kept=("u3", "u4"))
 
 
 @LAB.check(
@@ -180,14 +167,9 @@ def contiguous_newest_suffix(t: Trial) -> None:
 def whole_groups(t: Trial) -> None:
     # The budget would hold a part of group 2 (r-1, a2) beside group 3, but groups are
     # kept or dropped whole: the cut lies only between groups.
-    path = crafted(
-        user("u1", 1), assistant("a1", 1),
-        user("u2", 1), assistant("calls", 1, "c-1"),
-        tool_result("r-1", "c-1", 1), assistant("a2", 1),
-        user("u3", 2), assistant("a3", 2),
-    )  # fmt: skip
-    _crafted(t, path, budget(6, 0, 0, tag_estimator), kept=("u3", "a3"))
-    _crafted(t, path, budget(8, 0, 0, tag_estimator), kept=("u2", "calls", "r-1", "a2", "u3", "a3"))
+    path = "u1 a1 u2 calls[c-1] r-1->c-1 a2 u3:2 a3:2"
+    _tagged(t, path, 6, kept=("u3", "a3"))
+    _tagged(t, path, 8, kept=("u2", "calls", "r-1", "a2", "u3", "a3"))
 
 
 @LAB.check(
@@ -211,8 +193,8 @@ def system_replayed(t: Trial) -> None:
         system("tip", "TIP [1]", {"style": "terse [1]"}),
         assistant("a2", 2),
     )
-    _crafted(t, path, budget(9, 0, 0, tag_estimator), kept=("u2", "a2"))
-    _crafted(t, path, budget(100, 0, 0, tag_estimator), kept=("u1", "a1", "u2", "a2"))
+    _tagged(t, path, 9, kept=("u2", "a2"))
+    _tagged(t, path, 100, kept=("u1", "a1", "u2", "a2"))
     # A system message with empty content is still a system message: it is replayed (and
     # its sections are the prompt, issue 24).
     name = "sys(content ''),u1,a1"

@@ -67,8 +67,7 @@ OUTPUT_LINES = 40
 
 def bounded_output(output: str, cut: int = 0) -> tuple[str, int]:
     """What a function printed, cut to :data:`OUTPUT_CHARS` characters and
-    :data:`OUTPUT_LINES` lines; returns the kept text and the count of characters cut
-    (``cut`` already cut before, plus what this cuts)."""
+    :data:`OUTPUT_LINES` lines, and the count of characters cut (``cut`` before, plus these)."""
     text = output.replace("\r\n", "\n")
     kept = "\n".join(text[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES]).rstrip("\n")
     rest = text[len(kept) :]
@@ -90,8 +89,8 @@ class StopStudent(BaseException):
 
 
 def _guarded(get: Callable[[], object], fallback: str) -> str:
-    """``get()`` as a plain str, or ``fallback`` when it raises anything (a student's
-    ``__str__`` may raise ``SystemExit``) or is not a str; only the runner's stop goes through."""
+    """``get()`` as a plain str, or ``fallback`` when it raises anything (even ``SystemExit``)
+    or is not a str; only the runner's stop goes through."""
     try:
         value = get()
     except StopStudent:
@@ -106,8 +105,7 @@ def _guarded(get: Callable[[], object], fallback: str) -> str:
 
 
 def exception_text(error: BaseException) -> str:
-    """``TypeName: message`` of an exception a student's code raised (never raises itself:
-    a ``__str__`` that raises anything, ``SystemExit`` included, shows as a placeholder)."""
+    """``TypeName: message`` of an exception a student's code raised (never raises itself)."""
     name = kind(error)
     message = message_of(error)
     return clean(f"{name}: {message}" if message else name)
