@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -165,7 +165,7 @@ def _serve() -> int:
         # as the lecturer reads it: the file handed in, not the terminal route's option
         reason = record.reason.removeprefix("--ctxlab-impl: ").removeprefix("--ctxlab-impl ")
         reason = reason.replace(str(path), source.path.name)
-        replies.write(json.dumps(replace(record, reason=reason).to_json()) + "\n")
+        replies.write(json.dumps(asdict(replace(record, reason=reason))) + "\n")
     return 0
 
 
@@ -324,7 +324,7 @@ def _load_cache(path: Path) -> dict[str, GradedLab]:
 
 
 def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
-    data = {"records": {key: record.to_json() for key, record in records.items()}}
+    data = {"records": {key: asdict(record) for key, record in records.items()}}
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     temporary.replace(path)
