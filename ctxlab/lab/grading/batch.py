@@ -25,11 +25,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 from ctxlab.lab.grading.graded import GradedLab, shown, write_bundle, write_combined, write_outputs
+from ctxlab.lab.grading.report import TEXTS
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -69,74 +71,15 @@ def _number(kind: str) -> Callable[[str], Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ctxlab grade",
-        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
-        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
-        " rows.csv, Gradescope results and report.html into --out.",
-    )
-    parser.add_argument(
-        "submissions",
-        metavar="SUBMISSION",
-        nargs="*",
-        type=Path,
-        help="notebooks (.ipynb), .py files (with --lab), or folders of them; a folder of"
-        " folders is one folder per student",
-    )
-    parser.add_argument("--lab", metavar="11.N", help="grade only this lab (needed for .py)")
-    parser.add_argument(
-        "--out", metavar="DIR", type=Path, default=Path("grades"), help="default: grades/"
-    )
-    parser.add_argument(
-        "--jobs",
-        metavar="N",
-        type=_number("jobs"),
-        help=f"grading processes in parallel (default: the number of cores, here {_cores()})",
-    )
-    parser.add_argument(
-        "--time-limit",
-        metavar="SECONDS",
-        type=_number("seconds"),
-        default=10.0,
-        help="time limit of one check (default: 10)",
-    )
-    parser.add_argument(
-        "--language",
-        choices=("zh", "en"),
-        default="zh",
-        help="language of report.html, rows.csv and the Gradescope texts (default: zh, the"
-        " course's)",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="grade everything again (ignore the cache)"
-    )
-    parser.add_argument(
-        "--seed",
-        metavar="N",
-        type=_number("seed"),
-        help="the seed of the random rows (default: a secret one drawn per run, written to"
-        " grades.csv and report.html only); --seed N grades as that run did",
-    )
-    parser.add_argument(
-        "--held-back",
-        choices=("after_published", "hidden"),
-        default="after_published",
-        help="the Gradescope visibility of the random rows (default: after_published)",
-    )
-    parser.add_argument(
-        "--gradescope-results",
-        metavar="FILE",
-        type=Path,
-        help="also write ONE Gradescope results.json of everything graded (what the"
-        " autograder bundle's run_autograder uses)",
-    )
-    parser.add_argument(
-        "--gradescope-bundle",
-        metavar="DIR",
-        type=Path,
-        help="write a Gradescope autograder bundle (setup.sh, run_autograder) into DIR"
-        " and exit; with --lab, the bundle grades only that lab",
-    )
+    """The options of ``ctxlab grade``: a table in ``texts.json`` (``type``: a parser below)."""
+    words = TEXTS["grade"]
+    parser = argparse.ArgumentParser(prog="ctxlab grade", description=words["description"])
+    types = {"path": Path, **{kind: _number(kind) for kind in ("jobs", "seconds", "seed")}}
+    for option in words["options"]:
+        option = dict(option, help=option["help"].format(cores=_cores()))
+        if "type" in option:
+            option["type"] = types[option["type"]]
+        parser.add_argument(*option.pop("flags"), **option)
     return parser
 
 
@@ -164,7 +107,7 @@ def _serve() -> int:
         # as the lecturer reads it: the file handed in, not the terminal route's option
         reason = record.reason.removeprefix("--ctxlab-impl: ").removeprefix("--ctxlab-impl ")
         reason = reason.replace(str(path), source.path.name)
-        replies.write(json.dumps(replace(record, reason=reason).to_json()) + "\n")
+        replies.write(json.dumps(asdict(replace(record, reason=reason))) + "\n")
     return 0
 
 
@@ -220,16 +163,15 @@ def _grade_all(
     """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done. A process
     that dies costs its submission (``crashed``), one that does not answer in time is
     killed (``timeout``); either is replaced."""
-    todo: queue.Queue[LabSource] = queue.Queue()
-    done: queue.Queue[tuple[LabSource, GradedLab]] = queue.Queue()
-    for source in sources:
-        todo.put(source)
     deadline = max(120.0, time_limit * 4 + 60.0)
+    mine = threading.local()  # each thread's grading process and the queue of its replies
     running: list[subprocess.Popen[str]] = []
 
-    def grade(
-        source: LabSource, process: subprocess.Popen[str], replies: queue.Queue[str | None]
-    ) -> GradedLab:
+    def grade(source: LabSource) -> tuple[LabSource, GradedLab]:
+        if getattr(mine, "process", None) is None or mine.process.poll() is not None:
+            mine.process, mine.replies = _spawn()
+            running.append(mine.process)
+        process: subprocess.Popen[str] = mine.process
         job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
@@ -237,53 +179,32 @@ def _grade_all(
             assert process.stdin is not None
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
-            line = replies.get(timeout=deadline)
+            line = mine.replies.get(timeout=deadline)
         except (OSError, ValueError):
             line = None
         except queue.Empty:
             line, status, reason = None, "timeout", f"grading did not finish within {deadline:g} s"
-        if line is not None:
-            return GradedLab.from_json(json.loads(line))
+        try:
+            if line is not None:
+                return source, GradedLab.from_json(json.loads(line))
+        except Exception as error:  # the grader's own failure: this job only
+            _kill(process)
+            return source, GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
         _kill(process)
         record = GradedLab.ungraded(source, status, reason)
-        return replace(record, seconds=round(time.perf_counter() - began, 3))
+        return source, replace(record, seconds=round(time.perf_counter() - began, 3))
 
-    def work() -> None:
-        process: subprocess.Popen[str] | None = None
-        try:
-            while True:
-                try:
-                    source = todo.get_nowait()
-                except queue.Empty:
-                    return
-                if process is None or process.poll() is not None:
-                    process, replies = _spawn()
-                    running.append(process)
-                try:
-                    record = grade(source, process, replies)
-                except Exception as error:  # the grader's own failure: this job only
-                    _kill(process)
-                    record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-                done.put((source, record))
-        finally:
-            if process is not None:
-                _kill(process)
-
-    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
-    for thread in threads:
-        thread.start()
+    pool = ThreadPoolExecutor(max(1, min(jobs, len(sources))))
+    futures = [pool.submit(grade, source) for source in sources]
     try:
-        for _ in sources:
-            yield done.get()
-    except BaseException:  # interrupted (or closed early): nothing more is graded
-        while not todo.empty():
-            with contextlib.suppress(queue.Empty):
-                todo.get_nowait()
-        for process in list(running):
+        for future in as_completed(futures):
+            yield future.result()
+    finally:  # done, interrupted or closed early: nothing more is graded
+        for future in futures:
+            future.cancel()
+        for process in running:
             _kill(process)
-        raise
-    for thread in threads:
-        thread.join()
+        pool.shutdown()
 
 
 class Progress:
@@ -345,7 +266,7 @@ def _load_cache(path: Path) -> dict[str, GradedLab]:
 
 
 def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
-    data = {"records": {key: record.to_json() for key, record in records.items()}}
+    data = {"records": {key: asdict(record) for key, record in records.items()}}
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     temporary.replace(path)
@@ -368,26 +289,18 @@ def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
     """One source per student and lab: when a student handed in a lab twice (``11.3.ipynb``
     and ``11.3 (1).ipynb``), the file changed last is graded and the line says so."""
     best: dict[tuple[str, str], LabSource] = {}
+    for source in sorted((s for s in sources if not s.problem), key=lambda s: -_mtime(s.path)):
+        best.setdefault((source.student, source.lab), source)
     for source in sources:
-        if source.problem:
-            continue
-        key = (source.student, source.lab)
-        other = best.get(key)
-        if other is None or _mtime(source.path) > _mtime(other.path):
-            best[key] = source
-    kept = []
-    for source in sources:
-        chosen = best.get((source.student, source.lab))
-        if source.problem or chosen is source:
-            kept.append(source)
-        elif chosen is not None:
+        chosen = best.get((source.student, source.lab), source)
+        if not source.problem and chosen is not source:
             out.write(
                 shown(
                     f"{source.student}  {source.lab}  {source.path.name} not graded:"
                     f" {chosen.path.name} holds the same lab and changed later\n"
                 )
             )
-    return kept
+    return [s for s in sources if s.problem or best[(s.student, s.lab)] is s]
 
 
 def _mtime(path: Path) -> float:

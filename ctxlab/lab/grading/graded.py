@@ -2,13 +2,14 @@
 
 :class:`GradedLab` is the one record from a submission to every output: made from the
 sandbox's outcome (:meth:`GradedLab.of`) or for a submission not graded
-(:meth:`GradedLab.ungraded`); carried as JSON between the grading processes and through the
-cache. :func:`write_outputs` writes ``grades.csv``, ``rows.csv``, Gradescope's
-``results.json`` per (student, lab) (:func:`gradescope_result`) and ``report.html``
-(:func:`render`: ``templates/class_report.html.j2``, Jinja2 imported lazily; inline CSS and
-SVG, no script); :func:`write_bundle`, the Gradescope bundle that runs ``ctxlab grade``
-there (``gradescope/``). Every text cell is inert for a spreadsheet (:func:`cell`, OWASP's
-advice against CSV injection), bidirectional controls shown escaped (:func:`shown`).
+(:meth:`GradedLab.ungraded`); carried as JSON (``asdict``, :meth:`GradedLab.from_json`)
+between the grading processes and through the cache. :func:`write_outputs` writes
+``grades.csv``, ``rows.csv``, Gradescope's ``results.json`` per (student, lab)
+(:func:`gradescope_result`) and ``report.html`` (:func:`render`:
+``templates/class_report.html.j2``, Jinja2 imported lazily; inline CSS and SVG, no script);
+:func:`write_bundle`, the Gradescope bundle that runs ``ctxlab grade`` there
+(``gradescope/``). Every text cell is inert for a spreadsheet (:func:`cell`, OWASP's advice
+against CSV injection), bidirectional controls shown escaped (:func:`shown`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -118,13 +119,6 @@ class GradedLab:
 
     def hint(self, language: str) -> str:
         return _in(language, self.hint_en, self.hint_zh)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON (``seed`` left out when there is none)."""
-        data = asdict(self)
-        if self.seed is None:
-            del data["seed"]
-        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GradedLab:
@@ -288,7 +282,7 @@ def render(records: Sequence[GradedLab], language: str = "zh") -> str:
         passed=sum(r.passed for r in records),
         graded=len(graded),
         seeds=sorted({r.seed for r in records if r.seed is not None}),
-        bars=[(lab, *_bars(records, lab)) for lab in labs if _bars(records, lab)[0]],
+        bars=[(lab, *bars) for lab in labs if (bars := _bars(records, lab))[0]],
         heat=heat if counts else None,
         stuck=[
             (r, sum(not row.passed for row in r.rows), _first_failed(r))

@@ -145,14 +145,16 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
 
 @dataclass(frozen=True)
 class _Cell:
+    """A code cell of a notebook: where it stands, its id, tags and source."""
+
     index: int
     id: str
-    kind: str
     tags: tuple[str, ...]
     text: str
 
 
-def _cells(data: object) -> list[_Cell]:
+def _code_cells(data: object) -> list[_Cell]:
+    """The code cells of a notebook (every cell checked); ``ValueError`` when it is none."""
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ValueError("it is not a Jupyter notebook (no list of cells)")
     cells = []
@@ -167,7 +169,8 @@ def _cells(data: object) -> list[_Cell]:
             text = "".join(text)
         if not isinstance(text, str):
             raise ValueError("a cell's source is neither text nor a list of lines")
-        cells.append(_Cell(index, str(raw.get("id", "")), raw["cell_type"], tags, text))
+        if raw["cell_type"] == "code":
+            cells.append(_Cell(index, str(raw.get("id", "")), tags, text))
     return cells
 
 
@@ -186,23 +189,19 @@ def _build_it(cells: list[_Cell], notebook_lab: str | None) -> dict[str, list[_C
     """lab -> its build-it cells, in notebook order (by tags; else by ids; else by content)."""
     labs: dict[str, list[_Cell]] = {}
     for cell in cells:
-        if cell.kind == "code" and BUILD_IT_TAG in cell.tags:
+        if BUILD_IT_TAG in cell.tags:
             named = [m.group(1) for t in cell.tags if (m := _LAB_TAG.fullmatch(t))]
             for lab in named or [notebook_lab or "?"]:
                 labs.setdefault(lab, []).append(cell)
-    if labs:
-        return labs
-    for cell in cells:  # a notebook built before the tags: the build-it cell's id
-        match = _CELL_ID.fullmatch(cell.id)
-        if cell.kind == "code" and match:
-            labs.setdefault(f"{match.group(1)}.{match.group(2)}", []).append(cell)
+    if not labs:  # a notebook built before the tags: the build-it cell's id
+        for cell in cells:
+            if match := _CELL_ID.fullmatch(cell.id):
+                labs.setdefault(f"{match.group(1)}.{match.group(2)}", []).append(cell)
     if labs or notebook_lab not in KEYWORDS:
         return labs
     keyword = KEYWORDS[notebook_lab]  # last: the code cell that defines the function
-    defining = [c for c in cells if c.kind == "code" and f"def {keyword}(" in c.text]
-    if defining:
-        labs[notebook_lab] = defining[-1:]
-    return labs
+    defining = [cell for cell in cells if f"def {keyword}(" in cell.text]
+    return {notebook_lab: defining[-1:]} if defining else {}
 
 
 _MAGIC = re.compile(r"^(\s*)([%!].*)$")
@@ -293,7 +292,7 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
     def source(lab: str, lab_cells: list[_Cell]) -> LabSource:
         if lab not in KEYWORDS:
             return LabSource(student, lab, path, problem=f"unknown lab {lab!r} in a build-it tag")
-        before = [c for c in cells if c.kind == "code" and c.index < lab_cells[0].index]
+        before = [cell for cell in cells if cell.index < lab_cells[0].index]
         try:
             return LabSource(student, lab, path, _module(student, lab, path, lab_cells, before))
         except SyntaxError as error:
@@ -320,7 +319,7 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
         return [LabSource(student, only_lab, path, code)]
     try:
         data = json.loads(raw.decode("utf-8"))
-        cells = _cells(data)
+        cells = _code_cells(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return problem(f"malformed notebook: {error}")
     notebook_lab = _notebook_lab(data)
