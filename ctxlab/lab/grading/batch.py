@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from ctxlab.lab.grading.graded import GradedLab, shown, write_bundle, write_combined, write_outputs
-from ctxlab.lab.grading.report import TEXTS
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -71,15 +70,74 @@ def _number(kind: str) -> Callable[[str], Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The options of ``ctxlab grade``: a table in ``texts.json`` (``type``: a parser below)."""
-    words = TEXTS["grade"]
-    parser = argparse.ArgumentParser(prog="ctxlab grade", description=words["description"])
-    types = {"path": Path, **{kind: _number(kind) for kind in ("jobs", "seconds", "seed")}}
-    for option in words["options"]:
-        option = dict(option, help=option["help"].format(cores=_cores()))
-        if "type" in option:
-            option["type"] = types[option["type"]]
-        parser.add_argument(*option.pop("flags"), **option)
+    parser = argparse.ArgumentParser(
+        prog="ctxlab grade",
+        description="Grade a class's lab notebooks (as downloaded from JupyterLab or"
+        " JupyterLite) and .py files, each in a process of its own; write grades.csv,"
+        " rows.csv, Gradescope results and report.html into --out.",
+    )
+    parser.add_argument(
+        "submissions",
+        metavar="SUBMISSION",
+        nargs="*",
+        type=Path,
+        help="notebooks (.ipynb), .py files (with --lab), or folders of them; a folder of"
+        " folders is one folder per student",
+    )
+    parser.add_argument("--lab", metavar="11.N", help="grade only this lab (needed for .py)")
+    parser.add_argument(
+        "--out", metavar="DIR", type=Path, default=Path("grades"), help="default: grades/"
+    )
+    parser.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_number("jobs"),
+        help=f"grading processes in parallel (default: the number of cores, here {_cores()})",
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        type=_number("seconds"),
+        default=10.0,
+        help="time limit of one check (default: 10)",
+    )
+    parser.add_argument(
+        "--language",
+        choices=("zh", "en"),
+        default="zh",
+        help="language of report.html, rows.csv and the Gradescope texts (default: zh, the"
+        " course's)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="grade everything again (ignore the cache)"
+    )
+    parser.add_argument(
+        "--seed",
+        metavar="N",
+        type=_number("seed"),
+        help="the seed of the random rows (default: a secret one drawn per run, written to"
+        " grades.csv and report.html only); --seed N grades as that run did",
+    )
+    parser.add_argument(
+        "--held-back",
+        choices=("after_published", "hidden"),
+        default="after_published",
+        help="the Gradescope visibility of the random rows (default: after_published)",
+    )
+    parser.add_argument(
+        "--gradescope-results",
+        metavar="FILE",
+        type=Path,
+        help="also write ONE Gradescope results.json of everything graded (what the"
+        " autograder bundle's run_autograder uses)",
+    )
+    parser.add_argument(
+        "--gradescope-bundle",
+        metavar="DIR",
+        type=Path,
+        help="write a Gradescope autograder bundle (setup.sh, run_autograder) into DIR"
+        " and exit; with --lab, the bundle grades only that lab",
+    )
     return parser
 
 
