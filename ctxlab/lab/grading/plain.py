@@ -228,12 +228,10 @@ def decode_error(data: dict[str, Any]) -> BaseException:
     cls = _ERROR_CLASSES[key]
     error = cls.__new__(cls)
     BaseException.__init__(error, data["message"])
-    for attribute, item in data.get("attributes", {}).items():
-        object.__setattr__(error, attribute, decode(item))
-    if issubclass(cls, errors.CtxlabError):
-        for attribute in _ERROR_ATTRIBUTES:
-            if attribute not in data.get("attributes", {}):
-                object.__setattr__(error, attribute, None)
+    attributes = data.get("attributes", {})
+    ctxlabs = _ERROR_ATTRIBUTES if issubclass(cls, errors.CtxlabError) else ()
+    for attribute in (*ctxlabs, *attributes):  # a CtxlabError's attribute not sent: None
+        object.__setattr__(error, attribute, decode(attributes.get(attribute)))
     return error
 
 
