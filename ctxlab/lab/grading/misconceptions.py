@@ -192,12 +192,10 @@ def found_in(detail: str) -> tuple[str, ...]:
 
 def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
     """The misconceptions named by ``ids``, most likely first: a chapter rule before
-    ctxlab's, then ``priority``, then the catalogue's order."""
+    ctxlab's, then ``priority``, then the catalogue's order (the sort is stable)."""
     wanted = set(ids)
     found = [item for item in catalogue if item.id in wanted]
-    order = {item.id: index for index, item in enumerate(catalogue)}
-    found.sort(key=lambda item: (item.rule != "chapter", item.priority, order[item.id]))
-    return tuple(found)
+    return tuple(sorted(found, key=lambda item: (item.rule != "chapter", item.priority)))
 
 
 _EXTRA_HEAD = Text(
