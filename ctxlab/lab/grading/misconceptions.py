@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import pkgutil
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ctxlab.lab.grading.calls import Failed, Trial
-from ctxlab.lab.grading.perform import CallRecord
+from ctxlab.lab.grading.perform import CallRecord, named
 from ctxlab.lab.grading.plain import decode
 from ctxlab.lab.grading.text import Text
 
@@ -125,7 +124,7 @@ def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str
         if isinstance(value, dict) and set(value) == {"function"}:
             if not str(value["function"]).startswith("ctxlab."):  # pragma: no cover
                 raise ValueError(f"evidence names a function outside ctxlab: {value}")
-            kwargs[name] = pkgutil.resolve_name(str(value["function"]))
+            kwargs[name] = named(str(value["function"]))
         else:
             kwargs[name] = decode(value)
     return tuple(decode(item) for item in found["args"]), kwargs

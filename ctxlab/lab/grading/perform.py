@@ -26,6 +26,7 @@ __all__ = [
     "claim_tool",
     "fingerprint",
     "keep_output",
+    "named",
     "perform",
     "safe_message",
 ]
@@ -36,6 +37,17 @@ OUTPUT_LIMIT: Final = 2000
 #: ``{"returned": data} | {"raised": error} | {"too_large": why}``, plus ``changed`` (the
 #: names of arguments the call changed), ``output``, ``output_cut``, ``reference``.
 CallRecord: TypeAlias = dict[str, Any]
+
+
+def named(name: str) -> Any:
+    """What ``module:qualname`` names in this process (None when nothing)."""
+    import importlib
+
+    module_name, _, qualname = name.partition(":")
+    value: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+    return value
 
 
 class _Watch:
