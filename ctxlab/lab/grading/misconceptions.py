@@ -146,7 +146,7 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
         nonlocal slowest
         if key not in answers:
             if not drawn.in_time(began, slowest):
-                return _NO_TIME
+                return None  # no time to ask: equal to no evidence
             args, kwargs = probe_call(inputs[key])
             started = drawn.now()
             answers[key] = canonical(t.record(_ASKING, args, kwargs))
@@ -161,9 +161,6 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
     said = " ".join([_MARK, *found])
     raise Failed(Text(said, said))
 
-
-#: What :func:`diagnose` answers for an input it had no time to ask (equal to no evidence).
-_NO_TIME: Final = object()
 
 _CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
 

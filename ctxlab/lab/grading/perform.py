@@ -178,21 +178,13 @@ def fingerprint(value: object, depth: int = 0) -> object:
         items = dict.items(value) if isinstance(value, dict) else value.items()
         pairs = tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items)
         return ("map", id(value), pairs)
-    names = _field_names(cls)
-    if names is not None:
-        return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        fields = dataclasses.fields(cls)
+        return (
+            cls.__name__,
+            tuple(fingerprint(getattr(value, f.name, None), below) for f in fields),
+        )
     return ("object", id(value))
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of dataclass ``cls`` (None: not a dataclass), read once per class."""
-    if cls not in _FIELD_NAMES:
-        fielded = dataclasses.is_dataclass(cls) and not issubclass(cls, type)
-        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls)) if fielded else None
-    return _FIELD_NAMES[cls]
 
 
 def _arguments(

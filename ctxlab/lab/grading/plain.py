@@ -9,6 +9,7 @@ The same JSON crosses from a sandboxed child.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import inspect
 import math
@@ -221,7 +222,10 @@ _ERROR_CLASSES: dict[tuple[str, str], type[BaseException]] = {}
 def decode_error(data: dict[str, Any]) -> BaseException:
     """An exception like the one :func:`encode_error` read -- never the student's object."""
     name, base_name = str(data["type"]), str(data["base"])
-    base: type[BaseException] = _ERRORS.get(base_name) or _builtin_exception(base_name)
+    builtin = getattr(builtins, base_name, None)
+    if not (isinstance(builtin, type) and issubclass(builtin, Exception)):
+        builtin = Exception
+    base: type[BaseException] = _ERRORS.get(base_name) or builtin
     key = (name, base_name)
     if key not in _ERROR_CLASSES:
         _ERROR_CLASSES[key] = base if base.__name__ == name else type(name, (base,), {})
@@ -233,12 +237,3 @@ def decode_error(data: dict[str, Any]) -> BaseException:
     for attribute in (*ctxlabs, *attributes):  # a CtxlabError's attribute not sent: None
         object.__setattr__(error, attribute, decode(attributes.get(attribute)))
     return error
-
-
-def _builtin_exception(name: str) -> type[BaseException]:
-    import builtins
-
-    found = getattr(builtins, name, None)
-    if isinstance(found, type) and issubclass(found, Exception):
-        return found
-    return Exception
