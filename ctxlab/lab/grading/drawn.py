@@ -74,7 +74,8 @@ SHRINK_TRIES: Final = 300
 _SEED: list[int] = [0]
 #: The time limit of the check a random row runs in (it draws cases for half of it at most).
 _LIMIT: list[float] = [10.0]
-_clock = time.monotonic  # bound at load: a student's ``time.monotonic = ...`` changes nothing
+#: The grader's clock, bound at load: a student's ``time.monotonic = ...`` changes nothing.
+now: Final = time.monotonic
 #: How many cases each random row draws per run, by ``"lab:key"`` (:func:`declare`).
 _COUNTS: dict[str, int] = {}
 
@@ -122,12 +123,7 @@ def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
 def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
     """May one more call (the slowest took ``slowest`` s) of a step that began at ``began``
     end within ``share`` of the check's time limit?"""
-    return _clock() + slowest - began <= _LIMIT[0] * share
-
-
-def now() -> float:
-    """The grader's clock."""
-    return _clock()
+    return now() + slowest - began <= _LIMIT[0] * share
 
 
 def use(seed: int, limit: float = 10.0) -> int:
@@ -485,14 +481,14 @@ def shrink(
     :data:`SHRINK_TRIES` tries, until ``deadline``)."""
     tries = 0
     improved = True
-    while improved and tries < SHRINK_TRIES and _clock() < deadline:
+    while improved and tries < SHRINK_TRIES and now() < deadline:
         improved = False
         for candidate in smaller(case):
             tries += 1
             if fails(candidate):
                 case, improved = candidate, True
                 break
-            if tries >= SHRINK_TRIES or _clock() >= deadline:
+            if tries >= SHRINK_TRIES or now() >= deadline:
                 break
     return case
 
@@ -501,7 +497,7 @@ def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
     """Draw ``number`` cases from the run's seed and check each; shrink the first failure and
     fail with it and the seed. Cases run within half the time limit, shrinking within three
     quarters (a slow function is judged on the cases run, not timed out)."""
-    seed, began, slowest = _SEED[0], _clock(), 0.0
+    seed, began, slowest = _SEED[0], now(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):
         if not in_time(began, slowest):
@@ -510,20 +506,20 @@ def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
         kind = cases.kind(case)
         if kind is None:
             continue
-        started = _clock()
+        started = now()
         failure = _failure(t, cases, case, kind)
-        slowest = max(slowest, _clock() - started)
+        slowest = max(slowest, now() - started)
         if failure is None:
             continue
-        found: dict[int, Text | None] = {id(case): failure}
+        last = [failure]  # the failure of the last candidate found failing
 
-        def fails(candidate: C, kind: str = kind, found: dict[int, Text | None] = found) -> bool:
-            if cases.kind(candidate) != kind:
-                return False
-            found[id(candidate)] = _failure(t, cases, candidate, kind)
-            return found[id(candidate)] is not None
+        def fails(candidate: C, kind: str = kind, last: list[Text] = last) -> bool:
+            found = _failure(t, cases, candidate, kind) if cases.kind(candidate) == kind else None
+            if found is not None:
+                last[0] = found
+            return found is not None
 
-        small = shrink(case, cases.smaller, fails, began + 0.75 * _LIMIT[0] - slowest)
+        shrink(case, cases.smaller, fails, began + 0.75 * _LIMIT[0] - slowest)
         head = Text(
             f"random case {index} of {number}, seed {seed} (check_implementation("
             f"{lab!r}, ..., seed={seed}) draws it again); the smallest failing input"
@@ -531,7 +527,7 @@ def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
             f"随机用例 {number} 个中的第 {index} 个，种子 {seed}（check_implementation("
             f"{lab!r}, ..., seed={seed}) 会重新生成它）；找到的最小失败输入：\n",
         )
-        raise Failed(head + (found.get(id(small)) or failure))
+        raise Failed(head + last[0])
 
 
 def _failure(t: Trial, cases: Cases[C], case: C, kind: str) -> Text | None:

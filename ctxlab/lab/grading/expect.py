@@ -288,18 +288,14 @@ def rejects_bad_options(
         label = Text(
             f"path {path.en}, {option}={shown(bad)}", f"路径 {path.zh}，{option}={shown(bad)}"
         )
-        options = {**budget(31), option: bad}
-        if strict:
-            t.rejects(
-                label,
-                [[option, camel]],
-                make_path(),
-                error_type=ContextOptionError,
-                attrs={"option": option},
-                **options,
-            )
-        else:
-            t.rejects(label, [], make_path(), error_type=CHAPTER_ERROR, **options)
+        t.rejects(
+            label,
+            [[option, camel]] if strict else [],
+            make_path(),
+            error_type=ContextOptionError if strict else CHAPTER_ERROR,
+            attrs={"option": option} if strict else None,
+            **{**budget(31), option: bad},
+        )
 
 
 #: What ``.subject`` of the EstimatorError names.
@@ -360,18 +356,14 @@ def rejects_bad_estimates(
             f"path {named.en}, budget 500/4/2, the estimator {shown_bad} for {target}",
             f"路径 {named.zh}，预算 500/4/2，估算器对 {target} {shown_bad_zh}",
         )
-        options = budget(500, estimate_tokens=BadEstimate(path, target, bad))
-        if not strict:
-            t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
-            continue
         subject = SUBJECTS.get(target, (f"entry {target}",))
         t.rejects(
             label,
-            [[target]],
+            [[target]] if strict else [],
             path,
-            error_type=EstimatorError,
-            attrs={"subject": subject},
-            **options,
+            error_type=EstimatorError if strict else CHAPTER_ERROR,
+            attrs={"subject": subject} if strict else None,
+            **budget(500, estimate_tokens=BadEstimate(path, target, bad)),
         )
 
 

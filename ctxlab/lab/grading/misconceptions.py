@@ -146,7 +146,7 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
         nonlocal slowest
         if key not in answers:
             if not drawn.in_time(began, slowest):
-                return _NO_TIME
+                return None  # no time to ask: equal to no evidence
             args, kwargs = probe_call(inputs[key])
             started = drawn.now()
             answers[key] = canonical(t.record(_ASKING, args, kwargs))
@@ -161,9 +161,6 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
     said = " ".join([_MARK, *found])
     raise Failed(Text(said, said))
 
-
-#: What :func:`diagnose` answers for an input it had no time to ask (equal to no evidence).
-_NO_TIME: Final = object()
 
 _CRASH = re.compile(r"raised ([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -191,12 +188,10 @@ def found_in(detail: str) -> tuple[str, ...]:
 
 def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
     """The misconceptions named by ``ids``, most likely first: a chapter rule before
-    ctxlab's, then ``priority``, then the catalogue's order."""
+    ctxlab's, then ``priority``, then the catalogue's order (the sort is stable)."""
     wanted = set(ids)
     found = [item for item in catalogue if item.id in wanted]
-    order = {item.id: index for index, item in enumerate(catalogue)}
-    found.sort(key=lambda item: (item.rule != "chapter", item.priority, order[item.id]))
-    return tuple(found)
+    return tuple(sorted(found, key=lambda item: (item.rule != "chapter", item.priority)))
 
 
 _EXTRA_HEAD = Text(

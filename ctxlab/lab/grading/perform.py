@@ -178,42 +178,21 @@ def fingerprint(value: object, depth: int = 0) -> object:
         items = dict.items(value) if isinstance(value, dict) else value.items()
         pairs = tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items)
         return ("map", id(value), pairs)
-    names = _field_names(cls)
-    if names is not None:
-        return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        fields = dataclasses.fields(cls)
+        return (
+            cls.__name__,
+            tuple(fingerprint(getattr(value, f.name, None), below) for f in fields),
+        )
     return ("object", id(value))
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of dataclass ``cls`` (None: not a dataclass), read once per class."""
-    if cls not in _FIELD_NAMES:
-        is_dataclass = dataclasses.is_dataclass(cls) and not issubclass(cls, type)
-        names = tuple(f.name for f in dataclasses.fields(cls)) if is_dataclass else None
-        _FIELD_NAMES[cls] = names
-    return _FIELD_NAMES[cls]
-
-
-def _changed(
-    arg_names: Sequence[str],
-    before: tuple[list[object], dict[str, object]],
-    after: tuple[list[object], dict[str, object]],
-) -> list[str]:
-    if before == after:
-        return []
-    return [
-        arg_names[i] if i < len(arg_names) else f"argument {i + 1}"
-        for i, (b, a) in enumerate(zip(before[0], after[0], strict=True))
-        if b != a
-    ] + [name for name in before[1] if before[1][name] != after[1].get(name)]
-
-
-def _snapshot(
-    args: Sequence[Any], kwargs: Mapping[str, Any]
-) -> tuple[list[object], dict[str, object]]:
-    return [fingerprint(a) for a in args], {k: fingerprint(v) for k, v in kwargs.items()}
+def _arguments(
+    args: Sequence[Any], kwargs: Mapping[str, Any], arg_names: Sequence[str]
+) -> dict[str, Any]:
+    """A call's arguments by the name a "changed its input" detail gives them."""
+    names = [arg_names[i] if i < len(arg_names) else f"argument {i + 1}" for i in range(len(args))]
+    return {**dict(zip(names, args, strict=True)), **kwargs}
 
 
 def safe_message(error: BaseException) -> str:
@@ -230,7 +209,8 @@ def perform(
     references: frozenset[CodeType] = frozenset(),
 ) -> CallRecord:
     """Call ``function(*args, **kwargs)`` once, watched; what happened, as plain data."""
-    before = _snapshot(args, kwargs)
+    arguments = _arguments(args, kwargs, arg_names)
+    before = {name: fingerprint(value) for name, value in arguments.items()}
     record: CallRecord = {}
     with _Captured() as captured, _Watch(references) as watch:
         try:
@@ -244,7 +224,7 @@ def perform(
                 record["returned"] = encode(value)
             except TooLarge as too_large:
                 record["too_large"] = f"{type_name(value)} with {too_large}"
-    record["changed"] = _changed(arg_names, before, _snapshot(args, kwargs))
+    record["changed"] = [n for n, value in arguments.items() if fingerprint(value) != before[n]]
     record["output"] = captured.text
     record["output_cut"] = captured.cut
     record["reference"] = watch.hit

@@ -9,7 +9,9 @@ The same JSON crosses from a sandboxed child.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import inspect
 import math
 from typing import Any, Final
 
@@ -54,17 +56,8 @@ _ERRORS: Final[dict[str, type[errors.CtxlabError]]] = {
     for name, cls in vars(errors).items()
     if isinstance(cls, type) and issubclass(cls, errors.CtxlabError)
 }
-_ERROR_ATTRIBUTES: Final = (
-    "problem",
-    "where",
-    "entry_id",
-    "field",
-    "line",
-    "call_id",
-    "option",
-    "path",
-    "subject",
-)
+#: What a CtxlabError keeps as attributes: its keywords (``problem``, ``where``, ...).
+_ERROR_ATTRIBUTES: Final = tuple(inspect.signature(errors.CtxlabError).parameters)
 _TAG: Final = "$"
 
 
@@ -82,79 +75,64 @@ def _class_name(cls: type) -> str:
     return name if type(name) is str else "object"
 
 
-class _Budget:
-    __slots__ = ("chars", "nodes")
-
-    def __init__(self) -> None:
-        self.nodes = 0
-        self.chars = 0
-
-    def count(self, chars: int = 0) -> None:
-        self.nodes += 1
-        self.chars += chars
-        if self.nodes > MAX_NODES:
-            raise TooLarge(f"more than {MAX_NODES:,} values")
-        if self.chars > MAX_CHARS:
-            raise TooLarge(f"more than {MAX_CHARS:,} characters of text")
-
-
 def encode(value: object) -> Any:
     """``value`` as JSON-shaped data (tags for tuples, dicts, ctxlab objects, others);
     :class:`TooLarge` when it breaks a size limit."""
-    return _encode(value, _Budget(), 0)
+    counted = [0, 0]  # values, characters of text
 
+    def count(chars: int = 0) -> None:
+        counted[0] += 1
+        counted[1] += chars
+        if counted[0] > MAX_NODES:
+            raise TooLarge(f"more than {MAX_NODES:,} values")
+        if counted[1] > MAX_CHARS:
+            raise TooLarge(f"more than {MAX_CHARS:,} characters of text")
 
-def _encode(value: object, budget: _Budget, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise TooLarge(f"nested deeper than {MAX_DEPTH} levels")
-    cls = type(value)
-    if value is None or cls is bool:
-        budget.count()
-        return value
-    if isinstance(value, str):
-        text = str.__str__(value)  # an exact copy, whatever the subclass says
-        budget.count(len(text))
-        return text
-    if isinstance(value, int):
-        number = int.__index__(value)
-        budget.count(number.bit_length() // 3)
-        return number
-    if isinstance(value, float):
-        budget.count()
-        real = float.__float__(value)
-        return real if math.isfinite(real) else {_TAG: "float", "v": repr(real)}
-    below = depth + 1
-    if isinstance(value, (list, tuple)):
-        budget.count()
-        base: Any = list if isinstance(value, list) else tuple
-        items = [base.__getitem__(value, i) for i in range(base.__len__(value))]
-        encoded = [_encode(item, budget, below) for item in items]
-        return encoded if base is list else {_TAG: "tuple", "v": encoded}
-    if isinstance(value, dict) or cls is FrozenDict:
-        budget.count()
-        inner = value if isinstance(value, dict) else object.__getattribute__(value, "_items")
-        pairs = list(dict.items(inner)) if isinstance(inner, dict) else []
-        tag = "dict" if isinstance(value, dict) else "frozendict"
-        return {
-            _TAG: tag,
-            "v": [[_encode(k, budget, below), _encode(v, budget, below)] for k, v in pairs],
-        }
-    if value is ABSENT:
-        budget.count()
-        return {_TAG: "absent"}
-    name = type_name(value)
-    if _CLASSES.get(name) is cls:
-        budget.count()
+    def walk(value: object, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise TooLarge(f"nested deeper than {MAX_DEPTH} levels")
+        cls = type(value)
+        if value is None or cls is bool:
+            count()
+            return value
+        if isinstance(value, str):
+            text = str.__str__(value)  # an exact copy, whatever the subclass says
+            count(len(text))
+            return text
+        if isinstance(value, int):
+            number = int.__index__(value)
+            count(number.bit_length() // 3)
+            return number
+        count()
+        if isinstance(value, float):
+            real = float.__float__(value)
+            return real if math.isfinite(real) else {_TAG: "float", "v": repr(real)}
+        below = depth + 1
+        if isinstance(value, (list, tuple)):
+            base: Any = list if isinstance(value, list) else tuple
+            items = [base.__getitem__(value, i) for i in range(base.__len__(value))]
+            encoded = [walk(item, below) for item in items]
+            return encoded if base is list else {_TAG: "tuple", "v": encoded}
+        if isinstance(value, dict) or cls is FrozenDict:
+            inner = value if isinstance(value, dict) else object.__getattribute__(value, "_items")
+            pairs = list(dict.items(inner)) if isinstance(inner, dict) else []
+            tag = "dict" if isinstance(value, dict) else "frozendict"
+            return {_TAG: tag, "v": [[walk(k, below), walk(v, below)] for k, v in pairs]}
+        if value is ABSENT:
+            return {_TAG: "absent"}
+        name = type_name(value)
+        if _CLASSES.get(name) is not cls:
+            return {_TAG: "opaque", "t": name}
         fields: dict[str, Any] = {}
         for field in _FIELDS[name]:
             try:
                 item = object.__getattribute__(value, field)
             except AttributeError:
                 continue
-            fields[field] = _encode(item, budget, below)
+            fields[field] = walk(item, below)
         return {_TAG: "object", "t": name, "f": fields}
-    budget.count()
-    return {_TAG: "opaque", "t": name}
+
+    return walk(value, 0)
 
 
 class Opaque:
@@ -244,26 +222,18 @@ _ERROR_CLASSES: dict[tuple[str, str], type[BaseException]] = {}
 def decode_error(data: dict[str, Any]) -> BaseException:
     """An exception like the one :func:`encode_error` read -- never the student's object."""
     name, base_name = str(data["type"]), str(data["base"])
-    base: type[BaseException] = _ERRORS.get(base_name) or _builtin_exception(base_name)
+    builtin = getattr(builtins, base_name, None)
+    if not (isinstance(builtin, type) and issubclass(builtin, Exception)):
+        builtin = Exception
+    base: type[BaseException] = _ERRORS.get(base_name) or builtin
     key = (name, base_name)
     if key not in _ERROR_CLASSES:
         _ERROR_CLASSES[key] = base if base.__name__ == name else type(name, (base,), {})
     cls = _ERROR_CLASSES[key]
     error = cls.__new__(cls)
     BaseException.__init__(error, data["message"])
-    for attribute, item in data.get("attributes", {}).items():
-        object.__setattr__(error, attribute, decode(item))
-    if issubclass(cls, errors.CtxlabError):
-        for attribute in _ERROR_ATTRIBUTES:
-            if attribute not in data.get("attributes", {}):
-                object.__setattr__(error, attribute, None)
+    attributes = data.get("attributes", {})
+    ctxlabs = _ERROR_ATTRIBUTES if issubclass(cls, errors.CtxlabError) else ()
+    for attribute in (*ctxlabs, *attributes):  # a CtxlabError's attribute not sent: None
+        object.__setattr__(error, attribute, decode(attributes.get(attribute)))
     return error
-
-
-def _builtin_exception(name: str) -> type[BaseException]:
-    import builtins
-
-    found = getattr(builtins, name, None)
-    if isinstance(found, type) and issubclass(found, Exception):
-        return found
-    return Exception
