@@ -105,12 +105,6 @@ HEADER: Final = struct.Struct(">Q")
 MODULE_NAME: Final = "ctxlab_student_impl"
 
 
-def pack(payload: object) -> bytes:
-    """One request, as the grader writes it: header + pickle."""
-    blob = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(blob)) + blob
-
-
 def channel() -> tuple[BinaryIO, BinaryIO]:
     """(requests, replies): the original fds 0 and 1, moved out of the student's way."""
     private = os.dup(0), os.dup(1)  # not inherited by processes the student's code starts
@@ -275,20 +269,6 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
     return _Forked(pid, *ends)
 
 
-def _spawn(launch: Launch) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        launch.command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=launch.work,
-        env=launch.env,
-        start_new_session=os.name == "posix",
-        preexec_fn=launch.preexec,
-        close_fds=True,
-    )
-
-
 class Child:
     """One child process serving one lab's calls: spawned as ``how`` says, or forked with
     the function ``how`` in it (its calls watched for ``references``)."""
@@ -307,17 +287,27 @@ class Child:
         self.forked = not isinstance(how, Spawn)
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         self.launch: Launch | None = None
-        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
+        self._stderr, self._cut = bytearray(), 0
         self.started = False
 
     def start(self, deadline: float) -> dict[str, Any]:
         """Start the child; its first reply (``ready``/``import_error``/``missing``)."""
         self.stop()
-        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
+        self._stderr, self._cut = bytearray(), 0
         how = self.how
         if isinstance(how, Spawn):
-            self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
-            process: subprocess.Popen[bytes] | _Forked = _spawn(self.launch)
+            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
+            process: subprocess.Popen[bytes] | _Forked = subprocess.Popen(
+                launch.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=launch.work,
+                env=launch.env,
+                start_new_session=os.name == "posix",
+                preexec_fn=launch.preexec,
+                close_fds=True,
+            )
         else:
             process = _fork(how, self.references)
         self.process = process
@@ -362,12 +352,10 @@ class Child:
         assert stream is not None
         with contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stream.fileno(), 65536):
-                self.stderr_bytes += len(chunk)
-                room = STDERR_KEEP - len(self._head)
-                if room > 0:
-                    self._head += chunk[:room]
-                    chunk = chunk[room:]
-                self._tail = (self._tail + chunk)[-STDERR_KEEP:]
+                self._stderr += chunk
+                if len(self._stderr) > 2 * STDERR_KEEP:  # the start and the end are kept
+                    self._cut += len(self._stderr) - 2 * STDERR_KEEP
+                    del self._stderr[STDERR_KEEP:-STDERR_KEEP]
         with contextlib.suppress(OSError):
             stream.close()
 
@@ -408,13 +396,11 @@ class Child:
         return reply
 
     def stderr_text(self) -> str:
-        head = self._head.decode("utf-8", "replace")
-        if self.stderr_bytes <= STDERR_KEEP:
-            return head
-        tail = bytes(self._tail)
-        cut = self.stderr_bytes - len(self._head) - len(tail)
-        middle = f"\n[... {cut:,} bytes cut ...]\n" if cut > 0 else ""
-        return head + middle + tail.decode("utf-8", "replace")
+        if not self._cut:
+            return self._stderr.decode("utf-8", "replace")
+        head, tail = self._stderr[:STDERR_KEEP], self._stderr[STDERR_KEEP:]
+        middle = f"\n[... {self._cut:,} bytes cut ...]\n"
+        return head.decode("utf-8", "replace") + middle + tail.decode("utf-8", "replace")
 
     def call(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any], deadline: float
@@ -423,9 +409,10 @@ class Child:
         process = self.process
         if process is None or process.stdin is None:
             raise ChildGone("it is not running")
-        request = pack((tuple(args), dict(kwargs), self.arg_names))
+        request = (tuple(args), dict(kwargs), self.arg_names)
+        blob = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            process.stdin.write(request)
+            process.stdin.write(HEADER.pack(len(blob)) + blob)
             process.stdin.flush()
         except (OSError, ValueError):
             raise _gone(process, self.launch is not None and self.launch.sandboxed) from None
@@ -433,7 +420,16 @@ class Child:
 
 
 _ENDS: Final = {"returned", "raised", "too_large"}  # exactly one in a call's record
-_RECORD_KEYS: Final = {*_ENDS, "changed", "output", "output_cut", "reference"}
+#: Each field a call's record may have, and what its value must be.
+_RECORD: Final[dict[str, Callable[[Any], bool]]] = {
+    "returned": lambda value: True,
+    "raised": lambda value: _is_error(value),
+    "too_large": lambda value: isinstance(value, str),
+    "changed": lambda value: isinstance(value, list) and all(isinstance(n, str) for n in value),
+    "output": lambda value: isinstance(value, str),
+    "output_cut": lambda value: type(value) is int,
+    "reference": lambda value: type(value) is bool,
+}
 
 
 def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any]:
@@ -441,19 +437,8 @@ def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any
     child's ``reference`` is never taken and its output is escaped; a ``forked`` one's are."""
     if "worker_error" in reply:
         raise ChildGone(f"it failed: {escape(str(reply['worker_error']))[:600]}")
-    if not set(reply) <= _RECORD_KEYS or len(_ENDS & set(reply)) != 1:
-        raise ChildGone("it sent a reply that is not a call's record")
-    changed = reply.get("changed", [])
-    raised = reply.get("raised")
-    if (
-        not isinstance(reply.get("output", ""), str)
-        or type(reply.get("output_cut", 0)) is not int
-        or type(reply.get("reference", False)) is not bool
-        or not isinstance(changed, list)
-        or not all(isinstance(name, str) for name in changed)
-        or ("raised" in reply and not _is_error(raised))
-        or ("too_large" in reply and not isinstance(reply["too_large"], str))
-    ):
+    fits = all(key in _RECORD and _RECORD[key](value) for key, value in reply.items())
+    if not fits or len(_ENDS & set(reply)) != 1:
         raise ChildGone("it sent a reply that is not a call's record")
     if forked:
         return reply
@@ -562,12 +547,12 @@ class InChild:
         elif how == "hung" and self.status == "crashed":  # out of the time its deaths left
             stop = _KEPT_DYING[child.forked]
         elif how == "hung":
-            self.status, self.reason = "timeout", f"{row.key}: {_plain(detail)}"
+            self.status, self.reason = "timeout", f"{row.key}: {detail.en if detail else ''}"
             stop = NOT_RUN
         elif how == "gone":
             self.lost += clock() - begun
             if self.status == "ok":
-                self.status, self.reason = "crashed", f"{row.key}: {_plain(detail)}"
+                self.status, self.reason = "crashed", f"{row.key}: {detail.en if detail else ''}"
             if self.lost >= limit - 0.05:
                 stop = _KEPT_DYING[child.forked]
             output = f"{output}\n{child.stderr_text()}".strip("\n")
@@ -663,19 +648,12 @@ class InChild:
         return None, "ran"
 
 
-def _plain(detail: Text | None) -> str:
-    return "" if detail is None else detail.en
-
-
 def _is_hello(reply: dict[str, Any]) -> bool:
     """Is ``reply`` the worker's first line, and nothing else?"""
     if reply == {"ready": True}:
         return True
-    if set(reply) == {"import_error"}:
-        return isinstance(reply["import_error"], str)
-    if set(reply) == {"missing", "got"}:
-        return isinstance(reply["missing"], str) and isinstance(reply["got"], str)
-    return False
+    texts = all(isinstance(value, str) for value in reply.values())
+    return texts and set(reply) in ({"import_error"}, {"missing", "got"})
 
 
 def _not_here(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called

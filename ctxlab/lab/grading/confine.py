@@ -10,7 +10,9 @@ the grader inherits as a subreaper (:func:`reap_strays`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
@@ -56,19 +58,13 @@ NOBODY: Final = 65534  # the user the child becomes when the grader runs as root
 MARKER: Final = "CTXLAB_SANDBOX_RUN"
 
 
-_BASE: list[Path] = []
-
-
+@functools.cache
 def sandbox_folder() -> Path:
     """This process's folder of sandbox files (removed at exit)."""
-    if not _BASE:
-        base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
-        base.chmod(0o711)
-        _BASE.append(base)
-        import atexit
-
-        atexit.register(shutil.rmtree, base, True)
-    return _BASE[0]
+    base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
+    base.chmod(0o711)
+    atexit.register(shutil.rmtree, base, True)
+    return base
 
 
 def package_dir() -> Path:
@@ -94,29 +90,21 @@ def _bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-_BWRAP_WORKS: list[bool] = []
-
-
+@functools.cache
 def bwrap_works() -> bool:
     """Can bubblewrap make its namespaces here (tried once per process)?"""
-    if _BWRAP_WORKS:
-        return _BWRAP_WORKS[0]
-    works = False
     bwrap = _bwrap()
-    if bwrap is not None and sys.platform.startswith("linux"):
-        command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
-        preexec = _become_nobody if child_as_nobody() else None
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            run = subprocess.run(
-                command,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=20,
-                preexec_fn=preexec,
-            )
-            works = run.returncode == 0
-    _BWRAP_WORKS.append(works)
-    return works
+    if bwrap is None or not sys.platform.startswith("linux"):
+        return False
+    command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
+    preexec = _become_nobody if child_as_nobody() else None
+    try:
+        run = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, preexec_fn=preexec
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return run.returncode == 0
 
 
 def _is_root() -> bool:
@@ -439,7 +427,6 @@ def sweep(token: str, seconds: float = 3.0) -> int:
         time.sleep(0.01)
 
 
-_PARENT_GUARDED: list[bool] = []
 #: The pids of the child processes this process started and has not ended yet (every thread's).
 LIVE: set[int] = set()
 _PR_SET_DUMPABLE: Final = 4
@@ -456,12 +443,12 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+@functools.cache
 def guard_parent() -> None:
     """Linux: this process is not dumpable (no ``ptrace``, no ``/proc/PID/mem``), and is a
     subreaper: what the child leaves behind becomes its child (:func:`reap_strays`)."""
-    if _PARENT_GUARDED or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return
-    _PARENT_GUARDED.append(True)
     _prctl(_PR_SET_DUMPABLE, 0)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
