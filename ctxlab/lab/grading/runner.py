@@ -236,14 +236,12 @@ class _Stop:
         _land()
         _land()
 
-    def keep_sending(
-        self, ident: int | None, ended: Callable[[float], bool], seconds: float
-    ) -> None:
-        """Send the stop every :data:`_STOP_SLICE` until ``ended(wait)`` or ``seconds`` pass."""
+    def keep_sending(self, ident: int | None, seconds: float) -> None:
+        """Send the stop every :data:`_STOP_SLICE` until it finishes or ``seconds`` pass."""
         deadline = clock() + seconds
-        while not ended(0):
+        while not self.done:
             self.send(ident)
-            if ended(_STOP_SLICE) or clock() >= deadline:
+            if self.ended.acquire(timeout=_STOP_SLICE) or clock() >= deadline:
                 return
 
 
@@ -270,19 +268,10 @@ def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
     deadline = clock() + STOP_SECONDS
     while thread.ident is None and clock() < deadline:  # started, not yet running: its id
         time.sleep(_STOP_SLICE)
-
-    def ended(wait: float) -> bool:
-        if thread.ident is None:  # never started (the interrupt came first)
-            return True
-        try:
-            _join(thread, wait)
-        except RuntimeError:  # running, but not yet marked started
-            time.sleep(wait)
-            return False
-        return not _alive(thread)
-
     try:
-        stop.keep_sending(thread.ident, ended, STOP_SECONDS)
+        stop.keep_sending(thread.ident, STOP_SECONDS)
+        if stop.done:  # its last lines are the grader's
+            _join(thread, STOP_SECONDS)
     finally:
         if _alive(thread) and thread not in _STUCK:
             _STUCK.append(thread)
@@ -362,12 +351,9 @@ def _backstop(limit: float) -> _Stop:
     check that switched the hook off), until it finishes."""
     stop, ident = _Stop(), threading.get_ident()
 
-    def ended(wait: float) -> bool:
-        return stop.ended.acquire(timeout=wait) or stop.done
-
     def watch() -> None:
         if not stop.ended.acquire(timeout=limit + STOP_SECONDS):
-            stop.keep_sending(ident, ended, float("inf"))
+            stop.keep_sending(ident, float("inf"))
 
     threading.Thread(target=watch, name="ctxlab-backstop", daemon=True).start()
     return stop
