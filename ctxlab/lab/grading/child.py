@@ -380,7 +380,7 @@ class Child:
                 if not chunk and clock() >= deadline:
                     raise ChildGone("it did not answer in time", late=True)
                 if not chunk:
-                    raise _gone(process, self.launch is not None and self.launch.sandboxed)
+                    raise self._gone()
                 buffer += chunk
         finally:
             if timer is not None:
@@ -415,8 +415,30 @@ class Child:
             process.stdin.write(HEADER.pack(len(blob)) + blob)
             process.stdin.flush()
         except (OSError, ValueError):
-            raise _gone(process, self.launch is not None and self.launch.sandboxed) from None
+            raise self._gone() from None
         return read_record(self.reply(deadline), forked=self.forked)
+
+    def _gone(self) -> ChildGone:
+        """Why the child's channel closed (bubblewrap passes a signal on as exit code 128 + n)."""
+        assert self.process is not None
+        bwrap = self.launch is not None and self.launch.sandboxed
+        try:
+            code = self.process.wait(2)
+        except subprocess.TimeoutExpired:
+            return ChildGone("it closed its channel")
+        signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
+        if signalled:
+            xcpu = getattr(signal, "SIGXCPU", None)
+            if xcpu is not None and signalled == xcpu:
+                return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
+            try:
+                name = signal.Signals(signalled).name
+            except ValueError:
+                name = f"signal {signalled}"
+            return ChildGone(f"the process running your file was ended by {name}", code=-signalled)
+        if code == 0:
+            return ChildGone("the process running your file ended", code=0)
+        return ChildGone(f"the process running your file exited with code {code}", code=code)
 
 
 _ENDS: Final = {"returned", "raised", "too_large"}  # exactly one in a call's record
@@ -467,27 +489,6 @@ def _is_error(data: object) -> bool:
         and isinstance(data.get("message"), str)
         and isinstance(data.get("attributes", {}), dict)
     )
-
-
-def _gone(process: subprocess.Popen[bytes] | _Forked, bwrap: bool) -> ChildGone:
-    """Why the child's channel closed (``bwrap`` passes a signal on as exit code 128 + n)."""
-    try:
-        code = process.wait(2)
-    except subprocess.TimeoutExpired:
-        return ChildGone("it closed its channel")
-    signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
-    if signalled:
-        xcpu = getattr(signal, "SIGXCPU", None)
-        if xcpu is not None and signalled == xcpu:
-            return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
-        try:
-            name = signal.Signals(signalled).name
-        except ValueError:
-            name = f"signal {signalled}"
-        return ChildGone(f"the process running your file was ended by {name}", code=-signalled)
-    if code == 0:
-        return ChildGone("the process running your file ended", code=0)
-    return ChildGone(f"the process running your file exited with code {code}", code=code)
 
 
 # ----------------------------------------------------------------------------------------

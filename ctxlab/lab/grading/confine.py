@@ -310,17 +310,14 @@ def _new_pids_cgroup(token: str) -> Path | None:
 
 def end_cgroup(folder: Path) -> None:
     """Kill every process in ``folder`` (it cannot leave it), then remove it."""
-    for _ in range(300):
+
+    def inside() -> set[int]:
         try:
-            pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+            return {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
         except (OSError, ValueError):
-            break
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+            return set()
+
+    _kill_while(inside)
     with contextlib.suppress(OSError):
         folder.rmdir()
 
@@ -403,28 +400,29 @@ def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]
                 yield int(entry.name), fields[0], fields[1]
 
 
-def sweep(token: str, seconds: float = 3.0) -> int:
-    """Kill every process whose environment carries ``token`` (Linux), waiting at most
-    ``seconds`` until none is left; how many were killed."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    needle = f"{MARKER}={token}".encode()
-    killed = 0
-    deadline = time.monotonic() + seconds
-    while True:  # what forks while we look, or is still dying, is found by the next round
-        found = [
-            pid
-            for pid, state, _ in _processes(needle)
-            if state not in (b"Z", b"X") and pid != os.getpid()  # live, not this process
-        ]
-        if not found or time.monotonic() > deadline:
-            return killed
+def _kill_while(find: Callable[[], set[int]], *, reap: bool = False) -> None:
+    """Kill what ``find()`` names (stopped first: it forks no more), again until it names
+    none (what forks while we look, or is still dying, is found by the next round) or 3 s
+    have passed; ``reap``: wait for each (this process's children)."""
+    deadline = time.monotonic() + 3.0
+    while (found := find()) and time.monotonic() <= deadline:
         for pid in found:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
+        for pid in found if reap else ():
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
         time.sleep(0.01)
+
+
+def sweep(token: str) -> None:
+    """Kill every process whose environment carries ``token`` (Linux)."""
+    needle = f"{MARKER}={token}".encode()
+    me = os.getpid()
+    _kill_while(
+        lambda: {p for p, state, _ in _processes(needle) if state not in (b"Z", b"X") and p != me}
+    )
 
 
 #: The pids of the child processes this process started and has not ended yet (every thread's).
@@ -459,20 +457,6 @@ def own_children() -> set[int]:
     return {pid for pid, _, parent in _processes() if parent == me}
 
 
-def reap_strays(before: set[int]) -> int:
+def reap_strays(before: set[int]) -> None:
     """Kill and reap this process's new children that are no live sandbox child."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    killed = 0
-    for _ in range(20):
-        strays = own_children() - before - LIVE
-        if not strays:
-            break
-        for pid in strays:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-        for pid in strays:
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
-    return killed
+    _kill_while(lambda: own_children() - before - LIVE, reap=True)
