@@ -147,8 +147,9 @@ def child_tree(lab: str) -> Path:
 # ----------------------------------------------------------------------------------------
 # What the grader's files are (before and after each submission)
 
-#: What a later run imports from the repository's top and ``tests`` (ctxlab itself is walked).
-_WATCHED_NAME = re.compile(r".*\.(py|pyc|pth)$|conftest|sitecustomize|usercustomize")
+_WATCHED_NAME = re.compile(
+    r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab|__pycache__)$"
+)
 
 
 def fingerprint() -> dict[str, tuple[int, ...]]:
@@ -177,8 +178,13 @@ def fingerprint() -> dict[str, tuple[int, ...]]:
         add(place)
         with contextlib.suppress(OSError):
             for entry in os.scandir(place):
-                if place in site or _WATCHED_NAME.match(entry.name):
+                if place in site:
                     add(Path(entry.path))
+                elif _WATCHED_NAME.match(entry.name) and entry.name != "__pycache__":
+                    add(Path(entry.path))
+                    if entry.is_dir(follow_symlinks=False) and entry.name == "ctxlab":
+                        for sub in Path(entry.path).rglob("*"):
+                            add(sub)
     for executable in {sys.executable, os.path.realpath(sys.executable)}:
         add(Path(executable))
     return seen
