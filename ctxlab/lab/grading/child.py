@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
@@ -70,18 +70,16 @@ def escape(text: str, *, newlines: bool = False) -> str:
     return text
 
 
+@dataclass(eq=False)
 class ChildGone(BaseException):
     """The child cannot answer (a ``BaseException``: no check's ``except`` takes it): too
     ``late``, ``out_of_cpu`` (both a timeout), or ended with exit ``code`` (-signal)."""
 
-    def __init__(
-        self, why: str, *, late: bool = False, out_of_cpu: bool = False, code: int | None = None
-    ) -> None:
-        super().__init__(why)
-        self.why = why
-        self.late = late
-        self.out_of_cpu = out_of_cpu
-        self.code = code
+    why: str
+    _: KW_ONLY
+    late: bool = False
+    out_of_cpu: bool = False
+    code: int | None = None
 
 
 @dataclass(frozen=True)
@@ -180,10 +178,7 @@ def serve(
     _exit_on_hangup(requests)
     while True:
         args, kwargs, arg_names = _request(requests)
-        try:
-            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
-        except BaseException as error:  # pragma: no cover - perform catches the student's
-            record = {"worker_error": f"{type(error).__name__}: {error}"}
+        record = perform(function, args, kwargs, arg_names=arg_names, references=references)
         _reply(replies, record)
 
 
