@@ -24,7 +24,6 @@ import pickle
 import re
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import threading
@@ -97,8 +96,6 @@ class Spawn:
 # ----------------------------------------------------------------------------------------
 # The child's side
 
-#: A request's header: the length of the pickle that follows (8 bytes, big-endian).
-HEADER: Final = struct.Struct(">Q")
 #: The name the student's file is imported as (in the child only).
 MODULE_NAME: Final = "ctxlab_student_impl"
 
@@ -131,13 +128,11 @@ def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
 
 
 def _request(stream: BinaryIO) -> Any:
-    """The next request; when the grader has closed the channel, exit."""
-    header = stream.read(HEADER.size)
-    size = HEADER.unpack(header)[0] if len(header) == HEADER.size else -1
-    blob = stream.read(size) if size > 0 else b""
-    if len(blob) != size:
+    """The next request (a pickle ends itself); when the grader has closed the channel, exit."""
+    try:
+        return pickle.load(stream)
+    except (EOFError, pickle.UnpicklingError):
         os._exit(0)
-    return pickle.loads(blob)
 
 
 def _exit_on_hangup(stream: BinaryIO) -> None:
@@ -405,9 +400,8 @@ class Child:
         if process is None or process.stdin is None:
             raise ChildGone("it is not running")
         request = (tuple(args), dict(kwargs), self.arg_names)
-        blob = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            process.stdin.write(HEADER.pack(len(blob)) + blob)
+            process.stdin.write(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
             process.stdin.flush()
         except (OSError, ValueError):
             raise self._gone() from None
