@@ -84,10 +84,8 @@ def repository_dir() -> Path | None:
 
 def _bwrap() -> str | None:
     # CTXLAB_BWRAP: another bwrap, or "none" to grade without it (the tests of both ways)
-    chosen = os.environ.get("CTXLAB_BWRAP", "")
-    if chosen:
-        return shutil.which(chosen) if chosen != "none" else None
-    return shutil.which("bwrap")
+    chosen = os.environ.get("CTXLAB_BWRAP") or "bwrap"
+    return None if chosen == "none" else shutil.which(chosen)
 
 
 @functools.cache

@@ -309,11 +309,4 @@ class InProcess:
         self._note(repair())
         _set_switch_interval(SWITCH_INTERVAL)
         sys.setswitchinterval = _capped_switch_interval
-        return run_check(
-            row.run,
-            self.function,
-            self.arg_names,
-            name=f"ctxlab-check-{row.key}",
-            limit=limit,
-            references=self.references,
-        )
+        return run_check(row, self.function, self.arg_names, limit, self.references)

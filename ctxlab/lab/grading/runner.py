@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -122,23 +123,21 @@ def unreadable(error: BaseException) -> Text:
 
 
 def run_check(
-    check: Callable[[Trial], None],
+    row: Row,
     function: Callable[..., Any],
     arg_names: tuple[str, ...],
-    *,
-    name: str,
     limit: float,
     references: frozenset[CodeType] = frozenset(),
 ) -> Outcome:
-    """Run one check on ``function`` for ``limit`` s, in a daemon thread called ``name`` (or
-    under the trace hook). A kernel interrupt stops the check thread and is raised again."""
+    """Run ``row``'s check on ``function`` for ``limit`` s, in a daemon thread (or under the
+    trace hook). A kernel interrupt stops the check thread and is raised again."""
     trial = Trial(function, arg_names, references=references)
     box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
     stop = _Stop()
 
     def target() -> None:
         try:
-            check(trial)
+            row.run(trial)
             box.append(("pass", None))
         except Failed as failure:
             box.append(("fail", failure.text))
@@ -158,7 +157,7 @@ def run_check(
     if use_trace():  # no threads (Pyodide), or set_isolation("trace")
         overran = not run_traced(target, limit)
     else:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread = threading.Thread(target=target, name=f"ctxlab-check-{row.key}", daemon=True)
         begun = clock()
         try:  # an interrupt may land while the thread starts: it is stopped all the same
             _start(thread)
