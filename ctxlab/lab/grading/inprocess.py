@@ -96,8 +96,7 @@ def _function_held(function: Any) -> tuple[Any, ...]:
 _NAMES: list[tuple[ModuleType, dict[str, object]]] = []
 _TABLES_HELD: list[tuple[_Table, object]] = []
 _CELLS: list[tuple[str, Any, str, Any]] = []
-_SEEN: set[int] = set()
-_KEPT: list[object] = []  # every kept object stays alive: ids stay unique
+_SEEN: dict[int, object] = {}  # by id; every one stays alive, so ids stay unique
 
 
 def keep(*modules: ModuleType, tables: bool = False, objects: bool = True) -> None:
@@ -114,8 +113,7 @@ def keep(*modules: ModuleType, tables: bool = False, objects: bool = True) -> No
             where, value = stack.pop()
             if id(value) in _SEEN or value is None or isinstance(value, _ATOMS):
                 continue
-            _SEEN.add(id(value))
-            _KEPT.append(value)
+            _SEEN[id(value)] = value
             stack.extend(_cell(where, value))
 
 
