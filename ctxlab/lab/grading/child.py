@@ -434,7 +434,11 @@ _ENDS: Final = {"returned", "raised", "too_large"}  # exactly one in a call's re
 #: Each field a call's record may have, and what its value must be.
 _RECORD: Final[dict[str, Callable[[Any], bool]]] = {
     "returned": lambda value: True,
-    "raised": lambda value: _is_error(value),
+    "raised": lambda value: (
+        isinstance(value, dict)
+        and all(isinstance(value.get(key), str) for key in ("type", "base", "message"))
+        and isinstance(value.get("attributes", {}), dict)
+    ),
     "too_large": lambda value: isinstance(value, str),
     "changed": lambda value: isinstance(value, list) and all(isinstance(n, str) for n in value),
     "output": lambda value: isinstance(value, str),
@@ -468,16 +472,6 @@ def _readable(fd: int, deadline: float) -> bool:
         if waiting.poll(min(left, 0.1) * 1000):
             return True
     return False
-
-
-def _is_error(data: object) -> bool:
-    return (
-        isinstance(data, dict)
-        and isinstance(data.get("type"), str)
-        and isinstance(data.get("base"), str)
-        and isinstance(data.get("message"), str)
-        and isinstance(data.get("attributes", {}), dict)
-    )
 
 
 # ----------------------------------------------------------------------------------------
