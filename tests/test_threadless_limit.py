@@ -100,7 +100,7 @@ def test_the_mode_is_chosen_by_function_or_environment(
 
 
 def test_without_threads_auto_uses_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "threads_available", lambda: False)  # as in Pyodide
+    monkeypatch.setattr(runner, "_threads", [False])  # as in Pyodide
     previous = g.set_isolation("auto")
     try:
         assert runner.use_trace()

@@ -9,7 +9,6 @@ The clock is the grader's own: ``time.monotonic = ...`` moves no deadline.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import threading
@@ -22,6 +21,7 @@ from typing import Any, Final, Literal, TypeAlias
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.declare import Row
+from ctxlab.lab.grading.perform import claim_tool
 from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -62,6 +62,7 @@ Isolation: TypeAlias = Literal["auto", "process", "in-process", "trace"]
 ISOLATIONS: Final[tuple[Isolation, ...]] = ("auto", "process", "in-process", "trace")
 ENV_VAR: Final = "CTXLAB_ISOLATION"
 _isolation: list[Isolation | None] = [None]  # None: the environment variable, else "auto"
+_threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
 
 
 @dataclass(frozen=True)
@@ -288,9 +289,13 @@ def set_isolation(mode: str) -> str:
     ``fork`` exists. ``"in-process"``: this process. ``"trace"``: this process under the
     trace hook, as in JupyterLite.
     """
-    checked = _checked(mode, "set_isolation: mode", GradingUsageError)
+    if mode not in ISOLATIONS:
+        raise GradingUsageError(
+            f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",
+            option="mode",
+        )
     previous = get_isolation()
-    _isolation[0] = checked
+    _isolation[0] = mode  # checked against ISOLATIONS above
     return previous
 
 
@@ -298,15 +303,13 @@ def get_isolation() -> Isolation:
     """The mode set by :func:`set_isolation`, else ``CTXLAB_ISOLATION``, else ``"auto"``."""
     if _isolation[0] is not None:
         return _isolation[0]
-    return _checked(os.environ.get(ENV_VAR, "").strip().lower() or "auto", ENV_VAR)
-
-
-def _checked(mode: str, what: str, error: type[CtxlabError] = CtxlabError) -> Isolation:
-    if mode not in ISOLATIONS:
-        raise error(
-            f"{what} must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}", option="mode"
+    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    if value not in ISOLATIONS:
+        raise CtxlabError(
+            f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {shown(value)}",
+            option="mode",
         )
-    return mode  # one of ISOLATIONS
+    return value  # checked against ISOLATIONS above
 
 
 def process_available() -> bool:
@@ -322,18 +325,20 @@ def use_process() -> bool:
     return mode == "process" or sys.platform.startswith("linux")
 
 
-@functools.cache
 def threads_available() -> bool:
     """Can this Python start a thread? (Pyodide: no.) Checked once."""
-    if sys.platform in ("emscripten", "wasi"):
-        return False
-    try:
-        probe = threading.Thread(target=lambda: None, name="ctxlab-thread-probe")
-        probe.start()
-        probe.join()
-    except RuntimeError:  # "can't start new thread"
-        return False
-    return True
+    if _threads[0] is None:
+        if sys.platform in ("emscripten", "wasi"):
+            _threads[0] = False
+        else:
+            try:
+                probe = threading.Thread(target=lambda: None, name="ctxlab-thread-probe")
+                probe.start()
+                probe.join()
+                _threads[0] = True
+            except RuntimeError:  # "can't start new thread"
+                _threads[0] = False
+    return bool(_threads[0])
 
 
 def use_trace() -> bool:
@@ -343,6 +348,72 @@ def use_trace() -> bool:
 
 # ----------------------------------------------------------------------------------------
 # The trace hook
+
+
+class _Deadline:
+    """Raises :class:`StopStudent` once ``limit`` s have passed, on every later event outside
+    the grader's code: sys.monitoring (3.12+), or a trace function re-armed by a profile one
+    (where a loop that catches ``BaseException`` and calls nothing escapes)."""
+
+    _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
+
+    def __init__(self, limit: float) -> None:
+        self.deadline = clock() + limit
+        self.expired = False
+        self.thread = threading.get_ident()
+        self._monitoring: Any = getattr(sys, "monitoring", None)
+        self._previous_trace: Any = None
+
+    def _overdue(self, code: CodeType) -> bool:
+        if code.co_filename.startswith(_GRADER):  # the grader's own code runs to its end
+            return False
+        if self.expired or clock() > self.deadline:
+            self.expired = True
+            return True
+        return False
+
+    def _event(self, code: CodeType, *offsets: int) -> Any:
+        if self._overdue(code) and threading.get_ident() == self.thread:
+            raise StopStudent
+        return None  # never DISABLE: every later event must still be seen
+
+    def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if self._overdue(frame.f_code):
+            raise StopStudent  # CPython then unsets the trace function: _profile re-arms it
+        return self._trace
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if sys.gettrace() is None:  # a stop, or the student's sys.settrace(None), took it
+            sys.settrace(self._trace)
+            frame.f_trace = self._trace
+
+    def start(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None and claim_tool(monitoring, self._TOOL, "ctxlab-time-limit"):
+            events = monitoring.events
+            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                monitoring.register_callback(self._TOOL, event, self._event)
+            monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
+            return
+        self._monitoring = None  # 3.10/3.11, or the tool id taken: the trace function
+        self._previous_trace = sys.gettrace(), sys.getprofile()
+        sys.settrace(self._trace)
+        sys.setprofile(self._profile)
+
+    def stop(self) -> None:
+        monitoring = self._monitoring
+        if monitoring is not None:
+            events = monitoring.events
+            try:  # the student's code may have freed the tool id already
+                monitoring.set_events(self._TOOL, 0)
+                for event in (events.PY_START, events.PY_RESUME, events.JUMP):
+                    monitoring.register_callback(self._TOOL, event, None)
+            except ValueError:
+                pass
+            monitoring.free_tool_id(self._TOOL)
+        else:
+            sys.setprofile(self._previous_trace[1])
+            sys.settrace(self._previous_trace[0])
 
 
 def _backstop(limit: float) -> _Stop:
@@ -359,37 +430,17 @@ def _backstop(limit: float) -> _Stop:
 
 
 def run_traced(target: Callable[[], None], limit: float) -> bool:
-    """Run ``target()`` here for at most ``limit`` s: a trace function raises
-    :class:`StopStudent` on every event outside the grader's code once the time is up, re-armed
-    by a profile function (a stop or the student's ``sys.settrace(None)`` unsets it), and a
-    backstop thread on CPython (a loop that catches ``BaseException`` and calls nothing).
-    True when it finished in time."""
-    deadline = clock() + limit
-    expired = [False]
-
-    def trace(frame: FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename.startswith(_GRADER):  # the grader's code runs to its end
-            return trace
-        if expired[0] or clock() > deadline:
-            expired[0] = True
-            raise StopStudent
-        return trace
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if sys.gettrace() is None:
-            sys.settrace(trace)
-            frame.f_trace = trace
-
+    """Run ``target()`` here for at most ``limit`` s (as far as Python events show, and a
+    backstop thread on CPython); True when it finished in time."""
+    deadline = _Deadline(limit)
     backstop = None
     if sys.implementation.name == "cpython" and threads_available():
         backstop = _backstop(limit)
-    previous = sys.gettrace(), sys.getprofile()
-    sys.settrace(trace)
-    sys.setprofile(profile)
+    deadline.start()
     try:
         target()
     except StopStudent:
-        expired[0] = True
+        deadline.expired = True
     finally:
         while backstop is not None:  # a stop may land on the call itself: then again
             try:
@@ -397,6 +448,5 @@ def run_traced(target: Callable[[], None], limit: float) -> bool:
                 break
             except StopStudent:
                 continue
-        sys.setprofile(previous[1])
-        sys.settrace(previous[0])
-    return not expired[0] and not (backstop is not None and backstop.sent)
+        deadline.stop()
+    return not deadline.expired and not (backstop is not None and backstop.sent)
