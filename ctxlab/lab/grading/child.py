@@ -24,13 +24,12 @@ import pickle
 import re
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
@@ -70,18 +69,16 @@ def escape(text: str, *, newlines: bool = False) -> str:
     return text
 
 
+@dataclass(eq=False)
 class ChildGone(BaseException):
     """The child cannot answer (a ``BaseException``: no check's ``except`` takes it): too
     ``late``, ``out_of_cpu`` (both a timeout), or ended with exit ``code`` (-signal)."""
 
-    def __init__(
-        self, why: str, *, late: bool = False, out_of_cpu: bool = False, code: int | None = None
-    ) -> None:
-        super().__init__(why)
-        self.why = why
-        self.late = late
-        self.out_of_cpu = out_of_cpu
-        self.code = code
+    why: str
+    _: KW_ONLY
+    late: bool = False
+    out_of_cpu: bool = False
+    code: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,16 +96,8 @@ class Spawn:
 # ----------------------------------------------------------------------------------------
 # The child's side
 
-#: A request's header: the length of the pickle that follows (8 bytes, big-endian).
-HEADER: Final = struct.Struct(">Q")
 #: The name the student's file is imported as (in the child only).
 MODULE_NAME: Final = "ctxlab_student_impl"
-
-
-def pack(payload: object) -> bytes:
-    """One request, as the grader writes it: header + pickle."""
-    blob = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(blob)) + blob
 
 
 def channel() -> tuple[BinaryIO, BinaryIO]:
@@ -139,13 +128,11 @@ def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
 
 
 def _request(stream: BinaryIO) -> Any:
-    """The next request; when the grader has closed the channel, exit."""
-    header = stream.read(HEADER.size)
-    size = HEADER.unpack(header)[0] if len(header) == HEADER.size else -1
-    blob = stream.read(size) if size > 0 else b""
-    if len(blob) != size:
+    """The next request (a pickle ends itself); when the grader has closed the channel, exit."""
+    try:
+        return pickle.load(stream)
+    except (EOFError, pickle.UnpicklingError):
         os._exit(0)
-    return pickle.loads(blob)
 
 
 def _exit_on_hangup(stream: BinaryIO) -> None:
@@ -186,10 +173,7 @@ def serve(
     _exit_on_hangup(requests)
     while True:
         args, kwargs, arg_names = _request(requests)
-        try:
-            record = perform(function, args, kwargs, arg_names=arg_names, references=references)
-        except BaseException as error:  # pragma: no cover - perform catches the student's
-            record = {"worker_error": f"{type(error).__name__}: {error}"}
+        record = perform(function, args, kwargs, arg_names=arg_names, references=references)
         _reply(replies, record)
 
 
@@ -275,20 +259,6 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
     return _Forked(pid, *ends)
 
 
-def _spawn(launch: Launch) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        launch.command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=launch.work,
-        env=launch.env,
-        start_new_session=os.name == "posix",
-        preexec_fn=launch.preexec,
-        close_fds=True,
-    )
-
-
 class Child:
     """One child process serving one lab's calls: spawned as ``how`` says, or forked with
     the function ``how`` in it (its calls watched for ``references``)."""
@@ -307,17 +277,27 @@ class Child:
         self.forked = not isinstance(how, Spawn)
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         self.launch: Launch | None = None
-        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
+        self._stderr, self._cut = bytearray(), 0
         self.started = False
 
     def start(self, deadline: float) -> dict[str, Any]:
         """Start the child; its first reply (``ready``/``import_error``/``missing``)."""
         self.stop()
-        self._head, self._tail, self.stderr_bytes = bytearray(), bytearray(), 0
+        self._stderr, self._cut = bytearray(), 0
         how = self.how
         if isinstance(how, Spawn):
-            self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
-            process: subprocess.Popen[bytes] | _Forked = _spawn(self.launch)
+            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
+            process: subprocess.Popen[bytes] | _Forked = subprocess.Popen(
+                launch.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=launch.work,
+                env=launch.env,
+                start_new_session=os.name == "posix",
+                preexec_fn=launch.preexec,
+                close_fds=True,
+            )
         else:
             process = _fork(how, self.references)
         self.process = process
@@ -362,12 +342,10 @@ class Child:
         assert stream is not None
         with contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stream.fileno(), 65536):
-                self.stderr_bytes += len(chunk)
-                room = STDERR_KEEP - len(self._head)
-                if room > 0:
-                    self._head += chunk[:room]
-                    chunk = chunk[room:]
-                self._tail = (self._tail + chunk)[-STDERR_KEEP:]
+                self._stderr += chunk
+                if len(self._stderr) > 2 * STDERR_KEEP:  # the start and the end are kept
+                    self._cut += len(self._stderr) - 2 * STDERR_KEEP
+                    del self._stderr[STDERR_KEEP:-STDERR_KEEP]
         with contextlib.suppress(OSError):
             stream.close()
 
@@ -392,7 +370,7 @@ class Child:
                 if not chunk and clock() >= deadline:
                     raise ChildGone("it did not answer in time", late=True)
                 if not chunk:
-                    raise _gone(process, self.launch is not None and self.launch.sandboxed)
+                    raise self._gone()
                 buffer += chunk
         finally:
             if timer is not None:
@@ -408,13 +386,11 @@ class Child:
         return reply
 
     def stderr_text(self) -> str:
-        head = self._head.decode("utf-8", "replace")
-        if self.stderr_bytes <= STDERR_KEEP:
-            return head
-        tail = bytes(self._tail)
-        cut = self.stderr_bytes - len(self._head) - len(tail)
-        middle = f"\n[... {cut:,} bytes cut ...]\n" if cut > 0 else ""
-        return head + middle + tail.decode("utf-8", "replace")
+        if not self._cut:
+            return self._stderr.decode("utf-8", "replace")
+        head, tail = self._stderr[:STDERR_KEEP], self._stderr[STDERR_KEEP:]
+        middle = f"\n[... {self._cut:,} bytes cut ...]\n"
+        return head.decode("utf-8", "replace") + middle + tail.decode("utf-8", "replace")
 
     def call(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any], deadline: float
@@ -423,17 +399,52 @@ class Child:
         process = self.process
         if process is None or process.stdin is None:
             raise ChildGone("it is not running")
-        request = pack((tuple(args), dict(kwargs), self.arg_names))
+        request = (tuple(args), dict(kwargs), self.arg_names)
         try:
-            process.stdin.write(request)
+            process.stdin.write(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
             process.stdin.flush()
         except (OSError, ValueError):
-            raise _gone(process, self.launch is not None and self.launch.sandboxed) from None
+            raise self._gone() from None
         return read_record(self.reply(deadline), forked=self.forked)
+
+    def _gone(self) -> ChildGone:
+        """Why the child's channel closed (bubblewrap passes a signal on as exit code 128 + n)."""
+        assert self.process is not None
+        bwrap = self.launch is not None and self.launch.sandboxed
+        try:
+            code = self.process.wait(2)
+        except subprocess.TimeoutExpired:
+            return ChildGone("it closed its channel")
+        signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
+        if signalled:
+            xcpu = getattr(signal, "SIGXCPU", None)
+            if xcpu is not None and signalled == xcpu:
+                return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
+            try:
+                name = signal.Signals(signalled).name
+            except ValueError:
+                name = f"signal {signalled}"
+            return ChildGone(f"the process running your file was ended by {name}", code=-signalled)
+        if code == 0:
+            return ChildGone("the process running your file ended", code=0)
+        return ChildGone(f"the process running your file exited with code {code}", code=code)
 
 
 _ENDS: Final = {"returned", "raised", "too_large"}  # exactly one in a call's record
-_RECORD_KEYS: Final = {*_ENDS, "changed", "output", "output_cut", "reference"}
+#: Each field a call's record may have, and what its value must be.
+_RECORD: Final[dict[str, Callable[[Any], bool]]] = {
+    "returned": lambda value: True,
+    "raised": lambda value: (
+        isinstance(value, dict)
+        and all(isinstance(value.get(key), str) for key in ("type", "base", "message"))
+        and isinstance(value.get("attributes", {}), dict)
+    ),
+    "too_large": lambda value: isinstance(value, str),
+    "changed": lambda value: isinstance(value, list) and all(isinstance(n, str) for n in value),
+    "output": lambda value: isinstance(value, str),
+    "output_cut": lambda value: type(value) is int,
+    "reference": lambda value: type(value) is bool,
+}
 
 
 def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any]:
@@ -441,19 +452,8 @@ def read_record(reply: dict[str, Any], *, forked: bool = False) -> dict[str, Any
     child's ``reference`` is never taken and its output is escaped; a ``forked`` one's are."""
     if "worker_error" in reply:
         raise ChildGone(f"it failed: {escape(str(reply['worker_error']))[:600]}")
-    if not set(reply) <= _RECORD_KEYS or len(_ENDS & set(reply)) != 1:
-        raise ChildGone("it sent a reply that is not a call's record")
-    changed = reply.get("changed", [])
-    raised = reply.get("raised")
-    if (
-        not isinstance(reply.get("output", ""), str)
-        or type(reply.get("output_cut", 0)) is not int
-        or type(reply.get("reference", False)) is not bool
-        or not isinstance(changed, list)
-        or not all(isinstance(name, str) for name in changed)
-        or ("raised" in reply and not _is_error(raised))
-        or ("too_large" in reply and not isinstance(reply["too_large"], str))
-    ):
+    fits = all(key in _RECORD and _RECORD[key](value) for key, value in reply.items())
+    if not fits or len(_ENDS & set(reply)) != 1:
         raise ChildGone("it sent a reply that is not a call's record")
     if forked:
         return reply
@@ -472,37 +472,6 @@ def _readable(fd: int, deadline: float) -> bool:
         if waiting.poll(min(left, 0.1) * 1000):
             return True
     return False
-
-
-def _is_error(data: object) -> bool:
-    return (
-        isinstance(data, dict)
-        and isinstance(data.get("type"), str)
-        and isinstance(data.get("base"), str)
-        and isinstance(data.get("message"), str)
-        and isinstance(data.get("attributes", {}), dict)
-    )
-
-
-def _gone(process: subprocess.Popen[bytes] | _Forked, bwrap: bool) -> ChildGone:
-    """Why the child's channel closed (``bwrap`` passes a signal on as exit code 128 + n)."""
-    try:
-        code = process.wait(2)
-    except subprocess.TimeoutExpired:
-        return ChildGone("it closed its channel")
-    signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
-    if signalled:
-        xcpu = getattr(signal, "SIGXCPU", None)
-        if xcpu is not None and signalled == xcpu:
-            return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
-        try:
-            name = signal.Signals(signalled).name
-        except ValueError:
-            name = f"signal {signalled}"
-        return ChildGone(f"the process running your file was ended by {name}", code=-signalled)
-    if code == 0:
-        return ChildGone("the process running your file ended", code=0)
-    return ChildGone(f"the process running your file exited with code {code}", code=code)
 
 
 # ----------------------------------------------------------------------------------------
@@ -562,12 +531,12 @@ class InChild:
         elif how == "hung" and self.status == "crashed":  # out of the time its deaths left
             stop = _KEPT_DYING[child.forked]
         elif how == "hung":
-            self.status, self.reason = "timeout", f"{row.key}: {_plain(detail)}"
+            self.status, self.reason = "timeout", f"{row.key}: {detail.en if detail else ''}"
             stop = NOT_RUN
         elif how == "gone":
             self.lost += clock() - begun
             if self.status == "ok":
-                self.status, self.reason = "crashed", f"{row.key}: {_plain(detail)}"
+                self.status, self.reason = "crashed", f"{row.key}: {detail.en if detail else ''}"
             if self.lost >= limit - 0.05:
                 stop = _KEPT_DYING[child.forked]
             output = f"{output}\n{child.stderr_text()}".strip("\n")
@@ -663,19 +632,12 @@ class InChild:
         return None, "ran"
 
 
-def _plain(detail: Text | None) -> str:
-    return "" if detail is None else detail.en
-
-
 def _is_hello(reply: dict[str, Any]) -> bool:
     """Is ``reply`` the worker's first line, and nothing else?"""
     if reply == {"ready": True}:
         return True
-    if set(reply) == {"import_error"}:
-        return isinstance(reply["import_error"], str)
-    if set(reply) == {"missing", "got"}:
-        return isinstance(reply["missing"], str) and isinstance(reply["got"], str)
-    return False
+    texts = all(isinstance(value, str) for value in reply.values())
+    return texts and set(reply) in ({"import_error"}, {"missing", "got"})
 
 
 def _not_here(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - never called

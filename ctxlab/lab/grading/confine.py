@@ -10,7 +10,9 @@ the grader inherits as a subreaper (:func:`reap_strays`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
@@ -56,19 +58,13 @@ NOBODY: Final = 65534  # the user the child becomes when the grader runs as root
 MARKER: Final = "CTXLAB_SANDBOX_RUN"
 
 
-_BASE: list[Path] = []
-
-
+@functools.cache
 def sandbox_folder() -> Path:
     """This process's folder of sandbox files (removed at exit)."""
-    if not _BASE:
-        base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
-        base.chmod(0o711)
-        _BASE.append(base)
-        import atexit
-
-        atexit.register(shutil.rmtree, base, True)
-    return _BASE[0]
+    base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
+    base.chmod(0o711)
+    atexit.register(shutil.rmtree, base, True)
+    return base
 
 
 def package_dir() -> Path:
@@ -88,35 +84,25 @@ def repository_dir() -> Path | None:
 
 def _bwrap() -> str | None:
     # CTXLAB_BWRAP: another bwrap, or "none" to grade without it (the tests of both ways)
-    chosen = os.environ.get("CTXLAB_BWRAP", "")
-    if chosen:
-        return shutil.which(chosen) if chosen != "none" else None
-    return shutil.which("bwrap")
+    chosen = os.environ.get("CTXLAB_BWRAP") or "bwrap"
+    return None if chosen == "none" else shutil.which(chosen)
 
 
-_BWRAP_WORKS: list[bool] = []
-
-
+@functools.cache
 def bwrap_works() -> bool:
     """Can bubblewrap make its namespaces here (tried once per process)?"""
-    if _BWRAP_WORKS:
-        return _BWRAP_WORKS[0]
-    works = False
     bwrap = _bwrap()
-    if bwrap is not None and sys.platform.startswith("linux"):
-        command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
-        preexec = _become_nobody if child_as_nobody() else None
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            run = subprocess.run(
-                command,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=20,
-                preexec_fn=preexec,
-            )
-            works = run.returncode == 0
-    _BWRAP_WORKS.append(works)
-    return works
+    if bwrap is None or not sys.platform.startswith("linux"):
+        return False
+    command = [*_bwrap_args(bwrap, None, None), _python(), "-I", "-S", "-c", "pass"]
+    preexec = _become_nobody if child_as_nobody() else None
+    try:
+        run = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, preexec_fn=preexec
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return run.returncode == 0
 
 
 def _is_root() -> bool:
@@ -322,17 +308,14 @@ def _new_pids_cgroup(token: str) -> Path | None:
 
 def end_cgroup(folder: Path) -> None:
     """Kill every process in ``folder`` (it cannot leave it), then remove it."""
-    for _ in range(300):
+
+    def inside() -> set[int]:
         try:
-            pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+            return {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
         except (OSError, ValueError):
-            break
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+            return set()
+
+    _kill_while(inside)
     with contextlib.suppress(OSError):
         folder.rmdir()
 
@@ -415,31 +398,31 @@ def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]
                 yield int(entry.name), fields[0], fields[1]
 
 
-def sweep(token: str, seconds: float = 3.0) -> int:
-    """Kill every process whose environment carries ``token`` (Linux), waiting at most
-    ``seconds`` until none is left; how many were killed."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    needle = f"{MARKER}={token}".encode()
-    killed = 0
-    deadline = time.monotonic() + seconds
-    while True:  # what forks while we look, or is still dying, is found by the next round
-        found = [
-            pid
-            for pid, state, _ in _processes(needle)
-            if state not in (b"Z", b"X") and pid != os.getpid()  # live, not this process
-        ]
-        if not found or time.monotonic() > deadline:
-            return killed
+def _kill_while(find: Callable[[], set[int]], *, reap: bool = False) -> None:
+    """Kill what ``find()`` names (stopped first: it forks no more), again until it names
+    none (what forks while we look, or is still dying, is found by the next round) or 3 s
+    have passed; ``reap``: wait for each (this process's children)."""
+    deadline = time.monotonic() + 3.0
+    while (found := find()) and time.monotonic() <= deadline:
         for pid in found:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
+        for pid in found if reap else ():
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
         time.sleep(0.01)
 
 
-_PARENT_GUARDED: list[bool] = []
+def sweep(token: str) -> None:
+    """Kill every process whose environment carries ``token`` (Linux)."""
+    needle = f"{MARKER}={token}".encode()
+    me = os.getpid()
+    _kill_while(
+        lambda: {p for p, state, _ in _processes(needle) if state not in (b"Z", b"X") and p != me}
+    )
+
+
 #: The pids of the child processes this process started and has not ended yet (every thread's).
 LIVE: set[int] = set()
 _PR_SET_DUMPABLE: Final = 4
@@ -456,12 +439,12 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+@functools.cache
 def guard_parent() -> None:
     """Linux: this process is not dumpable (no ``ptrace``, no ``/proc/PID/mem``), and is a
     subreaper: what the child leaves behind becomes its child (:func:`reap_strays`)."""
-    if _PARENT_GUARDED or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return
-    _PARENT_GUARDED.append(True)
     _prctl(_PR_SET_DUMPABLE, 0)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
@@ -472,20 +455,6 @@ def own_children() -> set[int]:
     return {pid for pid, _, parent in _processes() if parent == me}
 
 
-def reap_strays(before: set[int]) -> int:
+def reap_strays(before: set[int]) -> None:
     """Kill and reap this process's new children that are no live sandbox child."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    killed = 0
-    for _ in range(20):
-        strays = own_children() - before - LIVE
-        if not strays:
-            break
-        for pid in strays:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-        for pid in strays:
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
-    return killed
+    _kill_while(lambda: own_children() - before - LIVE, reap=True)

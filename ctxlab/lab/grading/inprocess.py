@@ -91,117 +91,117 @@ def _function_held(function: Any) -> tuple[Any, ...]:
     return (function.__code__, function.__defaults__, function.__kwdefaults__, function.__dict__)
 
 
-class Found:
-    """What grading found: kept modules' names (with ``tables``, their dicts', lists' and
-    sets' contents) and what every ctxlab object reachable from them held. :meth:`restore`
-    puts the names back (:meth:`put_back` undoes it); :meth:`repair` the objects' contents."""
+# What grading found: kept modules' names (with their dicts', lists' and sets' contents, when
+# asked) and what every ctxlab object reachable from them held (where, object, kind, contents).
+_NAMES: list[tuple[ModuleType, dict[str, object]]] = []
+_TABLES_HELD: list[tuple[_Table, object]] = []
+_CELLS: list[tuple[str, Any, str, Any]] = []
+_SEEN: dict[int, object] = {}  # by id; every one stays alive, so ids stay unique
 
-    def __init__(self) -> None:
-        self._names: list[tuple[ModuleType, dict[str, object]]] = []
-        self._tables: list[tuple[_Table, object]] = []
-        self._cells: list[tuple[str, Any, str, Any]] = []  # where, object, kind, what it held
-        self._seen: set[int] = set()
-        self._keep: list[object] = []  # every kept object stays alive: ids stay unique
 
-    def keep(self, module: ModuleType, *, tables: bool = False, objects: bool = True) -> None:
-        """Remember ``module``'s names but its dunders (once) and (``objects``) every object
-        reachable from them."""
+def keep(*modules: ModuleType, tables: bool = False, objects: bool = True) -> None:
+    """Keep ``modules`` (a lab's file, what it checks with) as they are now: their names but
+    dunders (once), (``tables``) their tables' contents, (``objects``) every object reachable."""
+    for module in modules:
         names = {k: v for k, v in vars(module).items() if not k.startswith("__")}
-        if not any(kept is module for kept, _ in self._names):
-            self._names.append((module, names))
+        if not any(kept is module for kept, _ in _NAMES):
+            _NAMES.append((module, names))
             if tables:
-                self._tables += [(v, type(v)(v)) for v in names.values() if type(v) in _TABLES]
+                _TABLES_HELD.extend((v, type(v)(v)) for v in names.values() if type(v) in _TABLES)
         stack = [(f"{module.__name__}.{k}", v) for k, v in reversed(names.items())]
-        while objects and stack and len(self._seen) < _MOST:
+        while objects and stack and len(_SEEN) < _MOST:
             where, value = stack.pop()
-            if id(value) in self._seen or value is None or isinstance(value, _ATOMS):
+            if id(value) in _SEEN or value is None or isinstance(value, _ATOMS):
                 continue
-            self._seen.add(id(value))
-            self._keep.append(value)
-            stack.extend(self._cell(where, value))
+            _SEEN[id(value)] = value
+            stack.extend(_cell(where, value))
 
-    def restore(self) -> list[tuple[ModuleType, str, object]]:
-        """Put every kept name back; (module, name, what was there) for each one changed."""
-        replaced: list[tuple[ModuleType, str, object]] = []
-        for module, names in self._names:
-            now = vars(module)
-            for name, value in names.items():
-                current = now.get(name, _MISSING)
-                if current is not value:
-                    replaced.append((module, name, current))
-                    now[name] = value
-        for table, contents in self._tables:
-            if not _same_contents(table, contents):
-                _refill(table, contents)
-        return replaced
 
-    def put_back(self, replaced: list[tuple[ModuleType, str, object]]) -> None:
-        """Undo :meth:`restore`: set the names it replaced to what they were."""
-        for module, name, value in replaced:
-            if value is _MISSING:
-                vars(module).pop(name, None)
-            else:
-                vars(module)[name] = value
+def _restore() -> list[tuple[ModuleType, str, object]]:
+    """Put every kept name back; (module, name, what was there) for each one changed."""
+    replaced: list[tuple[ModuleType, str, object]] = []
+    for module, names in _NAMES:
+        now = vars(module)
+        for name, value in names.items():
+            current = now.get(name, _MISSING)
+            if current is not value:
+                replaced.append((module, name, current))
+                now[name] = value
+    for table, contents in _TABLES_HELD:
+        if not _same_contents(table, contents):
+            _refill(table, contents)
+    return replaced
 
-    def _cell(self, where: str, value: Any) -> list[tuple[str, object]]:
-        """Remember what ``value`` holds; the objects it holds, to walk next."""
-        cls = type(value)
-        if cls in (list, set, dict):
-            contents = cls(value)
-            self._cells.append((where, value, "table", contents))
-            items = contents.items() if isinstance(contents, dict) else enumerate(contents)
-            return [(f"{where}[{key!r}]", item) for key, item in items]
-        if cls in (tuple, frozenset):
-            return [(f"{where}[{i}]", item) for i, item in enumerate(value)]
-        if cls is MappingProxyType:
-            behind = [r for r in gc.get_referents(value) if type(r) is dict]
-            return [(where, behind[0])] if behind else []
-        if isinstance(value, FunctionType):
-            if not (value.__module__ or "").startswith("ctxlab"):
-                return []
-            self._cells.append((where, value, "function", _function_held(value)))
-            closure = [c.cell_contents for c in value.__closure__ or () if _full(c)]
-            return [(f"{where}.__defaults__", value.__defaults__)] + [
-                (f"{where}.<closure>", c) for c in closure
-            ]
-        if isinstance(value, type):
-            if not _ours(value):
-                return []
-            attrs = {k: v for k, v in vars(value).items() if k not in _CLASS_SKIP}
-            self._cells.append((where, value, "class", attrs))
-            return [(f"{where}.{k}", v) for k, v in attrs.items()]
-        if not _ours(cls):
+
+def _put_back(replaced: list[tuple[ModuleType, str, object]]) -> None:
+    """Undo :func:`_restore`: set the names it replaced to what they were."""
+    for module, name, value in replaced:
+        if value is _MISSING:
+            vars(module).pop(name, None)
+        else:
+            vars(module)[name] = value
+
+
+def _cell(where: str, value: Any) -> list[tuple[str, object]]:
+    """Remember what ``value`` holds; the objects it holds, to walk next."""
+    cls = type(value)
+    if cls in (list, set, dict):
+        contents = cls(value)
+        _CELLS.append((where, value, "table", contents))
+        items = contents.items() if isinstance(contents, dict) else enumerate(contents)
+        return [(f"{where}[{key!r}]", item) for key, item in items]
+    if cls in (tuple, frozenset):
+        return [(f"{where}[{i}]", item) for i, item in enumerate(value)]
+    if cls is MappingProxyType:
+        behind = [r for r in gc.get_referents(value) if type(r) is dict]
+        return [(where, behind[0])] if behind else []
+    if isinstance(value, FunctionType):
+        if not (value.__module__ or "").startswith("ctxlab"):
             return []
-        attrs = _attributes(value)
-        if not attrs and not dataclasses.is_dataclass(value):
+        _CELLS.append((where, value, "function", _function_held(value)))
+        closure = [c.cell_contents for c in value.__closure__ or () if _full(c)]
+        return [(f"{where}.__defaults__", value.__defaults__)] + [
+            (f"{where}.<closure>", c) for c in closure
+        ]
+    if isinstance(value, type):
+        if not _ours(value):
             return []
-        self._cells.append((where, value, "object", attrs))
-        return [(f"{where}.{k}", v) for k, v in attrs.items() if v is not _MISSING]
+        attrs = {k: v for k, v in vars(value).items() if k not in _CLASS_SKIP}
+        _CELLS.append((where, value, "class", attrs))
+        return [(f"{where}.{k}", v) for k, v in attrs.items()]
+    if not _ours(cls):
+        return []
+    attrs = _attributes(value)
+    if not attrs and not dataclasses.is_dataclass(value):
+        return []
+    _CELLS.append((where, value, "object", attrs))
+    return [(f"{where}.{k}", v) for k, v in attrs.items() if v is not _MISSING]
 
-    def repair(self) -> list[str]:
-        """Put back every kept object's contents that changed; where each change was."""
-        changed: list[str] = []
-        for where, value, kind, held in self._cells:
-            if kind == "table" and not _same_contents(value, held):
-                _refill(value, held)
-            elif kind == "function" and any(
-                a is not b for a, b in zip(_function_held(value), held, strict=True)
-            ):
-                value.__code__, value.__defaults__, value.__kwdefaults__ = held[:3]
-                if value.__dict__ is not held[3]:
-                    value.__dict__ = held[3]
-            elif kind == "class" and _class_changed(value, held):
-                for k in [k for k in vars(value) if k not in held and not _cache(k)]:
-                    type.__delattr__(value, k)
-                for k, v in held.items():
-                    if vars(value).get(k, _MISSING) is not v:
-                        type.__setattr__(value, k, v)
-            elif kind == "object" and _object_changed(value, held):
-                _put_back_object(value, held)
-            else:
-                continue
-            changed.append(where)
-        return changed
+
+def repair() -> list[str]:
+    """Put back every kept object's contents that changed; where each change was."""
+    changed: list[str] = []
+    for where, value, kind, held in _CELLS:
+        if kind == "table" and not _same_contents(value, held):
+            _refill(value, held)
+        elif kind == "function" and any(
+            a is not b for a, b in zip(_function_held(value), held, strict=True)
+        ):
+            value.__code__, value.__defaults__, value.__kwdefaults__ = held[:3]
+            if value.__dict__ is not held[3]:
+                value.__dict__ = held[3]
+        elif kind == "class" and _class_changed(value, held):
+            for k in [k for k in vars(value) if k not in held and not _cache(k)]:
+                type.__delattr__(value, k)
+            for k, v in held.items():
+                if vars(value).get(k, _MISSING) is not v:
+                    type.__setattr__(value, k, v)
+        elif kind == "object" and _object_changed(value, held):
+            _put_back_object(value, held)
+        else:
+            continue
+        changed.append(where)
+    return changed
 
 
 def _cache(name: str) -> bool:
@@ -258,31 +258,18 @@ _CORE = [
     for name, module in sorted(sys.modules.items())
     if name == "ctxlab" or (name.startswith("ctxlab.") and not name.startswith("ctxlab.lab"))
 ]
-_FOUND = Found()
-for _module in _CORE:
-    _FOUND.keep(_module, tables=True)  # its private tables too (no caches there)
-_FOUND.keep(time, objects=False)  # a student's ``time.monotonic = ...`` lasts one run
+keep(*_CORE, tables=True)  # their private tables too (no caches there)
+keep(time, objects=False)  # a student's ``time.monotonic = ...`` lasts one run
 
 
 @contextlib.contextmanager
 def as_found() -> Iterator[None]:
     """ctxlab's modules as grading found them, while a lab's file loads."""
-    replaced = _FOUND.restore()
+    replaced = _restore()
     try:
         yield
     finally:
-        _FOUND.put_back(replaced)
-
-
-def keep(*modules: ModuleType, objects: bool = True) -> None:
-    """Keep ``modules`` (a lab's file, what it checks with) as they are now."""
-    for module in modules:
-        _FOUND.keep(module, objects=objects)
-
-
-def repair() -> list[str]:
-    """Put back what was changed in ctxlab's objects; where, in plain words."""
-    return _FOUND.repair()
+        _put_back(replaced)
 
 
 @dataclasses.dataclass
@@ -299,35 +286,25 @@ class InProcess:
     _setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
-        self._students = _FOUND.restore()
+        self._students = _restore()
         self._interval = _get_switch_interval()
-        self._setter = vars(sys).get("setswitchinterval", _MISSING)
+        self._setter = vars(sys).get("setswitchinterval", _set_switch_interval)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._setter is _MISSING:  # pragma: no cover - sys always has it
-            vars(sys).pop("setswitchinterval", None)
-        else:
-            vars(sys)["setswitchinterval"] = self._setter
+        vars(sys)["setswitchinterval"] = self._setter
         _set_switch_interval(self._interval)
-        _FOUND.restore()
-        _FOUND.put_back(self._students)
-        self._note(_FOUND.repair())
+        _restore()
+        _put_back(self._students)
+        self._note(repair())
 
     def _note(self, where: list[str]) -> None:
         self.repaired.extend(w for w in where if w not in self.repaired)
 
     def run(self, row: Row, limit: float) -> Outcome:
         """One row within ``limit`` seconds, after putting back what an earlier row changed."""
-        _FOUND.restore()
-        self._note(_FOUND.repair())
+        _restore()
+        self._note(repair())
         _set_switch_interval(SWITCH_INTERVAL)
         sys.setswitchinterval = _capped_switch_interval
-        return run_check(
-            row.run,
-            self.function,
-            self.arg_names,
-            name=f"ctxlab-check-{row.key}",
-            limit=limit,
-            references=self.references,
-        )
+        return run_check(row, self.function, self.arg_names, limit, self.references)

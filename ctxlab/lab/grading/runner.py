@@ -20,6 +20,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.perform import claim_tool
 from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
@@ -123,23 +124,21 @@ def unreadable(error: BaseException) -> Text:
 
 
 def run_check(
-    check: Callable[[Trial], None],
+    row: Row,
     function: Callable[..., Any],
     arg_names: tuple[str, ...],
-    *,
-    name: str,
     limit: float,
     references: frozenset[CodeType] = frozenset(),
 ) -> Outcome:
-    """Run one check on ``function`` for ``limit`` s, in a daemon thread called ``name`` (or
-    under the trace hook). A kernel interrupt stops the check thread and is raised again."""
+    """Run ``row``'s check on ``function`` for ``limit`` s, in a daemon thread (or under the
+    trace hook). A kernel interrupt stops the check thread and is raised again."""
     trial = Trial(function, arg_names, references=references)
     box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
     stop = _Stop()
 
     def target() -> None:
         try:
-            check(trial)
+            row.run(trial)
             box.append(("pass", None))
         except Failed as failure:
             box.append(("fail", failure.text))
@@ -159,7 +158,7 @@ def run_check(
     if use_trace():  # no threads (Pyodide), or set_isolation("trace")
         overran = not run_traced(target, limit)
     else:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread = threading.Thread(target=target, name=f"ctxlab-check-{row.key}", daemon=True)
         begun = clock()
         try:  # an interrupt may land while the thread starts: it is stopped all the same
             _start(thread)
@@ -237,14 +236,12 @@ class _Stop:
         _land()
         _land()
 
-    def keep_sending(
-        self, ident: int | None, ended: Callable[[float], bool], seconds: float
-    ) -> None:
-        """Send the stop every :data:`_STOP_SLICE` until ``ended(wait)`` or ``seconds`` pass."""
+    def keep_sending(self, ident: int | None, seconds: float) -> None:
+        """Send the stop every :data:`_STOP_SLICE` until it finishes or ``seconds`` pass."""
         deadline = clock() + seconds
-        while not ended(0):
+        while not self.done:
             self.send(ident)
-            if ended(_STOP_SLICE) or clock() >= deadline:
+            if self.ended.acquire(timeout=_STOP_SLICE) or clock() >= deadline:
                 return
 
 
@@ -271,19 +268,10 @@ def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
     deadline = clock() + STOP_SECONDS
     while thread.ident is None and clock() < deadline:  # started, not yet running: its id
         time.sleep(_STOP_SLICE)
-
-    def ended(wait: float) -> bool:
-        if thread.ident is None:  # never started (the interrupt came first)
-            return True
-        try:
-            _join(thread, wait)
-        except RuntimeError:  # running, but not yet marked started
-            time.sleep(wait)
-            return False
-        return not _alive(thread)
-
     try:
-        stop.keep_sending(thread.ident, ended, STOP_SECONDS)
+        stop.keep_sending(thread.ident, STOP_SECONDS)
+        if stop.done:  # its last lines are the grader's
+            _join(thread, STOP_SECONDS)
     finally:
         if _alive(thread) and thread not in _STUCK:
             _STUCK.append(thread)
@@ -433,12 +421,9 @@ def _backstop(limit: float) -> _Stop:
     check that switched the hook off), until it finishes."""
     stop, ident = _Stop(), threading.get_ident()
 
-    def ended(wait: float) -> bool:
-        return stop.ended.acquire(timeout=wait) or stop.done
-
     def watch() -> None:
         if not stop.ended.acquire(timeout=limit + STOP_SECONDS):
-            stop.keep_sending(ident, ended, float("inf"))
+            stop.keep_sending(ident, float("inf"))
 
     threading.Thread(target=watch, name="ctxlab-backstop", daemon=True).start()
     return stop

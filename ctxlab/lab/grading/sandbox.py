@@ -14,6 +14,7 @@ import contextlib
 import math
 import os
 import re
+import shutil
 import sys
 import threading
 import time
@@ -128,19 +129,12 @@ def child_tree(lab: str) -> Path:
         source = package_dir()
         lib = sandbox_folder() / f"lib-{lab.replace('.', '_')}"
         target = lib / "ctxlab"
-        stubbed = stubs(lab)
-        for path in sorted(source.rglob("*")):  # the modules and their data files
-            if "__pycache__" in path.parts or not path.is_file():
-                continue
-            relative = path.relative_to(source)
-            destination = target / relative
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            names = stubbed.get(relative.as_posix())
-            if names:
-                text = path.read_text(encoding="utf-8")
-                destination.write_text(_stub_source(text, names, lab, relative.as_posix()), "utf-8")
-            else:
-                destination.write_bytes(path.read_bytes())
+        shutil.copytree(
+            source, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True
+        )
+        for module, names in stubs(lab).items():
+            text = (source / module).read_text(encoding="utf-8")
+            (target / module).write_text(_stub_source(text, names, lab, module), "utf-8")
         import compileall
 
         compileall.compile_dir(str(target), quiet=2, workers=1)
@@ -249,13 +243,9 @@ def _touched(before: dict[str, tuple[int, ...]], after: dict[str, tuple[int, ...
 
 
 def _cpu_now() -> float:
-    if os.name != "posix":
-        return time.process_time()
-    import resource
-
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """This process's CPU seconds and its ended children's (Windows: its own only)."""
+    now = os.times()
+    return now.user + now.system + now.children_user + now.children_system
 
 
 def grade_file(
