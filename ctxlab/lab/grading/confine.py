@@ -408,10 +408,12 @@ def _kill_while(find: Callable[[], set[int]], *, reap: bool = False) -> None:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)
                 os.kill(pid, signal.SIGKILL)
-        for pid in found if reap else ():
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
-        time.sleep(0.01)
+        if reap:  # waited for: look again at once
+            for pid in found:
+                with contextlib.suppress(OSError):
+                    os.waitpid(pid, 0)
+        else:  # still dying: look again in a moment
+            time.sleep(0.01)
 
 
 def sweep(token: str) -> None:

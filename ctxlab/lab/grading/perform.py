@@ -178,13 +178,23 @@ def fingerprint(value: object, depth: int = 0) -> object:
         items = dict.items(value) if isinstance(value, dict) else value.items()
         pairs = tuple((fingerprint(k, below), fingerprint(v, below)) for k, v in items)
         return ("map", id(value), pairs)
-    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
-        fields = dataclasses.fields(cls)
-        return (
-            cls.__name__,
-            tuple(fingerprint(getattr(value, f.name, None), below) for f in fields),
-        )
+    names = _field_names(cls)
+    if names is not None:
+        return (cls.__name__, tuple(fingerprint(getattr(value, n, None), below) for n in names))
     return ("object", id(value))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of dataclass ``cls`` (None: not a dataclass), read once per class: a
+    call's snapshot reads them for every entry and message of its path."""
+    if cls not in _FIELD_NAMES:
+        is_dataclass = dataclasses.is_dataclass(cls) and not issubclass(cls, type)
+        names = tuple(f.name for f in dataclasses.fields(cls)) if is_dataclass else None
+        _FIELD_NAMES[cls] = names
+    return _FIELD_NAMES[cls]
 
 
 def _arguments(
