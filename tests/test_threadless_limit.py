@@ -138,7 +138,10 @@ def test_a_loop_that_catches_base_exception_is_stopped_all_the_same() -> None:
     started = time.perf_counter()
     report = check_implementation("11.2", group_interactions=group_interactions)
     _assert_hung_then_not_run(report, started)
-    assert caught and set(caught) == {"StopStudent"}
+    # 3.10/3.11 (a trace function): the student's except sees each stop, and the next event
+    # stops it again. 3.12+ (sys.monitoring): a stop raised at a jump is not even catchable.
+    assert set(caught) <= {"StopStudent"}
+    assert caught or sys.version_info >= (3, 12)
     _no_hook_left()
 
 
