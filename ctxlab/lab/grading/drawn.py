@@ -52,7 +52,6 @@ __all__ = [
     "Item",
     "Path",
     "count",
-    "declare",
     "draw_budget",
     "draw_path",
     "fresh_seed",
@@ -76,14 +75,8 @@ _SEED: list[int] = [0]
 _LIMIT: list[float] = [10.0]
 #: The grader's clock, bound at load: a student's ``time.monotonic = ...`` changes nothing.
 now: Final = time.monotonic
-#: How many cases each random row draws per run, by ``"lab:key"`` (:func:`declare`).
+#: How many cases each random row draws per run, by ``"lab:key"`` (:class:`Cases`).
 _COUNTS: dict[str, int] = {}
-
-
-def declare(lab: str, key: str, count: int) -> int:
-    """Lab ``lab``'s row ``key`` draws ``count`` cases per run; returns it."""
-    _COUNTS[f"{lab}:{key}"] = count
-    return count
 
 
 def count(lab: str, keys: Iterable[str]) -> int:
@@ -462,13 +455,19 @@ C = TypeVar("C")
 
 @dataclass(frozen=True)
 class Cases(Generic[C]):
-    """A random row's cases: drawn, checked, their kind (None: out of scope; a shrunk
-    candidate keeps it), made smaller."""
+    """Lab ``lab``'s random row ``key``: ``number`` cases per run, drawn, checked, their kind
+    (None: out of scope; a shrunk candidate keeps it), made smaller. Made, it is counted."""
 
+    lab: str
+    key: str
+    number: int
     draw: Callable[[random.Random], C]
     check: Callable[[Trial, C, str], None]
     kind: Callable[[C], str | None]
     smaller: Callable[[C], Iterable[C]]
+
+    def __post_init__(self) -> None:
+        _COUNTS[f"{self.lab}:{self.key}"] = self.number
 
 
 def shrink(
@@ -493,10 +492,11 @@ def shrink(
     return case
 
 
-def run(t: Trial, lab: str, key: str, number: int, cases: Cases[C]) -> None:
-    """Draw ``number`` cases from the run's seed and check each; shrink the first failure and
+def run(t: Trial, cases: Cases[C]) -> None:
+    """Draw the row's cases from the run's seed and check each; shrink the first failure and
     fail with it and the seed. Cases run within half the time limit, shrinking within three
     quarters (a slow function is judged on the cases run, not timed out)."""
+    lab, key, number = cases.lab, cases.key, cases.number
     seed, began, slowest = _SEED[0], now(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
     for index in range(1, number + 1):

@@ -377,8 +377,11 @@ def halves(message: object) -> float:
     return float(fx.opening_estimator(message)) + 0.5
 
 
-def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:
-    """Random paths (with one of ``compactions`` compactions) and budgets, some broken."""
+def random_context(
+    lab: str, key: str, number: int, compactions: tuple[int, ...]
+) -> drawn.Cases[drawn.Path]:
+    """Lab ``lab``'s random row ``key``: ``number`` random paths (with one of ``compactions``
+    compactions) and budgets, some broken."""
 
     def draw(r: random.Random) -> drawn.Path:
         items = drawn.draw_path(r, compactions=r.choice(compactions))
@@ -402,4 +405,4 @@ def random_context(compactions: tuple[int, ...]) -> drawn.Cases[drawn.Path]:
         got = t.returns(label, path, **options)
         compare_context(label, got, build_context(drawn.build(case.items), **options), path)
 
-    return drawn.Cases(draw, check, outcome, drawn.smaller_path)
+    return drawn.Cases(lab, key, number, draw, check, outcome, drawn.smaller_path)

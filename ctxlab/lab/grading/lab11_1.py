@@ -433,11 +433,8 @@ def accepts_valid_variants(t: Trial) -> None:
     quote_en="parseSessionEntry() reads the external object field by field.",
 )
 def random_entries(t: Trial) -> None:
-    drawn.run(t, LAB.lab, "random_entries", RANDOM_CASES, _RANDOM)
+    drawn.run(t, _RANDOM)
 
-
-#: How many entries :func:`random_entries` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_entries", 220)
 
 #: A drawn case: a valid wire form, and the field broken in it (``""``: none) and how.
 _Drawn = tuple[dict[str, Any], str, object]
@@ -482,7 +479,10 @@ def _random_smaller(case: _Drawn) -> Iterator[_Drawn]:
     return ((wire, case[1], case[2]) for wire in drawn_entries.smaller_wire(case[0]))
 
 
-_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, _random_smaller)
+#: The entries :func:`random_entries` draws: 220 per run.
+_RANDOM = drawn.Cases(
+    LAB.lab, "random_entries", 220, _random_draw, _random_check, _random_kind, _random_smaller
+)
 
 
 # ----------------------------------------------------------------------------------------

@@ -476,11 +476,7 @@ def walks_input_once(t: Trial) -> None:
     " call/result id relations.",
 )
 def random_paths(t: Trial) -> None:
-    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, _RANDOM)
-
-
-#: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 150)
+    drawn.run(t, _RANDOM)
 
 
 def _random_draw(r: random.Random) -> drawn.Path:
@@ -505,4 +501,7 @@ def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
         _expect(t, entries, None, label)
 
 
-_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, drawn.smaller_path)
+#: The paths :func:`random_paths` draws: 150 per run.
+_RANDOM = drawn.Cases(
+    LAB.lab, "random_paths", 150, _random_draw, _random_check, _random_kind, drawn.smaller_path
+)

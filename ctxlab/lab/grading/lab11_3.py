@@ -360,8 +360,8 @@ def _noted() -> list[SessionEntry]:
     " fixed costs this chapter lists.",
 )
 def random_paths(t: Trial) -> None:
-    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, random_context((0,)))
+    drawn.run(t, _RANDOM)
 
 
-#: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 120)
+#: The paths :func:`random_paths` draws: 120 per run.
+_RANDOM = random_context(LAB.lab, "random_paths", 120, (0,))

@@ -506,11 +506,7 @@ def first_kept_any_group_head(t: Trial) -> None:
     quote_en="can only point to the first user message of a group",
 )
 def random_paths(t: Trial) -> None:
-    drawn.run(t, LAB.lab, "random_paths", RANDOM_CASES, _RANDOM)
-
-
-#: How many paths :func:`random_paths` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_paths", 60)
+    drawn.run(t, _RANDOM)
 
 
 def _random_draw(r: random.Random) -> drawn.Path:
@@ -547,4 +543,7 @@ def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
         _expect_created(t, name, lambda: drawn.build(case.items), options)
 
 
-_RANDOM = drawn.Cases(_random_draw, _random_check, _random_kind, drawn.smaller_path)
+#: The paths :func:`random_paths` draws: 60 per run.
+_RANDOM = drawn.Cases(
+    LAB.lab, "random_paths", 60, _random_draw, _random_check, _random_kind, drawn.smaller_path
+)

@@ -480,8 +480,8 @@ def ledger_on_resumed_paths(t: Trial) -> None:
     quote_en="On resume, the newest summary is placed before the kept suffix",
 )
 def random_resumes(t: Trial) -> None:
-    drawn.run(t, LAB.lab, "random_resumes", RANDOM_CASES, random_context((1, 1, 2)))
+    drawn.run(t, _RANDOM)
 
 
-#: How many paths :func:`random_resumes` draws per run.
-RANDOM_CASES = drawn.declare(LAB.lab, "random_resumes", 40)
+#: The paths :func:`random_resumes` draws: 40 per run.
+_RANDOM = random_context(LAB.lab, "random_resumes", 40, (1, 1, 2))
