@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
-from ctxlab.lab.language import Texts, get_language, tr
+from ctxlab.lab.language import Texts, tr
 from ctxlab.lab.plans import LABS, PLANS, lab_id, period_line, stretch_checks, timing_plan
 from ctxlab.lab.quizzes import QUIZZES, Question
 
@@ -219,8 +220,6 @@ def _question(lab: str, number: object) -> Question:
     for question in questions:
         if question.number == number:
             return question
-    from ctxlab.errors import CtxlabError
-
     raise CtxlabError(f"Lab {lab} has no quiz question {number!r} (it has {len(questions)})")
 
 
@@ -249,9 +248,11 @@ def _judge(question: Question, answer: object) -> Verdict:
         shown = value_text
     test = tr(f"the chapter's test 「{question.test}」", f"本章的测试「{question.test}」")
     if right:
-        return Verdict(True, f"{what}: {shown}" if get_language() != "zh" else f"{what}：{shown}",
-                       tr(question.why_en, question.why_zh) + f" ({test})"
-                       if get_language() != "zh" else f"{question.why_zh}（{test}）")  # fmt: skip
+        return Verdict(
+            True,
+            tr(f"{what}: {shown}", f"{what}：{shown}"),
+            tr(f"{question.why_en} ({test})", f"{question.why_zh}（{test}）"),
+        )
     return Verdict(
         False,
         tr(f"{what}: {shown} is not it", f"{what}：{shown} 不对"),
@@ -307,8 +308,6 @@ def check_quiz(lab: str, *answers: object) -> QuizReport:
     """Check the answers of ``lab``'s exit quiz, in question order, one verdict each."""
     questions = QUIZZES.get(lab_id(lab), ())
     if len(answers) != len(questions):
-        from ctxlab.errors import CtxlabError
-
         raise CtxlabError(
             f"check_quiz: Lab {lab}'s quiz has {len(questions)} questions,"
             f" got {len(answers)} answers"

@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
+
+from ctxlab.lab.language import Language
 
 __all__ = ["CJK_FONTS", "SC_FAMILY", "cjk_font", "simplified_chinese_faces", "use_figure_language"]
 
@@ -31,8 +33,6 @@ CJK_FONTS: tuple[str, ...] = (
     "WenQuanYi Zen Hei",
     "WenQuanYi Micro Hei",
 )
-
-FigureLanguage = Literal["en", "zh"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -109,7 +109,7 @@ _CJK_FILE_HINTS = ("cjk", "notosanssc", "sourcehansans", "msyh", "pingfang", "hi
                    "simhei", "wqy")  # fmt: skip
 
 
-def use_figure_language(language: str, *, notice: TextIO | None = None) -> FigureLanguage:
+def use_figure_language(language: str, *, notice: TextIO | None = None) -> Language:
     """Prepare matplotlib for figure text in ``language``; returns the language to draw in.
 
     ``"zh"`` with a CJK font installed: that font goes first in the sans-serif fallback list

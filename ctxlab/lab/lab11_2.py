@@ -75,11 +75,9 @@ class CutPoint:
 def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ...]:
     """Every place between two neighbouring grouped entries; legal exactly between groups."""
     groups = group_interactions(message_entries(default_path(path)))
-    cuts: list[CutPoint] = []
     flat = [(n, entry_id) for n, g in enumerate(groups) for entry_id in g.entry_ids]
-    for (n1, left), (n2, right) in itertools.pairwise(flat):
-        cuts.append(CutPoint(left, right, n1 != n2))
-    return tuple(cuts)
+    pairs = itertools.pairwise(flat)
+    return tuple(CutPoint(left, right, n1 != n2) for (n1, left), (n2, right) in pairs)
 
 
 # -- figure ----------------------------------------------------------------------------------------

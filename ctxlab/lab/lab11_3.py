@@ -263,23 +263,19 @@ def compare_table(
             )
     first_difference = _first_difference()
     if problem:
-        rows = [{"": tr("your build_context", "你的 build_context"),
-                 "reference": tr("(see below)", "（见下方）"), "yours": problem,
-                 "same?": first_difference}]  # fmt: skip
-        rows += [
-            {"": what, "reference": value, "yours": "", "same?": ""} for what, value in expected
-        ]
-        return in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
-    rows = []
-    first = True
-    for (what, want), (_, have) in zip(expected, got, strict=True):
-        if want == have:
-            mark = "✔"
-        elif first:
-            mark, first = first_difference, False
-        else:
-            mark = "✘"
-        rows.append({"": what, "reference": want, "yours": have, "same?": mark})
+        rows = [(tr("your build_context", "你的 build_context"), tr("(see below)", "（见下方）"),
+                 problem, first_difference)]  # fmt: skip
+        rows += [(what, value, "", "") for what, value in expected]
+    else:
+        rows = []
+        for (what, want), (_, have) in zip(expected, got, strict=True):
+            if want == have:
+                mark = "✔"
+            elif first_difference not in (row[3] for row in rows):
+                mark = first_difference
+            else:
+                mark = "✘"
+            rows.append((what, want, have, mark))
     return in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
 
 

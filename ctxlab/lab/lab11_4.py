@@ -199,22 +199,11 @@ def check_store_count(after_create: object, after_append: object) -> Verdict:
     )
 
 
-def _compaction_hint(expected: CompactionSessionEntry) -> str:
-    """Where the right values stand: the chapter's call for compact-1; for compact-2 the
-    chapter gives only the first kept entry (u3), the exercise gives the rest (ctxlab's)."""
-    if expected.id == "compact-1":
-        return say("re_read_the_call_in")
-    return say("the_chapter_gives_only_compact", expected=expected)
-
-
-def _check_chapter_compaction(
-    entry: object, expected: CompactionSessionEntry, summary_name: str
-) -> Verdict:
-    """Compare a student's entry with compact-1 (the chapter's) or compact-2 (ctxlab's: the
-    chapter gives only its first kept entry, u3), field by field."""
-    whose_en, whose_zh = (
-        ("the chapter's", "本章的") if expected.id == "compact-1" else ("ctxlab's", "ctxlab 的")
-    )
+@exercise("compact2", "compact-2")
+def check_compact2(entry: object) -> Verdict:
+    """Exercise 11.4-2: the second compaction, ``compact-2``, on the resumed path, compared
+    field by field (the chapter gives only its first kept entry, ``u3``; the rest is ctxlab's)."""
+    expected = fixtures.compact2()
     if not isinstance(entry, CompactionSessionEntry):
         kind = type(entry).__name__
         return Verdict(
@@ -237,31 +226,21 @@ def _check_chapter_compaction(
                     "field_differs",
                     label=label,
                     got=got,
-                    whose_en=whose_en,
+                    whose_en="ctxlab's",
                     expected=expected,
                     want=want,
-                    whose_zh=whose_zh,
+                    whose_zh="ctxlab 的",
                 ),
                 "",
-                _compaction_hint(expected),
+                say("the_chapter_gives_only_compact", expected=expected),
             )
     summary: CompactionSummary = entry.summary
     if summary != expected.summary:
         return Verdict(
             False,
-            say("the_summary_differs_from_fixtures", summary_name=summary_name),
+            say("the_summary_differs_from_fixtures", summary_name="compact2_summary"),
             "",
-            say("pass_summary_fixtures", summary_name=summary_name),
+            say("pass_summary_fixtures", summary_name="compact2_summary"),
         )
-    if expected.id == "compact-1":
-        title = tr(f"this is the chapter's {expected.id}", f"这正是本章的 {expected.id}")
-    else:  # the chapter gives compact-2's first kept entry (u3) only; the rest is ctxlab's
-        title = say("this_is_ctxlab_s_the", expected=expected)
+    title = say("this_is_ctxlab_s_the", expected=expected)
     return Verdict(True, title, say("parentid_came_from_the_path", expected=expected))
-
-
-@exercise("compact2", "compact-2")
-def check_compact2(entry: object) -> Verdict:
-    """Exercise 11.4-2: the second compaction, ``compact-2``, on the resumed path (the
-    chapter gives only its first kept entry, ``u3``; the rest is ctxlab's)."""
-    return _check_chapter_compaction(entry, fixtures.compact2(), "compact2_summary")

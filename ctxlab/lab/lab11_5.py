@@ -67,6 +67,9 @@ COMPARISON_SIZE: tuple[float, float] = (10.0, 3.6)
 _SYSTEM_FILL = "#DDDDDD"
 _DROPPED: dict[str, Any] = dict(DROPPED)
 _SUMMARY_FILL = PALETTE["yellow"]
+#: The comparison figure's bars (and legend patches) for the fixed costs and the summary.
+_FIXED_BAR: dict[str, Any] = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]}
+_SUMMARY_BAR: dict[str, Any] = {"facecolor": _SUMMARY_FILL, "edgecolor": "black"}
 
 
 def latest_compaction(path: Sequence[SessionEntry]) -> CompactionSessionEntry | None:
@@ -256,15 +259,13 @@ def resume_comparison_figure(
         result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
         x = 0.0
         fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
-        fixed_style = {"facecolor": _SYSTEM_FILL, "edgecolor": PALETTE["grey"]}
         segments: list[tuple[float, str, dict[str, Any]]] = [
-            (fixed, say.figure("comparison_fixed_bar"), fixed_style)
+            (fixed, say.figure("comparison_fixed_bar"), _FIXED_BAR)
         ]
         head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
             summary_cost = estimate(result.messages[head - 1])
-            summary_style = {"facecolor": _SUMMARY_FILL, "edgecolor": "black"}
-            segments.append((summary_cost, say.figure("comparison_summary_bar"), summary_style))
+            segments.append((summary_cost, say.figure("comparison_summary_bar"), _SUMMARY_BAR))
         groups = group_interactions(message_entries(variant))
         ids = [e.id for e in variant]
         start = kept_start(variant)
@@ -302,14 +303,8 @@ def resume_comparison_figure(
     )
     ax.legend(
         handles=[
-            Patch(
-                facecolor=_SYSTEM_FILL,
-                edgecolor=PALETTE["grey"],
-                label=say.figure("comparison_fixed"),
-            ),
-            Patch(
-                facecolor=_SUMMARY_FILL, edgecolor="black", label=say.figure("comparison_summary")
-            ),
+            Patch(**_FIXED_BAR, label=say.figure("comparison_fixed")),
+            Patch(**_SUMMARY_BAR, label=say.figure("comparison_summary")),
             Patch(**KEPT, label=say.figure("comparison_kept")),  # type: ignore[arg-type]
             Rectangle((0, 0), 1, 1, **_DROPPED, label=say.figure("comparison_dropped")),
         ],

@@ -27,6 +27,7 @@ from ctxlab.entries import parse_session_entry
 from ctxlab.errors import CtxlabError
 from ctxlab.fixtures import NOT_MIGRATABLE, draft_records
 from ctxlab.lab.checks import Verdict, exercise, not_answered
+from ctxlab.lab.display import in_language
 from ctxlab.lab.errors_zh import change_text, error_text
 from ctxlab.lab.language import Texts, tr
 from ctxlab.migration import (
@@ -91,8 +92,9 @@ def draft_table() -> pd.DataFrame:
             {"draft record": draft_label(name), "strict parser": parser, "migration": migration}
         )
     frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
-    headers = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
-    return frame.rename(columns={name: tr(name, zh) for name, zh in headers.items()})
+    return in_language(
+        frame, {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
+    )
 
 
 # -- "use your own code": the exercises may not call the reference migration ---------------------

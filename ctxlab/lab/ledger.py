@@ -124,22 +124,15 @@ def budget_ledger(
     price = default_estimator(budget.estimate)
     result = budget.build(entries)
     kept_ids = set(result.kept_entry_ids)
-    groups = _candidate_groups(entries)
-    kept_cost: int | float = 0
-    rows: list[tuple[int, InteractionGroup, int | float, bool]] = []
-    for number in range(len(groups), 0, -1):
-        group = groups[number - 1]
-        cost = sum((price(e.message) for e in group.entries), start=0)
-        kept = group.head.id in kept_ids
-        rows.append((number, group, cost, kept))
-        if kept:
-            kept_cost += cost
-    summary_cost = result.tokens.messages - kept_cost
+    newest_first = list(enumerate(_candidate_groups(entries), 1))[::-1]
+    costs = [sum((price(e.message) for e in group.entries), start=0) for _, group in newest_first]
+    kept = [group.head.id in kept_ids for _, group in newest_first]
+    summary_cost = result.tokens.messages - sum(c for c, k in zip(costs, kept, strict=True) if k)
     running = summary_cost
     ledger: list[LedgerGroup] = []
-    for number, group, cost, kept in rows:
-        ledger.append(LedgerGroup(number, group, cost, kept, running + cost))
-        if kept:
+    for (number, group), cost, is_kept in zip(newest_first, costs, kept, strict=True):
+        ledger.append(LedgerGroup(number, group, cost, is_kept, running + cost))
+        if is_kept:
             running += cost
     return BudgetLedger(result, summary_cost, tuple(ledger))
 

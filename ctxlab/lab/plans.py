@@ -85,13 +85,41 @@ class LabPlan:
     def exercises(self) -> tuple[PlanRow, ...]:
         return tuple(row for row in self.rows if row.kind == "exercise")
 
-    def _repr_html_(self) -> str:
-        return _plan_html(self)
-
     def __str__(self) -> str:
-        return _plan_text(self)
+        head = tr(f"Timing plan — Lab {self.lab}", f"时间安排 — 实验 {self.lab}")
+        lines = [head, period_line(self)]
+        for row in self.rows:
+            minutes = tr(f"{row.minutes:>3} min", f"{row.minutes:>3} 分钟")
+            lines.append(f"  {minutes}  {_mark_text(row.mark)}  {row.title}")
+        extras = _extras_line(self.lab)
+        if extras:
+            lines.append(extras)
+        return "\n".join(lines)
 
     __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        heads = (tr("section or exercise", "小节或练习"), tr("min", "分钟"), tr("mark", "标记"))
+        rows = []
+        for row in self.rows:
+            weight = "bold" if row.kind in ("exercise", "build") else "normal"
+            colour = "#0072B2" if row.mark == "core" else "#888"
+            rows.append(
+                f'<tr><td style="text-align:left;font-weight:{weight}">'
+                f"{html.escape(row.title)}</td>"
+                f'<td style="text-align:right">{row.minutes}</td>'
+                f'<td style="color:{colour}">{html.escape(_mark_text(row.mark))}</td></tr>'
+            )
+        extras = _extras_line(self.lab)
+        title = tr(f"Timing plan — Lab {self.lab}", f"时间安排 — 实验 {self.lab}")
+        return (
+            f'<div class="ctxlab-timing-plan"><p><strong>{html.escape(title)}</strong><br>'
+            f"{html.escape(period_line(self))}</p>"
+            f'<table><thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
+            f"<th>{heads[2]}</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            + (f"<p>{html.escape(extras)}</p>" if extras else "")
+            + "</div>"
+        )
 
 
 def _load() -> dict[str, LabPlan]:
@@ -139,41 +167,6 @@ def _extras_line(lab: str) -> str:
         return ""
     names = ", ".join(keys)
     return say("check_table_the_rows_of", count=len(keys), names=names)
-
-
-def _plan_text(plan: LabPlan) -> str:
-    head = tr(f"Timing plan — Lab {plan.lab}", f"时间安排 — 实验 {plan.lab}")
-    lines = [head, period_line(plan)]
-    for row in plan.rows:
-        minutes = tr(f"{row.minutes:>3} min", f"{row.minutes:>3} 分钟")
-        lines.append(f"  {minutes}  {_mark_text(row.mark)}  {row.title}")
-    extras = _extras_line(plan.lab)
-    if extras:
-        lines.append(extras)
-    return "\n".join(lines)
-
-
-def _plan_html(plan: LabPlan) -> str:
-    heads = (tr("section or exercise", "小节或练习"), tr("min", "分钟"), tr("mark", "标记"))
-    rows = []
-    for row in plan.rows:
-        weight = "bold" if row.kind in ("exercise", "build") else "normal"
-        colour = "#0072B2" if row.mark == "core" else "#888"
-        rows.append(
-            f'<tr><td style="text-align:left;font-weight:{weight}">{html.escape(row.title)}</td>'
-            f'<td style="text-align:right">{row.minutes}</td>'
-            f'<td style="color:{colour}">{html.escape(_mark_text(row.mark))}</td></tr>'
-        )
-    extras = _extras_line(plan.lab)
-    title = tr(f"Timing plan — Lab {plan.lab}", f"时间安排 — 实验 {plan.lab}")
-    return (
-        f'<div class="ctxlab-timing-plan"><p><strong>{html.escape(title)}</strong><br>'
-        f"{html.escape(period_line(plan))}</p>"
-        f'<table><thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
-        f"<th>{heads[2]}</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        + (f"<p>{html.escape(extras)}</p>" if extras else "")
-        + "</div>"
-    )
 
 
 def timing_plan(lab: str) -> LabPlan:
