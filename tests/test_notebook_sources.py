@@ -158,18 +158,22 @@ def _code_skeleton(text: str) -> list[tuple[int, str]]:
 
     lines = [line for line in text.split("\n") if not line.startswith("%")]
     skeleton = []
+    inside_fstring = 0  # 3.12+ tokenizes an f-string's fields: skip them, as 3.11 does
     for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+        if sys.version_info >= (3, 12):
+            if token.type == tokenize.FSTRING_START:
+                inside_fstring += 1
+                skeleton.append((tokenize.STRING, "<str>"))
+                continue
+            if token.type == tokenize.FSTRING_END:
+                inside_fstring -= 1
+                continue
+            if inside_fstring:
+                continue
         if token.type in (tokenize.COMMENT, tokenize.NL):
             continue
         if token.type == tokenize.STRING:
             skeleton.append((token.type, "<str>"))
-            continue
-        if sys.version_info >= (3, 12) and token.type in (
-            tokenize.FSTRING_START,
-            tokenize.FSTRING_MIDDLE,
-            tokenize.FSTRING_END,
-        ):
-            skeleton.append((tokenize.STRING, "<str>"))
             continue
         skeleton.append((token.type, token.string))
     # consecutive string parts (an f-string's pieces, implicit concatenation) count as one
