@@ -11,10 +11,11 @@ fails are its ``signature`` (the rows the mistake explains; its ``rule`` is the 
 when one of them is a chapter row). It and the reference are then called on every
 candidate; the evidence is the fewest inputs (at most :data:`MOST`, the smallest first)
 where the buggy answer differs from the reference's and, together, from every other
-entry's buggy answer where the candidates allow it (an answer that is not a crash of one of
-Python's exceptions first). Only the signature, the rule, the
-evidence and the inputs it names are written; the rest of each entry (title, hint, quote,
-...) is the catalogue's own text. ``tests/test_misconception_evidence.py`` runs ``--check``.
+entry's buggy answer and from each of :data:`PLACEHOLDERS` where the candidates allow it
+(an answer that is not a crash of one of Python's exceptions first). Only the signature,
+the rule, the evidence and the inputs it names are written; the rest of each entry
+(title, hint, quote, ...) is the catalogue's own text.
+``tests/test_misconception_evidence.py`` runs ``--check``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,19 @@ ROOT = Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "tests" / "misconceptions"
 #: At most this many inputs per misconception.
 MOST = 3
+
+
+def _draft(value: object) -> Callable[..., Any]:
+    return lambda *args, **kwargs: value
+
+
+#: What a first draft returns before it is written (``pass``, ``return []``, its input
+#: unchanged): the evidence of every misconception must tell it apart from each of these, so
+#: an unwritten function gets no hint about a mistake it never made.
+PLACEHOLDERS: tuple[Callable[..., Any], ...] = (
+    *map(_draft, (None, [], (), "", {}, 0)),
+    lambda *args, **kwargs: args[0],
+)
 #: The seed the random rows draw from when a buggy file's signature is taken (the inputs
 #: chosen as evidence never come from a random row).
 SEED = 2026
@@ -150,6 +164,10 @@ def evidence(
         with drawn.seeded(SEED):  # the random rows' part of a signature, reproducibly
             rows = engine._run_checks(spec, spec.checks, buggy)[0]
         failed[item.id] = [row.key for row in rows if not row.passed]
+    for index, placeholder in enumerate(PLACEHOLDERS):
+        answers[f"placeholder-{index}"] = {
+            key: _answer(placeholder, inputs[key], spec.arg_names) for key in order
+        }
     chosen: dict[str, list[list[Any]]] = {}
     for item in spec.catalogue:
         own = answers[item.id]

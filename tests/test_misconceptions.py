@@ -353,3 +353,21 @@ def test_an_unwritten_or_always_crashing_function_gets_no_hint(
         assert not report.passed and len(report.failed) == len(report.results)
         assert report.misconceptions == () and report.hint_rung == 0, lab
         assert "💡" not in str(report)
+
+
+@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize(
+    "placeholder",
+    [None, [], (), "", {}, 0, False, "first argument"],
+    ids=["None", "list", "tuple", "str", "dict", "zero", "False", "first-argument"],
+)
+def test_a_placeholder_answer_gets_no_hint(lab: str, placeholder: object) -> None:
+    """A student's first draft that returns a placeholder (``pass``, ``return []``, its input
+    unchanged) is no known mistake: a hint would point at one it never made."""
+
+    def draft(*args: object, **kwargs: object) -> object:
+        return args[0] if placeholder == "first argument" else placeholder
+
+    report = check_implementation(lab, seed=1, **{lab_keyword(lab): draft})
+    assert not report.passed
+    assert report.misconceptions == (), (lab, [item.id for item in report.misconceptions])
