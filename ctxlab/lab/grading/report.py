@@ -405,14 +405,14 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         f"{html.escape(result.detail)}</td>"
         "</tr>"
     )
-    if not result.output and not result.output_cut:
+    printed = result._printed()  # what the function printed during the check
+    if not printed:
         return row
     note = '<div style="font-size:0.85em;color:#555">'
-    cut = said("cut", count=result.output_cut).pick() if result.output_cut else ""
-    cut = f"{note}{html.escape(cut)}</div>" if cut else ""
-    return row + (  # what the function printed during the check
+    cut = f"{note}{html.escape(printed[-1])}</div>" if result.output_cut else ""
+    return row + (
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
-        f"{note}{html.escape(said('printed').pick())}</div>"
+        f"{note}{html.escape(printed[0])}</div>"
         '<pre style="text-align:left;font-family:monospace;white-space:pre-wrap;margin:0;'
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
