@@ -16,7 +16,6 @@ import contextlib
 import hashlib
 import json
 import os
-import queue
 import random
 import signal
 import subprocess
@@ -169,9 +168,8 @@ def _serve() -> int:
     return 0
 
 
-def _spawn() -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
-    """A grading process (``--serve``) and the queue its replies arrive on (``None``: its
-    output ended)."""
+def _spawn() -> subprocess.Popen[str]:
+    """A grading process (``--serve``)."""
     import ctxlab
 
     root = str(Path(ctxlab.__file__).resolve().parent.parent)
@@ -181,7 +179,7 @@ def _spawn() -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
     )
     env["PYTHONIOENCODING"] = "utf-8"
     options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -191,17 +189,6 @@ def _spawn() -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
         env=env,
         **options,
     )
-    replies = queue.Queue[str | None]()
-
-    def read() -> None:
-        assert process.stdout is not None
-        with contextlib.suppress(OSError, ValueError):
-            for line in process.stdout:
-                replies.put(line)
-        replies.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    return process, replies
 
 
 def _kill(process: subprocess.Popen[str]) -> None:
@@ -222,35 +209,42 @@ def _grade_all(
     that dies costs its submission (``crashed``), one that does not answer in time is
     killed (``timeout``); either is replaced."""
     deadline = max(120.0, time_limit * 4 + 60.0)
-    mine = threading.local()  # each thread's grading process and the queue of its replies
+    mine = threading.local()  # each thread's grading process
     running: list[subprocess.Popen[str]] = []
 
     def grade(source: LabSource) -> tuple[LabSource, GradedLab]:
         if getattr(mine, "process", None) is None or mine.process.poll() is not None:
-            mine.process, mine.replies = _spawn()
+            mine.process = _spawn()
             running.append(mine.process)
         process: subprocess.Popen[str] = mine.process
         job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
-        status, reason = "crashed", "the grading process was killed while it ran this file"
         began = time.perf_counter()
+        timer = threading.Timer(deadline, _kill, (process,))  # a silent one is killed
+        timer.daemon = True
+        timer.start()
         try:
-            assert process.stdin is not None
+            assert process.stdin is not None and process.stdout is not None
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
-            line = mine.replies.get(timeout=deadline)
+            line = process.stdout.readline()
         except (OSError, ValueError):
-            line = None
-        except queue.Empty:
-            line, status, reason = None, "timeout", f"grading did not finish within {deadline:g} s"
+            line = ""
+        finally:
+            timer.cancel()
         try:
-            if line is not None:
+            if line:
                 return source, GradedLab.from_json(json.loads(line))
         except Exception as error:  # the grader's own failure: this job only
             _kill(process)
             return source, GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
         _kill(process)
+        seconds = time.perf_counter() - began
+        if seconds >= deadline:
+            status, reason = "timeout", f"grading did not finish within {deadline:g} s"
+        else:
+            status, reason = "crashed", "the grading process was killed while it ran this file"
         record = GradedLab.ungraded(source, status, reason)
-        return source, replace(record, seconds=round(time.perf_counter() - began, 3))
+        return source, replace(record, seconds=round(seconds, 3))
 
     pool = ThreadPoolExecutor(max(1, min(jobs, len(sources))))
     futures = [pool.submit(grade, source) for source in sources]

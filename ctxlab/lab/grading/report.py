@@ -262,15 +262,6 @@ class LabReport:
             explained = [r for r in failed if r.key in together]
         return head, tuple(r for r in explained if r is not head)
 
-    def _sections(self) -> tuple[list[CheckResult], list[CheckResult]]:
-        """The chapter's rows and ctxlab's as shown: the leading row first, folded ones out."""
-        head, folded = self.lead
-        shown = []
-        for rows in (self.chapter_results, self.extra_results):
-            first = [r for r in rows if r is head]
-            shown.append(first + [r for r in rows if r is not head and r not in folded])
-        return shown[0], shown[1]
-
     @property
     def fold_text(self) -> Text:
         """The line under the leading row: how many more rows fail with it."""
@@ -298,36 +289,52 @@ class LabReport:
         count = f"{sum(result.passed for result in extras)}/{len(extras)}"
         return said("extras", count=count).pick()
 
-    def _legend(self) -> str:
-        """The budget legend, shown under a budget lab's report with a failed row."""
-        return said("legend").pick() if self.facts.budget and self.failed else ""
+    def _forms(self) -> tuple[str, str]:
+        """The report as text and as HTML, from one walk: notices, the hint, the verdict,
+        the chapter's rows then ctxlab's (the leading row first, the rows folded under it),
+        the budget legend."""
+        text = [f"⚠ {notice}" for notice in self.notices]
+        page = [
+            '<div class="ctxlab-lab-report">',
+            *(_NOTICE.format(html.escape(notice)) for notice in self.notices),
+        ]
+        if self.hint:
+            text.extend(("💡 " if i == 0 else "   ") + line
+                        for i, line in enumerate(self.hint.splitlines()))  # fmt: skip
+            page.append(_HINT.format(html.escape(self.hint)))
+        heads = said("heads").pick().split("|")
+        text.append(self.headline())
+        if self.seed_line():
+            text.append(self.seed_line())
+        page.append(_HEAD.format(_colour(self.passed), html.escape(self.headline())))
+        page.append(_small(self.seed_line()) + _TABLE.format(*heads))
+        head, folded = self.lead
+        for index, rows in enumerate((self.chapter_results, self.extra_results)):
+            if index and rows:
+                text.append(self.extras_headline())
+                page.append(_EXTRAS.format(html.escape(self.extras_headline())))
+            for result in [r for r in rows if r is head] + [
+                r for r in rows if r is not head and r not in folded
+            ]:
+                text.append(f"{result.mark} {result.behaviour}")
+                text.extend(f"    {line}" for line in result.detail.splitlines())
+                text.extend(f"    {line}" for line in result._printed())
+                page.append(_html_row(result, extra=bool(index)))
+                if result is head and folded:
+                    text.append(f"  {self.fold_text.pick()}")
+                    for row in folded:
+                        text.append(f"    · {row.behaviour}")
+                        text.extend(f"    {line}" for line in row._printed())
+                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+                    page.append(_FOLDED.format(html.escape(self.fold_text.pick()), inner))
+        legend = said("legend").pick() if self.facts.budget and self.failed else ""
+        if legend:
+            text.append(legend)
+        page.append(f"</tbody></table>{_small(legend)}</div>")
+        return "\n".join(text), "".join(page)
 
     def __str__(self) -> str:
-        lines = [f"⚠ {notice}" for notice in self.notices]
-        lines.extend(
-            f"💡 {line}" if i == 0 else f"   {line}"
-            for i, line in enumerate(self.hint.splitlines())
-        )
-        lines.append(self.headline())
-        if self.seed_line():
-            lines.append(self.seed_line())
-        head, folded = self.lead
-        for index, rows in enumerate(self._sections()):
-            if index and self.extra_results:
-                lines.append(self.extras_headline())
-            for result in rows:
-                lines.append(f"{result.mark} {result.behaviour}")
-                if result.detail:
-                    lines.extend(f"    {line}" for line in result.detail.splitlines())
-                lines.extend(f"    {line}" for line in result._printed())
-                if result is head and folded:
-                    lines.append(f"  {self.fold_text.pick()}")
-                    for row in folded:
-                        lines.append(f"    · {row.behaviour}")
-                        lines.extend(f"    {line}" for line in row._printed())
-        if self._legend():
-            lines.append(self._legend())
-        return "\n".join(lines)
+        return self._forms()[0]
 
     __repr__ = __str__
 
@@ -335,47 +342,34 @@ class LabReport:
         printer.text(str(self))
 
     def _repr_html_(self) -> str:
-        heads = said("heads").pick().split("|")
-        head, folded = self.lead
-        rows = ""
-        for index, section in enumerate(self._sections()):
-            if index and self.extra_results:
-                rows += (
-                    '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
-                    'font-weight:normal;padding-top:0.6em"><em>'
-                    f"{html.escape(self.extras_headline())}</em></th></tr>"
-                )
-            for result in section:
-                rows += _html_row(result, extra=bool(index))
-                if result is head and folded:
-                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
-                    rows += (
-                        '<tr class="ctxlab-lab-report-folded"><td colspan="3" style="text-align:'
-                        f'left"><details><summary>{html.escape(self.fold_text.pick())}'
-                        f"</summary><table>{inner}</table></details></td></tr>"
-                    )
-        legend = _small(self._legend())
-        notices = "".join(
-            f'<p class="ctxlab-lab-report-notice" style="border-left:6px solid #E69F00;'
-            f'padding:0.2em 0.6em"><strong>⚠ {html.escape(notice)}</strong></p>'
-            for notice in self.notices
-        )
-        if self.hint:
-            notices += (
-                '<p class="ctxlab-lab-report-hint" style="border-left:6px solid #0072B2;'
-                'padding:0.2em 0.6em;white-space:pre-wrap">'
-                f"💡 {html.escape(self.hint)}</p>"
-            )
-        return (
-            f'<div class="ctxlab-lab-report">{notices}'
-            f'<p style="border-left:6px solid {_colour(self.passed)};padding:0.2em 0.6em;'
-            f'font-size:1.1em"><strong>{html.escape(self.headline())}</strong></p>'
-            f"{_small(self.seed_line())}"
-            '<table class="ctxlab-lab-report-table">'
-            f'<thead><tr><th style="text-align:left">{heads[0]}</th><th>{heads[1]}</th>'
-            f'<th style="text-align:left">{heads[2]}</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table>{legend}</div>"
-        )
+        return self._forms()[1]
+
+
+#: The HTML of a report's parts (:meth:`LabReport._forms`).
+_NOTICE: Final = (
+    '<p class="ctxlab-lab-report-notice" style="border-left:6px solid #E69F00;'
+    'padding:0.2em 0.6em"><strong>⚠ {}</strong></p>'
+)
+_HINT: Final = (
+    '<p class="ctxlab-lab-report-hint" style="border-left:6px solid #0072B2;'
+    'padding:0.2em 0.6em;white-space:pre-wrap">💡 {}</p>'
+)
+_HEAD: Final = (
+    '<p style="border-left:6px solid {};padding:0.2em 0.6em;font-size:1.1em">'
+    "<strong>{}</strong></p>"
+)
+_TABLE: Final = (
+    '<table class="ctxlab-lab-report-table"><thead><tr><th style="text-align:left">{}</th>'
+    '<th>{}</th><th style="text-align:left">{}</th></tr></thead><tbody>'
+)
+_EXTRAS: Final = (
+    '<tr class="ctxlab-lab-report-extras"><th colspan="3" style="text-align:left;'
+    'font-weight:normal;padding-top:0.6em"><em>{}</em></th></tr>'
+)
+_FOLDED: Final = (
+    '<tr class="ctxlab-lab-report-folded"><td colspan="3" style="text-align:left">'
+    "<details><summary>{}</summary><table>{}</table></details></td></tr>"
+)
 
 
 def _small(line: str) -> str:
@@ -411,14 +405,14 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         f"{html.escape(result.detail)}</td>"
         "</tr>"
     )
-    if not result.output and not result.output_cut:
+    printed = result._printed()  # what the function printed during the check
+    if not printed:
         return row
     note = '<div style="font-size:0.85em;color:#555">'
-    cut = said("cut", count=result.output_cut).pick() if result.output_cut else ""
-    cut = f"{note}{html.escape(cut)}</div>" if cut else ""
-    return row + (  # what the function printed during the check
+    cut = f"{note}{html.escape(printed[-1])}</div>" if result.output_cut else ""
+    return row + (
         '<tr class="ctxlab-lab-report-output"><td colspan="3" style="text-align:left">'
-        f"{note}{html.escape(said('printed').pick())}</div>"
+        f"{note}{html.escape(printed[0])}</div>"
         '<pre style="text-align:left;font-family:monospace;white-space:pre-wrap;margin:0;'
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
