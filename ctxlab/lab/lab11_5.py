@@ -20,7 +20,7 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from ctxlab import fixtures
 from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
-from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.interactions import message_entries
 from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
@@ -39,7 +39,7 @@ from ctxlab.lab.display import (
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.lab11_3 import compare_builds as compare_budget
 from ctxlab.lab.language import Texts, tr, tr_figure
-from ctxlab.lab.ledger import Budget
+from ctxlab.lab.ledger import Budget, budget_ledger
 from ctxlab.messages import current_system_message, text_of
 
 say = Texts("lab11_5")
@@ -252,39 +252,30 @@ def resume_comparison_figure(
         (say.figure("comparison_without"), without_compaction(with_path)),
     ]
     fig, ax = new_figure(COMPARISON_SIZE)
-    estimate = fixtures.opening_estimator
     right = float(max_tokens)
     for row, (_label, variant) in enumerate(variants):
         y = len(variants) - 1 - row
-        result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
-        x = 0.0
-        fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
+        view = budget_ledger(variant, Budget(max_tokens, reserved_output, safety_margin))
+        t = view.result.tokens
+        fixed = t.system + t.reserved_output + t.safety_margin
         segments: list[tuple[float, str, dict[str, Any]]] = [
             (fixed, say.figure("comparison_fixed_bar"), _FIXED_BAR)
         ]
-        head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
-            summary_cost = estimate(result.messages[head - 1])
-            segments.append((summary_cost, say.figure("comparison_summary_bar"), _SUMMARY_BAR))
-        groups = group_interactions(message_entries(variant))
-        ids = [e.id for e in variant]
-        start = kept_start(variant)
-        dropped: list[tuple[float, str]] = []
-        for group in groups:
-            if ids.index(group.head.id) < start:
-                continue
-            cost = sum(estimate(e.message) for e in group.entries)
-            if group.head.id in result.kept_entry_ids:
-                # every kept group in the legend's "kept" green, named by its first entry
-                segments.append((cost, group.head.id, dict(KEPT)))
-            else:
-                dropped.append((cost, group.head.id))
+            segments.append((view.summary_cost, say.figure("comparison_summary_bar"), _SUMMARY_BAR))
+        # every kept group in the legend's "kept" green, in path order, named by its first entry
+        segments += [
+            (g.cost, g.interaction.head.id, dict(KEPT)) for g in view.groups[::-1] if g.kept
+        ]
+        # the dropped ones in the order the budget gave up on them (newest first)
+        dropped = [(g.cost, g.interaction.head.id) for g in view.groups if not g.kept]
+        x = 0.0
         for width, name, style in segments:
             ax.barh(y, width, left=x, height=0.55, **style)
             if width >= 3:
                 ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14)
             x += width
-        for width, name in reversed(dropped):  # in the order the budget gave up on them
+        for width, name in dropped:
             ax.barh(y, width, left=x, height=0.55, **_DROPPED)
             ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14,
                     bbox=_LABEL_BOX)  # fmt: skip

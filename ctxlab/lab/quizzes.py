@@ -40,15 +40,11 @@ class Question:
 
 
 def chapter_build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
-    """``build_context`` with the chapter's reserve 4, margin 2 and test estimator (the
-    handouts' numbers use it too)."""
-    return ctxlab.build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=4,
-        safety_margin=2,
-        estimate_tokens=fixtures.opening_estimator,
-    )
+    """The chapter's budget at ``max_tokens`` (:class:`ctxlab.lab.ledger.Budget`, loaded late:
+    the classroom kit needs neither pandas nor matplotlib until a quiz is checked)."""
+    from ctxlab.lab.ledger import Budget
+
+    return Budget(max_tokens).build(path)
 
 
 def _refused(action: Callable[[], object]) -> bool:
