@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING, Any
 import ctxlab
 from ctxlab import fixtures
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.language import Language, Texts, get_language, set_language, tr
+from ctxlab.lab.language import (
+    Language,
+    Texts,
+    figure_language,
+    get_language,
+    set_figure_language,
+    set_language,
+    tr,
+)
 
 say = Texts("handouts")
 
@@ -277,18 +285,16 @@ def _svg(figure: Figure) -> str:
 
 def _in_language(language: Language, make: Callable[[], str]) -> str:
     """``make()`` with ctxlab's report and figure language set to ``language``."""
-    from ctxlab.lab import display, fonts
-    from ctxlab.lab import language as lang
+    from ctxlab.lab import display
 
-    before, figure_before = lang.get_language(), lang.figure_language()
+    before, figure_before = get_language(), figure_language()
     set_language(language)
-    display.use_course_style()
-    lang.set_figure_language(fonts.use_figure_language(language, notice=io.StringIO()))
+    display.use_course_style(language, notice=io.StringIO())
     try:
         return make()
     finally:
         set_language(before)
-        lang.set_figure_language(figure_before)
+        set_figure_language(figure_before)
 
 
 def handout_html(lab: str, language: Language) -> str:

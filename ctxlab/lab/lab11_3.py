@@ -9,7 +9,6 @@ The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from ctxlab.lab.display import (
     figure_html,
     figure_widget,
     in_language,
+    relinked,
     show,
     slider,
     tidy_number,
@@ -78,20 +78,11 @@ __all__ = [
 def without_system_messages(path: Sequence[SessionEntry] | None = None) -> list[SessionEntry]:
     """``path`` with its system message entries left out (each parent relinked to the entry
     before it): a path on which ``build_context`` replays no system message."""
-    result: list[SessionEntry] = []
-    for entry in default_path(path):
-        if isinstance(entry, MessageSessionEntry) and isinstance(entry.message, SystemMessage):
-            continue
-        if not result:
-            if isinstance(entry, CompactionSessionEntry) or entry.parent_id is None:
-                result.append(entry)
-            else:  # the first entry left becomes the root
-                result.append(dataclasses.replace(entry, parent_id=None))
-        elif entry.parent_id != result[-1].id:
-            result.append(dataclasses.replace(entry, parent_id=result[-1].id))
-        else:
-            result.append(entry)
-    return result
+    return relinked(
+        entry
+        for entry in default_path(path)
+        if not (isinstance(entry, MessageSessionEntry) and isinstance(entry.message, SystemMessage))
+    )
 
 
 def _head_label(message: AgentMessage) -> str:

@@ -9,7 +9,6 @@ the self-checks.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,6 +32,7 @@ from ctxlab.lab.display import (
     group_colour,
     group_numbers,
     new_figure,
+    relinked,
     slider,
     widget_box,
 )
@@ -217,13 +217,7 @@ def _json_text(value: str) -> str:
 
 def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     """The same conversation with every compaction entry left out (parents relinked)."""
-    result: list[SessionEntry] = []
-    for entry in path:
-        if isinstance(entry, CompactionSessionEntry):
-            continue
-        parent = result[-1].id if result else None
-        result.append(dataclasses.replace(entry, parent_id=parent))
-    return result
+    return relinked(e for e in path if not isinstance(e, CompactionSessionEntry))
 
 
 #: A white, borderless box behind a label drawn on a hatched (or coloured) patch.
