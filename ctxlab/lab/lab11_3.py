@@ -147,14 +147,7 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
         ),
         ("reason", str(getattr(result, "reason"))),  # noqa: B009
     ]
-    for name in _TOKEN_FIELDS:
-        value = getattr(tokens, name)
-        rows.append(
-            (
-                f"tokens.{name}",
-                str(tidy_number(value) if isinstance(value, (int, float)) else value),
-            )
-        )
+    rows += [(f"tokens.{name}", str(tidy_number(getattr(tokens, name)))) for name in _TOKEN_FIELDS]
     rows.append(("messages", _message_names(path, getattr(result, "messages"))))  # noqa: B009
     return rows
 

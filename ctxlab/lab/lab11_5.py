@@ -53,7 +53,6 @@ __all__ = [
     "check_resume_kept",
     "compare_builds",
     "error_text",
-    "kept_start",
     "latest_compaction",
     "render_resume_figure",
     "resume_comparison_figure",
@@ -77,22 +76,16 @@ def latest_compaction(path: Sequence[SessionEntry]) -> CompactionSessionEntry | 
     return resume_candidates(path)[0]
 
 
-def kept_start(path: Sequence[SessionEntry]) -> int:
-    """Where the kept suffix starts on ``path``: the newest compaction's first kept entry
-    (0 without a compaction). The rule is the core's :func:`resume_candidates`."""
-    _, candidates = resume_candidates(path)
-    first = candidates[0].id if candidates else None
-    return next((i for i, entry in enumerate(path) if entry.id == first), 0)
-
-
 # -- the diagram -----------------------------------------------------------------------------------
 
 
 def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     """Each entry's role in a resume -- ``system``, ``newest``, ``older`` (compaction),
-    ``metadata``, ``summarised`` or ``kept`` -- and its label in the figure's language."""
-    latest = latest_compaction(path)
-    start = kept_start(path)
+    ``metadata``, ``summarised`` or ``kept`` -- and its label in the figure's language. The
+    kept suffix starts at the newest compaction's first kept entry (the core's rule)."""
+    latest, candidates = resume_candidates(path)
+    first = candidates[0].id if candidates else None
+    start = next((i for i, entry in enumerate(path) if entry.id == first), 0)
     status: dict[str, tuple[str, str]] = {}
     for index, entry in enumerate(path):
         kind = entry_kind(entry)

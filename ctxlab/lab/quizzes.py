@@ -18,6 +18,7 @@ from typing import Any, Literal
 import ctxlab
 from ctxlab import CompactionSummary, ContextResult, MessageSessionEntry, SystemMessage, fixtures
 from ctxlab.errors import CtxlabError
+from ctxlab.interactions import message_entries
 
 __all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build"]
 
@@ -106,20 +107,16 @@ def _q11_1_no_special_code() -> str:
 # -- 11.2
 
 
-def _message_entries(path: Sequence[ctxlab.SessionEntry]) -> list[MessageSessionEntry]:
-    return [entry for entry in path if isinstance(entry, MessageSessionEntry)]
-
-
 def _reordered(*order: str) -> list[MessageSessionEntry]:
     """The opening path's message entries, group 3 in the given order (parent ids are not
     read by the grouping)."""
-    by_id = {entry.id: entry for entry in _message_entries(fixtures.opening_path())}
+    by_id = {entry.id: entry for entry in message_entries(fixtures.opening_path())}
     head = ["sys", "u1", "a1", "u2", "a2"]
     return [by_id[entry_id] for entry_id in (*head, *order)]
 
 
 def _q11_2_groups() -> int:
-    return len(ctxlab.group_interactions(_message_entries(fixtures.resumed_path())))
+    return len(ctxlab.group_interactions(message_entries(fixtures.resumed_path())))
 
 
 def _q11_2_patch() -> str:
@@ -145,7 +142,7 @@ def _q11_2_read1() -> str:
 
 
 def _q11_2_missing() -> str:
-    path = _message_entries(fixtures.missing_result_path())
+    path = message_entries(fixtures.missing_result_path())
     return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"
 
 
