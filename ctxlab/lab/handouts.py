@@ -36,6 +36,7 @@ from ctxlab.lab.language import (
     set_language,
     tr,
 )
+from ctxlab.lab.quizzes import reopened
 
 say = Texts("handouts")
 
@@ -98,12 +99,7 @@ def _numbers_11_1() -> list[Row]:
     costs = ", ".join(f"{e.id} {price(e.message)}" for e in path if e.type == "message")
     compact = fixtures.compact1(path)
     wire = compact.to_json()
-    with tempfile.TemporaryDirectory() as folder:
-        file = Path(folder) / "session.jsonl"
-        store = ctxlab.JsonlSessionStore.open(file)
-        for entry in [*path, compact]:
-            store.append(entry)
-        reopened = ctxlab.JsonlSessionStore.open(file).entries()
+    back = reopened([*path, compact])
     return [
         (say("opening_path_entries_and_costs"), f"{len(path)}: {costs}"),
         (say("compact_1_parentid"), str(wire["parentId"])),
@@ -112,7 +108,7 @@ def _numbers_11_1() -> list[Row]:
         (say("summary_its_fields"), f"{len(wire['summary'])}: " + ", ".join(wire["summary"])),
         (
             say("jsonl_store_reopened_entries_the"),
-            f"{len(reopened)}, {reopened[-1].id} ({reopened[-1].type})",
+            f"{len(back)}, {back[-1].id} ({back[-1].type})",
         ),
     ]
 

@@ -141,12 +141,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
     ``first_kept_entry_id``."""
     chosen = set(id_list(answer, tr("your first kept ids", "你给出的保留起点")))
-    path = fixtures.opening_path()
-    tried = {
-        entry_id: try_first_kept(path, entry_id)
-        for entry_id in [*(e.id for e in path), *sorted(chosen - {e.id for e in path})]
-    }
-    valid = {entry_id for entry_id, got in tried.items() if not isinstance(got, CtxlabError)}
+    valid = set(first_kept_costs()["first kept"])
     if chosen == valid:
         listed = ", ".join(sorted(valid))
         return Verdict(
@@ -158,7 +153,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     missing = sorted(valid - chosen)
     details = []
     if wrong:
-        refused = tried[wrong[0]]
+        refused = try_first_kept(fixtures.opening_path(), wrong[0])
         why = error_text(refused) if isinstance(refused, CtxlabError) else ""
         details.append(say("not_valid_for_example", wrong=", ".join(wrong), why=why))
     if missing:

@@ -20,7 +20,7 @@ from ctxlab import CompactionSummary, ContextResult, MessageSessionEntry, System
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import message_entries
 
-__all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build"]
+__all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build", "reopened"]
 
 
 AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
@@ -89,13 +89,18 @@ def _q11_1_tokens_before() -> list[str]:
     return refused
 
 
-def _q11_1_reopen() -> int:
+def reopened(entries: Sequence[ctxlab.SessionEntry]) -> list[ctxlab.SessionEntry]:
+    """``entries`` appended to a new JSONL store, read back by opening the file again."""
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "session.jsonl"
         store = ctxlab.JsonlSessionStore.open(file)
-        for entry in fixtures.resumed_path():  # ten entries, compact-1, u4, a4
+        for entry in entries:
             store.append(entry)
-        return len(ctxlab.JsonlSessionStore.open(file).entries())
+        return ctxlab.JsonlSessionStore.open(file).entries()
+
+
+def _q11_1_reopen() -> int:
+    return len(reopened(fixtures.resumed_path()))  # ten entries, compact-1, u4, a4
 
 
 def _q11_1_no_special_code() -> str:
