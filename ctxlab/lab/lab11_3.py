@@ -382,11 +382,7 @@ def build_budget_widget(
     compare.add_class("ctxlab-compare")
 
     def update(_: object = None) -> None:
-        values = (
-            controls["max_tokens"].value,
-            controls["reserved_output"].value,
-            controls["safety_margin"].value,
-        )
+        values = [control.value for control in controls.values()]  # max, reserved, margin
         view = render(*values)
         reason.value = view.reason
         kept.value = view.kept
