@@ -364,18 +364,13 @@ def _page(sheet: Handout) -> str:
 
 
 def find_chromium() -> Path | None:
-    """Chromium to print PDFs with: ``CTXLAB_CHROMIUM``, else Debian's, else on PATH."""
+    """Chromium to print PDFs with: ``CTXLAB_CHROMIUM``, else ``chromium`` (Debian's name) or
+    ``chromium-browser`` on PATH."""
     named = os.environ.get("CTXLAB_CHROMIUM")
     if named:
         return Path(named) if Path(named).is_file() else None
-    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if Path(candidate).is_file():
-            return Path(candidate)
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return Path(found)
-    return None
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
 
 
 def print_pdf(page: Path, pdf: Path, chromium: Path, timeout: float = 120) -> None:
