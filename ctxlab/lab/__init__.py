@@ -51,16 +51,13 @@ def setup_notebook(language: str = "en") -> None:
     """Course style for matplotlib, retina PNG figures, and the notebook's language (``"zh"``:
     tables, verdicts, the fixtures' texts and, with a CJK font installed, figures in Chinese)."""
     from ctxlab import fixtures
-    from ctxlab.lab import display, fonts
-    from ctxlab.lab import language as lang
+    from ctxlab.lab import display
 
-    lang.set_language(language)  # type: ignore[arg-type]  # checked there
-    fixtures.set_language(lang.get_language())  # the session's texts in that language too
+    set_language(language)  # type: ignore[arg-type]  # checked there
+    fixtures.set_language(get_language())  # the session's texts in that language too
 
     def apply_style() -> None:
-        display.use_course_style()
-        drawn = fonts.use_figure_language(language, notice=None if first[0] else io.StringIO())
-        lang.set_figure_language(drawn)
+        display.use_course_style(language, notice=None if first[0] else io.StringIO())
         first[0] = False
 
     first = [True]

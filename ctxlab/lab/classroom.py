@@ -12,6 +12,7 @@ This module needs neither pandas nor matplotlib.
 
 from __future__ import annotations
 
+import functools
 import html
 import unicodedata
 from collections.abc import Callable
@@ -265,12 +266,7 @@ def check_quiz_answer(lab: str, number: int, answer: object) -> Verdict:
     question = _question(lab, number)
     if answer is ... or answer is None:
         return not_answered(tr(f"question {number}", f"第 {number} 题"))
-
-    @friendly
-    def check(value: object) -> Verdict:
-        return _judge(question, value)
-
-    return check(answer)
+    return friendly(functools.partial(_judge, question))(answer)
 
 
 @dataclass(frozen=True, repr=False)

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import hashlib
 import html
@@ -24,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import ipywidgets as widgets
 import matplotlib
@@ -36,9 +37,9 @@ from pandas.io.formats.style import Styler
 
 from ctxlab import fixtures
 from ctxlab.context import TokenEstimator
-from ctxlab.entries import MessageSessionEntry, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.interactions import group_interactions, message_entries
-from ctxlab.lab.language import Texts, get_language, tr
+from ctxlab.lab.language import Texts, get_language, set_figure_language, tr
 
 say = Texts("display")
 
@@ -66,6 +67,7 @@ __all__ = [
     "group_numbers",
     "in_language",
     "new_figure",
+    "relinked",
     "show",
     "slider",
     "styled",
@@ -152,9 +154,15 @@ def course_rc() -> dict[str, object]:
     }
 
 
-def use_course_style() -> None:
-    """Apply the course style to matplotlib's global rcParams (idempotent)."""
+def use_course_style(language: str | None = None, *, notice: TextIO | None = None) -> None:
+    """Apply the course style to matplotlib's global rcParams (idempotent); with ``language``,
+    draw figure text in it where a font allows (:func:`~ctxlab.lab.fonts.use_figure_language`,
+    its notice to ``notice``)."""
     matplotlib.rcParams.update(course_rc())
+    if language is not None:
+        from ctxlab.lab import fonts
+
+        set_figure_language(fonts.use_figure_language(language, notice=notice))
 
 
 class CourseFigure(Figure):
@@ -254,6 +262,18 @@ def default_path(path: Sequence[SessionEntry] | None) -> list[SessionEntry]:
 def default_estimator(estimate: TokenEstimator | None) -> TokenEstimator:
     """``estimate``, or the chapter's test estimator when it is None."""
     return fixtures.opening_estimator if estimate is None else estimate
+
+
+def relinked(entries: Iterable[SessionEntry]) -> list[SessionEntry]:
+    """``entries`` made one path: each entry's parent is the entry before it, the first is the
+    root (a compaction, which always has a parent, is left as it is)."""
+    path: list[SessionEntry] = []
+    for entry in entries:
+        parent = path[-1].id if path else None
+        keep = entry.parent_id == parent or (not path and isinstance(entry, CompactionSessionEntry))
+        # parent is None only for the first entry, and a compaction is then kept
+        path.append(entry if keep else dataclasses.replace(entry, parent_id=parent))  # type: ignore[arg-type]
+    return path
 
 
 Number = TypeVar("Number")

@@ -27,8 +27,16 @@ from typing import TYPE_CHECKING, Any
 import ctxlab
 from ctxlab import fixtures
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.language import Language, Texts, get_language, set_language, tr
-from ctxlab.lab.quizzes import chapter_build
+from ctxlab.lab.language import (
+    Language,
+    Texts,
+    figure_language,
+    get_language,
+    set_figure_language,
+    set_language,
+    tr,
+)
+from ctxlab.lab.quizzes import reopened
 
 say = Texts("handouts")
 
@@ -91,12 +99,7 @@ def _numbers_11_1() -> list[Row]:
     costs = ", ".join(f"{e.id} {price(e.message)}" for e in path if e.type == "message")
     compact = fixtures.compact1(path)
     wire = compact.to_json()
-    with tempfile.TemporaryDirectory() as folder:
-        file = Path(folder) / "session.jsonl"
-        store = ctxlab.JsonlSessionStore.open(file)
-        for entry in [*path, compact]:
-            store.append(entry)
-        reopened = ctxlab.JsonlSessionStore.open(file).entries()
+    back = reopened([*path, compact])
     return [
         (say("opening_path_entries_and_costs"), f"{len(path)}: {costs}"),
         (say("compact_1_parentid"), str(wire["parentId"])),
@@ -105,7 +108,7 @@ def _numbers_11_1() -> list[Row]:
         (say("summary_its_fields"), f"{len(wire['summary'])}: " + ", ".join(wire["summary"])),
         (
             say("jsonl_store_reopened_entries_the"),
-            f"{len(reopened)}, {reopened[-1].id} ({reopened[-1].type})",
+            f"{len(back)}, {back[-1].id} ({back[-1].type})",
         ),
     ]
 
@@ -113,18 +116,16 @@ def _numbers_11_1() -> list[Row]:
 def _numbers_11_2() -> list[Row]:
     from ctxlab.lab import lab11_2
     from ctxlab.lab.errors_zh import error_text
+    from ctxlab.lab.ledger import budget_ledger
 
-    path = fixtures.opening_path()
-    entries = [e for e in path if e.type == "message"]
-    groups = ctxlab.group_interactions(entries)
-    price = fixtures.opening_estimator
-    rows: list[Row] = []
-    for number, group in enumerate(groups, start=1):
-        cost = sum(price(e.message) for e in group.entries)
-        rows.append((say("group_cost", number=number), f"[{_ids(group.entry_ids)}] = {cost}"))
-    pairs = ", ".join(f"{call} → {result}" for call, result in groups[-1].tool_pairs)
+    groups = budget_ledger(fixtures.opening_path()).groups[::-1]  # oldest first
+    rows = [
+        (say("group_cost", number=g.number), f"[{_ids(g.interaction.entry_ids)}] = {g.cost}")
+        for g in groups
+    ]
+    pairs = ", ".join(f"{call} → {result}" for call, result in groups[-1].interaction.tool_pairs)
     rows.append((say("group_3_call_result_by"), pairs))
-    cuts = [cut.label for cut in lab11_2.cut_points(path) if cut.legal]
+    cuts = [cut.label for cut in lab11_2.cut_points() if cut.legal]
     rows.append((say("legal_cuts_between_groups_only"), _ids(cuts)))
     try:
         ctxlab.group_interactions(fixtures.unknown_call_path())
@@ -136,23 +137,21 @@ def _numbers_11_2() -> list[Row]:
 
 
 def _numbers_11_3() -> list[Row]:
-    path = fixtures.opening_path()
-    result = chapter_build(path, 31)
-    overflow = chapter_build(path, 19)
-    price = fixtures.opening_estimator
-    groups = ctxlab.group_interactions([e for e in path if e.type == "message"])
-    costs = [sum(price(e.message) for e in group.entries) for group in groups]
+    from ctxlab.lab.ledger import Budget, budget_ledger
+
+    view = budget_ledger()  # the opening path, 31/4/2
+    result = view.result
+    overflow = Budget(19).build(fixtures.opening_path())
     available = result.tokens.available_for_messages
-    steps, used = [], 0
-    for cost in reversed(costs):  # from the newest group backwards
-        fits = used + cost <= available
-        steps.append(f"{used} + {cost} = {used + cost} {'✔' if fits else '✘'}")
-        if not fits:
+    steps = []
+    for g in view.groups:  # from the newest group backwards
+        used = g.running_total - g.cost
+        steps.append(f"{used} + {g.cost} = {g.running_total} {'✔' if g.kept else '✘'}")
+        if not g.kept:
             break
-        used += cost
     return [
         (say("the_fixed_costs_first"), _tokens(result)),
-        (say("group_costs_oldest_first"), ", ".join(map(str, costs))),
+        (say("group_costs_oldest_first"), ", ".join(str(g.cost) for g in view.groups[::-1])),
         (say("from_the_newest_backwards_within", available=available), "; ".join(steps)),
         (say("keptentryids"), _ids(result.kept_entry_ids)),
         (say("reason_tokens_total"), f"{result.reason}, {result.tokens.total}"),
@@ -164,37 +163,26 @@ def _numbers_11_3() -> list[Row]:
 
 
 def _numbers_11_4() -> list[Row]:
+    from ctxlab.lab.lab11_4 import first_kept_costs, try_first_kept
+
     path = fixtures.opening_path()
     compact = fixtures.compact1(path)
-    heads = [g.head.id for g in ctxlab.group_interactions([e for e in path if e.type == "message"])]
-    price = fixtures.opening_estimator
-    conversation = [e for e in path if e.type == "message" and e.message.role != "system"]
-    total = sum(price(e.message) for e in conversation)
-    splits = []
-    for head in heads:
-        index = next(i for i, e in enumerate(conversation) if e.id == head)
-        kept = sum(price(e.message) for e in conversation[index:])
-        splits.append(f"{head}: {kept} / {total - kept}")
-    refused = []
-    for candidate in ("a2", "calls", "r-test"):
-        try:
-            ctxlab.create_compaction_entry(
-                path,
-                id="compact-1",
-                timestamp=100,
-                summary=fixtures.compact1_summary(),
-                first_kept_entry_id=candidate,
-                tokens_before=29,
-            )
-        except CtxlabError:
-            refused.append(candidate)
+    costs = first_kept_costs()
+    splits = [
+        f"{head}: {kept} / {summarised}" for head, kept, summarised in costs.itertuples(index=False)
+    ]
+    refused = [
+        candidate
+        for candidate in ("a2", "calls", "r-test")
+        if isinstance(try_first_kept(path, candidate), CtxlabError)
+    ]
     return [
         (say("compact_1_parentid_the_path"), f"{compact.parent_id} (= {path[-1].id})"),
         (
             say("compact_1_firstkeptentryid_tokensbefore"),
             f"{compact.first_kept_entry_id}, {compact.tokens_before}",
         ),
-        (say("legal_first_kept_entries_group"), _ids(heads)),
+        (say("legal_first_kept_entries_group"), _ids(costs["first kept"])),
         (say("kept_summarised_tokens"), "; ".join(splits)),
         (say("refused_as_first_kept_inside"), _ids(refused)),
         (
@@ -205,21 +193,20 @@ def _numbers_11_4() -> list[Row]:
 
 
 def _numbers_11_5() -> list[Row]:
+    from ctxlab.lab.ledger import Budget, budget_ledger
+
     resumed = fixtures.resumed_path()
-    at31, at40 = chapter_build(resumed, 31), chapter_build(resumed, 40)
-    summary_cost = at40.tokens.messages - sum(
-        fixtures.opening_estimator(e.message)
-        for e in resumed
-        if e.type == "message" and e.id in at40.kept_entry_ids
-    )
+    at31 = Budget(31).build(resumed)
+    view40 = budget_ledger(resumed, Budget(40))
+    at40 = view40.result
     system_path = fixtures.system_patch_path()
     replayed = ctxlab.current_system_message(e.message for e in system_path if e.type == "message")
     assert replayed is not None
-    sys_result = chapter_build(system_path, 40)
+    sys_result = Budget(40).build(system_path)
     summary = tr("summary", "摘要")
     return [
         (say("resumed_path"), " → ".join(e.id for e in resumed[-4:])),
-        (say("the_summary_message_s_cost"), str(summary_cost)),
+        (say("the_summary_message_s_cost"), str(view40.summary_cost)),
         (
             say("maxtokens_31_keptentryids"),
             f"{_ids(at31.kept_entry_ids)} ({at31.reason}, total {at31.tokens.total})",
@@ -294,18 +281,16 @@ def _svg(figure: Figure) -> str:
 
 def _in_language(language: Language, make: Callable[[], str]) -> str:
     """``make()`` with ctxlab's report and figure language set to ``language``."""
-    from ctxlab.lab import display, fonts
-    from ctxlab.lab import language as lang
+    from ctxlab.lab import display
 
-    before, figure_before = lang.get_language(), lang.figure_language()
+    before, figure_before = get_language(), figure_language()
     set_language(language)
-    display.use_course_style()
-    lang.set_figure_language(fonts.use_figure_language(language, notice=io.StringIO()))
+    display.use_course_style(language, notice=io.StringIO())
     try:
         return make()
     finally:
         set_language(before)
-        lang.set_figure_language(figure_before)
+        set_figure_language(figure_before)
 
 
 def handout_html(lab: str, language: Language) -> str:
@@ -379,18 +364,13 @@ def _page(sheet: Handout) -> str:
 
 
 def find_chromium() -> Path | None:
-    """Chromium to print PDFs with: ``CTXLAB_CHROMIUM``, else Debian's, else on PATH."""
+    """Chromium to print PDFs with: ``CTXLAB_CHROMIUM``, else ``chromium`` (Debian's name) or
+    ``chromium-browser`` on PATH."""
     named = os.environ.get("CTXLAB_CHROMIUM")
     if named:
         return Path(named) if Path(named).is_file() else None
-    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if Path(candidate).is_file():
-            return Path(candidate)
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return Path(found)
-    return None
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
 
 
 def print_pdf(page: Path, pdf: Path, chromium: Path, timeout: float = 120) -> None:

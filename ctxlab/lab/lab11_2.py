@@ -34,7 +34,7 @@ from ctxlab.lab.display import (
     styled,
 )
 from ctxlab.lab.errors_zh import error_text
-from ctxlab.lab.language import Texts, figure_language, get_language, tr, tr_figure
+from ctxlab.lab.language import Texts, figure_language, tr, tr_figure
 
 say = Texts("lab11_2")
 
@@ -250,12 +250,10 @@ def check_error_entry(answer: object) -> Verdict:
     except InteractionError as error:
         named = _named_entries(str(error), path)
         if answer in named:
-            others = [entry_id for entry_id in named if entry_id != answer]
-            if get_language() == "zh":
-                also = f"（它也指出了 {', '.join(others)}）" if others else ""
-                return Verdict(True, f"错误信息指出了 {answer}{also}", error_text(error))
-            also = f" (it also names {', '.join(others)})" if others else ""
-            return Verdict(True, f"the error names {answer}{also}", str(error))
+            others = ", ".join(entry_id for entry_id in named if entry_id != answer)
+            also = tr(f" (it also names {others})", f"（它也指出了 {others}）") if others else ""
+            title = tr(f"the error names {answer}{also}", f"错误信息指出了 {answer}{also}")
+            return Verdict(True, title, error_text(error))
         return Verdict(
             False,
             tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),

@@ -9,7 +9,6 @@ The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from ctxlab.lab.display import (
     figure_html,
     figure_widget,
     in_language,
+    relinked,
     show,
     slider,
     tidy_number,
@@ -78,20 +78,11 @@ __all__ = [
 def without_system_messages(path: Sequence[SessionEntry] | None = None) -> list[SessionEntry]:
     """``path`` with its system message entries left out (each parent relinked to the entry
     before it): a path on which ``build_context`` replays no system message."""
-    result: list[SessionEntry] = []
-    for entry in default_path(path):
-        if isinstance(entry, MessageSessionEntry) and isinstance(entry.message, SystemMessage):
-            continue
-        if not result:
-            if isinstance(entry, CompactionSessionEntry) or entry.parent_id is None:
-                result.append(entry)
-            else:  # the first entry left becomes the root
-                result.append(dataclasses.replace(entry, parent_id=None))
-        elif entry.parent_id != result[-1].id:
-            result.append(dataclasses.replace(entry, parent_id=result[-1].id))
-        else:
-            result.append(entry)
-    return result
+    return relinked(
+        entry
+        for entry in default_path(path)
+        if not (isinstance(entry, MessageSessionEntry) and isinstance(entry.message, SystemMessage))
+    )
 
 
 def _head_label(message: AgentMessage) -> str:
@@ -156,14 +147,7 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
         ),
         ("reason", str(getattr(result, "reason"))),  # noqa: B009
     ]
-    for name in _TOKEN_FIELDS:
-        value = getattr(tokens, name)
-        rows.append(
-            (
-                f"tokens.{name}",
-                str(tidy_number(value) if isinstance(value, (int, float)) else value),
-            )
-        )
+    rows += [(f"tokens.{name}", str(tidy_number(getattr(tokens, name)))) for name in _TOKEN_FIELDS]
     rows.append(("messages", _message_names(path, getattr(result, "messages"))))  # noqa: B009
     return rows
 
@@ -398,11 +382,7 @@ def build_budget_widget(
     compare.add_class("ctxlab-compare")
 
     def update(_: object = None) -> None:
-        values = (
-            controls["max_tokens"].value,
-            controls["reserved_output"].value,
-            controls["safety_margin"].value,
-        )
+        values = [control.value for control in controls.values()]  # max, reserved, margin
         view = render(*values)
         reason.value = view.reason
         kept.value = view.kept

@@ -39,19 +39,28 @@ from ctxlab.store import InMemorySessionStore
 
 say = Texts("lab11_4")
 
-__all__ = ["check_compact2", "check_store_count", "check_valid_first_kept", "first_kept_figure"]
+__all__ = [
+    "check_compact2",
+    "check_store_count",
+    "check_valid_first_kept",
+    "first_kept_costs",
+    "first_kept_figure",
+    "try_first_kept",
+]
 
 
 # -- the first kept entry --------------------------------------------------------------------------
 
 
-def _try_first_kept(
-    path: Sequence[SessionEntry], entry_id: str, compaction_id: str
+def try_first_kept(
+    path: Sequence[SessionEntry], entry_id: str
 ) -> CompactionSessionEntry | CtxlabError:
+    """compact-1 on ``path`` with ``entry_id`` as its first kept entry, or the error
+    ``create_compaction_entry`` raised for it."""
     try:
         return create_compaction_entry(
             path,
-            id=compaction_id,
+            id="compact-1",
             timestamp=100,
             summary=fixtures.compact1_summary(),
             first_kept_entry_id=entry_id,
@@ -61,8 +70,8 @@ def _try_first_kept(
         return error
 
 
-def _first_kept_costs(
-    path: Sequence[SessionEntry] | None, estimate: TokenEstimator | None
+def first_kept_costs(
+    path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
 ) -> pd.DataFrame:
     """For each legal first kept id of ``path``: the conversation's tokens a resume keeps
     (the original messages from that id on) and those the summary stands in for."""
@@ -71,7 +80,7 @@ def _first_kept_costs(
     conversation = [e for e in message_entries(entries) if not isinstance(e.message, SystemMessage)]
     rows = []
     for entry in entries:
-        outcome = _try_first_kept(entries, entry.id, "compact-1")
+        outcome = try_first_kept(entries, entry.id)
         if isinstance(outcome, CtxlabError):
             continue
         _, candidates = resume_candidates([*entries, outcome])
@@ -89,7 +98,7 @@ def first_kept_figure(
     """One bar per legal first kept id: the summarised tokens
     (hatched) then the kept tokens (solid), so the bars all end at the conversation's
     total."""
-    frame = _first_kept_costs(path, estimate)
+    frame = first_kept_costs(path, estimate)
     fig, ax = new_figure(FIGSIZE)
     ids = list(frame["first kept"])
     for row, (kept, summarised) in enumerate(
@@ -132,12 +141,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     """Exercise: the set of opening-path ids that ``create_compaction_entry`` accepts as
     ``first_kept_entry_id``."""
     chosen = set(id_list(answer, tr("your first kept ids", "你给出的保留起点")))
-    path = fixtures.opening_path()
-    tried = {
-        entry_id: _try_first_kept(path, entry_id, "compact-1")
-        for entry_id in [*(e.id for e in path), *sorted(chosen - {e.id for e in path})]
-    }
-    valid = {entry_id for entry_id, got in tried.items() if not isinstance(got, CtxlabError)}
+    valid = set(first_kept_costs()["first kept"])
     if chosen == valid:
         listed = ", ".join(sorted(valid))
         return Verdict(
@@ -149,7 +153,7 @@ def check_valid_first_kept(answer: object) -> Verdict:
     missing = sorted(valid - chosen)
     details = []
     if wrong:
-        refused = tried[wrong[0]]
+        refused = try_first_kept(fixtures.opening_path(), wrong[0])
         why = error_text(refused) if isinstance(refused, CtxlabError) else ""
         details.append(say("not_valid_for_example", wrong=", ".join(wrong), why=why))
     if missing:

@@ -9,7 +9,6 @@ the self-checks.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from ctxlab import fixtures
 from ctxlab.context import resume_candidates
 from ctxlab.entries import CompactionSessionEntry, SessionEntry
-from ctxlab.interactions import group_interactions, message_entries
+from ctxlab.interactions import message_entries
 from ctxlab.lab.checks import Verdict, exercise, id_list
 from ctxlab.lab.display import (
     DROPPED,
@@ -33,13 +32,14 @@ from ctxlab.lab.display import (
     group_colour,
     group_numbers,
     new_figure,
+    relinked,
     slider,
     widget_box,
 )
 from ctxlab.lab.errors_zh import error_text
 from ctxlab.lab.lab11_3 import compare_builds as compare_budget
 from ctxlab.lab.language import Texts, tr, tr_figure
-from ctxlab.lab.ledger import Budget
+from ctxlab.lab.ledger import Budget, budget_ledger
 from ctxlab.messages import current_system_message, text_of
 
 say = Texts("lab11_5")
@@ -53,7 +53,6 @@ __all__ = [
     "check_resume_kept",
     "compare_builds",
     "error_text",
-    "kept_start",
     "latest_compaction",
     "render_resume_figure",
     "resume_comparison_figure",
@@ -77,22 +76,16 @@ def latest_compaction(path: Sequence[SessionEntry]) -> CompactionSessionEntry | 
     return resume_candidates(path)[0]
 
 
-def kept_start(path: Sequence[SessionEntry]) -> int:
-    """Where the kept suffix starts on ``path``: the newest compaction's first kept entry
-    (0 without a compaction). The rule is the core's :func:`resume_candidates`."""
-    _, candidates = resume_candidates(path)
-    first = candidates[0].id if candidates else None
-    return next((i for i, entry in enumerate(path) if entry.id == first), 0)
-
-
 # -- the diagram -----------------------------------------------------------------------------------
 
 
 def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     """Each entry's role in a resume -- ``system``, ``newest``, ``older`` (compaction),
-    ``metadata``, ``summarised`` or ``kept`` -- and its label in the figure's language."""
-    latest = latest_compaction(path)
-    start = kept_start(path)
+    ``metadata``, ``summarised`` or ``kept`` -- and its label in the figure's language. The
+    kept suffix starts at the newest compaction's first kept entry (the core's rule)."""
+    latest, candidates = resume_candidates(path)
+    first = candidates[0].id if candidates else None
+    start = next((i for i, entry in enumerate(path) if entry.id == first), 0)
     status: dict[str, tuple[str, str]] = {}
     for index, entry in enumerate(path):
         kind = entry_kind(entry)
@@ -217,13 +210,7 @@ def _json_text(value: str) -> str:
 
 def without_compaction(path: Sequence[SessionEntry]) -> list[SessionEntry]:
     """The same conversation with every compaction entry left out (parents relinked)."""
-    result: list[SessionEntry] = []
-    for entry in path:
-        if isinstance(entry, CompactionSessionEntry):
-            continue
-        parent = result[-1].id if result else None
-        result.append(dataclasses.replace(entry, parent_id=parent))
-    return result
+    return relinked(e for e in path if not isinstance(e, CompactionSessionEntry))
 
 
 #: A white, borderless box behind a label drawn on a hatched (or coloured) patch.
@@ -252,39 +239,30 @@ def resume_comparison_figure(
         (say.figure("comparison_without"), without_compaction(with_path)),
     ]
     fig, ax = new_figure(COMPARISON_SIZE)
-    estimate = fixtures.opening_estimator
     right = float(max_tokens)
     for row, (_label, variant) in enumerate(variants):
         y = len(variants) - 1 - row
-        result = Budget(max_tokens, reserved_output, safety_margin).build(variant)
-        x = 0.0
-        fixed = result.tokens.system + result.tokens.reserved_output + result.tokens.safety_margin
+        view = budget_ledger(variant, Budget(max_tokens, reserved_output, safety_margin))
+        t = view.result.tokens
+        fixed = t.system + t.reserved_output + t.safety_margin
         segments: list[tuple[float, str, dict[str, Any]]] = [
             (fixed, say.figure("comparison_fixed_bar"), _FIXED_BAR)
         ]
-        head = len(result.messages) - len(result.kept_entry_ids)
         if variant is with_path and latest is not None:
-            summary_cost = estimate(result.messages[head - 1])
-            segments.append((summary_cost, say.figure("comparison_summary_bar"), _SUMMARY_BAR))
-        groups = group_interactions(message_entries(variant))
-        ids = [e.id for e in variant]
-        start = kept_start(variant)
-        dropped: list[tuple[float, str]] = []
-        for group in groups:
-            if ids.index(group.head.id) < start:
-                continue
-            cost = sum(estimate(e.message) for e in group.entries)
-            if group.head.id in result.kept_entry_ids:
-                # every kept group in the legend's "kept" green, named by its first entry
-                segments.append((cost, group.head.id, dict(KEPT)))
-            else:
-                dropped.append((cost, group.head.id))
+            segments.append((view.summary_cost, say.figure("comparison_summary_bar"), _SUMMARY_BAR))
+        # every kept group in the legend's "kept" green, in path order, named by its first entry
+        segments += [
+            (g.cost, g.interaction.head.id, dict(KEPT)) for g in view.groups[::-1] if g.kept
+        ]
+        # the dropped ones in the order the budget gave up on them (newest first)
+        dropped = [(g.cost, g.interaction.head.id) for g in view.groups if not g.kept]
+        x = 0.0
         for width, name, style in segments:
             ax.barh(y, width, left=x, height=0.55, **style)
             if width >= 3:
                 ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14)
             x += width
-        for width, name in reversed(dropped):  # in the order the budget gave up on them
+        for width, name in dropped:
             ax.barh(y, width, left=x, height=0.55, **_DROPPED)
             ax.text(x + width / 2, y, name, ha="center", va="center", fontsize=14,
                     bbox=_LABEL_BOX)  # fmt: skip

@@ -18,8 +18,9 @@ from typing import Any, Literal
 import ctxlab
 from ctxlab import CompactionSummary, ContextResult, MessageSessionEntry, SystemMessage, fixtures
 from ctxlab.errors import CtxlabError
+from ctxlab.interactions import message_entries
 
-__all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build"]
+__all__ = ["QUIZZES", "AnswerKind", "Question", "chapter_build", "reopened"]
 
 
 AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
@@ -40,15 +41,11 @@ class Question:
 
 
 def chapter_build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
-    """``build_context`` with the chapter's reserve 4, margin 2 and test estimator (the
-    handouts' numbers use it too)."""
-    return ctxlab.build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=4,
-        safety_margin=2,
-        estimate_tokens=fixtures.opening_estimator,
-    )
+    """The chapter's budget at ``max_tokens`` (:class:`ctxlab.lab.ledger.Budget`, loaded late:
+    the classroom kit needs neither pandas nor matplotlib until a quiz is checked)."""
+    from ctxlab.lab.ledger import Budget
+
+    return Budget(max_tokens).build(path)
 
 
 def _refused(action: Callable[[], object]) -> bool:
@@ -92,13 +89,18 @@ def _q11_1_tokens_before() -> list[str]:
     return refused
 
 
-def _q11_1_reopen() -> int:
+def reopened(entries: Sequence[ctxlab.SessionEntry]) -> list[ctxlab.SessionEntry]:
+    """``entries`` appended to a new JSONL store, read back by opening the file again."""
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "session.jsonl"
         store = ctxlab.JsonlSessionStore.open(file)
-        for entry in fixtures.resumed_path():  # ten entries, compact-1, u4, a4
+        for entry in entries:
             store.append(entry)
-        return len(ctxlab.JsonlSessionStore.open(file).entries())
+        return ctxlab.JsonlSessionStore.open(file).entries()
+
+
+def _q11_1_reopen() -> int:
+    return len(reopened(fixtures.resumed_path()))  # ten entries, compact-1, u4, a4
 
 
 def _q11_1_no_special_code() -> str:
@@ -110,20 +112,16 @@ def _q11_1_no_special_code() -> str:
 # -- 11.2
 
 
-def _message_entries(path: Sequence[ctxlab.SessionEntry]) -> list[MessageSessionEntry]:
-    return [entry for entry in path if isinstance(entry, MessageSessionEntry)]
-
-
 def _reordered(*order: str) -> list[MessageSessionEntry]:
     """The opening path's message entries, group 3 in the given order (parent ids are not
     read by the grouping)."""
-    by_id = {entry.id: entry for entry in _message_entries(fixtures.opening_path())}
+    by_id = {entry.id: entry for entry in message_entries(fixtures.opening_path())}
     head = ["sys", "u1", "a1", "u2", "a2"]
     return [by_id[entry_id] for entry_id in (*head, *order)]
 
 
 def _q11_2_groups() -> int:
-    return len(ctxlab.group_interactions(_message_entries(fixtures.resumed_path())))
+    return len(ctxlab.group_interactions(message_entries(fixtures.resumed_path())))
 
 
 def _q11_2_patch() -> str:
@@ -149,7 +147,7 @@ def _q11_2_read1() -> str:
 
 
 def _q11_2_missing() -> str:
-    path = _message_entries(fixtures.missing_result_path())
+    path = message_entries(fixtures.missing_result_path())
     return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"
 
 
