@@ -39,6 +39,7 @@ __all__ = [
     "expect_worked_example_31",
     "halves",
     "ids",
+    "kept_exactly",
     "path_name",
     "random_context",
     "rejects_bad_estimates",
@@ -174,6 +175,18 @@ def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> 
             label,
             f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
             f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
+        )
+
+
+def kept_exactly(label: Text, name: str, given: object, kept: object) -> None:
+    """Field ``name`` of the student's entry is ``given``, of its type (never recomputed)."""
+    if type(kept) is not type(given) or kept != given:
+        fail(
+            label,
+            f": {name} must be kept exactly as given ({shown(given)},"
+            f" {type(given).__name__}), got {shown(kept)} ({type(kept).__name__})",
+            f"：{name} 必须原样保存（{shown(given)}，{type(given).__name__}），"
+            f"实际是 {shown(kept)}（{type(kept).__name__}）",
         )
 
 
