@@ -242,13 +242,9 @@ def id_already_on_path(t: Trial) -> None:
     quote_zh="u2 合法；a2、calls、r-test 都位于组内，不能成为",
     quote_en="u2 is valid; a2, calls and r-test lie inside a group and cannot be",
 )
-def first_kept_starts_group(t: Trial) -> None:
-    for first_kept in ("u1", "u2", "u3"):
+def first_kept_starts_group(t: Trial, strict: bool = False) -> None:
+    for first_kept in ("u1", "u2", "u3") if not strict else ():
         _expect_created(t, "sys..a3", fx.opening_path, _options(first_kept=first_kept), parent="a3")
-    _not_group_heads(t)
-
-
-def _not_group_heads(t: Trial, *, strict: bool = False) -> None:
     for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
         options = _options(first_kept=first_kept)
         _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
@@ -263,18 +259,14 @@ def _not_group_heads(t: Trial, *, strict: bool = False) -> None:
     quote_en='createCompactionEntry() given firstKeptEntryId: "patch-2" reports that it is not'
     " the first message of a whole interaction",
 )
-def first_kept_not_system(t: Trial) -> None:
-    _system_heads(t)
-    name = "sys..a3 (system patches)"
-    options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
-    _expect_created(t, name, fx.system_patch_path, options, parent="a3")
-
-
-def _system_heads(t: Trial, *, strict: bool = False) -> None:
+def first_kept_not_system(t: Trial, strict: bool = False) -> None:
     name = "sys..a3 (system patches)"
     for first_kept in ("patch-2", "sys", "patch-1"):
         options = _options("compact-2", first_kept, tokens_before=10, timestamp=200)
         _refused(t, name, fx.system_patch_path(), options, [[first_kept]], strict=strict)
+    if not strict:
+        options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
+        _expect_created(t, name, fx.system_patch_path, options, parent="a3")
 
 
 @LAB.check(
@@ -284,11 +276,7 @@ def _system_heads(t: Trial, *, strict: bool = False) -> None:
     quote_zh="只能指向 一组的首条 user message",
     quote_en="can only point to the first user message of a group",
 )
-def first_kept_unknown(t: Trial) -> None:
-    _unknown_heads(t)
-
-
-def _unknown_heads(t: Trial, *, strict: bool = False) -> None:
+def first_kept_unknown(t: Trial, strict: bool = False) -> None:
     for first_kept in ("nope", "u9", " u2", "u2 "):
         options = _options(first_kept=first_kept)
         _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
@@ -396,9 +384,10 @@ def parsed_result(t: Trial) -> None:
 )
 def errors_named(t: Trial) -> None:
     _parser_refusals(t, strict=True)
-    _not_group_heads(t, strict=True)
-    _system_heads(t, strict=True)
-    _unknown_heads(t, strict=True)
+    # The chapter's rows on first kept entries again, their refusals now strictly.
+    for row in (first_kept_starts_group, first_kept_not_system, first_kept_unknown):
+        strictly: Callable[..., None] = row  # each of them takes ``strict``
+        strictly(t, True)
 
 
 @LAB.check(
