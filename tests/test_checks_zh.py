@@ -50,7 +50,7 @@ def test_a_ctxlab_error_is_shown_in_chinese_in_the_zh_edition() -> None:
 
 
 def test_a_failed_rows_first_difference_is_in_the_edition_language() -> None:
-    from ctxlab.lab.grading.compare import diff, ids
+    from ctxlab.lab.grading.expect import diff, ids
 
     expected = {"messages": [{"role": "user", "content": "Read context.ts"}], "reason": "trimmed"}
     cases = [

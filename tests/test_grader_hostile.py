@@ -319,10 +319,9 @@ def _rows(report: LabReport) -> list[tuple[str, bool, str]]:
 
 
 def test_rebinding_grading_s_shared_modules_during_a_check_changes_nothing_later() -> None:
-    """``compare.diff`` calls itself through its module's globals (every nested comparison),
+    """``expect.diff`` calls itself through its module's globals (every nested comparison),
     and the labs check with :mod:`.expect`: a student's function that rebinds them changes
     no later verdict (they are kept like ctxlab's own modules)."""
-    import ctxlab.lab.grading.compare as compare
     import ctxlab.lab.grading.expect as expect
 
     folder = Path(__file__).resolve().parent / "misconceptions"
@@ -342,20 +341,20 @@ def test_rebinding_grading_s_shared_modules_during_a_check_changes_nothing_later
 
     before = verdicts()
     assert all(not all(passed for _, passed, _ in rows) for rows in before)
-    originals = (compare.diff, expect.compare_context)
+    originals = (expect.diff, expect.compare_context)
 
     def parse_compaction_entry(value: object) -> object:
-        compare.diff = lambda *args, **kwargs: None
+        expect.diff = lambda *args, **kwargs: None
         expect.compare_context = lambda *args, **kwargs: {}
         raise RuntimeError("rebound")
 
     try:
         report = check_implementation("11.1", parse_compaction_entry=parse_compaction_entry)
         assert not report.passed
-        assert (compare.diff, expect.compare_context) == originals
+        assert (expect.diff, expect.compare_context) == originals
         assert verdicts() == before
     finally:
-        compare.diff, expect.compare_context = originals
+        expect.diff, expect.compare_context = originals
     _right_answer_passes("11.1", "11.3")
 
 

@@ -24,8 +24,8 @@ each check within :func:`set_time_limit` (10 s). ``import ctxlab.lab.grading`` l
 :mod:`.confine`                  the spawned child's walls (bubblewrap, rlimits)
 :mod:`.report`                   :class:`LabReport` and :class:`CheckResult`
 :mod:`.misconceptions`           the catalogue, its evidence, the hint ladder
-:mod:`.cases`, :mod:`.compare`   crafted inputs; naming ids and the first difference
-:mod:`.expect`                   comparisons several labs share (entry, ContextResult)
+:mod:`.cases`                    crafted inputs (messages and paths priced by tags)
+:mod:`.expect`                   comparisons several labs share: the first difference, named
 :mod:`.drawn`                    random rows: cases drawn from a seed, shrunk on failure
 :mod:`.drawn_entries`            random compaction entries, and broken ones
 :mod:`.text`                     bilingual text and plain descriptions of values

@@ -27,7 +27,7 @@ from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.cases import by_id
 from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.drawn_entries import LISTS
-from ctxlab.lab.grading.expect import entry_result, shares_nothing
+from ctxlab.lab.grading.expect import entry_result, kept_exactly, shares_nothing
 from ctxlab.lab.grading.text import COLON, Text, exception_text, raised
 from ctxlab.lab.language import tr
 
@@ -379,15 +379,7 @@ def tokens_before_not_recomputed(t: Trial) -> None:
         name = f"tokensBefore = {shown(value)}"
         _accepts(t, name, {"tokensBefore": value})
         got = t.returns(wire_label(name), changed("tokensBefore", value))
-        kept = getattr(got, "tokens_before", None)
-        if type(kept) is not type(value) or kept != value:
-            fail(
-                wire_label(name),
-                f": tokens_before must be kept exactly as given ({shown(value)},"
-                f" {type(value).__name__}), got {shown(kept)} ({type(kept).__name__})",
-                f"：tokens_before 必须原样保存（{shown(value)}，{type(value).__name__}），"
-                f"实际是 {shown(kept)}（{type(kept).__name__}）",
-            )
+        kept_exactly(wire_label(name), "tokens_before", value, getattr(got, "tokens_before", None))
 
 
 @LAB.check(

@@ -21,8 +21,8 @@ from ctxlab.interactions import GroupBuilder, group_interactions
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial, fail
 from ctxlab.lab.grading.cases import by_id, crafted, messages, path_of, rechain, system
-from ctxlab.lab.grading.compare import ids, path_name
 from ctxlab.lab.grading.declare import LabChecks, methods
+from ctxlab.lab.grading.expect import ids, path_name
 from ctxlab.lab.grading.text import Text, kind, same
 
 __all__ = ["LAB"]

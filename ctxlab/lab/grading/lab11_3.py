@@ -25,7 +25,6 @@ from ctxlab.lab.grading.cases import (
     tag_estimator,
     user,
 )
-from ctxlab.lab.grading.compare import path_name
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
@@ -35,6 +34,7 @@ from ctxlab.lab.grading.expect import (
     expect_deterministic,
     expect_worked_example_31,
     halves,
+    path_name,
     random_context,
     rejects_bad_estimates,
     rejects_bad_options,

@@ -25,13 +25,13 @@ from ctxlab.errors import CtxlabError
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial, fail
 from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
-from ctxlab.lab.grading.compare import diff
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
     BadEstimate,
     budget,
     budget_label,
+    diff,
     expect_context,
     expect_deterministic,
     expect_worked_example_31,

@@ -34,10 +34,9 @@ LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 _PREFIX: Final = f"{__package__}.lab11_"
 
 #: The grading modules the labs' files check with, kept like ctxlab's own (a student's
-#: ``compare.diff = ...`` lasts no longer than its check).
+#: ``expect.diff = ...`` lasts no longer than its check).
 _CHECKED_WITH: Final = tuple(
-    f"{__package__}.{name}"
-    for name in ("calls", "cases", "compare", "drawn_entries", "expect", "text")
+    f"{__package__}.{name}" for name in ("calls", "cases", "drawn_entries", "expect", "text")
 )
 inprocess.keep(*(importlib.import_module(name) for name in _CHECKED_WITH))
 # drawn holds the seed and the time limit in lists it fills at run time: only its names
