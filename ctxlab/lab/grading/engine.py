@@ -147,7 +147,7 @@ def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[Ch
         stop = outcome.stop
         used = used or outcome.used_reference
         output, cut = bounded_output(outcome.output, outcome.output_cut)
-        results.append(row.row(outcome.status == "pass", outcome.detail, output, cut))
+        results.append(row.row(outcome.detail is None, outcome.detail, output, cut))
     return results, used
 
 
