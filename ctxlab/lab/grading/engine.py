@@ -184,20 +184,31 @@ def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabRe
     repaired: list[str] = repair()  # what the notebook changed, before the run
     with drawn.seeded(seed, get_time_limit()):
         results, used = _run_checks(spec, spec.steps, function, repaired, forked=use_process())
+    report = lab_report(
+        spec,
+        results,
+        seed,
+        used_reference=used,
+        stuck_threads=stuck_threads(),
+        repaired=tuple(repaired),
+    )
+    return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
+
+
+def lab_report(spec: LabChecks, results: list[CheckResult], seed: int, **more: Any) -> LabReport:
+    """The report of a run of ``spec``'s rows (``more``: the other fields of the report)."""
     rows, matched = diagnosed(results)
-    report = LabReport(
+    cases = drawn.count(spec.lab, (row.key for row in spec.checks))
+    return LabReport(
         spec.lab,
         spec.keyword,
         rows,
-        used,
-        stuck_threads(),
-        repaired=tuple(repaired),
         facts=spec.facts,
         matched=matched,
         seed=seed,
-        random_cases=drawn.count(spec.lab, (row.key for row in spec.checks)),
+        random_cases=cases,
+        **more,
     )
-    return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 
 
 #: The hint ladder, per lab: the last run's first misconception and its rung.
