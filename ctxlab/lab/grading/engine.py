@@ -43,14 +43,11 @@ _time_limit: list[float] = [10.0]  # seconds (set_time_limit)
 
 def set_time_limit(seconds: float) -> float:
     """Give every check at most ``seconds`` (default 10); returns the previous limit."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+    number = not isinstance(seconds, bool) and isinstance(seconds, (int, float))
+    if not number or not math.isfinite(seconds) or seconds <= 0:
+        must = "finite and > 0" if number else "a number > 0"
         raise GradingUsageError(
-            f"set_time_limit: seconds must be a number > 0, got {shown(seconds)}", option="seconds"
-        )
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise GradingUsageError(
-            f"set_time_limit: seconds must be finite and > 0, got {shown(seconds)}",
-            option="seconds",
+            f"set_time_limit: seconds must be {must}, got {shown(seconds)}", option="seconds"
         )
     previous = _time_limit[0]
     _time_limit[0] = float(seconds)
