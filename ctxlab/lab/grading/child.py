@@ -34,13 +34,13 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
 
-from ctxlab.lab.grading.calls import Failed, Trial
+from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.confine import LIVE, Launch, end_cgroup, prepare_launch, sweep
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.perform import perform, safe_message
 from ctxlab.lab.grading.plain import type_name
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, clock, hung, unreadable
+from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, attempt, clock, hung, outcome
 from ctxlab.lab.grading.text import Text, same
 
 __all__ = [
@@ -542,25 +542,16 @@ class InChild:
             output = f"{output}\n{child.stderr_text()}".strip("\n")
         clean = str if child.forked else escape  # the kernel shows its own as printed
         said = None if detail is None else Text(clean(detail.en), clean(detail.zh))
-        status: Literal["pass", "fail"] = "pass" if said is None else "fail"
-        used = trial.used_reference
-        return Outcome(status, said, clean(output), trial.output_cut, used, stop)
+        return outcome(trial, said, clean(output), stop)
 
     def _check(self, row: Row, trial: Trial, limit: float) -> tuple[Text | None, _How]:
         """Run ``row``'s check here, its calls answered by the child."""
         try:
-            row.run(trial)
-        except Failed as failure:
-            return failure.text, "ran"
+            return attempt(row, trial, (ChildGone, KeyboardInterrupt)), "ran"
         except ChildGone as gone:
             self.child.stop()
             how: _How = "hung" if gone.late or gone.out_of_cpu else "gone"
             return self._lost(trial, gone, limit), how
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:
-            return at(trial) + unreadable(error), "ran"
-        return None, "ran"
 
     def _lost(self, trial: Trial, gone: ChildGone, limit: float) -> Text:
         """What a row says of a call that did not come back."""

@@ -43,14 +43,11 @@ _time_limit: list[float] = [10.0]  # seconds (set_time_limit)
 
 def set_time_limit(seconds: float) -> float:
     """Give every check at most ``seconds`` (default 10); returns the previous limit."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+    number = not isinstance(seconds, bool) and isinstance(seconds, (int, float))
+    if not number or not math.isfinite(seconds) or seconds <= 0:
+        must = "finite and > 0" if number else "a number > 0"
         raise GradingUsageError(
-            f"set_time_limit: seconds must be a number > 0, got {shown(seconds)}", option="seconds"
-        )
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise GradingUsageError(
-            f"set_time_limit: seconds must be finite and > 0, got {shown(seconds)}",
-            option="seconds",
+            f"set_time_limit: seconds must be {must}, got {shown(seconds)}", option="seconds"
         )
     previous = _time_limit[0]
     _time_limit[0] = float(seconds)
@@ -147,7 +144,7 @@ def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[Ch
         stop = outcome.stop
         used = used or outcome.used_reference
         output, cut = bounded_output(outcome.output, outcome.output_cut)
-        results.append(row.row(outcome.status == "pass", outcome.detail, output, cut))
+        results.append(row.row(outcome.detail is None, outcome.detail, output, cut))
     return results, used
 
 
@@ -184,20 +181,31 @@ def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabRe
     repaired: list[str] = repair()  # what the notebook changed, before the run
     with drawn.seeded(seed, get_time_limit()):
         results, used = _run_checks(spec, spec.steps, function, repaired, forked=use_process())
+    report = lab_report(
+        spec,
+        results,
+        seed,
+        used_reference=used,
+        stuck_threads=stuck_threads(),
+        repaired=tuple(repaired),
+    )
+    return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
+
+
+def lab_report(spec: LabChecks, results: list[CheckResult], seed: int, **more: Any) -> LabReport:
+    """The report of a run of ``spec``'s rows (``more``: the other fields of the report)."""
     rows, matched = diagnosed(results)
-    report = LabReport(
+    cases = drawn.count(spec.lab, (row.key for row in spec.checks))
+    return LabReport(
         spec.lab,
         spec.keyword,
         rows,
-        used,
-        stuck_threads(),
-        repaired=tuple(repaired),
         facts=spec.facts,
         matched=matched,
         seed=seed,
-        random_cases=drawn.count(spec.lab, (row.key for row in spec.checks)),
+        random_cases=cases,
+        **more,
     )
-    return dataclasses.replace(report, hint_rung=_climb(spec.lab, report.misconceptions))
 
 
 #: The hint ladder, per lab: the last run's first misconception and its rung.

@@ -8,11 +8,12 @@ the arguments (to name one the call changed), captures what the calling thread p
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import CodeType
 from typing import Any, Final, TypeAlias
 
@@ -119,11 +120,14 @@ def keep_output(kept: str, text: str) -> tuple[str, int]:
 
 class _Capture(io.TextIOBase):
     """Stands in for ``sys.stdout``/``sys.stderr``: the watched thread's writes are kept
-    (bounded); other threads' go where they went before."""
+    (bounded) in ``into`` (the stdout one); other threads' go where they went before."""
 
-    def __init__(self, previous: Any, into: _Captured) -> None:
+    def __init__(self, previous: Any, into: _Capture | None = None) -> None:
         self.previous = previous
-        self.into = into
+        self.into = self if into is None else into
+        self.text = ""
+        self.cut = 0
+        self.thread = threading.get_ident()
 
     def write(self, text: str) -> int:
         into = self.into
@@ -141,21 +145,16 @@ class _Capture(io.TextIOBase):
         return True
 
 
-class _Captured:
-    def __init__(self) -> None:
-        self.text = ""
-        self.cut = 0
-        self.thread = threading.get_ident()
-        self._streams: tuple[Any, Any] = (None, None)
-
-    def __enter__(self) -> _Captured:
-        self._streams = (sys.stdout, sys.stderr)
-        sys.stdout, sys.stderr = _Capture(sys.stdout, self), _Capture(sys.stderr, self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        # Only what we put there: a student's own replacement, standing on ours, goes too.
-        sys.stdout, sys.stderr = self._streams
+@contextlib.contextmanager
+def _captured() -> Iterator[_Capture]:
+    """What the calling thread prints meanwhile, kept in the yielded capture."""
+    streams = sys.stdout, sys.stderr
+    captured = _Capture(sys.stdout)
+    sys.stdout, sys.stderr = captured, _Capture(sys.stderr, captured)
+    try:
+        yield captured
+    finally:  # only what we put there: a student's own replacement, standing on ours, goes too
+        sys.stdout, sys.stderr = streams
 
 
 def fingerprint(value: object, depth: int = 0) -> object:
@@ -222,7 +221,7 @@ def perform(
     arguments = _arguments(args, kwargs, arg_names)
     before = {name: fingerprint(value) for name, value in arguments.items()}
     record: CallRecord = {}
-    with _Captured() as captured, _Watch(references) as watch:
+    with _captured() as captured, _Watch(references) as watch:
         try:
             value = function(*args, **kwargs)
         except StopStudent:

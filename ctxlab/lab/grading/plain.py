@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import math
 from typing import Any, Final
@@ -139,13 +140,9 @@ class Opaque:
     """A value of a class the grader does not read: an empty stand-in of the same name."""
 
 
-_OPAQUE_CLASSES: dict[str, type[Opaque]] = {}
-
-
-def _opaque(name: str) -> Opaque:
-    if name not in _OPAQUE_CLASSES:
-        _OPAQUE_CLASSES[name] = type(name, (Opaque,), {"__repr__": lambda self: f"<{name}>"})
-    return _OPAQUE_CLASSES[name]()
+@functools.cache
+def _opaque(name: str) -> type[Opaque]:
+    return type(name, (Opaque,), {"__repr__": lambda self: f"<{name}>"})
 
 
 def decode(data: Any) -> Any:
@@ -175,7 +172,7 @@ def decode(data: Any) -> Any:
             if field in _FIELDS[data["t"]]:
                 object.__setattr__(rebuilt, field, decode(item))
         return rebuilt
-    return _opaque(str(data.get("t", "object")))
+    return _opaque(str(data.get("t", "object")))()
 
 
 def _key(value: Any) -> Any:
@@ -216,20 +213,19 @@ def encode_error(error: BaseException, message: str) -> dict[str, Any]:
     return {"type": name, "base": nearest, "message": message, "attributes": attributes}
 
 
-_ERROR_CLASSES: dict[tuple[str, str], type[BaseException]] = {}
-
-
-def decode_error(data: dict[str, Any]) -> BaseException:
-    """An exception like the one :func:`encode_error` read -- never the student's object."""
-    name, base_name = str(data["type"]), str(data["base"])
+@functools.cache
+def _error_class(name: str, base_name: str) -> type[BaseException]:
+    """The class ``name`` below ctxlab's (or the builtin) ``base_name``, made once."""
     builtin = getattr(builtins, base_name, None)
     if not (isinstance(builtin, type) and issubclass(builtin, Exception)):
         builtin = Exception
     base: type[BaseException] = _ERRORS.get(base_name) or builtin
-    key = (name, base_name)
-    if key not in _ERROR_CLASSES:
-        _ERROR_CLASSES[key] = base if base.__name__ == name else type(name, (base,), {})
-    cls = _ERROR_CLASSES[key]
+    return base if base.__name__ == name else type(name, (base,), {})
+
+
+def decode_error(data: dict[str, Any]) -> BaseException:
+    """An exception like the one :func:`encode_error` read -- never the student's object."""
+    cls = _error_class(str(data["type"]), str(data["base"]))
     error = cls.__new__(cls)
     BaseException.__init__(error, data["message"])
     attributes = data.get("attributes", {})

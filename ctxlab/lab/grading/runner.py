@@ -67,10 +67,9 @@ _threads: list[bool | None] = [None]  # can this Python start a thread? (checked
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one check ended, what the function printed, whether a call ran ctxlab's
-    reference; ``stop``, when set, is the detail of every later row."""
+    """How one check failed (None: it passed), what the function printed, whether a call
+    ran ctxlab's reference; ``stop``, when set, is the detail of every later row."""
 
-    status: Literal["pass", "fail", "hung"]
     detail: Text | None
     output: str = ""
     output_cut: int = 0
@@ -123,6 +122,25 @@ def unreadable(error: BaseException) -> Text:
     )
 
 
+def attempt(row: Row, trial: Trial, through: tuple[type[BaseException], ...] = ()) -> Text | None:
+    """Run ``row``'s check: None when it passed, else how it failed (``through`` pass)."""
+    try:
+        row.run(trial)
+    except Failed as failure:
+        return failure.text
+    except through:
+        raise
+    except BaseException as error:  # the result could not even be read
+        return at(trial) + unreadable(error)
+    return None
+
+
+def outcome(trial: Trial, detail: Text | None, output: str, stop: Text | None = None) -> Outcome:
+    """How a check on ``trial`` ended: ``detail`` (None: passed), what it printed."""
+    cut = trial.output_cut if isinstance(trial.output_cut, int) else 0
+    return Outcome(detail, output, cut, trial.used_reference is True, stop)
+
+
 def run_check(
     row: Row,
     function: Callable[..., Any],
@@ -133,26 +151,16 @@ def run_check(
     """Run ``row``'s check on ``function`` for ``limit`` s, in a daemon thread (or under the
     trace hook). A kernel interrupt stops the check thread and is raised again."""
     trial = Trial(function, arg_names, references=references)
-    box: list[tuple[Literal["pass", "fail", "hung"], Text | None]] = []
+    box: list[Text | None] = []  # empty: it did not end in time
     stop = _Stop()
 
     def target() -> None:
         try:
-            row.run(trial)
-            box.append(("pass", None))
-        except Failed as failure:
-            box.append(("fail", failure.text))
+            box.append(attempt(row, trial, (StopStudent,)))
         except StopStudent:
-            box.append(("hung", None))
-        except BaseException as error:  # the result could not even be read
-            box.append(("fail", at(trial) + unreadable(error)))
+            pass
         finally:
-            while True:  # a stop may land on the call itself: then mark done again
-                try:
-                    stop.finish()
-                    break
-                except StopStudent:
-                    continue
+            stop.close()
 
     starved = 0.0
     if use_trace():  # no threads (Pyodide), or set_isolation("trace")
@@ -170,16 +178,10 @@ def run_check(
         if overran:
             _stop_thread(thread, stop)
         overran = overran or starved > max(_STARVED, limit)  # it held the GIL past the limit
-    if overran or not box or box[0][0] == "hung":
-        return _outcome(trial, "hung", hung(trial, limit, starved))
-    return _outcome(trial, *box[0])
-
-
-def _outcome(trial: Trial, status: Literal["pass", "fail", "hung"], detail: Text | None) -> Outcome:
     output = trial.output if isinstance(trial.output, str) else ""
-    cut = trial.output_cut if isinstance(trial.output_cut, int) else 0
-    stop = NOT_RUN if status == "hung" else None
-    return Outcome(status, detail, output, cut, trial.used_reference is True, stop)
+    if overran or not box:
+        return outcome(trial, hung(trial, limit, starved), output, NOT_RUN)
+    return outcome(trial, box[0], output)
 
 
 def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
@@ -235,6 +237,15 @@ class _Stop:
         self.ended.release()
         _land()
         _land()
+
+    def close(self) -> None:
+        """:meth:`finish`, again when a stop lands on the call itself."""
+        while True:
+            try:
+                self.finish()
+                return
+            except StopStudent:
+                continue
 
     def keep_sending(self, ident: int | None, seconds: float) -> None:
         """Send the stop every :data:`_STOP_SLICE` until it finishes or ``seconds`` pass."""
@@ -442,11 +453,7 @@ def run_traced(target: Callable[[], None], limit: float) -> bool:
     except StopStudent:
         deadline.expired = True
     finally:
-        while backstop is not None:  # a stop may land on the call itself: then again
-            try:
-                backstop.finish()
-                break
-            except StopStudent:
-                continue
+        if backstop is not None:
+            backstop.close()
         deadline.stop()
     return not deadline.expired and not (backstop is not None and backstop.sent)

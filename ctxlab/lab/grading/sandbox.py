@@ -34,9 +34,9 @@ from ctxlab.lab.grading.confine import (
     repository_dir,
     sandbox_folder,
 )
-from ctxlab.lab.grading.engine import get_time_limit, run_rows
+from ctxlab.lab.grading.engine import get_time_limit, lab_report, run_rows
 from ctxlab.lab.grading.labs import load
-from ctxlab.lab.grading.report import LabReport, diagnosed
+from ctxlab.lab.grading.report import LabReport
 from ctxlab.lab.grading.usage import GradingUsageError
 
 __all__ = [
@@ -304,17 +304,7 @@ def grade_file(
         reap_strays(children)
     after = fingerprint()
     touched = _touched(before, after)
-    rows, matched = diagnosed(results)
-    cases = drawn.count(lab, (check.key for check in spec.checks))
-    report = LabReport(
-        spec.lab,
-        spec.keyword,
-        rows,
-        facts=spec.facts,
-        matched=matched,
-        seed=seed,
-        random_cases=cases,
-    )
+    report = lab_report(spec, results, seed)
     if touched:
         shown = ", ".join(escape(p) for p in touched[:8])
         more = f" and {len(touched) - 8} more" if len(touched) > 8 else ""
