@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ctxlab.lab.grading.sandbox import missing_protections
+from ctxlab.lab.grading.confine import missing_protections
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -577,7 +577,8 @@ def bench_agent_scale(size: int, repeats: int) -> Row5:
 SANDBOX_SCRIPT = r"""
 import json, statistics, sys
 from pathlib import Path
-from ctxlab.lab.grading.sandbox import bwrap_works, grade_file
+from ctxlab.lab.grading.confine import bwrap_works
+from ctxlab.lab.grading.sandbox import grade_file
 repeats = int(sys.argv[1])
 rows = []
 for n in range(1, 6):

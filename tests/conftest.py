@@ -135,7 +135,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     path = config.stash.get(_IMPL_KEY, None)
     if path is None:
         return
-    from ctxlab.lab.grading.sandbox import grade_file, missing_protections
+    from ctxlab.lab.grading.confine import missing_protections
+    from ctxlab.lab.grading.sandbox import grade_file
 
     # First of all, even with -q: what the sandbox of this platform lacks.
     missing = missing_protections()

@@ -53,7 +53,8 @@ LIMIT = 2.0  # the time limit of one check in these runs
 DRIVER = r"""
 import json, sys
 from pathlib import Path
-from ctxlab.lab.grading.sandbox import grade_file, missing_protections
+from ctxlab.lab.grading.confine import missing_protections
+from ctxlab.lab.grading.sandbox import grade_file
 print(json.dumps({"missing": missing_protections()}), flush=True)
 for line in sys.stdin:
     ask = json.loads(line)
@@ -169,7 +170,7 @@ def _start(mode: str, base: Path) -> Copy:
 def copy(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Copy]:
-    from ctxlab.lab.grading.sandbox import bwrap_works
+    from ctxlab.lab.grading.confine import bwrap_works
 
     mode = request.param
     if mode == "bwrap" and not bwrap_works():

@@ -444,7 +444,7 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
     except KeyboardInterrupt:  # the student stops a direct call: stop, do not go on
         raise
     except BaseException as error:  # student code may raise anything
-        from ctxlab.lab.grading.perform import StopStudent
+        from ctxlab.lab.grading.text import StopStudent
 
         if isinstance(error, StopStudent):  # the trace-hook clock ends an overrunning call
             raise

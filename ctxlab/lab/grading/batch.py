@@ -33,8 +33,6 @@ from ctxlab.lab.grading.graded import GradedLab, shown, write_bundle, write_comb
 from ctxlab.lab.grading.submissions import KEYWORDS, LabSource, collect, lab_sources
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = ["CACHE_NAME", "main", "run"]
-
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 EXIT_OK, EXIT_USAGE = 0, 2

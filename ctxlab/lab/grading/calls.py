@@ -17,8 +17,6 @@ from ctxlab.lab.grading.perform import CallRecord, keep_output, perform
 from ctxlab.lab.grading.plain import decode, decode_error
 from ctxlab.lab.grading.text import COLON, Text, exception_text, kind, raised, same
 
-__all__ = ["CHAPTER_ERROR", "Failed", "Trial", "fail"]
-
 #: What a chapter row asks of a refusal: a ``ValueError`` (every ctxlab error is one); which
 #: class, and which attributes (``.field``, ...), are ctxlab's rules, checked by its rows.
 CHAPTER_ERROR: type[Exception] = ValueError

@@ -26,18 +26,6 @@ from ctxlab.messages import (
     text_of,
 )
 
-__all__ = [
-    "assistant",
-    "by_id",
-    "crafted",
-    "messages",
-    "path_of",
-    "rechain",
-    "system",
-    "tag_estimator",
-    "user",
-]
-
 
 def rechain(entries: Sequence[SessionEntry]) -> list[SessionEntry]:
     """The same entries, each one's parent the entry before (the first one a root)."""

@@ -43,17 +43,6 @@ from ctxlab.lab.grading.plain import type_name
 from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, attempt, clock, hung, outcome
 from ctxlab.lab.grading.text import Text, same
 
-__all__ = [
-    "Child",
-    "ChildGone",
-    "InChild",
-    "Spawn",
-    "Status",
-    "escape",
-    "main",
-    "read_record",
-]
-
 #: How many bytes of the child's standard error are kept (at the start and at the end).
 STDERR_KEEP: Final = 4096
 

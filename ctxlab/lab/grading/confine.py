@@ -28,24 +28,6 @@ from typing import Final
 
 import ctxlab
 
-__all__ = [
-    "LIVE",
-    "MARKER",
-    "MEMORY_LIMIT",
-    "Launch",
-    "bwrap_works",
-    "end_cgroup",
-    "guard_parent",
-    "missing_protections",
-    "own_children",
-    "package_dir",
-    "prepare_launch",
-    "reap_strays",
-    "repository_dir",
-    "sandbox_folder",
-    "sweep",
-]
-
 MEMORY_LIMIT: Final = 1024 * 1024 * 1024  # address space (RLIMIT_AS), bytes
 FILE_LIMIT: Final = 16 * 1024 * 1024  # the largest file written (RLIMIT_FSIZE)
 DISK_LIMIT: Final = 64 * 1024 * 1024  # the private /tmp under bubblewrap

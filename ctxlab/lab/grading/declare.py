@@ -21,8 +21,6 @@ from ctxlab.lab.grading.misconceptions import DIAGNOSIS, Misconception, diagnose
 from ctxlab.lab.grading.report import CheckResult, LabFacts, Source
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = ["CheckFunction", "LabChecks", "Row", "helper_functions", "methods"]
-
 #: A check: given the student's function under watch, it returns or raises ``Failed``.
 CheckFunction = Callable[[Trial], None]
 #: One behaviour, declared: the same type as its row in a report (``run`` is its check).

@@ -13,8 +13,6 @@ import random
 from collections.abc import Iterator
 from typing import Any, Final
 
-__all__ = ["LISTS", "break_text", "break_wire", "broken", "draw_wire", "edit", "smaller_wire"]
-
 LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
 _WORDS: Final = ("src/a.py", "测试通过", "keep API", "修复 bug", "x", "", "a\nb", "“q”", "🙂")
 

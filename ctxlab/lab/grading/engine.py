@@ -26,18 +26,6 @@ from ctxlab.lab.grading.runner import Outcome, stuck_threads, use_process
 from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = [
-    "Caller",
-    "GradingUsageError",
-    "check",
-    "check_one",
-    "function_of",
-    "get_time_limit",
-    "handed_out",
-    "run_rows",
-    "set_time_limit",
-]
-
 _time_limit: list[float] = [10.0]  # seconds (set_time_limit)
 
 

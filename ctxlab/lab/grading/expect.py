@@ -25,29 +25,6 @@ from ctxlab.lab.grading.text import Text, kind, same
 from ctxlab.lab.language import tr
 from ctxlab.messages import SystemMessage, UserMessage
 
-__all__ = [
-    "GROUP_3",
-    "KEPT_31",
-    "BadEstimate",
-    "budget",
-    "canonical",
-    "compare_context",
-    "diff",
-    "entry_result",
-    "expect_context",
-    "expect_deterministic",
-    "expect_worked_example_31",
-    "halves",
-    "ids",
-    "kept_exactly",
-    "path_name",
-    "random_context",
-    "rejects_bad_estimates",
-    "rejects_bad_options",
-    "shares_nothing",
-    "zero",
-]
-
 
 def ids(values: Sequence[object]) -> str:
     """``u2,a2`` (or ``(none)``, 「（无）」)."""

@@ -37,20 +37,6 @@ if TYPE_CHECKING:
     from ctxlab.lab.grading.report import CheckResult, LabReport
     from ctxlab.lab.grading.sandbox import GradeOutcome
 
-__all__ = [
-    "GRADES_COLUMNS",
-    "ROWS_COLUMNS",
-    "GradedLab",
-    "GradedRow",
-    "cell",
-    "gradescope_result",
-    "render",
-    "shown",
-    "write_bundle",
-    "write_combined",
-    "write_outputs",
-]
-
 
 def _known(cls: type[Any], data: Mapping[str, Any]) -> dict[str, Any]:
     names = {field.name for field in fields(cls)}

@@ -24,8 +24,6 @@ from ctxlab.lab.grading import misconceptions, report
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.runner import Outcome, run_check
 
-__all__ = ["InProcess", "as_found", "keep", "repair"]
-
 _MISSING: Final[Any] = object()
 _Table = dict[Any, Any] | list[Any] | set[Any]
 

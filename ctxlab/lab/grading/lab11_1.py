@@ -31,8 +31,6 @@ from ctxlab.lab.grading.expect import entry_result, kept_exactly, shares_nothing
 from ctxlab.lab.grading.text import COLON, Text, exception_text, raised
 from ctxlab.lab.language import tr
 
-__all__ = ["LAB", "parse_compaction_entry"]
-
 
 def parse_compaction_entry(value: object) -> CompactionSessionEntry:
     """The reference: the core parser (:func:`~ctxlab.entries.parse_session_entry`) reads

@@ -25,8 +25,6 @@ from ctxlab.lab.grading.declare import LabChecks, methods
 from ctxlab.lab.grading.expect import ids, path_name
 from ctxlab.lab.grading.text import Text, kind, same
 
-__all__ = ["LAB"]
-
 LAB = LabChecks(
     "11.2",
     "group_interactions",

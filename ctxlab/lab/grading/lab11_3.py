@@ -44,8 +44,6 @@ from ctxlab.lab.grading.text import Text
 from ctxlab.messages import UserMessage
 from ctxlab.window import ContextWindow
 
-__all__ = ["LAB", "negative_for_user", "one_each"]
-
 LAB = LabChecks(
     "11.3",
     "build_context",

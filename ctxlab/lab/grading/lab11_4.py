@@ -29,8 +29,6 @@ from ctxlab.lab.grading.declare import LabChecks
 from ctxlab.lab.grading.expect import entry_result, kept_exactly, shares_nothing
 from ctxlab.lab.grading.text import Text
 
-__all__ = ["LAB"]
-
 LAB = LabChecks(
     "11.4",
     "create_compaction_entry",

@@ -44,8 +44,6 @@ from ctxlab.lab.grading.expect import (
 from ctxlab.lab.grading.text import Text, same
 from ctxlab.window import ContextWindow
 
-__all__ = ["LAB"]
-
 LAB = LabChecks(
     "11.5",
     "build_context",

@@ -17,18 +17,6 @@ from ctxlab.lab.grading.misconceptions import Misconception
 from ctxlab.lab.grading.report import CheckResult, LabReport, Source
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = [
-    "LABS",
-    "behaviour_keys",
-    "behaviour_source",
-    "catalogue",
-    "check_behaviour",
-    "check_implementation",
-    "lab_keyword",
-    "load",
-    "reference_functions",
-]
-
 LABS: Final[tuple[str, ...]] = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 _PREFIX: Final = f"{__package__}.lab11_"

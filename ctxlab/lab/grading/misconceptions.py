@@ -25,19 +25,6 @@ from ctxlab.lab.grading.perform import CallRecord, named
 from ctxlab.lab.grading.plain import decode
 from ctxlab.lab.grading.text import Text
 
-__all__ = [
-    "DIAGNOSIS",
-    "Misconception",
-    "canonical",
-    "diagnose",
-    "found_in",
-    "hint_lines",
-    "load",
-    "ordered",
-    "probe_call",
-    "to_diagnose",
-]
-
 #: The key of the check loop's last step, :func:`diagnose` (never a row of the report).
 DIAGNOSIS: Final = "known_mistakes"
 #: How that step's detail starts, before the matched ids.

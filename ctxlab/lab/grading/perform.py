@@ -20,18 +20,6 @@ from typing import Any, Final, TypeAlias
 from ctxlab.lab.grading.plain import TooLarge, encode, encode_error, type_name
 from ctxlab.lab.grading.text import StopStudent, message_of
 
-__all__ = [
-    "OUTPUT_LIMIT",
-    "CallRecord",
-    "StopStudent",
-    "claim_tool",
-    "fingerprint",
-    "keep_output",
-    "named",
-    "perform",
-    "safe_message",
-]
-
 #: How many characters of a check's printed output are kept (the rest is counted).
 OUTPUT_LIMIT: Final = 2000
 

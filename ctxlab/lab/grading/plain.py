@@ -20,19 +20,6 @@ from ctxlab import context, entries, errors, interactions, messages
 from ctxlab.json_values import FrozenDict
 from ctxlab.messages import ABSENT
 
-__all__ = [
-    "MAX_CHARS",
-    "MAX_DEPTH",
-    "MAX_NODES",
-    "Opaque",
-    "TooLarge",
-    "decode",
-    "decode_error",
-    "encode",
-    "encode_error",
-    "type_name",
-]
-
 MAX_NODES: Final = 200_000
 MAX_CHARS: Final = 5_000_000
 MAX_DEPTH: Final = 100

@@ -27,8 +27,6 @@ from ctxlab.lab.grading.misconceptions import (
 )
 from ctxlab.lab.grading.text import Text, clean
 
-__all__ = ["CheckResult", "LabFacts", "LabReport", "Source", "diagnosed"]
-
 #: A row's kind: the chapter's rule, or ctxlab's extension.
 Source: TypeAlias = Literal["chapter", "ctxlab"]
 

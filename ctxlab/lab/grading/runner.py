@@ -25,25 +25,6 @@ from ctxlab.lab.grading.perform import claim_tool
 from ctxlab.lab.grading.text import COLON, StopStudent, Text, exception_text, same
 from ctxlab.lab.grading.usage import GradingUsageError
 
-__all__ = [
-    "NOT_RUN",
-    "STOP_SECONDS",
-    "Outcome",
-    "at",
-    "clock",
-    "get_isolation",
-    "hung",
-    "process_available",
-    "run_check",
-    "run_traced",
-    "set_isolation",
-    "stuck_threads",
-    "threads_available",
-    "unreadable",
-    "use_process",
-    "use_trace",
-]
-
 #: How long a thread is asked to stop before it counts as stuck (and the backstop's grace).
 STOP_SECONDS: Final = 0.5
 _WAIT_SLICE: Final = 0.1  # how often the waiting thread wakes (a kernel interrupt lands)

@@ -25,9 +25,7 @@ from typing import Final
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.child import Child, InChild, Spawn, Status, escape
 from ctxlab.lab.grading.confine import (
-    bwrap_works,
     guard_parent,
-    missing_protections,
     own_children,
     package_dir,
     reap_strays,
@@ -38,14 +36,6 @@ from ctxlab.lab.grading.engine import get_time_limit, lab_report, run_rows
 from ctxlab.lab.grading.labs import load
 from ctxlab.lab.grading.report import LabReport
 from ctxlab.lab.grading.usage import GradingUsageError
-
-__all__ = [
-    "GradeOutcome",
-    "Status",
-    "bwrap_works",
-    "grade_file",
-    "missing_protections",
-]
 
 SUBMISSION_LIMIT: Final = 1024 * 1024  # bytes
 

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["BUILD_IT_TAG", "KEYWORDS", "LabSource", "Submission", "collect", "lab_sources"]
-
 BUILD_IT_TAG: Final = "ctxlab-build-it"
 #: The function each lab's build-it cell defines (as :func:`~ctxlab.lab.grading.lab_keyword`).
 KEYWORDS: Final[dict[str, str]] = {

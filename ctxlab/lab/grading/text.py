@@ -13,19 +13,6 @@ from dataclasses import dataclass
 
 from ctxlab.lab.language import get_language
 
-__all__ = [
-    "COLON",
-    "StopStudent",
-    "Text",
-    "bounded_output",
-    "clean",
-    "exception_text",
-    "kind",
-    "message_of",
-    "raised",
-    "same",
-]
-
 
 @dataclass(frozen=True)
 class Text:

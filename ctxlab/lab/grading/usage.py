@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from ctxlab.errors import CtxlabError
 
-__all__ = ["GradingUsageError"]
-
 
 class GradingUsageError(CtxlabError):
     """``check_implementation`` or ``ctxlab grade`` called wrongly (``ctxlab grade`` exits
