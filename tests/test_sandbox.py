@@ -20,6 +20,7 @@ import pytest
 
 from ctxlab.lab.grading import behaviour_keys, lab_keyword, sandbox
 from ctxlab.lab.grading.child import ChildGone, InChild, escape
+from ctxlab.lab.grading.confine import missing_protections
 from ctxlab.lab.grading.engine import run_rows
 from ctxlab.lab.grading.labs import load
 from ctxlab.lab.grading.runner import clock
@@ -30,7 +31,6 @@ from ctxlab.lab.grading.sandbox import (
     child_tree,
     fingerprint,
     grade_file,
-    missing_protections,
     stubs,
 )
 
