@@ -10,9 +10,12 @@ and a few crafted ones. Each misconception's buggy file,
 fails are its ``signature`` (the rows the mistake explains; its ``rule`` is the chapter's
 when one of them is a chapter row). It and the reference are then called on every
 candidate; the evidence is the fewest inputs (at most :data:`MOST`, the smallest first)
-where the buggy answer differs from the reference's and, together, from every other
+that tell the buggy answer apart from the reference's and, together, from every other
 entry's buggy answer and from each of :data:`PLACEHOLDERS` where the candidates allow it
-(an answer that is not a crash of one of Python's exceptions first). Only the signature,
+(an answer that is not a crash of one of Python's exceptions first). The first input is
+one where the buggy answer differs from the reference's; a later one is too where such an
+input still tells another entry apart, else one where the buggy file answers as the
+reference does. Only the signature,
 the rule, the evidence and the inputs it names are written; the rest of each entry
 (title, hint, quote, ...) is the catalogue's own text.
 ``tests/test_misconception_evidence.py`` runs ``--check``.
@@ -172,6 +175,7 @@ def evidence(
     for item in spec.catalogue:
         own = answers[item.id]
         revealing = [key for key in order if own[key] != reference[key]]
+        agreeing = [key for key in order if own[key] == reference[key]]
         others = [other for other in answers if other != item.id]
         picked: list[str] = []
         while revealing and len(picked) < MOST:
@@ -188,6 +192,10 @@ def evidence(
                 return left(key), _crash(own[key])  # a crash is poor evidence: any bug crashes
 
             best = min((k for k in revealing if k not in picked), key=rank, default=None)
+            if picked and (best is None or left(best) == len(alike)):
+                # No input where the mistake shows tells the rest apart: one where the buggy
+                # file answers as the reference does may (it refuses what the other accepts).
+                best = min((k for k in agreeing if k not in picked), key=rank, default=None)
             if best is None or (picked and left(best) == len(alike)):
                 break
             picked.append(best)

@@ -12,8 +12,10 @@ it claims to be:
   passes the lab's check (``check_implementation(...).passed``);
 * no wrong function calls its own lab's reference.
 
-How well the course's checks and hints catch these files is measured elsewhere; this file
-does not run the checks on the wrong functions.
+* the lab's check catches every wrong function, and a hint it shows names a misconception the
+  file's label in ``labels.json`` gives it (a wrong hint is worse than none).
+
+How often a hint is shown is measured by ``benchmarks/feedback.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import ast
 import copy
 import dataclasses
 import importlib.util
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -151,3 +154,18 @@ def test_correct_version_passes_the_lab(lab: str) -> None:
     keyword = KEYWORDS[lab][0]
     report = check_implementation(lab, **{keyword: getattr(module, keyword)})
     assert report.passed, [r.behaviour for r in report.results if not r.passed]
+
+
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+def test_a_hint_names_the_files_own_mistake(lab: str, path: Path) -> None:
+    """A wrong hint is worse than none: the check catches the file, and when its report shows
+    a hint, the hint's misconception is one ``labels.json`` gives the file."""
+    from ctxlab.lab import check_implementation
+
+    labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+    keyword = KEYWORDS[lab][0]
+    report = check_implementation(lab, **{keyword: getattr(_load(path), keyword)})
+    assert not (report.passed and report.extras_passed)
+    if report.hint:
+        wanted = labels[f"{path.parent.name}/{path.stem}"]["ids"]
+        assert report.misconceptions[0] in wanted, (report.misconceptions, wanted)
