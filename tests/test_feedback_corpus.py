@@ -1,6 +1,7 @@
-"""The held-out feedback corpus (tests/feedback_corpus): wrong functions written blind.
+"""The feedback corpora (tests/feedback_corpus, tests/feedback_corpus_2): wrong functions
+written blind.
 
-Each file under ``tests/feedback_corpus/lab11_N/`` is one student's build-it for Lab 11.N with
+Each file under ``<corpus>/lab11_N/`` is one student's build-it for Lab 11.N with
 exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
 reference where the chapter decides the answer. These tests make sure the corpus stays what
 it claims to be:
@@ -35,6 +36,8 @@ import pytest
 import ctxlab
 
 CORPUS = Path(__file__).parent / "feedback_corpus"
+#: Round 1 (50 files, with the correct versions every round starts from) and round 2 (25).
+CORPORA = (CORPUS, Path(__file__).parent / "feedback_corpus_2")
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 #: lab -> (the keyword of check_implementation, the name of ctxlab's reference)
@@ -47,16 +50,17 @@ KEYWORDS = {
 }
 
 
-def _folder(lab: str) -> Path:
-    return CORPUS / f"lab{lab.replace('.', '_')}"
+def _folder(lab: str, corpus: Path = CORPUS) -> Path:
+    return corpus / f"lab{lab.replace('.', '_')}"
 
 
 def _wrong_files() -> list[tuple[str, Path]]:
-    return [(lab, path) for lab in LABS for path in sorted(_folder(lab).glob("*.py"))]
+    found = (sorted(_folder(lab, corpus).glob("*.py")) for corpus in CORPORA for lab in LABS)
+    return [(f"11.{path.parent.name[-1]}", path) for paths in found for path in paths]
 
 
 def _load(path: Path) -> ModuleType:
-    name = "feedback_corpus_" + "_".join(path.relative_to(CORPUS).with_suffix("").parts)
+    name = "_".join(path.relative_to(CORPUS.parent).with_suffix("").parts)
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -103,15 +107,18 @@ def _witness_copy(module: ModuleType) -> Callable[[], Any]:
 
 
 WRONG = _wrong_files()
+_IDS = [f"{path.parents[1].name}/{lab}/{path.stem}" for lab, path in WRONG]
 
 
 def test_corpus_size() -> None:
     counts = {lab: len(list(_folder(lab).glob("*.py"))) for lab in LABS}
     assert all(8 <= n <= 10 for n in counts.values()), counts
     assert sum(counts.values()) >= 45, counts
+    second = {lab: len(list(_folder(lab, CORPORA[1]).glob("*.py"))) for lab in LABS}
+    assert all(n == 5 for n in second.values()), second
 
 
-@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
 def test_wrong_function_differs_on_its_witness(lab: str, path: Path) -> None:
     module = _load(path)
     student = getattr(module, KEYWORDS[lab][0])
@@ -119,7 +126,7 @@ def test_wrong_function_differs_on_its_witness(lab: str, path: Path) -> None:
     assert outcome(student, witness) != outcome(_reference(lab), witness)
 
 
-@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
 def test_correct_version_agrees_on_the_witness(lab: str, path: Path) -> None:
     correct = _load(CORPUS / "correct" / f"lab{lab.replace('.', '_')}.py")
     witness = _witness_copy(_load(path))
@@ -127,7 +134,7 @@ def test_correct_version_agrees_on_the_witness(lab: str, path: Path) -> None:
     assert outcome(function, witness) == outcome(_reference(lab), witness)
 
 
-@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
 def test_wrong_file_shape(lab: str, path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
@@ -156,13 +163,13 @@ def test_correct_version_passes_the_lab(lab: str) -> None:
     assert report.passed, [r.behaviour for r in report.results if not r.passed]
 
 
-@pytest.mark.parametrize(("lab", "path"), WRONG, ids=[f"{lab}/{path.stem}" for lab, path in WRONG])
+@pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
 def test_a_hint_names_the_files_own_mistake(lab: str, path: Path) -> None:
     """A wrong hint is worse than none: the check catches the file, and when its report shows
     a hint, the hint's misconception is one ``labels.json`` gives the file."""
     from ctxlab.lab import check_implementation
 
-    labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+    labels = json.loads((path.parents[1] / "labels.json").read_text(encoding="utf-8"))
     keyword = KEYWORDS[lab][0]
     report = check_implementation(lab, **{keyword: getattr(_load(path), keyword)})
     assert not (report.passed and report.extras_passed)
