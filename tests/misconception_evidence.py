@@ -15,9 +15,11 @@ entry's buggy answer and from each of :data:`PLACEHOLDERS` where the candidates 
 (an answer that is not a crash of one of Python's exceptions first). The first input is
 one where the buggy answer differs from the reference's; a later one is too where such an
 input still tells another entry apart, else one where the buggy file answers as the
-reference does. Only the signature,
-the rule, the evidence and the inputs it names are written; the rest of each entry
-(title, hint, quote, ...) is the catalogue's own text.
+reference does. Then, up to :data:`AT_LEAST` inputs, more where the mistake shows, each made
+by a row none of the others comes from where one is (one input can be a coincidence: a path
+where two ids happen to agree). Only the signature, the rule, the evidence and the inputs it
+names are written; the rest of each entry (title, hint, quote, ...) is the catalogue's own
+text.
 ``tests/test_misconception_evidence.py`` runs ``--check``.
 """
 
@@ -43,8 +45,10 @@ from ctxlab.lab.grading.plain import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "tests" / "misconceptions"
-#: At most this many inputs per misconception.
+#: At most this many inputs per misconception tell it apart from the others.
 MOST = 3
+#: At least this many inputs where the mistake shows, where the candidates have them.
+AT_LEAST = 2
 
 
 def _draft(value: object) -> Callable[..., Any]:
@@ -121,27 +125,33 @@ def _crafted() -> dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]]:
     return {"11.3": [((fx.opening_path(),), bad)]}
 
 
-def candidates(lab: str) -> dict[str, dict[str, Any]]:
-    """Every plain-data call the lab's checks make, and the crafted ones, by key."""
+def candidates(lab: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Every plain-data call the lab's checks make, and the crafted ones, by key; and the
+    row that first makes each (``crafted`` for the crafted ones)."""
     spec = load(lab)
     found: dict[str, dict[str, Any]] = {}
+    rows: dict[str, str] = {}
     for args, kwargs in _crafted().get(lab, []):
         data = _as_input(args, kwargs)
         assert data is not None, lab
         found[_key(data)] = data
+        rows[_key(data)] = "crafted"
+    row = ""
 
     def recorder(*args: Any, **kwargs: Any) -> Any:
         data = _as_input(args, kwargs)
         if data is not None:
             found.setdefault(_key(data), data)
+            rows.setdefault(_key(data), row)
         return spec.reference(*args, **kwargs)
 
     for check in spec.checks:
         if drawn.is_random(check.key):  # its inputs depend on a seed: evidence must not
             continue
+        row = check.key
         with contextlib.suppress(Exception):  # a check of the reference passes anyway
             check.run(Trial(recorder, spec.arg_names))
-    return found
+    return found, rows
 
 
 def _answer(function: Callable[..., Any], data: dict[str, Any], names: tuple[str, ...]) -> Any:
@@ -154,7 +164,7 @@ def evidence(
 ) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, list[str]]]:
     """(the inputs named, each misconception's evidence, the rows its buggy file fails)."""
     spec = load(lab)
-    inputs = candidates(lab)
+    inputs, made_by = candidates(lab)
     order = sorted(inputs, key=lambda key: (len(json.dumps(inputs[key])), key))
     reference = {key: _answer(spec.reference, inputs[key], spec.arg_names) for key in order}
     folder = EVIDENCE / f"lab11_{lab.split('.')[1]}"
@@ -199,6 +209,14 @@ def evidence(
             if best is None or (picked and left(best) == len(alike)):
                 break
             picked.append(best)
+        # A coincidence is no evidence: the mistake shows also on inputs of other rows.
+        while len(picked) < AT_LEAST:
+            seen = {made_by[key] for key in picked}
+            more = [k for k in revealing if k not in picked and not _crash(own[k])]
+            fresh = [k for k in more if made_by[k] not in seen] or more
+            if not fresh:
+                break
+            picked.append(fresh[0])
         chosen[item.id] = [[key, own[key]] for key in picked]
     named = sorted({key for pairs in chosen.values() for key, _ in pairs})
     return {key: inputs[key] for key in named}, chosen, failed

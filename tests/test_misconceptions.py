@@ -39,7 +39,7 @@ from ctxlab.lab.grading import (
     reference_functions,
 )
 from ctxlab.lab.grading.labs import catalogue
-from ctxlab.lab.grading.misconceptions import Misconception, ordered
+from ctxlab.lab.grading.misconceptions import Misconception, explaining, ordered
 from pytest_runs import ROOT, pytest_command, pytest_env
 
 pytestmark = [pytest.mark.teaching, pytest.mark.misconceptions]
@@ -371,3 +371,27 @@ def test_a_placeholder_answer_gets_no_hint(lab: str, placeholder: object) -> Non
     report = check_implementation(lab, seed=1, **{lab_keyword(lab): draft})
     assert not report.passed
     assert report.misconceptions == (), (lab, [item.id for item in report.misconceptions])
+
+
+def test_a_hint_is_shown_only_for_a_mistake_that_explains_what_failed() -> None:
+    """A mistake explains a failed row and every failed chapter row but one (random rows
+    apart); one on ctxlab's rules only when no chapter row failed."""
+    base = catalogue("11.1")[0]
+
+    def item(rule: str, *rows: str) -> Misconception:
+        return dataclasses.replace(base, rule=rule, signature=frozenset(rows))
+
+    chapter = item("chapter", "a", "b")
+    extra = item("ctxlab", "x")
+
+    def shown(*failed: tuple[str, str]) -> tuple[Misconception, ...]:
+        return explaining((chapter, extra), failed)
+
+    assert shown(("a", "chapter"), ("b", "chapter")) == (chapter,)
+    assert shown(("a", "chapter"), ("c", "chapter")) == (chapter,)  # one left unexplained
+    assert shown(("a", "chapter"), ("c", "chapter"), ("d", "chapter")) == ()
+    assert shown(("a", "chapter"), ("random_entries", "chapter"), ("c", "chapter")) == (chapter,)
+    assert shown(("c", "chapter")) == ()  # explains no failed row
+    assert shown(("x", "ctxlab")) == (extra,)
+    assert shown(("x", "ctxlab"), ("c", "chapter")) == ()  # an extra while the chapter fails
+    assert shown(("a", "chapter"), ("x", "ctxlab")) == (chapter,)

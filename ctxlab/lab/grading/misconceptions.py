@@ -4,10 +4,11 @@ Each lab's catalogue is data, ``catalogue/lab11_N.json``: per mistake a student 
 the chapter, its title, the rows it explains (``signature``), a hint pointing at the
 chapter's sentence (never the expected value), that sentence, the smallest failing input,
 and its *evidence*: inputs and what ``tests/misconceptions/lab11_N/<slug>.py`` answers there
-(written by ``tests/misconception_evidence.py``). It matches when a row failed and the
-student's function gives the buggy answer on every input of its evidence (:func:`diagnose`,
-the check loop's last step; no buggy code runs at grading time). The ladder: the first
-match's hint, then, run again with the same first match, the chapter's sentence too.
+(written by ``tests/misconception_evidence.py``). It matches when the student's function
+gives the buggy answer on every input of its evidence (:func:`diagnose`, the check loop's
+last step; no buggy code runs at grading time) and the mistake explains what failed
+(:func:`explaining`). The ladder: the first match's hint, then, run again with the same
+first match, the chapter's sentence too.
 """
 
 from __future__ import annotations
@@ -179,6 +180,25 @@ def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Mis
     wanted = set(ids)
     found = [item for item in catalogue if item.id in wanted]
     return tuple(sorted(found, key=lambda item: (item.rule != "chapter", item.priority)))
+
+
+def explaining(
+    found: Sequence[Misconception], failed: Iterable[tuple[str, str]]
+) -> tuple[Misconception, ...]:
+    """Those of ``found`` that explain the failed rows, given as (key, source): each one
+    explains a failed row, and every failed chapter row but one at most (the random rows
+    apart: a seed may pass them); one on ctxlab's rules only when no chapter row failed. A
+    mistake that explains a small part of what failed is most likely not the student's."""
+    from ctxlab.lab.grading.drawn import is_random
+
+    keys = {key for key, _ in failed}
+    chapter = {key for key, source in failed if source == "chapter" and not is_random(key)}
+
+    def explains(item: Misconception) -> bool:
+        allowed = 1 if item.rule == "chapter" else 0
+        return bool(item.signature & keys) and len(chapter - item.signature) <= allowed
+
+    return tuple(item for item in found if explains(item))
 
 
 _EXTRA_HEAD = Text(

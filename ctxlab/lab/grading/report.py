@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, TypeAlias
 from ctxlab.lab.grading.misconceptions import (
     DIAGNOSIS,
     Misconception,
+    explaining,
     found_in,
     hint_lines,
     ordered,
@@ -152,10 +153,9 @@ class LabReport:
     hint_rung: int = 0
 
     def matches(self) -> tuple[Misconception, ...]:
-        """The matched misconceptions that explain a failed row, most likely first."""
-        failed = {result.key for result in self.failed}
+        """The matched misconceptions that explain the failed rows, most likely first."""
         found = ordered(self.facts.catalogue, self.matched)
-        return tuple(item for item in found if item.signature & failed)
+        return explaining(found, [(result.key, result.source) for result in self.failed])
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
