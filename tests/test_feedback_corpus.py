@@ -1,5 +1,4 @@
-"""The feedback corpora (tests/feedback_corpus, tests/feedback_corpus_2): wrong functions
-written blind.
+"""The feedback corpora (tests/feedback_corpus, _2, _3): wrong functions written blind.
 
 Each file under ``<corpus>/lab11_N/`` is one student's build-it for Lab 11.N with
 exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
@@ -36,8 +35,9 @@ import pytest
 import ctxlab
 
 CORPUS = Path(__file__).parent / "feedback_corpus"
-#: Round 1 (50 files, with the correct versions every round starts from) and round 2 (25).
-CORPORA = (CORPUS, Path(__file__).parent / "feedback_corpus_2")
+#: Round 1 (50 files, with the correct versions every round starts from), rounds 2 and 3 (25
+#: each).
+CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in (2, 3)))
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 #: lab -> (the keyword of check_implementation, the name of ctxlab's reference)
@@ -114,8 +114,9 @@ def test_corpus_size() -> None:
     counts = {lab: len(list(_folder(lab).glob("*.py"))) for lab in LABS}
     assert all(8 <= n <= 10 for n in counts.values()), counts
     assert sum(counts.values()) >= 45, counts
-    second = {lab: len(list(_folder(lab, CORPORA[1]).glob("*.py"))) for lab in LABS}
-    assert all(n == 5 for n in second.values()), second
+    for later in CORPORA[1:]:
+        five = {lab: len(list(_folder(lab, later).glob("*.py"))) for lab in LABS}
+        assert all(n == 5 for n in five.values()), (later.name, five)
 
 
 @pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)

@@ -143,8 +143,10 @@ _RESULTS_FIRST = "u1 r-b->call-b calls[call-a,call-b,call-c] r-c->call-c r-a->ca
 
 @LAB.check(
     "the opening path gives the chapter's three groups: [u1,a1] [u2,a2] "
-    "[u3,calls,r-test,r-read,a3]",
-    "groupInteractions() 跳过 sys，以 user 消息为起点，把其余九条记录分成三组",
+    "[u3,calls,r-test,r-read,a3]; every user message starts a group, also one right after"
+    " another",
+    "groupInteractions() 跳过 sys，以 user 消息为起点，把其余九条记录分成三组；每条 user 消息"
+    "都开启一组，紧跟在另一条 user 消息后面时也一样",
     source="chapter",
     quote_zh="groupInteractions() 跳过 sys，以 user 消息为起点，把其余九条记录分成三组",
     quote_en="groupInteractions() skips sys, starts at user messages, and splits the other nine"
@@ -152,6 +154,8 @@ _RESULTS_FIRST = "u1 r-b->call-b calls[call-a,call-b,call-c] r-c->call-c r-a->ca
 )
 def three_groups(t: Trial) -> None:
     _expect(t, messages(fx.opening_path()), _THREE_GROUPS)
+    # Every user message starts a group, also one right after another (u1 not yet answered).
+    _expect(t, path_of("u1 u2 a2 u3 u4"), [["u1"], ["u2", "a2"], ["u3"], ["u4"]])
 
 
 @LAB.check(
@@ -274,12 +278,14 @@ def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
 
 
 @LAB.check(
-    "each call id is declared once; a second declaration is refused (the error carries the"
-    " entry id or the call id)",
-    "每个 call.id 只声明一次；重复声明被拒绝（错误信息携带 entry id 或 call id）",
+    "each call id is declared once in its group; a second declaration is refused (the error"
+    " carries the entry id or the call id); a later group may declare the same id again",
+    "在同一个 user group 内每个 call.id 只声明一次；重复声明被拒绝（错误信息携带 entry id 或"
+    " call id）；后面的组可以再次使用同一个 id",
     source="chapter",
-    quote_zh="每个 call.id 只声明一次",
-    quote_en="each call.id is declared only once",
+    quote_zh="在这个 user group 内核对四个对象 关系：每个 call.id 只声明一次",
+    quote_en="within this user group it checks four relations between the objects: each call.id"
+    " is declared only once",
 )
 def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
     _refused(
@@ -290,6 +296,11 @@ def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
             "calls read-1",
         ),
         _Broken("u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", "calls-2|calls read-1"),
+    )
+    # The relations are checked inside each group: another turn may number its calls anew.
+    again = "u1 calls[read-1] r-read->read-1 a1 u2 calls-2[read-1] r-read-2->read-1 a2"
+    _expect(
+        t, path_of(again), [["u1", "calls", "r-read", "a1"], ["u2", "calls-2", "r-read-2", "a2"]]
     )
 
 

@@ -420,19 +420,24 @@ def summary_forms(t: Trial) -> None:
 
 @LAB.check(
     "tokensBefore and timestamp are kept exactly as the caller gave them (29.6 stays 29.6, "
-    "29 stays an int): never rounded or recomputed (and the id too, spaces and all)",
+    "29 stays an int): never rounded or recomputed (and the id and the summary too: spaces,"
+    " repeated items and all)",
     "tokensBefore 与 timestamp 由调用者写入，原样保存（29.6 仍是 29.6，29 仍是整数），"
-    "不会取整，也不会重新估算（id 也原样保存，两端的空格不会被去掉）",
+    "不会取整，也不会重新估算（id 与 summary 也原样保存：两端的空格、重复的项都不会被去掉）",
     source="chapter",
-    quote_zh="也不重算压缩前规模",
-    quote_en="nor recomputes the size before compaction",
+    quote_zh="summary 正文与 tokensBefore 由 调用者提供，函数不重新判断业务事实是否完整，"
+    "也不重算压缩前规模",
+    quote_en="the summary's text and tokensBefore come from the caller; the function neither"
+    " judges again whether the facts are complete nor recomputes the size before compaction",
 )
 def kept_as_given(t: Trial) -> None:
-    # equal to the reference's entry: the id too, exactly as given (spaces and all)
+    # equal to the reference's entry: the id and the summary too, exactly as given
     for entry_id in (" compact-1", "compact-1 ", "compact 1"):
         _expect_created(t, "sys..a3", fx.opening_path, _options(entry_id), parent="a3")
     padded = dataclasses.replace(fx.compact1_summary(), goal="  keep the budget  ")
     _expect_created(t, "sys..a3", fx.opening_path, _options(summary=padded), parent="a3")
+    twice = dataclasses.replace(fx.compact1_summary(), changed_files=("context.ts", "context.ts"))
+    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=twice), parent="a3")
     for tokens_before, timestamp in (
         (29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7), (29, -5),
     ):  # fmt: skip

@@ -124,9 +124,24 @@ def summary_priced_first(t: Trial) -> None:
         _resumed(t, budget(max_tokens))
 
 
+_STAMPED_EARLIER = Text(
+    "sys..compact-2, compact-2 stamped 50 (before compact-1's 100)",
+    "sys..compact-2，compact-2 的 timestamp 为 50（早于 compact-1 的 100）",
+)
+
+
+def _stamped_earlier() -> list[SessionEntry]:
+    """compact-2 with a timestamp older than compact-1's: still the newest on the path."""
+    path = fx.recompacted_path()
+    path[-1] = dataclasses.replace(path[-1], timestamp=50)
+    return path
+
+
 @LAB.check(
-    "only the newest compaction is read (compact-2): no second summary message",
-    "路径中若已经有 compact-2，恢复只读取它，不会再生成第二份摘要消息",
+    "only the newest compaction is read (compact-2, the one nearest the end of the path,"
+    " whatever its timestamp): no second summary message",
+    "路径中若已经有 compact-2，恢复只读取它（最新指离路径末尾最近，与 timestamp 无关），"
+    "不会再生成第二份摘要消息",
     source="chapter",
     quote_zh="路径中若已经有 compact-2，恢复只读取它。",
     quote_en="If the path already has compact-2, resuming reads only that one.",
@@ -134,6 +149,8 @@ def summary_priced_first(t: Trial) -> None:
 def newest_compaction_only(t: Trial) -> None:
     expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(100), kept=(*GROUP_3, "u4", "a4"))
     expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30))
+    # 「从活动路径末尾向前找到最新 compaction」: found by its place, not by the caller's clock.
+    expect_context(t, _STAMPED_EARLIER, _stamped_earlier, budget(100), kept=(*GROUP_3, "u4", "a4"))
 
 
 def _compacted_at_u3() -> list[SessionEntry]:
