@@ -43,6 +43,7 @@ The early-draft records of the optional migration exercise (:func:`draft_records
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
@@ -66,30 +67,6 @@ from ctxlab.messages import (
     UserMessage,
     text_of,
 )
-
-__all__ = [
-    "NOT_MIGRATABLE",
-    "OPENING_COSTS",
-    "TableEstimator",
-    "compact1",
-    "compact1_summary",
-    "compact2",
-    "compact2_summary",
-    "compaction_corruptions",
-    "draft_records",
-    "duplicate_call_path",
-    "duplicate_result_path",
-    "get_language",
-    "missing_result_path",
-    "opening_estimator",
-    "opening_path",
-    "recompacted_path",
-    "results_before_call_path",
-    "resumed_path",
-    "set_language",
-    "system_patch_path",
-    "unknown_call_path",
-]
 
 PROVIDER = "course"
 MODEL = "course-model-1"
@@ -135,10 +112,10 @@ def _result(call_id: str, tool: str, text: str, timestamp: int) -> ToolResultMes
     return ToolResultMessage(call_id, tool, (TextContent(text),), False, timestamp)
 
 
-def _entries(*pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
-    """Chain messages into entries: each one's parent is the one before."""
+def _entries(*pairs: tuple[str, AgentMessage], parent: str | None = None) -> list[SessionEntry]:
+    """Chain messages into entries: each one's parent is the one before (the first's is
+    ``parent``)."""
     path: list[SessionEntry] = []
-    parent: str | None = None
     for entry_id, message in pairs:
         path.append(MessageSessionEntry(entry_id, parent, message.timestamp, message))
         parent = entry_id
@@ -153,13 +130,7 @@ _LANGUAGE: list[FixtureLanguage] = ["en"]
 def set_language(language: FixtureLanguage) -> None:
     """The language of the texts the fixture functions return when none is passed (process
     wide on purpose, like :func:`ctxlab.lab.set_language`: a notebook sets it once)."""
-    if language != "en" and language != "zh":
-        raise CtxlabError(
-            f"must be 'en' or 'zh', got {shown(language)}",
-            where="fixtures.set_language",
-            option="language",
-        )
-    _LANGUAGE[0] = language
+    _LANGUAGE[0] = _checked(language, "fixtures.set_language")
 
 
 def get_language() -> FixtureLanguage:
@@ -167,14 +138,16 @@ def get_language() -> FixtureLanguage:
     return _LANGUAGE[0]
 
 
-def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
-    if language is None:
-        return _LANGUAGE[0]
+def _checked(language: FixtureLanguage, where: str) -> FixtureLanguage:
     if language != "en" and language != "zh":
         raise CtxlabError(
-            f"must be 'en' or 'zh', got {shown(language)}", where="fixtures", option="language"
+            f"must be 'en' or 'zh', got {shown(language)}", where=where, option="language"
         )
     return language
+
+
+def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
+    return _LANGUAGE[0] if language is None else _checked(language, "fixtures")
 
 
 #: The session's texts (ctxlab's: the chapter gives none), by language.
@@ -313,7 +286,9 @@ def resumed_path(*, language: FixtureLanguage | None = None) -> list[SessionEntr
     t = _TEXTS[_lang(language)]
     path = opening_path(language=language)
     path.append(compact1(path, language=language))
-    path.extend(_after(path[-1].id, ("u4", _user(t["u4"], 101)), ("a4", _assistant(t["a4"], 102))))
+    path.extend(
+        _entries(("u4", _user(t["u4"], 101)), ("a4", _assistant(t["a4"], 102)), parent=path[-1].id)
+    )
     return path
 
 
@@ -352,14 +327,6 @@ def recompacted_path(*, language: FixtureLanguage | None = None) -> list[Session
     return path
 
 
-def _after(parent: str, *pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
-    entries = _entries(*pairs)
-    first = entries[0]
-    assert isinstance(first, MessageSessionEntry)
-    entries[0] = MessageSessionEntry(first.id, parent, first.timestamp, first.message)
-    return entries
-
-
 def system_patch_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's last section: system state crosses the compaction boundary.
 
@@ -383,11 +350,11 @@ def system_patch_path(*, language: FixtureLanguage | None = None) -> list[Sessio
         first_kept_entry_id="u2",
         tokens_before=20,
     )
-    tail = _after(
-        compaction.id,
+    tail = _entries(
         ("patch-2", SystemMessage("Prefer small diffs.", 101)),
         ("u3", _user(t["patch-u3"], 102)),
         ("a3", _assistant(t["patch-a3"], 103)),
+        parent=compaction.id,
     )
     return [*head, compaction, *tail]
 
@@ -462,9 +429,7 @@ def compaction_corruptions(*, language: FixtureLanguage | None = None) -> dict[s
     ``summary.files = ["context.ts"]`` in its place.
     """
 
-    def variant(**changes: Any) -> dict[str, Any]:
-        return _compact1_with(language, **changes)
-
+    variant = partial(_compact1_with, language)
     return {
         "files instead of changedFiles": variant(
             summary__changedFiles=_DELETE, summary__files=["context.ts"]
@@ -497,9 +462,7 @@ def draft_records(*, language: FixtureLanguage | None = None) -> dict[str, dict[
     :data:`NOT_MIGRATABLE` must be refused with a ``MigrationError``.
     """
 
-    def draft(**changes: Any) -> dict[str, Any]:
-        return _compact1_with(language, **changes)
-
+    draft = partial(_compact1_with, language)
     current = compact1(language=language).to_json()["summary"]
     return {
         "files instead of changedFiles": draft(
