@@ -34,15 +34,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError, EstimatorError
 from ctxlab.interactions import group_interactions
 from ctxlab.messages import SystemMessage
 from ctxlab.store import JsonlSessionStore, scan_jsonl
 from ctxlab.tree import path_to
-
-__all__ = ["ESTIMATORS", "build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -160,7 +158,6 @@ def _require_file(path: Path) -> None:
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     scan = scan_jsonl(path)
     for problem in scan.problems:
         out.write(f"{path}:{problem.line}: {problem.code}: {problem.message}\n")
@@ -180,7 +177,6 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
 def _repair(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     result = JsonlSessionStore.repair(path)
     if result.side_file is None:
         out.write(f"{path}: no unterminated tail; nothing to repair\n")
@@ -197,7 +193,6 @@ def _repair(args: argparse.Namespace, out: TextIO) -> int:
 
 def _context(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     store = JsonlSessionStore.open(path, durable=False)
     read = store.read()
     for warning in read.warnings:
@@ -257,11 +252,7 @@ def _context_report(
     estimator_name: str,
 ) -> str:
     leaf = active_path[-1].id
-    latest = next((e for e in reversed(active_path) if isinstance(e, CompactionSessionEntry)), None)
-    start = 0
-    if latest is not None:
-        start = next(i for i, e in enumerate(active_path) if e.id == latest.first_kept_entry_id)
-    candidates = [e for e in active_path[start:] if isinstance(e, MessageSessionEntry)]
+    latest, candidates = resume_candidates(active_path)
     groups = group_interactions(candidates)
     group_of = {e.id: n for n, g in enumerate(groups, start=1) for e in g.entries}
     kept = set(result.kept_entry_ids)
@@ -289,20 +280,10 @@ def _context_report(
 
     group_rows = [["group", "first", "last", "entries", "cost", "in context"]]
     for number, group in enumerate(groups, start=1):
-        cost_total: int | float = 0
-        for entry in group.entries:
-            cost_total += _price(estimate, entry)
-        in_context = "kept" if group.entries[0].id in kept else "dropped"
-        group_rows.append(
-            [
-                str(number),
-                group.entries[0].id,
-                group.entries[-1].id,
-                str(len(group.entries)),
-                _number(cost_total),
-                in_context,
-            ]
-        )
+        first, last = group.entries[0].id, group.entries[-1].id
+        cost = _number(sum(_price(estimate, entry) for entry in group.entries))
+        in_context = "kept" if first in kept else "dropped"
+        group_rows.append([str(number), first, last, str(len(group.entries)), cost, in_context])
 
     tokens = result.tokens.to_json()
     ledger_rows = [["item", "tokens"], *([name, _number(v)] for name, v in tokens.items())]
@@ -351,18 +332,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("ctxlab: error: choose a command: check, context, repair or grade\n")
         return EXIT_USAGE
     try:
+        _require_file(args.file)
         if args.command == "check":
             return _check(args, sys.stdout)
         if args.command == "repair":
             return _repair(args, sys.stdout)
         return _context(args, sys.stdout, sys.stderr)
-    except _UsageError as exc:
-        sys.stderr.write(f"ctxlab: {exc}\n")
-        return EXIT_USAGE
     except CtxlabError as exc:
         sys.stderr.write(f"ctxlab: {exc}\n")
         return EXIT_PROBLEMS
-    except OSError as exc:
+    except (_UsageError, OSError) as exc:
         sys.stderr.write(f"ctxlab: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
