@@ -18,15 +18,6 @@ from typing import Any, NoReturn, TypeAlias, TypeVar, Union
 
 from ctxlab.errors import entry_error, shown
 
-__all__ = [
-    "MAX_JSON_DEPTH",
-    "FrozenDict",
-    "JsonValue",
-    "freeze_json",
-    "loads_strict",
-    "thaw_json",
-]
-
 #: Deepest nesting accepted inside a JSON value (arguments, details, metadata values).
 #: Deeper values are rejected with a clear error rather than exhausting the Python stack.
 MAX_JSON_DEPTH = 200
@@ -62,10 +53,6 @@ class FrozenDict(Mapping[str, V]):
         return repr(self._items)
 
 
-def _fail(entry_id: str | None, path: str, problem: str) -> NoReturn:
-    raise entry_error(entry_id, path, problem)
-
-
 def freeze_json(value: object, *, entry_id: str | None, path: str) -> JsonValue:
     """Check that ``value`` is real JSON and return a frozen copy of it.
 
@@ -85,22 +72,22 @@ def _freeze(
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            _fail(entry_id, path, f"must be a finite number, got {shown(value)}")
+            raise entry_error(entry_id, path, f"must be a finite number, got {shown(value)}")
         return float(value)
     if not isinstance(value, (list, tuple, Mapping)):
-        _fail(entry_id, path, f"is not a JSON value (got {type(value).__name__})")
+        raise entry_error(entry_id, path, f"is not a JSON value (got {type(value).__name__})")
     if depth >= MAX_JSON_DEPTH:
-        _fail(entry_id, path, f"is nested more than {MAX_JSON_DEPTH} levels deep")
+        raise entry_error(entry_id, path, f"is nested more than {MAX_JSON_DEPTH} levels deep")
     marker = id(value)
     if marker in active:
-        _fail(entry_id, path, "contains a cycle (a value that contains itself)")
+        raise entry_error(entry_id, path, "contains a cycle (a value that contains itself)")
     active.add(marker)
     try:
         if isinstance(value, Mapping):
             frozen: dict[str, JsonValue] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
-                    _fail(entry_id, path, f"has a non-string key {shown(key)}")
+                    raise entry_error(entry_id, path, f"has a non-string key {shown(key)}")
                 frozen[key] = _freeze(item, entry_id, f"{path}.{key}", depth + 1, active)
             return FrozenDict(frozen)
         return tuple(

@@ -41,17 +41,6 @@ from ctxlab.messages import SystemMessage, UserMessage
 from ctxlab.store import BadLine, InMemorySessionStore, encode_entry_line, is_blank, json_lines
 from ctxlab.tree import path_to
 
-__all__ = [
-    "SUMMARY_RENAMES",
-    "LineChange",
-    "MigrationChange",
-    "MigrationError",
-    "MigrationReport",
-    "MigrationResult",
-    "migrate_draft_entry",
-    "migrate_jsonl",
-]
-
 #: Draft summary field -> current summary field.
 SUMMARY_RENAMES: Mapping[str, str] = {
     "files": "changedFiles",
@@ -124,10 +113,6 @@ def _rename_summary_fields(
     return renamed, changes
 
 
-def _as_entries(earlier: Sequence[object]) -> list[SessionEntry]:
-    return [parse_session_entry(item) for item in earlier]
-
-
 def _derive_first_kept(
     compacted: object, parent_id: object, earlier: Sequence[SessionEntry], entry_id: str | None
 ) -> str:
@@ -195,9 +180,8 @@ def migrate_draft_entry(wire: object, *, earlier: Sequence[object] = ()) -> Migr
             changes.extend(renamed)
         if "compactedEntryIds" in record:
             compacted = record.pop("compactedEntryIds")
-            derived = _derive_first_kept(
-                compacted, record.get("parentId"), _as_entries(earlier), entry_id
-            )
+            known = [parse_session_entry(item) for item in earlier]
+            derived = _derive_first_kept(compacted, record.get("parentId"), known, entry_id)
             if "firstKeptEntryId" not in record:
                 record["firstKeptEntryId"] = derived
                 detail = f"firstKeptEntryId derived from it: {derived}"
