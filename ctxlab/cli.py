@@ -1,23 +1,12 @@
 """The ``ctxlab`` command: look at a session file from a shell.
 
 Works on any session file in the course's wire format, also one the TypeScript course
-wrote. Three subcommands, and a fourth for lecturers:
-
-``ctxlab check FILE``
-    Validates every line and lists ALL problems with their line numbers (invalid UTF-8,
-    not strict JSON, not a valid entry, duplicate id, unknown parent, unterminated tail).
-``ctxlab context FILE [--leaf ID] --max-tokens N --reserved-output N --safety-margin N``
-    Builds the context projection of the active path ending at ``--leaf`` (default: the
-    last entry of the file), as the chapter's ``buildContext()`` does ("31 个 token 怎样
-    留下第二、三组"), and prints the path, the groups, the ledger and the kept ids as a
-    table, or with ``--json`` the chapter's camelCase result. A compaction's summary
-    message is the course's Chinese rendering unless ``--summary-language en`` is given.
-``ctxlab repair FILE``
-    Moves an unterminated tail (a torn last write) into ``FILE.tail-<n>``; no byte is
-    deleted.
-``ctxlab grade SUBMISSION... [--lab 11.N] [--out DIR] [--jobs N]``
-    Grades a class's lab notebooks (spec §11): the teaching layer's
-    :mod:`ctxlab.lab.grading.batch`, imported only for this command.
+wrote. ``check`` lists ALL problems of a file with their line numbers; ``context`` prints
+the projection the chapter's ``buildContext()`` makes of a path ("31 个 token 怎样留下第二、三组"),
+as tables or as the chapter's camelCase JSON; ``repair`` moves a torn last line into
+``FILE.tail-<n>``, deleting no byte. ``grade`` (for lecturers, spec §11) is the teaching
+layer's :mod:`ctxlab.lab.grading.batch`, imported only for that command. Each command's
+``--help`` says the rest (see :func:`build_parser`).
 
 Exit codes: 0 success (``check``: no problem), 1 the data has problems, 2 usage error
 (bad options, missing file). Errors print ``ctxlab: <message>`` on stderr, never a
