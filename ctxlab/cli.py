@@ -31,6 +31,8 @@ from ctxlab.messages import SystemMessage
 from ctxlab.store import JsonlSessionStore, scan_jsonl
 from ctxlab.tree import path_to
 
+__all__ = ["ESTIMATORS", "build_parser", "main"]
+
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2

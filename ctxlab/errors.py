@@ -16,6 +16,22 @@ from __future__ import annotations
 
 import reprlib
 
+__all__ = [
+    "CompactionError",
+    "ContextOptionError",
+    "CtxlabError",
+    "EntryParseError",
+    "EstimatorError",
+    "InteractionError",
+    "SessionStoreError",
+    "SessionTreeError",
+    "at_entry",
+    "at_line",
+    "entry_error",
+    "malformed",
+    "shown",
+]
+
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 3
 _REPR.maxstring = 80

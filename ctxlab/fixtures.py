@@ -68,6 +68,30 @@ from ctxlab.messages import (
     text_of,
 )
 
+__all__ = [
+    "NOT_MIGRATABLE",
+    "OPENING_COSTS",
+    "TableEstimator",
+    "compact1",
+    "compact1_summary",
+    "compact2",
+    "compact2_summary",
+    "compaction_corruptions",
+    "draft_records",
+    "duplicate_call_path",
+    "duplicate_result_path",
+    "get_language",
+    "missing_result_path",
+    "opening_estimator",
+    "opening_path",
+    "recompacted_path",
+    "results_before_call_path",
+    "resumed_path",
+    "set_language",
+    "system_patch_path",
+    "unknown_call_path",
+]
+
 PROVIDER = "course"
 MODEL = "course-model-1"
 

@@ -18,6 +18,15 @@ from typing import Any, NoReturn, TypeAlias, TypeVar, Union
 
 from ctxlab.errors import entry_error, shown
 
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "FrozenDict",
+    "JsonValue",
+    "freeze_json",
+    "loads_strict",
+    "thaw_json",
+]
+
 #: Deepest nesting accepted inside a JSON value (arguments, details, metadata values).
 #: Deeper values are rejected with a clear error rather than exhausting the Python stack.
 MAX_JSON_DEPTH = 200

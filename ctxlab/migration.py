@@ -41,6 +41,17 @@ from ctxlab.messages import SystemMessage, UserMessage
 from ctxlab.store import BadLine, InMemorySessionStore, encode_entry_line, is_blank, json_lines
 from ctxlab.tree import path_to
 
+__all__ = [
+    "SUMMARY_RENAMES",
+    "LineChange",
+    "MigrationChange",
+    "MigrationError",
+    "MigrationReport",
+    "MigrationResult",
+    "migrate_draft_entry",
+    "migrate_jsonl",
+]
+
 #: Draft summary field -> current summary field.
 SUMMARY_RENAMES: Mapping[str, str] = {
     "files": "changedFiles",

@@ -40,6 +40,20 @@ from ctxlab.json_values import loads_strict
 if TYPE_CHECKING:
     from filelock import FileLock
 
+__all__ = [
+    "InMemorySessionStore",
+    "JsonlSessionStore",
+    "ProblemCode",
+    "RepairResult",
+    "ScanResult",
+    "SessionReadResult",
+    "SessionStore",
+    "StoreProblem",
+    "StoreWarning",
+    "encode_entry_line",
+    "scan_jsonl",
+]
+
 
 class SessionStore(Protocol):
     """What every store offers: append one entry, list all entries in append order."""
