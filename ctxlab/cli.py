@@ -211,12 +211,11 @@ def _context(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _price(estimate: Callable[[Any], float], entry: MessageSessionEntry) -> int | float:
     try:
-        cost = estimate(entry.message)
+        return estimate(entry.message)
     except Exception as exc:
         raise EstimatorError(
             f"the estimator failed on entry {entry.id}: {exc}", subject=f"entry {entry.id}"
         ) from exc
-    return cost
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
