@@ -20,12 +20,14 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError, EstimatorError
+from ctxlab.estimators import chars_per_token
 from ctxlab.interactions import group_interactions
 from ctxlab.messages import SystemMessage
 from ctxlab.store import JsonlSessionStore, scan_jsonl
@@ -38,21 +40,18 @@ EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
 
-def _chars4() -> Callable[[Any], float]:
-    from ctxlab.estimators import chars_per_token
-
-    return chars_per_token(4)
-
-
 def _chapter() -> Callable[[Any], float]:
-    from ctxlab.fixtures import opening_estimator
+    from ctxlab.fixtures import opening_estimator  # builds the chapter's fixtures: only now
 
     return opening_estimator
 
 
 #: ``--estimator`` choices: a name and how to make the estimator.
 ESTIMATORS: dict[str, tuple[str, Callable[[], Callable[[Any], float]]]] = {
-    "chars4": ("about four characters per token, rounded up (the default)", _chars4),
+    "chars4": (
+        "about four characters per token, rounded up (the default)",
+        partial(chars_per_token, 4),
+    ),
     "chapter": ("the chapter's test estimator: prices only the fixture messages", _chapter),
 }
 
