@@ -116,17 +116,12 @@ def _user(text: str, timestamp: int) -> UserMessage:
     return UserMessage((TextContent(text),), timestamp)
 
 
-def _assistant(
-    text: str,
-    timestamp: int,
-    *calls: ToolCall,
-    usage: tuple[int, int] = (900, 40),
-) -> AssistantMessage:
+def _assistant(text: str, timestamp: int, *calls: ToolCall) -> AssistantMessage:
     return AssistantMessage(
         content=(TextContent(text), *calls),
         provider=PROVIDER,
         model=MODEL,
-        usage=Usage(usage[0], usage[1], usage[0] + usage[1]),
+        usage=Usage(900, 40, 940),
         stop_reason="toolUse" if calls else "stop",
         timestamp=timestamp,
     )
@@ -386,20 +381,22 @@ def system_patch_path(*, language: FixtureLanguage | None = None) -> list[Sessio
 # -- the chapter's corrupted records and other broken variants ------------------------------
 
 
-def _replace_message(path: list[SessionEntry], entry_id: str, message: AgentMessage) -> None:
-    for index, entry in enumerate(path):
-        if entry.id == entry_id:
-            assert isinstance(entry, MessageSessionEntry)
-            path[index] = MessageSessionEntry(entry.id, entry.parent_id, entry.timestamp, message)
-            return
-    raise AssertionError(entry_id)
+def _opening_with(
+    language: FixtureLanguage | None, entry_id: str, message: AgentMessage
+) -> list[SessionEntry]:
+    """The opening path with the message of entry ``entry_id`` replaced by ``message``."""
+    path = opening_path(language=language)
+    index = next(index for index, entry in enumerate(path) if entry.id == entry_id)
+    old = path[index]
+    path[index] = MessageSessionEntry(entry_id, old.parent_id, old.timestamp, message)
+    return path
 
 
 def unknown_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's corruption: ``r-test.toolCallId`` changed from test-1 to unknown-1."""
-    path = opening_path(language=language)
-    _replace_message(path, "r-test", _result("unknown-1", "bash", _t("r-test", language), 8))
-    return path
+    return _opening_with(
+        language, "r-test", _result("unknown-1", "bash", _t("r-test", language), 8)
+    )
 
 
 def results_before_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
@@ -417,17 +414,13 @@ def missing_result_path(*, language: FixtureLanguage | None = None) -> list[Sess
 
 def duplicate_result_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``r-read`` also answers test-1: call test-1 gets two results (and read-1 none)."""
-    path = opening_path(language=language)
-    _replace_message(path, "r-read", _result("test-1", "read", _t("r-read", language), 9))
-    return path
+    return _opening_with(language, "r-read", _result("test-1", "read", _t("r-read", language), 9))
 
 
 def duplicate_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``calls`` declares read-1 twice."""
-    path = opening_path(language=language)
     calls = _assistant(_t("calls", language), 7, _read_call(), _read_call())
-    _replace_message(path, "calls", calls)
-    return path
+    return _opening_with(language, "calls", calls)
 
 
 def _compact1_with(language: FixtureLanguage | None, **changes: Any) -> dict[str, Any]:
