@@ -209,11 +209,10 @@ def migrate_draft_entry(wire: object, *, earlier: Sequence[object] = ()) -> Migr
     try:
         entry = parse_session_entry(record)
     except CtxlabError as exc:
-        field = getattr(exc, "field", None)
         raise MigrationError(
             f"after migration the parser still refuses it: {exc}; not migratable",
             entry_id=entry_id,
-            field=field if isinstance(field, str) else None,
+            field=exc.field,
         ) from exc
     return MigrationResult(entry, tuple(changes))
 
