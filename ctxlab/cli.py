@@ -1,23 +1,12 @@
 """The ``ctxlab`` command: look at a session file from a shell.
 
 Works on any session file in the course's wire format, also one the TypeScript course
-wrote. Three subcommands, and a fourth for lecturers:
-
-``ctxlab check FILE``
-    Validates every line and lists ALL problems with their line numbers (invalid UTF-8,
-    not strict JSON, not a valid entry, duplicate id, unknown parent, unterminated tail).
-``ctxlab context FILE [--leaf ID] --max-tokens N --reserved-output N --safety-margin N``
-    Builds the context projection of the active path ending at ``--leaf`` (default: the
-    last entry of the file), as the chapter's ``buildContext()`` does ("31 个 token 怎样
-    留下第二、三组"), and prints the path, the groups, the ledger and the kept ids as a
-    table, or with ``--json`` the chapter's camelCase result. A compaction's summary
-    message is the course's Chinese rendering unless ``--summary-language en`` is given.
-``ctxlab repair FILE``
-    Moves an unterminated tail (a torn last write) into ``FILE.tail-<n>``; no byte is
-    deleted.
-``ctxlab grade SUBMISSION... [--lab 11.N] [--out DIR] [--jobs N]``
-    Grades a class's lab notebooks (spec §11): the teaching layer's
-    :mod:`ctxlab.lab.grading.batch`, imported only for this command.
+wrote. ``check`` lists ALL problems of a file with their line numbers; ``context`` prints
+the projection the chapter's ``buildContext()`` makes of a path ("31 个 token 怎样留下第二、三组"),
+as tables or as the chapter's camelCase JSON; ``repair`` moves a torn last line into
+``FILE.tail-<n>``, deleting no byte. ``grade`` (for lecturers, spec §11) is the teaching
+layer's :mod:`ctxlab.lab.grading.batch`, imported only for that command. Each command's
+``--help`` says the rest (see :func:`build_parser`).
 
 Exit codes: 0 success (``check``: no problem), 1 the data has problems, 2 usage error
 (bad options, missing file). Errors print ``ctxlab: <message>`` on stderr, never a
@@ -31,12 +20,14 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, build_context, resume_candidates
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError, EstimatorError
+from ctxlab.estimators import chars_per_token
 from ctxlab.interactions import group_interactions
 from ctxlab.messages import SystemMessage
 from ctxlab.store import JsonlSessionStore, scan_jsonl
@@ -49,21 +40,18 @@ EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
 
-def _chars4() -> Callable[[Any], float]:
-    from ctxlab.estimators import chars_per_token
-
-    return chars_per_token(4)
-
-
 def _chapter() -> Callable[[Any], float]:
-    from ctxlab.fixtures import opening_estimator
+    from ctxlab.fixtures import opening_estimator  # builds the chapter's fixtures: only now
 
     return opening_estimator
 
 
 #: ``--estimator`` choices: a name and how to make the estimator.
 ESTIMATORS: dict[str, tuple[str, Callable[[], Callable[[Any], float]]]] = {
-    "chars4": ("about four characters per token, rounded up (the default)", _chars4),
+    "chars4": (
+        "about four characters per token, rounded up (the default)",
+        partial(chars_per_token, 4),
+    ),
     "chapter": ("the chapter's test estimator: prices only the fixture messages", _chapter),
 }
 
@@ -160,7 +148,6 @@ def _require_file(path: Path) -> None:
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     scan = scan_jsonl(path)
     for problem in scan.problems:
         out.write(f"{path}:{problem.line}: {problem.code}: {problem.message}\n")
@@ -180,7 +167,6 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
 def _repair(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     result = JsonlSessionStore.repair(path)
     if result.side_file is None:
         out.write(f"{path}: no unterminated tail; nothing to repair\n")
@@ -197,7 +183,6 @@ def _repair(args: argparse.Namespace, out: TextIO) -> int:
 
 def _context(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     path: Path = args.file
-    _require_file(path)
     store = JsonlSessionStore.open(path, durable=False)
     read = store.read()
     for warning in read.warnings:
@@ -225,12 +210,11 @@ def _context(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _price(estimate: Callable[[Any], float], entry: MessageSessionEntry) -> int | float:
     try:
-        cost = estimate(entry.message)
+        return estimate(entry.message)
     except Exception as exc:
         raise EstimatorError(
             f"the estimator failed on entry {entry.id}: {exc}", subject=f"entry {entry.id}"
         ) from exc
-    return cost
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -257,11 +241,7 @@ def _context_report(
     estimator_name: str,
 ) -> str:
     leaf = active_path[-1].id
-    latest = next((e for e in reversed(active_path) if isinstance(e, CompactionSessionEntry)), None)
-    start = 0
-    if latest is not None:
-        start = next(i for i, e in enumerate(active_path) if e.id == latest.first_kept_entry_id)
-    candidates = [e for e in active_path[start:] if isinstance(e, MessageSessionEntry)]
+    latest, candidates = resume_candidates(active_path)
     groups = group_interactions(candidates)
     group_of = {e.id: n for n, g in enumerate(groups, start=1) for e in g.entries}
     kept = set(result.kept_entry_ids)
@@ -289,20 +269,10 @@ def _context_report(
 
     group_rows = [["group", "first", "last", "entries", "cost", "in context"]]
     for number, group in enumerate(groups, start=1):
-        cost_total: int | float = 0
-        for entry in group.entries:
-            cost_total += _price(estimate, entry)
-        in_context = "kept" if group.entries[0].id in kept else "dropped"
-        group_rows.append(
-            [
-                str(number),
-                group.entries[0].id,
-                group.entries[-1].id,
-                str(len(group.entries)),
-                _number(cost_total),
-                in_context,
-            ]
-        )
+        first, last = group.entries[0].id, group.entries[-1].id
+        cost = _number(sum(_price(estimate, entry) for entry in group.entries))
+        in_context = "kept" if first in kept else "dropped"
+        group_rows.append([str(number), first, last, str(len(group.entries)), cost, in_context])
 
     tokens = result.tokens.to_json()
     ledger_rows = [["item", "tokens"], *([name, _number(v)] for name, v in tokens.items())]
@@ -351,18 +321,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("ctxlab: error: choose a command: check, context, repair or grade\n")
         return EXIT_USAGE
     try:
+        _require_file(args.file)
         if args.command == "check":
             return _check(args, sys.stdout)
         if args.command == "repair":
             return _repair(args, sys.stdout)
         return _context(args, sys.stdout, sys.stderr)
-    except _UsageError as exc:
-        sys.stderr.write(f"ctxlab: {exc}\n")
-        return EXIT_USAGE
     except CtxlabError as exc:
         sys.stderr.write(f"ctxlab: {exc}\n")
         return EXIT_PROBLEMS
-    except OSError as exc:
+    except (_UsageError, OSError) as exc:
         sys.stderr.write(f"ctxlab: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

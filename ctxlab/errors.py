@@ -50,12 +50,9 @@ def shown(value: object) -> str:
 
 
 class CtxlabError(ValueError):
-    """Base class of every error ctxlab raises on bad data or options.
-
-    ``CtxlabError(problem, where=..., entry_id=..., field=..., line=..., call_id=...,
-    option=..., path=..., subject=...)``: the message is ``"<where>: <problem>"``; every
-    keyword is kept as an attribute of the same name (``None`` when not known).
-    """
+    """Base class of every error ctxlab raises on bad data or options. The message is
+    ``"<where>: <problem>"``; every keyword is kept as an attribute of the same name
+    (``None`` when not known)."""
 
     def __init__(
         self,
@@ -118,12 +115,15 @@ def at_entry(entry_id: str | None) -> str:
     return "session entry" if entry_id is None else f"session entry {entry_id}"
 
 
-def entry_error(entry_id: str | None, field: str, problem: str) -> EntryParseError:
+def entry_error(
+    entry_id: str | None, field: str, problem: str, *, where: str | None = None
+) -> EntryParseError:
     """The error for a wrong ``field`` (dotted path; empty for the entry itself) of a
-    session entry: ``session entry compact-1: summary.changedFiles is missing``."""
+    session entry: ``session entry compact-1: summary.changedFiles is missing`` (``where``
+    replaces ``session entry <id>``)."""
     return EntryParseError(
         f"{field} {problem}" if field else problem,
-        where=at_entry(entry_id),
+        where=at_entry(entry_id) if where is None else where,
         entry_id=entry_id,
         field=field,
     )
@@ -153,6 +153,4 @@ def malformed(
     if len(detail) > 120:
         detail = detail[:117] + "..."
     problem = f"is a malformed {type(value).__name__} object ({type(exc).__name__}: {detail})"
-    return EntryParseError(
-        f"{field} {problem}" if field else problem, where=where, entry_id=entry_id, field=field
-    )
+    return entry_error(entry_id, field, problem, where=where)

@@ -43,6 +43,7 @@ The early-draft records of the optional migration exercise (:func:`draft_records
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
@@ -115,17 +116,12 @@ def _user(text: str, timestamp: int) -> UserMessage:
     return UserMessage((TextContent(text),), timestamp)
 
 
-def _assistant(
-    text: str,
-    timestamp: int,
-    *calls: ToolCall,
-    usage: tuple[int, int] = (900, 40),
-) -> AssistantMessage:
+def _assistant(text: str, timestamp: int, *calls: ToolCall) -> AssistantMessage:
     return AssistantMessage(
         content=(TextContent(text), *calls),
         provider=PROVIDER,
         model=MODEL,
-        usage=Usage(usage[0], usage[1], usage[0] + usage[1]),
+        usage=Usage(900, 40, 940),
         stop_reason="toolUse" if calls else "stop",
         timestamp=timestamp,
     )
@@ -135,10 +131,10 @@ def _result(call_id: str, tool: str, text: str, timestamp: int) -> ToolResultMes
     return ToolResultMessage(call_id, tool, (TextContent(text),), False, timestamp)
 
 
-def _entries(*pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
-    """Chain messages into entries: each one's parent is the one before."""
+def _entries(*pairs: tuple[str, AgentMessage], parent: str | None = None) -> list[SessionEntry]:
+    """Chain messages into entries: each one's parent is the one before (the first's is
+    ``parent``)."""
     path: list[SessionEntry] = []
-    parent: str | None = None
     for entry_id, message in pairs:
         path.append(MessageSessionEntry(entry_id, parent, message.timestamp, message))
         parent = entry_id
@@ -153,13 +149,7 @@ _LANGUAGE: list[FixtureLanguage] = ["en"]
 def set_language(language: FixtureLanguage) -> None:
     """The language of the texts the fixture functions return when none is passed (process
     wide on purpose, like :func:`ctxlab.lab.set_language`: a notebook sets it once)."""
-    if language != "en" and language != "zh":
-        raise CtxlabError(
-            f"must be 'en' or 'zh', got {shown(language)}",
-            where="fixtures.set_language",
-            option="language",
-        )
-    _LANGUAGE[0] = language
+    _LANGUAGE[0] = _checked(language, "fixtures.set_language")
 
 
 def get_language() -> FixtureLanguage:
@@ -167,14 +157,16 @@ def get_language() -> FixtureLanguage:
     return _LANGUAGE[0]
 
 
-def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
-    if language is None:
-        return _LANGUAGE[0]
+def _checked(language: FixtureLanguage, where: str) -> FixtureLanguage:
     if language != "en" and language != "zh":
         raise CtxlabError(
-            f"must be 'en' or 'zh', got {shown(language)}", where="fixtures", option="language"
+            f"must be 'en' or 'zh', got {shown(language)}", where=where, option="language"
         )
     return language
+
+
+def _lang(language: FixtureLanguage | None) -> FixtureLanguage:
+    return _LANGUAGE[0] if language is None else _checked(language, "fixtures")
 
 
 #: The session's texts (ctxlab's: the chapter gives none), by language.
@@ -313,7 +305,9 @@ def resumed_path(*, language: FixtureLanguage | None = None) -> list[SessionEntr
     t = _TEXTS[_lang(language)]
     path = opening_path(language=language)
     path.append(compact1(path, language=language))
-    path.extend(_after(path[-1].id, ("u4", _user(t["u4"], 101)), ("a4", _assistant(t["a4"], 102))))
+    path.extend(
+        _entries(("u4", _user(t["u4"], 101)), ("a4", _assistant(t["a4"], 102)), parent=path[-1].id)
+    )
     return path
 
 
@@ -352,14 +346,6 @@ def recompacted_path(*, language: FixtureLanguage | None = None) -> list[Session
     return path
 
 
-def _after(parent: str, *pairs: tuple[str, AgentMessage]) -> list[SessionEntry]:
-    entries = _entries(*pairs)
-    first = entries[0]
-    assert isinstance(first, MessageSessionEntry)
-    entries[0] = MessageSessionEntry(first.id, parent, first.timestamp, first.message)
-    return entries
-
-
 def system_patch_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's last section: system state crosses the compaction boundary.
 
@@ -383,11 +369,11 @@ def system_patch_path(*, language: FixtureLanguage | None = None) -> list[Sessio
         first_kept_entry_id="u2",
         tokens_before=20,
     )
-    tail = _after(
-        compaction.id,
+    tail = _entries(
         ("patch-2", SystemMessage("Prefer small diffs.", 101)),
         ("u3", _user(t["patch-u3"], 102)),
         ("a3", _assistant(t["patch-a3"], 103)),
+        parent=compaction.id,
     )
     return [*head, compaction, *tail]
 
@@ -395,20 +381,22 @@ def system_patch_path(*, language: FixtureLanguage | None = None) -> list[Sessio
 # -- the chapter's corrupted records and other broken variants ------------------------------
 
 
-def _replace_message(path: list[SessionEntry], entry_id: str, message: AgentMessage) -> None:
-    for index, entry in enumerate(path):
-        if entry.id == entry_id:
-            assert isinstance(entry, MessageSessionEntry)
-            path[index] = MessageSessionEntry(entry.id, entry.parent_id, entry.timestamp, message)
-            return
-    raise AssertionError(entry_id)
+def _opening_with(
+    language: FixtureLanguage | None, entry_id: str, message: AgentMessage
+) -> list[SessionEntry]:
+    """The opening path with the message of entry ``entry_id`` replaced by ``message``."""
+    path = opening_path(language=language)
+    index = next(index for index, entry in enumerate(path) if entry.id == entry_id)
+    old = path[index]
+    path[index] = MessageSessionEntry(entry_id, old.parent_id, old.timestamp, message)
+    return path
 
 
 def unknown_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """The chapter's corruption: ``r-test.toolCallId`` changed from test-1 to unknown-1."""
-    path = opening_path(language=language)
-    _replace_message(path, "r-test", _result("unknown-1", "bash", _t("r-test", language), 8))
-    return path
+    return _opening_with(
+        language, "r-test", _result("unknown-1", "bash", _t("r-test", language), 8)
+    )
 
 
 def results_before_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
@@ -426,17 +414,13 @@ def missing_result_path(*, language: FixtureLanguage | None = None) -> list[Sess
 
 def duplicate_result_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``r-read`` also answers test-1: call test-1 gets two results (and read-1 none)."""
-    path = opening_path(language=language)
-    _replace_message(path, "r-read", _result("test-1", "read", _t("r-read", language), 9))
-    return path
+    return _opening_with(language, "r-read", _result("test-1", "read", _t("r-read", language), 9))
 
 
 def duplicate_call_path(*, language: FixtureLanguage | None = None) -> list[SessionEntry]:
     """``calls`` declares read-1 twice."""
-    path = opening_path(language=language)
     calls = _assistant(_t("calls", language), 7, _read_call(), _read_call())
-    _replace_message(path, "calls", calls)
-    return path
+    return _opening_with(language, "calls", calls)
 
 
 def _compact1_with(language: FixtureLanguage | None, **changes: Any) -> dict[str, Any]:
@@ -462,9 +446,7 @@ def compaction_corruptions(*, language: FixtureLanguage | None = None) -> dict[s
     ``summary.files = ["context.ts"]`` in its place.
     """
 
-    def variant(**changes: Any) -> dict[str, Any]:
-        return _compact1_with(language, **changes)
-
+    variant = partial(_compact1_with, language)
     return {
         "files instead of changedFiles": variant(
             summary__changedFiles=_DELETE, summary__files=["context.ts"]
@@ -497,9 +479,7 @@ def draft_records(*, language: FixtureLanguage | None = None) -> dict[str, dict[
     :data:`NOT_MIGRATABLE` must be refused with a ``MigrationError``.
     """
 
-    def draft(**changes: Any) -> dict[str, Any]:
-        return _compact1_with(language, **changes)
-
+    draft = partial(_compact1_with, language)
     current = compact1(language=language).to_json()["summary"]
     return {
         "files instead of changedFiles": draft(

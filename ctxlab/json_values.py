@@ -62,10 +62,6 @@ class FrozenDict(Mapping[str, V]):
         return repr(self._items)
 
 
-def _fail(entry_id: str | None, path: str, problem: str) -> NoReturn:
-    raise entry_error(entry_id, path, problem)
-
-
 def freeze_json(value: object, *, entry_id: str | None, path: str) -> JsonValue:
     """Check that ``value`` is real JSON and return a frozen copy of it.
 
@@ -85,22 +81,22 @@ def _freeze(
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            _fail(entry_id, path, f"must be a finite number, got {shown(value)}")
+            raise entry_error(entry_id, path, f"must be a finite number, got {shown(value)}")
         return float(value)
     if not isinstance(value, (list, tuple, Mapping)):
-        _fail(entry_id, path, f"is not a JSON value (got {type(value).__name__})")
+        raise entry_error(entry_id, path, f"is not a JSON value (got {type(value).__name__})")
     if depth >= MAX_JSON_DEPTH:
-        _fail(entry_id, path, f"is nested more than {MAX_JSON_DEPTH} levels deep")
+        raise entry_error(entry_id, path, f"is nested more than {MAX_JSON_DEPTH} levels deep")
     marker = id(value)
     if marker in active:
-        _fail(entry_id, path, "contains a cycle (a value that contains itself)")
+        raise entry_error(entry_id, path, "contains a cycle (a value that contains itself)")
     active.add(marker)
     try:
         if isinstance(value, Mapping):
             frozen: dict[str, JsonValue] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
-                    _fail(entry_id, path, f"has a non-string key {shown(key)}")
+                    raise entry_error(entry_id, path, f"has a non-string key {shown(key)}")
                 frozen[key] = _freeze(item, entry_id, f"{path}.{key}", depth + 1, active)
             return FrozenDict(frozen)
         return tuple(

@@ -124,10 +124,6 @@ def _rename_summary_fields(
     return renamed, changes
 
 
-def _as_entries(earlier: Sequence[object]) -> list[SessionEntry]:
-    return [parse_session_entry(item) for item in earlier]
-
-
 def _derive_first_kept(
     compacted: object, parent_id: object, earlier: Sequence[SessionEntry], entry_id: str | None
 ) -> str:
@@ -195,9 +191,8 @@ def migrate_draft_entry(wire: object, *, earlier: Sequence[object] = ()) -> Migr
             changes.extend(renamed)
         if "compactedEntryIds" in record:
             compacted = record.pop("compactedEntryIds")
-            derived = _derive_first_kept(
-                compacted, record.get("parentId"), _as_entries(earlier), entry_id
-            )
+            known = [parse_session_entry(item) for item in earlier]
+            derived = _derive_first_kept(compacted, record.get("parentId"), known, entry_id)
             if "firstKeptEntryId" not in record:
                 record["firstKeptEntryId"] = derived
                 detail = f"firstKeptEntryId derived from it: {derived}"
@@ -214,11 +209,10 @@ def migrate_draft_entry(wire: object, *, earlier: Sequence[object] = ()) -> Migr
     try:
         entry = parse_session_entry(record)
     except CtxlabError as exc:
-        field = getattr(exc, "field", None)
         raise MigrationError(
             f"after migration the parser still refuses it: {exc}; not migratable",
             entry_id=entry_id,
-            field=field if isinstance(field, str) else None,
+            field=exc.field,
         ) from exc
     return MigrationResult(entry, tuple(changes))
 

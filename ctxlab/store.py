@@ -28,6 +28,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -235,8 +236,7 @@ class JsonlSessionStore:
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
             if not file.exists():
-                with open(file, "ab"):
-                    pass
+                file.touch()
                 _fsync_directory(file.parent)
         except OSError as exc:
             raise SessionStoreError(f"cannot create {file.name}: {exc}", path=str(file)) from exc
@@ -429,38 +429,27 @@ def _new_lock(path: Path) -> FileLock:
     pulls in asyncio, which would double the time of ``import ctxlab``."""
     from filelock import FileLock
 
-    return FileLock(str(_lock_path(path)))
+    return FileLock(str(path.with_name(path.name + ".lock")))
 
 
-def is_blank(raw: str | bytes) -> bool:
+def is_blank(raw: bytes) -> bool:
     """A blank line is layout: nothing but JSON white space (space, tab, CR).
 
-    Python's own ``str.strip()`` would also drop other Unicode spaces such as U+0085,
-    which JSON does not allow; the store and ``scan_jsonl`` must agree on what is blank.
+    ``bytes.strip()`` would also drop vertical tab and form feed, which JSON does not allow;
+    the store and ``scan_jsonl`` must agree on what is blank.
     """
-    if isinstance(raw, bytes):
-        return not raw.strip(b" \t\r\n")
-    return not raw.strip(" \t\r\n")
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
+    return not raw.strip(b" \t\r\n")
 
 
 def _fsync_directory(folder: Path) -> None:
     """Make a new file's directory entry durable where the platform allows (POSIX)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    if os.name == "posix":
+        with suppress(OSError):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 # -- scanning: every problem, not just the first --------------------------------------------
@@ -514,10 +503,6 @@ def scan_jsonl(path: str | os.PathLike[str]) -> ScanResult:
             data = file.read_bytes()
     except OSError as exc:
         raise SessionStoreError(f"cannot read {file.name}: {exc}", path=str(file)) from exc
-    return _scan_bytes(data)
-
-
-def _scan_bytes(data: bytes) -> ScanResult:
     cut = data.rfind(b"\n") + 1
     committed, tail = data[:cut], data[cut:]  # tail: the bytes after the last newline
     entries: list[SessionEntry] = []
