@@ -395,3 +395,33 @@ def test_a_hint_is_shown_only_for_a_mistake_that_explains_what_failed() -> None:
     assert shown(("x", "ctxlab")) == (extra,)
     assert shown(("x", "ctxlab"), ("c", "chapter")) == ()  # an extra while the chapter fails
     assert shown(("a", "chapter"), ("x", "ctxlab")) == (chapter,)
+
+
+def test_the_evidence_of_a_mistake_that_cannot_explain_the_failures_is_not_asked() -> None:
+    """Given the failed rows, the last step calls the function only on the evidence of the
+    mistakes that explain them (fewer calls), and names only those."""
+    from ctxlab.lab.grading.calls import Failed, Trial
+    from ctxlab.lab.grading.labs import load
+    from ctxlab.lab.grading.misconceptions import diagnose, found_in
+
+    spec = load("11.1")
+    own = next(item for item in spec.catalogue if item.id == "11.1/negative-tokens-accepted")
+    buggy = runpy.run_path(str(EVIDENCE / "lab11_1" / "negative-tokens-accepted.py"))
+    calls: list[object] = []
+
+    def watched(value: object) -> object:
+        calls.append(value)
+        return buggy["parse_compaction_entry"](value)
+
+    def last_step(failed: list[tuple[str, str]] | None) -> tuple[str, ...]:
+        calls.clear()
+        with pytest.raises(Failed) as ended:
+            diagnose(spec.catalogue, spec.inputs, Trial(watched, spec.arg_names), failed)
+        return found_in(ended.value.text.en)
+
+    everything = last_step(None)
+    asked_of_all = len(calls)
+    failed = [(key, spec.row(key).source) for key in sorted(own.signature)]
+    assert last_step(failed) == (own.id,)
+    assert own.id in everything and len(calls) < asked_of_all
+    assert last_step([("rejects_wrong_types", "chapter"), ("accepts_compact_1", "chapter")]) == ()

@@ -125,9 +125,13 @@ def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[Ch
         if stop is not None:
             results.append(row.row(False, stop))
             continue
-        if row.key == DIAGNOSIS and not to_diagnose([(r.passed, r.detail_en) for r in results]):
-            results.append(row.row(True))  # nothing to look for
-            continue
+        if row.key == DIAGNOSIS:
+            if not to_diagnose([(r.passed, r.detail_en) for r in results]):
+                results.append(row.row(True))  # nothing to look for
+                continue
+            failed = [(r.key, r.source) for r in results if not r.passed]
+            look: Callable[..., None] = row.run  # for the mistakes that explain these rows
+            row = dataclasses.replace(row, run=functools.partial(look, failed=failed))
         outcome = caller.run(row, limit)
         stop = outcome.stop
         used = used or outcome.used_reference

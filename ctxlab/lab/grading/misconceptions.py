@@ -121,10 +121,16 @@ def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str
 _ASKING = Text("looking for a known mistake", "查找已知的错误")
 
 
-def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial) -> None:
+def diagnose(
+    items: Sequence[Misconception],
+    inputs: Mapping[str, str],
+    t: Trial,
+    failed: Sequence[tuple[str, str]] | None = None,
+) -> None:
     """The check loop's last step: call the student's function on the evidence inputs (each
     once, as far as needed, within half the time limit) and end with the ids of the
-    misconceptions it behaves like (:func:`found_in` reads them)."""
+    misconceptions it behaves like (:func:`found_in` reads them); given the ``failed`` rows
+    (key, source), only of those that explain them (:func:`explaining`)."""
     from ctxlab.lab.grading import drawn
 
     answers: dict[str, Any] = {}
@@ -143,7 +149,7 @@ def diagnose(items: Sequence[Misconception], inputs: Mapping[str, str], t: Trial
 
     found = [
         item.id
-        for item in items
+        for item in (items if failed is None else explaining(items, failed))
         if item.evidence and all(answer(key) == json.loads(want) for key, want in item.evidence)
     ]
     said = " ".join([_MARK, *found])
