@@ -1,0 +1,87 @@
+"""Opens a new group at an assistant message with tool calls, splitting u3 from its tool round trip.
+
+The student took "a tool round trip may not be split" to mean the round trip is its own
+unit, and started a group at each assistant message that declares calls.
+
+The chapter, §同一段历史会产生一份更短的模型输入: 「group 3 = [u3, calls, r-test,
+r-read, a3]」 and §两个 tool result 仍属于 u3 开始的同一组: 「以 user 消息为起点」.
+"""
+
+from ctxlab import InteractionError, InteractionGroup
+
+
+def _close(group):
+    calls = []  # call ids, in declaration order
+    declared = {}
+    results = {}
+    for entry in group:
+        message = entry.message
+        if message.role == "assistant":
+            for block in message.content:
+                if block.type == "toolCall":
+                    if block.id in declared:
+                        raise InteractionError(
+                            f"entry {entry.id}: call {block.id} is declared twice",
+                            entry_id=entry.id,
+                            call_id=block.id,
+                        )
+                    declared[block.id] = entry.id
+                    calls.append(block.id)
+    for entry in group:
+        message = entry.message
+        if message.role == "toolResult":
+            cid = message.tool_call_id
+            if cid not in declared:
+                raise InteractionError(
+                    f"entry {entry.id}: result for call {cid}, which is not in its group",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            if cid in results:
+                raise InteractionError(
+                    f"entry {entry.id}: second result for call {cid}",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            results[cid] = entry.id
+    for cid in calls:
+        if cid not in results:
+            raise InteractionError(
+                f"entry {declared[cid]}: call {cid} has no result",
+                entry_id=declared[cid],
+                call_id=cid,
+            )
+    return InteractionGroup(
+        entries=tuple(group), tool_pairs=tuple((cid, results[cid]) for cid in calls)
+    )
+
+
+def group_interactions(entries):
+    groups = []
+    current = None
+    for entry in entries:
+        role = entry.message.role
+        if role == "system":
+            continue
+        if role == "user" or (
+            role == "assistant" and any(b.type == "toolCall" for b in entry.message.content)
+        ):
+            if current is not None:
+                groups.append(_close(current))
+            current = [entry]
+        elif current is None:
+            raise InteractionError(
+                f"entry {entry.id}: a {role} message before the first user message",
+                entry_id=entry.id,
+            )
+        else:
+            current.append(entry)
+    if current is not None:
+        groups.append(_close(current))
+    return groups
+
+
+def WITNESS():
+    from ctxlab import fixtures
+
+    return (fixtures.opening_path(),), {}
