@@ -63,6 +63,11 @@ def _compact_2(first_kept: str) -> dict[str, Any]:
     return _options("compact-2", first_kept, fx.compact2_summary(), 33, 200)
 
 
+def _waiting_for_a4() -> list[SessionEntry]:
+    """The resumed path up to u4, whose answer a4 is not yet appended."""
+    return fx.resumed_path()[:-1]
+
+
 def _compact_3(first_kept: str) -> dict[str, Any]:
     """compact-3 on the recompacted path sys..compact-2."""
     return _options("compact-3", first_kept, tokens_before=11, timestamp=300)
@@ -232,10 +237,10 @@ def id_already_on_path(t: Trial) -> None:
 
 
 @LAB.check(
-    "firstKeptEntryId must be the user message that starts a group: u2 is valid; a2, "
-    "calls, r-test are inside a group",
-    "firstKeptEntryId 只能指向一组的首条 user message：u2 合法；"
-    "a2、calls、r-test 都位于组内，不能成为切点",
+    "firstKeptEntryId must be the user message that starts a group (the newest group's too,"
+    " still unanswered): u2 is valid; a2, calls, r-test are inside a group",
+    "firstKeptEntryId 只能指向一组的首条 user message（最新一组还没有得到回答时，它的首条也可以）："
+    "u2 合法；a2、calls、r-test 都位于组内，不能成为切点",
     source="chapter",
     quote_zh="u2 合法；a2、calls、r-test 都位于组内，不能成为",
     quote_en="u2 is valid; a2, calls and r-test lie inside a group and cannot be",
@@ -243,6 +248,8 @@ def id_already_on_path(t: Trial) -> None:
 def first_kept_starts_group(t: Trial, strict: bool = False) -> None:
     for first_kept in ("u1", "u2", "u3") if not strict else ():
         _expect_created(t, "sys..a3", fx.opening_path, _options(first_kept=first_kept), parent="a3")
+    if not strict:  # u4 at the leaf, its answer not yet written: a group of its own
+        _expect_created(t, "sys..u4", _waiting_for_a4, _compact_2("u4"), parent="u4")
     for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
         options = _options(first_kept=first_kept)
         _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
