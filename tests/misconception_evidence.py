@@ -181,6 +181,12 @@ def evidence(
         answers[f"placeholder-{index}"] = {
             key: _answer(placeholder, inputs[key], spec.arg_names) for key in order
         }
+    # A function that refuses every input with one of the errors the reference raises (an
+    # over-strict check that refuses the chapter's own example) makes no mistake of the
+    # catalogue's that shows as a refusal: the evidence must tell those apart too.
+    refusals = {answer["raised"] for answer in reference.values() if "raised" in answer}
+    for error in sorted(refusals):
+        answers[f"refuses-all-{error}"] = {key: {"raised": error} for key in order}
     chosen: dict[str, list[list[Any]]] = {}
     for item in spec.catalogue:
         own = answers[item.id]

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+import ctxlab
 from chapter_text import chapter_text
 from ctxlab.lab import check_implementation, set_language
 from ctxlab.lab.grading import (
@@ -371,6 +372,32 @@ def test_a_placeholder_answer_gets_no_hint(lab: str, placeholder: object) -> Non
     report = check_implementation(lab, seed=1, **{lab_keyword(lab): draft})
     assert not report.passed
     assert report.misconceptions == (), (lab, [item.id for item in report.misconceptions])
+
+
+#: The error each lab's reference refuses most inputs with.
+_LAB_ERRORS = {
+    "11.1": ctxlab.EntryParseError,
+    "11.2": ctxlab.InteractionError,
+    "11.3": ctxlab.ContextOptionError,
+    "11.4": ctxlab.CompactionError,
+    "11.5": ctxlab.CompactionError,
+}
+
+
+@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize("error", ["ValueError", "the lab's error"])
+def test_a_function_that_refuses_everything_gets_no_hint(lab: str, error: str) -> None:
+    """An over-strict draft that refuses every input, the chapter's own example too, makes no
+    mistake of the catalogue's that shows as a refusal (an empty list refused, a fractional
+    tokensBefore refused, ...): a hint would name one it did not make."""
+    kind = ValueError if error == "ValueError" else _LAB_ERRORS[lab]
+
+    def refuses(*args: object, **kwargs: object) -> object:
+        raise kind("refused")
+
+    report = check_implementation(lab, seed=1, **{lab_keyword(lab): refuses})
+    assert not report.passed
+    assert report.misconceptions == (), (lab, report.misconceptions)
 
 
 def test_a_hint_is_shown_only_for_a_mistake_that_explains_what_failed() -> None:

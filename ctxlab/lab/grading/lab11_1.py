@@ -403,6 +403,8 @@ def timestamp_any_number(t: Trial) -> None:
 )
 def accepts_valid_variants(t: Trial) -> None:
     _accepts(t, Text("all six lists empty", "六个列表全为空"), {f"summary.{k}": [] for k in LISTS})
+    filled = {f"summary.{k}": [f"{k} item"] for k in LISTS}
+    _accepts(t, Text("every list with one item", "每个列表各有一项"), filled)
     numbers = Text(
         "timestamp 100.5 and tokensBefore 0.25", "timestamp 为 100.5，tokensBefore 为 0.25"
     )

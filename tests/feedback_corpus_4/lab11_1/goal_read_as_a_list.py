@@ -3,8 +3,8 @@
 Six of the seven summary fields are string arrays; reading the interface quickly the
 student put goal among them and checked it the same way.
 
-The chapter, §摘要先成为 session 中的一条普通事实: `goal: string;` (the other six are
-`string[]`).
+The chapter's rule it breaks (§ 摘要先成为 session 中的一条普通事实): 「goal: string;」 (the
+other six are 「string[]」).
 """
 
 import math
