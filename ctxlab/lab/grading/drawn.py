@@ -119,7 +119,9 @@ class Item:
     calls: tuple[str, ...] = ()
     first_kept: str = ""
     sections: tuple[tuple[str, int | None], ...] = ()
-    flag: int = 0  # assistant: stopReason index; result: isError and toolName; system: content
+    #: assistant: stopReason index; result: isError and toolName; system: content; compaction:
+    #: stamped 0, before every other entry (its caller's clock: the newest is found by place)
+    flag: int = 0
 
 
 _STOPS: Final[tuple[StopReason, ...]] = ("toolUse", "stop", "length")
@@ -190,7 +192,7 @@ def build(items: Sequence[Item]) -> list[SessionEntry]:
             goal = f"goal of {item.id} [{item.cost}]"
             summary = CompactionSummary(goal, (), (f"{item.id} done 0",), (), (), (), ())
             entry = CompactionSessionEntry(
-                item.id, parent or "root", stamp, summary, item.first_kept, 0
+                item.id, parent or "root", 0 if item.flag else stamp, summary, item.first_kept, 0
             )
         else:
             entry = MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))
@@ -214,7 +216,10 @@ def describe(items: Sequence[Item]) -> str:
         elif item.kind == "metadata":
             words.append(f"{item.id}(metadata)")
         elif item.kind == "compaction":
-            words.append(f"{item.id}(compaction [{item.cost}], first kept {item.first_kept})")
+            stamped = ", timestamp 0" if item.flag else ""
+            words.append(
+                f"{item.id}(compaction [{item.cost}], first kept {item.first_kept}{stamped})"
+            )
         else:
             words.append(f"{item.id}[{item.cost}]")
     return " ".join(words) or "[] (empty)"
@@ -280,7 +285,10 @@ def draw_path(
         users = [i for i, item in enumerate(items) if item.kind == "user"]
         head = r.choice(users)
         at = r.randint(head + 1, len(items))
-        items.insert(at, Item("compaction", new("k"), cost(), first_kept=items[head].id))
+        early = int(r.random() < 0.4)
+        items.insert(
+            at, Item("compaction", new("k"), cost(), first_kept=items[head].id, flag=early)
+        )
         if r.random() < 0.5:  # more history after the compaction
             more = draw_path(r, most=1)
             items += [
@@ -539,4 +547,5 @@ def label(what: str) -> Text:
     zh = re.sub(r", (\S+) for (\S+)$", r"，\2 记为 \1", zh)
     zh = re.sub(r" \((\S+) renamed (\S+)\)$", r"（\1 改名为 \2）", zh)
     zh = re.sub(r" \((\S+) missing\)$", r"（缺少 \1）", zh)
+    zh = zh.replace(", timestamp 0)", "，timestamp 为 0）")
     return Text(what, zh.replace(", first kept ", "，保留起点 "))
