@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
 import re
 import runpy
 import subprocess
@@ -387,9 +388,9 @@ _LAB_ERRORS = {
 @pytest.mark.parametrize("lab", LABS)
 @pytest.mark.parametrize("error", ["ValueError", "the lab's error"])
 def test_a_function_that_refuses_everything_gets_no_hint(lab: str, error: str) -> None:
-    """An over-strict draft that refuses every input, the chapter's own example too, makes no
-    mistake of the catalogue's that shows as a refusal (an empty list refused, a fractional
-    tokensBefore refused, ...): a hint would name one it did not make."""
+    """A draft that refuses every input, the chapter's own example too, gets no hint (it
+    fails the refusal rows as well, whose errors must name the entry: no mistake explains
+    that; the evidence side is held by the test after this one)."""
     kind = ValueError if error == "ValueError" else _LAB_ERRORS[lab]
 
     def refuses(*args: object, **kwargs: object) -> object:
@@ -398,6 +399,28 @@ def test_a_function_that_refuses_everything_gets_no_hint(lab: str, error: str) -
     report = check_implementation(lab, seed=1, **{lab_keyword(lab): refuses})
     assert not report.passed
     assert report.misconceptions == (), (lab, report.misconceptions)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_no_evidence_is_the_references_refusal_alone(lab: str) -> None:
+    """A function that refuses every valid input with an error the reference raises, and
+    refuses invalid ones correctly (an over-strict check: 11.1's refusing every record that
+    carries decisions), answers that refusal wherever the evidence asks for one: so no
+    mistake's evidence is that refusal alone."""
+    from ctxlab.lab.grading.labs import load
+    from ctxlab.lab.grading.misconceptions import canonical, probe_call
+    from ctxlab.lab.grading.perform import perform
+
+    spec = load(lab)
+    refusals = set()
+    for data in spec.inputs.values():
+        args, kwargs = probe_call(data)
+        answer = canonical(perform(spec.reference, args, kwargs, arg_names=spec.arg_names))
+        refusals.add(answer.get("raised"))
+    for item in spec.catalogue:
+        answers = [json.loads(answer) for _, answer in item.evidence]
+        alone = [{"raised": error} for error in refusals - {None}]
+        assert not any(all(a == refusal for a in answers) for refusal in alone), item.id
 
 
 def test_a_hint_is_shown_only_for_a_mistake_that_explains_what_failed() -> None:
