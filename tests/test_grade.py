@@ -284,6 +284,17 @@ def test_a_py_file_with_lab_and_hostile_files(tmp_path: Path) -> None:
     assert "invalid: a .py file is graded for the lab given with --lab" in no_lab.stdout
 
 
+def test_a_class_leaves_no_sandbox_folder_behind(klass: Path, tmp_path: Path) -> None:
+    """Each grading process removes its folder of sandbox files (the stubbed copy of ctxlab
+    the children import) when the batch is done with it."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    done = grade(klass, "--out", tmp_path / "out", "--jobs", "2", "--lab", "11.2", env=env)
+    assert done.returncode == 0, done.stderr
+    assert not list(temp.glob("ctxlab-sandbox-*")), sorted(p.name for p in temp.iterdir())
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert grade().returncode == 2
     unknown = grade(tmp_path, "--lab", "11.9")

@@ -200,6 +200,17 @@ def _kill(process: subprocess.Popen[str]) -> None:
         process.wait(5)
 
 
+def _close(process: subprocess.Popen[str]) -> None:
+    """End a grading process that is done: its input closed, it exits by itself (and removes
+    its sandbox folder), else it is killed."""
+    with contextlib.suppress(OSError, ValueError):
+        if process.stdin is not None:
+            process.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(2)
+    _kill(process)
+
+
 def _grade_all(
     sources: list[LabSource], jobs: int, time_limit: float, seed: int
 ) -> Iterator[tuple[LabSource, GradedLab]]:
@@ -253,7 +264,7 @@ def _grade_all(
         for future in futures:
             future.cancel()
         for process in running:
-            _kill(process)
+            _close(process)
         pool.shutdown()
 
 
