@@ -51,8 +51,7 @@ def parse_compaction_entry(value: object) -> CompactionSessionEntry:
             " compaction entries only",
         )
     entry = parse_session_entry(value)
-    if not isinstance(entry, CompactionSessionEntry):  # pragma: no cover - refused above
-        raise entry_error(entry.id, "type", f"must be 'compaction', got {entry.type!r}")
+    assert isinstance(entry, CompactionSessionEntry)  # a message or metadata: refused above
     return entry
 
 
@@ -108,10 +107,12 @@ def _set(field: str, *values: object) -> list[Case]:
     return [(f"{field} = {shown(value)}", changed(field, value), field) for value in values]
 
 
-def _renamed(field: str, new: str) -> Case:
+def _renamed(rename: str) -> Case:
+    """``field->new``: the field's last key renamed ``new``; the error is about the new one."""
+    field, new = rename.split("->")
     parent, _, key = field.rpartition(".")
     name = Text(f"{new} instead of {key}", f"用 {new} 代替 {key}")
-    return (name, changed(f"{field}->{new}"), f"{parent}.{new}".lstrip("."))
+    return (name, changed(rename), f"{parent}.{new}".lstrip("."))
 
 
 def _beside(field: str, old: str) -> Case:
@@ -237,17 +238,11 @@ _STOPS_AT_COMPACT_1_EN = (
     quote_en=_STOPS_AT_COMPACT_1_EN,
 )
 def rejects_draft_names(t: Trial, strict: bool = False) -> None:
-    # The chapter's early-draft ``files``; snake_case spellings of the camelCase wire keys.
-    _refuses(
-        t,
-        strict,
-        _renamed("summary.changedFiles", "files"),
-        _renamed("firstKeptEntryId", "first_kept_entry_id"),
-        _renamed("tokensBefore", "tokens_before"),
-        _renamed("parentId", "parent_id"),
-        _renamed("summary.changedFiles", "changed_files"),
-        _beside("summary.files", "changedFiles"),
+    renames = (
+        "summary.changedFiles->files firstKeptEntryId->first_kept_entry_id"
+        " tokensBefore->tokens_before parentId->parent_id summary.changedFiles->changed_files"
     )
+    _refuses(t, strict, *map(_renamed, renames.split()), _beside("summary.files", "changedFiles"))
 
 
 @LAB.check(
@@ -279,13 +274,8 @@ def rejects_missing_fields(t: Trial, strict: bool = False) -> None:
     quote_en="goal, parentId and firstKeptEntryId must not be empty",
 )
 def rejects_blank_ids(t: Trial, strict: bool = False) -> None:
-    _refuses(
-        t,
-        strict,
-        *_set("parentId", None, ""),
-        *_set("firstKeptEntryId", ""),
-        *_set("summary.goal", ""),
-    )
+    blanks = [*_set("parentId", None, ""), *_set("firstKeptEntryId", ""), *_set("summary.goal", "")]
+    _refuses(t, strict, *blanks)
 
 
 @LAB.check(
@@ -509,7 +499,7 @@ def rejects_unknown_keys(t: Trial, strict: bool = False) -> None:
         t,
         strict,
         *extra,
-        _renamed("summary.next", "nextSteps"),
+        _renamed("summary.next->nextSteps"),
         _beside("summary.invariants", "constraints"),
         (on_entry, changed("compactedEntryIds", ["context.ts"]), "compactedEntryIds"),
         (

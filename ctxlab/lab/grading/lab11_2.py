@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ctxlab import fixtures as fx
 from ctxlab import interactions
@@ -112,27 +112,20 @@ def _with(path: list[SessionEntry], entry_id: str, **fields: Any) -> list[Sessio
     ]
 
 
-class _Broken(NamedTuple):
-    """A path that breaks an id relation (in :func:`~.cases.path_of`'s notation, or built)
-    and the names its error carries, a word each (``calls-2|calls``: either one)."""
-
-    path: str | Callable[[], list[SessionEntry]]
-    names: str
-    label: Text | None = None
-
-
-def _refused(t: Trial, strict: bool, *cases: _Broken) -> None:
-    """Each path's message entries are refused. The chapter's rows: an error carrying one of
-    the names. ctxlab's (``strict``): an InteractionError naming every word of ``names``."""
-    for case in cases:
-        path = path_of(case.path) if isinstance(case.path, str) else case.path()
-        label = case.label or _label(path)
-        names = [word.split("|") for word in case.names.split()]
-        if strict:
-            t.rejects(label, names, messages(path), error_type=InteractionError)
-        else:
-            either = [[name for group in names for name in group]]
-            t.rejects(label, either, messages(path), error_type=CHAPTER_ERROR)
+def _refused(
+    t: Trial, strict: bool, broken: str | list[SessionEntry], words: str, label: Text | None = None
+) -> None:
+    """A path that breaks an id relation (in :func:`~.cases.path_of`'s notation, or built):
+    its message entries are refused. The chapter's rows: an error carrying one of ``words``.
+    ctxlab's (``strict``): an InteractionError naming each word (``calls-2|calls``: either)."""
+    path = path_of(broken) if isinstance(broken, str) else broken
+    label = label or _label(path)
+    names = [word.split("|") for word in words.split()]
+    if strict:
+        t.rejects(label, names, messages(path), error_type=InteractionError)
+    else:
+        either = [[name for group in names for name in group]]
+        t.rejects(label, either, messages(path), error_type=CHAPTER_ERROR)
 
 
 _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
@@ -228,16 +221,9 @@ def pairing_by_id_only(t: Trial) -> None:
     quote_en="groupInteractions() finds no call for unknown-1",
 )
 def unknown_call_rejected(t: Trial, strict: bool = False) -> None:
-    _refused(
-        t,
-        strict,
-        _Broken(
-            fx.unknown_call_path,
-            "r-test unknown-1",
-            Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)"),
-        ),
-        _Broken("u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", "r-extra ghost-1"),
-    )
+    chapter = Text("the chapter's path with r-test(unknown-1)", "本章的路径，r-test(unknown-1)")
+    _refused(t, strict, fx.unknown_call_path(), "r-test unknown-1", chapter)
+    _refused(t, strict, "u1 calls[read-1] r-read->read-1 r-extra->ghost-1 a1", "r-extra ghost-1")
 
 
 @LAB.check(
@@ -250,12 +236,8 @@ def unknown_call_rejected(t: Trial, strict: bool = False) -> None:
     quote_en="when the group ends, every call has its result",
 )
 def missing_result_rejected(t: Trial, strict: bool = False) -> None:
-    _refused(
-        t,
-        strict,
-        _Broken(fx.missing_result_path, "calls read-1"),
-        _Broken("u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", "calls read-1"),
-    )
+    _refused(t, strict, fx.missing_result_path(), "calls read-1")
+    _refused(t, strict, "u1 calls[read-1,test-1] r-test->test-1 a1 u2 a2", "calls read-1")
 
 
 @LAB.check(
@@ -267,14 +249,8 @@ def missing_result_rejected(t: Trial, strict: bool = False) -> None:
     quote_en="a call has at most one result",
 )
 def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
-    _refused(
-        t,
-        strict,
-        _Broken(
-            "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3",
-            "r-again test-1",
-        ),
-    )
+    again = "u3 calls[read-1,test-1] r-test->test-1 r-read->read-1 r-again->test-1 a3"
+    _refused(t, strict, again, "r-again test-1")
 
 
 @LAB.check(
@@ -288,15 +264,10 @@ def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
     " is declared only once",
 )
 def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
-    _refused(
-        t,
-        strict,
-        _Broken(
-            "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3",
-            "calls read-1",
-        ),
-        _Broken("u3 calls[read-1] r-read->read-1 calls-2[read-1] a3", "calls-2|calls read-1"),
-    )
+    twice = "u3 calls[read-1,test-1,read-1] r-test->test-1 r-read->read-1 a3"
+    _refused(t, strict, twice, "calls read-1")
+    redeclared = "u3 calls[read-1] r-read->read-1 calls-2[read-1] a3"
+    _refused(t, strict, redeclared, "calls-2|calls read-1")
     # The relations are checked inside each group: another turn may number its calls anew.
     again = "u1 calls[read-1] r-read->read-1 a1 u2 calls-2[read-1] r-read-2->read-1 a2"
     _expect(
@@ -314,15 +285,12 @@ def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
     quote_en="each result's toolCallId finds its call within the group",
 )
 def pairs_within_group(t: Trial, strict: bool = False) -> None:
-    _refused(
-        t,
-        strict,
-        _Broken("u1 calls[read-1] u2 r-read->read-1 a2", "calls|r-read read-1"),
-        _Broken("u1 r-read->read-1 a1 u2 calls[read-1] a2", "r-read|calls read-1"),
-        # A result in a later group answers no call of its own group, even when an earlier
-        # group declared (and answered) that call id.
-        _Broken("u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2", "r-again read-1"),
-    )
+    _refused(t, strict, "u1 calls[read-1] u2 r-read->read-1 a2", "calls|r-read read-1")
+    _refused(t, strict, "u1 r-read->read-1 a1 u2 calls[read-1] a2", "r-read|calls read-1")
+    # A result in a later group answers no call of its own group, even when an earlier
+    # group declared (and answered) that call id.
+    later = "u1 calls[read-1] r-read->read-1 a1 u2 r-again->read-1 a2"
+    _refused(t, strict, later, "r-again read-1")
 
 
 @LAB.check(
@@ -335,7 +303,8 @@ def pairs_within_group(t: Trial, strict: bool = False) -> None:
     "而不是悄悄丢掉它",
 )
 def message_before_first_user(t: Trial) -> None:
-    _refused(t, True, _Broken("sys a0 u1 a1", "a0"), _Broken("r0->read-1 u1 a1", "r0"))
+    _refused(t, True, "sys a0 u1 a1", "a0")
+    _refused(t, True, "r0->read-1 u1 a1", "r0")
 
 
 @LAB.check(
@@ -457,7 +426,7 @@ def error_result_answers(t: Trial) -> None:
     path = path_of("u1 calls[read-1,test-1] r-test->test-1 r-read->read-1 a1")
     _expect(t, _with(path, "r-test", is_error=True), [["u1", "calls", "r-test", "r-read", "a1"]])
     twice = path_of("u1 calls[read-1] r-read->read-1 r-again->read-1 a1")
-    _refused(t, False, _Broken(lambda: _with(twice, "r-read", is_error=True), "r-again read-1"))
+    _refused(t, False, _with(twice, "r-read", is_error=True), "r-again read-1")
 
 
 @LAB.check(
