@@ -63,11 +63,6 @@ def _compact_2(first_kept: str) -> dict[str, Any]:
     return _options("compact-2", first_kept, fx.compact2_summary(), 33, 200)
 
 
-def _waiting_for_a4() -> list[SessionEntry]:
-    """The resumed path up to u4, whose answer a4 is not yet appended."""
-    return fx.resumed_path()[:-1]
-
-
 def _compact_3(first_kept: str) -> dict[str, Any]:
     """compact-3 on the recompacted path sys..compact-2."""
     return _options("compact-3", first_kept, tokens_before=11, timestamp=300)
@@ -110,23 +105,21 @@ def _plain(value: object) -> str:
 
 def _expect_created(
     t: Trial,
-    name: str,
-    make_path: Callable[[], list[SessionEntry]],
     options: Mapping[str, Any],
-    parent: str | None = None,
+    name: str = "sys..a3",
+    make_path: Callable[[], list[SessionEntry]] = fx.opening_path,
+    parent: str | None = "a3",
 ) -> CompactionSessionEntry:
     """The student's entry equals the reference's (and its parentId is ``parent``)."""
     label = _label(name, options)
     got = t.returns(label, make_path(), **options)
     expected = create_compaction_entry(make_path(), **options)
-    if not isinstance(got, CompactionSessionEntry):
-        entry_result(label, got, expected)
-    if parent is not None and getattr(got, "parent_id", None) != parent:
-        got_parent = shown(getattr(got, "parent_id", None))
+    if isinstance(got, CompactionSessionEntry) and parent is not None and got.parent_id != parent:
         fail(
             label,
-            f": expected parentId {parent} (the last entry of the path), got {got_parent}",
-            f"：期望 parentId {parent}（路径的最后一条 entry），实际 {got_parent}",
+            f": expected parentId {parent} (the last entry of the path),"
+            f" got {shown(got.parent_id)}",
+            f"：期望 parentId {parent}（路径的最后一条 entry），实际 {shown(got.parent_id)}",
         )
     entry_result(label, got, expected)
     assert isinstance(got, CompactionSessionEntry)
@@ -135,17 +128,17 @@ def _expect_created(
 
 def _refused(
     t: Trial,
-    name: str,
-    path: list[SessionEntry],
     options: Mapping[str, Any],
     names: Sequence[Sequence[str]],
-    *,
-    strict: bool = False,
+    strict: bool,
+    name: str = "sys..a3",
+    path: list[SessionEntry] | None = None,
     wrong: str = "",
 ) -> None:
-    """Creating is refused, naming ``names``: with a ValueError (the chapter) or (``strict``)
-    a CompactionError."""
+    """Creating on ``path`` (the opening path) is refused, naming ``names``: with a ValueError
+    (the chapter) or (``strict``) a CompactionError."""
     error_type: type[Exception] = CompactionError if strict else CHAPTER_ERROR
+    path = fx.opening_path() if path is None else path
     t.rejects(_label(name, options, wrong), names, path, error_type=error_type, **options)
 
 
@@ -157,7 +150,7 @@ def _refused(
     quote_en='the function takes parentId: "a3" from activePath.at(-1)',
 )
 def compact_1(t: Trial) -> None:
-    _expect_created(t, "sys..a3", fx.opening_path, _options(), parent="a3")
+    _expect_created(t, _options())
 
 
 @LAB.check(
@@ -199,7 +192,7 @@ def parent_is_last_entry(t: Trial) -> None:
         ("sys..a4", fx.resumed_path, _compact_2("u3"), "a4"),
         ("sys..compact-2", fx.recompacted_path, _compact_3("u4"), "compact-2"),
     ):
-        _expect_created(t, name, make_path, options, parent=parent)
+        _expect_created(t, options, name, make_path, parent)
     # The caller cannot pass parentId: a call that tries is not accepted.
     for keyword in ("parent_id", "parentId"):
         options = {**_options(), keyword: "u1"}
@@ -231,9 +224,8 @@ def parent_is_last_entry(t: Trial) -> None:
 )
 def id_already_on_path(t: Trial) -> None:
     for entry_id in ("u2", "a3", "sys"):
-        _refused(t, "sys..a3", fx.opening_path(), _options(entry_id), [[entry_id]], strict=True)
-    options = _options("compact-1", "u3")
-    _refused(t, "sys..a4", fx.resumed_path(), options, [["compact-1"]], strict=True)
+        _refused(t, _options(entry_id), [[entry_id]], True)
+    _refused(t, _options("compact-1", "u3"), [["compact-1"]], True, "sys..a4", fx.resumed_path())
 
 
 @LAB.check(
@@ -247,12 +239,11 @@ def id_already_on_path(t: Trial) -> None:
 )
 def first_kept_starts_group(t: Trial, strict: bool = False) -> None:
     for first_kept in ("u1", "u2", "u3") if not strict else ():
-        _expect_created(t, "sys..a3", fx.opening_path, _options(first_kept=first_kept), parent="a3")
-    if not strict:  # u4 at the leaf, its answer not yet written: a group of its own
-        _expect_created(t, "sys..u4", _waiting_for_a4, _compact_2("u4"), parent="u4")
+        _expect_created(t, _options(first_kept=first_kept))
+    if not strict:  # u4 at the leaf, its answer a4 not yet written: a group of its own
+        _expect_created(t, _compact_2("u4"), "sys..u4", lambda: fx.resumed_path()[:-1], "u4")
     for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
-        options = _options(first_kept=first_kept)
-        _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
+        _refused(t, _options(first_kept=first_kept), [[first_kept]], strict)
 
 
 @LAB.check(
@@ -268,10 +259,10 @@ def first_kept_not_system(t: Trial, strict: bool = False) -> None:
     name = "sys..a3 (system patches)"
     for first_kept in ("patch-2", "sys", "patch-1"):
         options = _options("compact-2", first_kept, tokens_before=10, timestamp=200)
-        _refused(t, name, fx.system_patch_path(), options, [[first_kept]], strict=strict)
+        _refused(t, options, [[first_kept]], strict, name, fx.system_patch_path())
     if not strict:
         options = _options("compact-2", "u3", tokens_before=10, timestamp=200)
-        _expect_created(t, name, fx.system_patch_path, options, parent="a3")
+        _expect_created(t, options, name, fx.system_patch_path)
 
 
 @LAB.check(
@@ -283,12 +274,10 @@ def first_kept_not_system(t: Trial, strict: bool = False) -> None:
 )
 def first_kept_unknown(t: Trial, strict: bool = False) -> None:
     for first_kept in ("nope", "u9", " u2", "u2 "):
-        options = _options(first_kept=first_kept)
-        _refused(t, "sys..a3", fx.opening_path(), options, [[first_kept]], strict=strict)
+        _refused(t, _options(first_kept=first_kept), [[first_kept]], strict)
     for first_kept in ("compact-1", "note"):
         path = [*fx.resumed_path(), MetadataSessionEntry("note", "a4", 103, "k", 1)]
-        options = _options("c-9", first_kept)
-        _refused(t, "sys..a4,note", path, options, [[first_kept]], strict=strict)
+        _refused(t, _options("c-9", first_kept), [[first_kept]], strict, "sys..a4,note", path)
 
 
 @LAB.check(
@@ -303,12 +292,13 @@ def first_kept_unknown(t: Trial, strict: bool = False) -> None:
 )
 def empty_path(t: Trial) -> None:
     for entry_id in ("compact-1", "compact-7"):
-        _refused(t, "[] (empty)", [], _options(entry_id), [[entry_id]], strict=True)
+        _refused(t, _options(entry_id), [[entry_id]], True, "[] (empty)", [])
 
 
-def _parser_cases() -> list[tuple[dict[str, Any], list[list[str]], str, bool]]:
-    """What the parser refuses: (options, what the chapter's error names (one of), the
-    parser's field path (``.field``), whether the rule is the chapter's)."""
+def _parser_refusals(t: Trial, *, strict: bool) -> None:
+    """What the parser refuses, then an empty first kept entry. A case: (options, what the
+    chapter's error names (one of), the parser's field path (``.field``), whether the rule
+    is the chapter's)."""
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
@@ -326,12 +316,7 @@ def _parser_cases() -> list[tuple[dict[str, Any], list[list[str]], str, bool]]:
         cases.append((_options(tokens_before=bad), [["tokensBefore"]], "tokensBefore", True))
         cases.append((_options(timestamp=bad), [["timestamp"]], "timestamp", False))
     cases += [(_options(blank), [["id"]], "id", False) for blank in ("", "  ", "\t", "\n", " \t\n")]
-    return cases
-
-
-def _parser_refusals(t: Trial, *, strict: bool) -> None:
-    """What the parser refuses, then an empty first kept entry."""
-    for options, names, field, chapter in _parser_cases():
+    for options, names, field, chapter in cases:
         label = _label("sys..a3", options, field)
         if strict:
             attrs = {"field": field}
@@ -340,10 +325,8 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
         elif chapter:
             t.rejects(label, names, fx.opening_path(), error_type=CHAPTER_ERROR, **options)
     for blank in ("", "\t", " \n"):  # the chapter's error, or ctxlab's CompactionError
-        options = _options(first_kept=blank)
         names = [["compact-1"]] if strict else []
-        path = fx.opening_path()
-        _refused(t, "sys..a3", path, options, names, strict=strict, wrong="firstKeptEntryId")
+        _refused(t, _options(first_kept=blank), names, strict, wrong="firstKeptEntryId")
 
 
 @LAB.check(
@@ -408,11 +391,8 @@ def errors_named(t: Trial) -> None:
 )
 def summary_forms(t: Trial) -> None:
     as_mapping = "sys..a3 (summary = a mapping)"
-    mapping = _options(summary=fx.compact1_summary().to_json())
-    _expect_created(t, as_mapping, fx.opening_path, mapping, parent="a3")
-    as_object = "sys..a3 (summary = a CompactionSummary)"
-    _expect_created(t, as_object, fx.opening_path, _options(), parent="a3")
-    # The entry is a copy: changing the mapping afterwards changes nothing.
+    _expect_created(t, _options(summary=fx.compact1_summary().to_json()), as_mapping)
+    _expect_created(t, _options(), "sys..a3 (summary = a CompactionSummary)")
     summary = fx.compact1_summary().to_json()
     options = _options(summary=summary)
     label = _label(as_mapping, options)
@@ -438,18 +418,17 @@ def summary_forms(t: Trial) -> None:
     " judges again whether the facts are complete nor recomputes the size before compaction",
 )
 def kept_as_given(t: Trial) -> None:
-    # equal to the reference's entry: the id and the summary too, exactly as given
     for entry_id in (" compact-1", "compact-1 ", "compact 1"):
-        _expect_created(t, "sys..a3", fx.opening_path, _options(entry_id), parent="a3")
+        _expect_created(t, _options(entry_id))
     padded = dataclasses.replace(fx.compact1_summary(), goal="  keep the budget  ")
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=padded), parent="a3")
+    _expect_created(t, _options(summary=padded))
     twice = dataclasses.replace(fx.compact1_summary(), changed_files=("context.ts", "context.ts"))
-    _expect_created(t, "sys..a3", fx.opening_path, _options(summary=twice), parent="a3")
+    _expect_created(t, _options(summary=twice))
     for tokens_before, timestamp in (
         (29.6, 100), (29, 100.5), (29.0, 100), (0, 0), (0.25, 7), (29, -5),
     ):  # fmt: skip
         options = _options(tokens_before=tokens_before, timestamp=timestamp)
-        got = _expect_created(t, "sys..a3", fx.opening_path, options, parent="a3")
+        got = _expect_created(t, options)
         label = _label("sys..a3", options)
         kept_exactly(label, "tokens_before", tokens_before, got.tokens_before)
         kept_exactly(label, "timestamp", timestamp, got.timestamp)
@@ -466,10 +445,10 @@ def kept_as_given(t: Trial) -> None:
 )
 def first_kept_any_group_head(t: Trial) -> None:
     for first_kept in ("u1", "u2"):  # compact-1 kept u2
-        _expect_created(t, "sys..a4", fx.resumed_path, _compact_2(first_kept), parent="a4")
+        _expect_created(t, _compact_2(first_kept), "sys..a4", fx.resumed_path, "a4")
     for first_kept in ("u1", "u2"):  # compact-2 kept u3
         options = _compact_3(first_kept)
-        _expect_created(t, "sys..compact-2", fx.recompacted_path, options, parent="compact-2")
+        _expect_created(t, options, "sys..compact-2", fx.recompacted_path, "compact-2")
 
 
 @LAB.check(
@@ -516,7 +495,7 @@ def _random_check(t: Trial, case: drawn.Path, kind: str) -> None:
         path = drawn.build(case.items)
         t.rejects(_label(name, options), [], path, error_type=CHAPTER_ERROR, **options)
     else:
-        _expect_created(t, name, lambda: drawn.build(case.items), options)
+        _expect_created(t, options, name, lambda: drawn.build(case.items), None)
 
 
 #: The paths :func:`random_paths` draws: 60 per run.
