@@ -1,4 +1,4 @@
-"""Random compaction entries (issue 34): Lab 11.1's random row, 11.4's summaries.
+"""Random compaction entries: Lab 11.1's random row, 11.4's summaries.
 
 :func:`draw_wire` draws a valid entry's wire form, :func:`break_wire` one break where the
 chapter constrains a field, :func:`broken` applies it, :func:`smaller_wire` shrinks.
@@ -13,7 +13,9 @@ import random
 from collections.abc import Iterator
 from typing import Any, Final
 
-LISTS: Final = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
+from ctxlab.entries import SUMMARY_FIELDS
+
+LISTS: Final = SUMMARY_FIELDS[1:]  # the summary's six lists, the fields after goal
 _WORDS: Final = ("src/a.py", "测试通过", "keep API", "修复 bug", "x", "", "a\nb", "“q”", "🙂")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ctxlab import entries
 from ctxlab import fixtures as fx
 from ctxlab.entries import (
+    SUMMARY_FIELDS,
     CompactionSessionEntry,
     MessageSessionEntry,
     MetadataSessionEntry,
@@ -74,10 +75,7 @@ LAB = LabChecks(
 )
 
 
-# ----------------------------------------------------------------------------------------
 # The cases: compact-1's wire form with one field changed
-
-
 def edited(edits: Mapping[str, object]) -> dict[str, Any]:
     """compact-1's wire form with each field path of ``edits`` set to its value (``...``:
     deleted; ``a->b``: renamed)."""
@@ -170,10 +168,7 @@ def _kept_or_refused(t: Trial, field: str) -> None:
         )
 
 
-# ----------------------------------------------------------------------------------------
 # The chapter's rows
-
-
 @LAB.check(
     "compact-1's wire form is read into an equal, canonical CompactionSessionEntry",
     "compact-1 的 wire 形式被读成一条相等的 CompactionSessionEntry（parentId a3，"
@@ -261,7 +256,7 @@ def rejects_missing_fields(t: Trial, strict: bool = False) -> None:
     )
     missing = [(Text(f"{f} missing", f"缺少 {f}"), changed(f, ...), f) for f in fields.split()]
     # An empty summary misses all seven fields: the error may name any of them.
-    every = tuple(f"summary.{key}" for key in ("goal", *LISTS))
+    every = tuple(f"summary.{key}" for key in SUMMARY_FIELDS)
     empty = (Text("summary = {}", "summary 为 {}"), changed("summary", {}), every)
     _refuses(t, strict, *missing, empty)
 
@@ -467,10 +462,7 @@ _RANDOM = drawn.Cases(
 )
 
 
-# ----------------------------------------------------------------------------------------
 # ctxlab's rows
-
-
 @LAB.check(
     "any other unknown key is refused too, on the entry and in the summary (the migration"
     " exercise's old names nextSteps, invariants, compactedEntryIds; a snake_case key beside"
