@@ -121,11 +121,10 @@ def _refused(
     path = path_of(broken) if isinstance(broken, str) else broken
     label = label or _label(path)
     names = [word.split("|") for word in words.split()]
-    if strict:
-        t.rejects(label, names, messages(path), error_type=InteractionError)
-    else:
-        either = [[name for group in names for name in group]]
-        t.rejects(label, either, messages(path), error_type=CHAPTER_ERROR)
+    if not strict:
+        names = [[name for group in names for name in group]]
+    error_type = InteractionError if strict else CHAPTER_ERROR
+    t.rejects(label, names, messages(path), error_type=error_type)
 
 
 _THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
