@@ -542,12 +542,10 @@ def rejects_bad_timestamp(t: Trial, strict: bool = False) -> None:
     "调用者就不会把 message 误当成 compaction",
 )
 def other_types_refused(t: Trial) -> None:
-    u2 = by_id(fx.opening_path())["u2"].to_json()
-    t.rejects(Text("the message entry u2", "message entry u2"), [["u2"], ["type"]], u2)
-    note = MetadataSessionEntry("note-1", "a3", 50, "model", "course-model-1").to_json()
-    t.rejects(
-        Text("the metadata entry note-1", "metadata entry note-1"), [["note-1"], ["type"]], note
-    )
+    note = MetadataSessionEntry("note-1", "a3", 50, "model", "course-model-1")
+    for entry in (by_id(fx.opening_path())["u2"], note):
+        label = Text(f"the {entry.type} entry {entry.id}", f"{entry.type} entry {entry.id}")
+        t.rejects(label, [[entry.id], ["type"]], entry.to_json())
     missing: Case = (Text("type missing", "缺少 type"), changed("type", ...), "type")
     _refuses(t, True, *_set("type", "compactio", None), missing)
 
