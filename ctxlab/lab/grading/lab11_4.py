@@ -26,7 +26,13 @@ from ctxlab.lab.errors_zh import message_zh
 from ctxlab.lab.grading import drawn, drawn_entries
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Failed, Trial, fail
 from ctxlab.lab.grading.declare import LabChecks
-from ctxlab.lab.grading.expect import entry_result, kept_exactly, shares_nothing
+from ctxlab.lab.grading.expect import (
+    PathName,
+    bilingual,
+    entry_result,
+    kept_exactly,
+    shares_nothing,
+)
 from ctxlab.lab.grading.text import Text
 
 LAB = LabChecks(
@@ -68,22 +74,13 @@ def _compact_3(first_kept: str) -> dict[str, Any]:
     return _options("compact-3", first_kept, tokens_before=11, timestamp=300)
 
 
-#: The paths the cases name whose description is not just ids, in Chinese.
-_PATH_NAMES_ZH = {
-    "sys..a3 (summary = a mapping)": "sys..a3（summary 是 wire 形式的字典）",
-    "sys..a3 (summary = a CompactionSummary)": "sys..a3（summary 是 CompactionSummary）",
-    "sys..a3 (system patches)": "sys..a3（带 system patch）",
-    "[] (empty)": "[]（空路径）",
-}
-
-
-def _label(name: str, options: Mapping[str, Any], wrong: str = "") -> Text:
+def _label(name: PathName, options: Mapping[str, Any], wrong: str = "") -> Text:
     """A case's label; ``wrong``: the field it gets wrong, shown with its value."""
-    name_zh = _PATH_NAMES_ZH.get(name, name)
+    path = bilingual(name)
     entry_id, first_kept = (_plain(options[k]) for k in ("id", "first_kept_entry_id"))
     text = Text(
-        f"path {name}, id {entry_id}, first kept {first_kept}",
-        f"路径 {name_zh}，id {entry_id}，保留起点 {first_kept}",
+        f"path {path.en}, id {entry_id}, first kept {first_kept}",
+        f"路径 {path.zh}，id {entry_id}，保留起点 {first_kept}",
     )
     if wrong:
         if wrong.startswith("summary."):
@@ -106,7 +103,7 @@ def _plain(value: object) -> str:
 def _expect_created(
     t: Trial,
     options: Mapping[str, Any],
-    name: str = "sys..a3",
+    name: PathName = "sys..a3",
     make_path: Callable[[], list[SessionEntry]] = fx.opening_path,
     parent: str | None = "a3",
 ) -> CompactionSessionEntry:
@@ -131,7 +128,7 @@ def _refused(
     options: Mapping[str, Any],
     names: Sequence[Sequence[str]],
     strict: bool,
-    name: str = "sys..a3",
+    name: PathName = "sys..a3",
     path: list[SessionEntry] | None = None,
     wrong: str = "",
 ) -> None:
@@ -256,7 +253,7 @@ def first_kept_starts_group(t: Trial, strict: bool = False) -> None:
     " the first message of a whole interaction",
 )
 def first_kept_not_system(t: Trial, strict: bool = False) -> None:
-    name = "sys..a3 (system patches)"
+    name = Text("sys..a3 (system patches)", "sys..a3（带 system patch）")
     for first_kept in ("patch-2", "sys", "patch-1"):
         options = _options("compact-2", first_kept, tokens_before=10, timestamp=200)
         _refused(t, options, [[first_kept]], strict, name, fx.system_patch_path())
@@ -292,7 +289,7 @@ def first_kept_unknown(t: Trial, strict: bool = False) -> None:
 )
 def empty_path(t: Trial) -> None:
     for entry_id in ("compact-1", "compact-7"):
-        _refused(t, _options(entry_id), [[entry_id]], True, "[] (empty)", [])
+        _refused(t, _options(entry_id), [[entry_id]], True, Text("[] (empty)", "[]（空路径）"), [])
 
 
 def _parser_refusals(t: Trial, *, strict: bool) -> None:
@@ -390,9 +387,12 @@ def errors_named(t: Trial) -> None:
     "给出的 dict；ctxlab 两种都接受",
 )
 def summary_forms(t: Trial) -> None:
-    as_mapping = "sys..a3 (summary = a mapping)"
+    as_mapping = Text("sys..a3 (summary = a mapping)", "sys..a3（summary 是 wire 形式的字典）")
+    as_object = Text(
+        "sys..a3 (summary = a CompactionSummary)", "sys..a3（summary 是 CompactionSummary）"
+    )
     _expect_created(t, _options(summary=fx.compact1_summary().to_json()), as_mapping)
-    _expect_created(t, _options(), "sys..a3 (summary = a CompactionSummary)")
+    _expect_created(t, _options(), as_object)
     summary = fx.compact1_summary().to_json()
     options = _options(summary=summary)
     label = _label(as_mapping, options)
