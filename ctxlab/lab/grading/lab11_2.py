@@ -44,7 +44,13 @@ def _groups_text(groups: Sequence[Sequence[str]]) -> Text:
     return same(" ".join(f"[{ids(group)}]" for group in groups))
 
 
-def _same_groups(label: Text, got: list[list[str]], want: list[list[str]]) -> None:
+def _groups(text: str) -> list[list[str]]:
+    """Groups written as :func:`_groups_text` shows them (``[u1,a1] [u2,a2]``), as ids."""
+    return [group.strip("[]").split(",") for group in text.split()]
+
+
+def _same_groups(label: Text, got: list[list[str]], want: str | list[list[str]]) -> None:
+    want = _groups(want) if isinstance(want, str) else want
     if got != want:
         found, wanted = _groups_text(got), _groups_text(want)
         fail(
@@ -83,10 +89,10 @@ def _label(path: Sequence[SessionEntry]) -> Text:
 
 
 def _expect(
-    t: Trial, entries: list[SessionEntry], want: list[list[str]] | None, label: Text | None = None
+    t: Trial, entries: list[SessionEntry], want: str | None, label: Text | None = None
 ) -> None:
-    """The student's groups must be the reference's (or the literal ``want`` ids), and hold
-    the path's own entries."""
+    """The student's groups must be the reference's (or the literal ``want``, in
+    :func:`_groups`' notation), and hold the path's own entries."""
     label = label or _label(entries)
     result = t.returns(label, entries)
     reference = [list(g.entry_ids) for g in group_interactions(list(entries))]
@@ -127,7 +133,7 @@ def _refused(
     t.rejects(label, names, messages(path), error_type=error_type)
 
 
-_THREE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
+_THREE_GROUPS = "[u1,a1] [u2,a2] [u3,calls,r-test,r-read,a3]"
 
 #: Results in another order than their calls, ``r-b`` even before ``calls`` declares it.
 _RESULTS_FIRST = "u1 r-b->call-b calls[call-a,call-b,call-c] r-c->call-c r-a->call-a a1"
@@ -147,7 +153,7 @@ _RESULTS_FIRST = "u1 r-b->call-b calls[call-a,call-b,call-c] r-c->call-c r-a->ca
 def three_groups(t: Trial) -> None:
     _expect(t, messages(fx.opening_path()), _THREE_GROUPS)
     # Every user message starts a group, also one right after another (u1 not yet answered).
-    _expect(t, path_of("u1 u2 a2 u3 u4"), [["u1"], ["u2", "a2"], ["u3"], ["u4"]])
+    _expect(t, path_of("u1 u2 a2 u3 u4"), "[u1] [u2,a2] [u3] [u4]")
 
 
 @LAB.check(
@@ -164,8 +170,8 @@ def system_skipped(t: Trial) -> None:
     _expect(t, messages(rechain([*opening[:3], between, *opening[3:]])), _THREE_GROUPS)
     inside = crafted(system("patch", "", {"rules": "v2"}))[0]
     _expect(t, messages(rechain([*opening[:7], inside, *opening[7:]])), _THREE_GROUPS)
-    _expect(t, [by_id(opening)["sys"]], [])
-    _expect(t, [], [], Text("no entries at all", "没有任何 entry"))
+    _expect(t, [by_id(opening)["sys"]], "")
+    _expect(t, [], "", Text("no entries at all", "没有任何 entry"))
 
 
 @LAB.check(
@@ -177,11 +183,8 @@ def system_skipped(t: Trial) -> None:
     " the group.",
 )
 def results_any_order(t: Trial) -> None:
-    _expect(
-        t,
-        messages(fx.results_before_call_path()),
-        [["u1", "a1"], ["u2", "a2"], ["u3", "r-test", "calls", "r-read", "a3"]],
-    )
+    groups = "[u1,a1] [u2,a2] [u3,r-test,calls,r-read,a3]"
+    _expect(t, messages(fx.results_before_call_path()), groups)
     _expect(t, path_of(_RESULTS_FIRST), None)
 
 
@@ -200,14 +203,8 @@ def pairing_by_id_only(t: Trial) -> None:
         "u1 call-read[read-1] call-test[test-1] r-test->test-1 r-read->read-1"
         " u2 calls-2[x-1,x-2] r-x2->x-2 between r-x1->x-1"
     )
-    _expect(
-        t,
-        _with(path, "r-read", tool_name="bash"),
-        [
-            ["u1", "call-read", "call-test", "r-test", "r-read"],
-            ["u2", "calls-2", "r-x2", "between", "r-x1"],
-        ],
-    )
+    groups = "[u1,call-read,call-test,r-test,r-read] [u2,calls-2,r-x2,between,r-x1]"
+    _expect(t, _with(path, "r-read", tool_name="bash"), groups)
 
 
 @LAB.check(
@@ -269,9 +266,7 @@ def duplicate_call_rejected(t: Trial, strict: bool = False) -> None:
     _refused(t, strict, redeclared, "calls-2|calls read-1")
     # The relations are checked inside each group: another turn may number its calls anew.
     again = "u1 calls[read-1] r-read->read-1 a1 u2 calls-2[read-1] r-read-2->read-1 a2"
-    _expect(
-        t, path_of(again), [["u1", "calls", "r-read", "a1"], ["u2", "calls-2", "r-read-2", "a2"]]
-    )
+    _expect(t, path_of(again), "[u1,calls,r-read,a1] [u2,calls-2,r-read-2,a2]")
 
 
 @LAB.check(
@@ -411,7 +406,7 @@ def errors_name_entry_and_call(t: Trial) -> None:
 def calls_whatever_stop_reason(t: Trial) -> None:
     for reason in ("stop", "length"):
         path = _with(path_of("u1 calls[read-1] r-read->read-1 a1"), "calls", stop_reason=reason)
-        _expect(t, path, [["u1", "calls", "r-read", "a1"]])
+        _expect(t, path, "[u1,calls,r-read,a1]")
 
 
 @LAB.check(
@@ -423,7 +418,7 @@ def calls_whatever_stop_reason(t: Trial) -> None:
 )
 def error_result_answers(t: Trial) -> None:
     path = path_of("u1 calls[read-1,test-1] r-test->test-1 r-read->read-1 a1")
-    _expect(t, _with(path, "r-test", is_error=True), [["u1", "calls", "r-test", "r-read", "a1"]])
+    _expect(t, _with(path, "r-test", is_error=True), "[u1,calls,r-test,r-read,a1]")
     twice = path_of("u1 calls[read-1] r-read->read-1 r-again->read-1 a1")
     _refused(t, False, _with(twice, "r-read", is_error=True), "r-again read-1")
 
