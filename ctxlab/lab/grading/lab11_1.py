@@ -487,6 +487,7 @@ def rejects_unknown_keys(t: Trial, strict: bool = False) -> None:
         "compactedEntryIds instead of firstKeptEntryId",
         "用 compactedEntryIds 代替 firstKeptEntryId",
     )
+    replaced = edited({"compactedEntryIds": ["u1"], "firstKeptEntryId": ...})
     _refuses(
         t,
         strict,
@@ -494,11 +495,7 @@ def rejects_unknown_keys(t: Trial, strict: bool = False) -> None:
         _renamed("summary.next->nextSteps"),
         _beside("summary.invariants", "constraints"),
         (on_entry, changed("compactedEntryIds", ["context.ts"]), "compactedEntryIds"),
-        (
-            instead,
-            edited({"compactedEntryIds": ["u1"], "firstKeptEntryId": ...}),
-            "compactedEntryIds",
-        ),
+        (instead, replaced, "compactedEntryIds"),
     )
 
 
