@@ -1,10 +1,10 @@
-"""What the labs expect of a student's result: the comparisons several labs use (issue 35).
+"""What the labs expect of a student's result: the comparisons several labs use.
 
-A failed row shows the first failing example named with the chapter's entry ids (issue 10):
-:func:`diff` says where the student's value first differs from the expected one
-(``messages[2] (u3).content[0].text: differs at character 3 ...``). A compaction entry (Labs
-11.1, 11.4): :func:`entry_result`. A ``ContextResult`` (Labs 11.3, 11.5):
-:func:`compare_context`; the 31-token example, bad budget numbers and estimates, random paths.
+A failed row shows the first failing example named with the chapter's entry ids: :func:`diff`
+says where the student's value first differs from the expected one (``messages[2]
+(u3).content[0].text: differs at character 3 ...``). A compaction entry (Labs 11.1, 11.4):
+:func:`entry_result`. A ``ContextResult`` (Labs 11.3, 11.5): :func:`compare_context`; the
+31-token example, bad budget numbers and estimates, random paths.
 """
 
 from __future__ import annotations
