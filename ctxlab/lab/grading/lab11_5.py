@@ -181,13 +181,10 @@ def candidates_from_first_kept(t: Trial) -> None:
 
 
 def _with_notes() -> list[SessionEntry]:
-    """The resumed path with metadata note-1 before u3 and note-2 after u4."""
+    """The resumed path with metadata note-1 before u3 and note-2 before u4."""
     entries = fx.resumed_path()
-    note = MetadataSessionEntry("note-1", None, 60, "model", "course-model-1")
-    note2 = MetadataSessionEntry("note-2", None, 100, "reviewed", True)
-    ids = [e.id for e in entries]
-    entries.insert(ids.index("u3"), note)
-    entries.insert(ids.index("u4") + 1, note2)
+    entries.insert(5, MetadataSessionEntry("note-1", None, 60, "model", "course-model-1"))
+    entries.insert(12, MetadataSessionEntry("note-2", None, 100, "reviewed", True))
     return rechain(entries)
 
 
@@ -274,9 +271,8 @@ def first_kept_checked(t: Trial) -> None:
         "路径 sys..a3（system patch），compact-1 从 patch-1 开始保留，预算 100/4/2",
     )
     t.rejects(label, [["patch-1"]], patched, **budget(100))
-    noted = fx.opening_path()
+    noted = _first_kept_at("note")
     noted.insert(5, MetadataSessionEntry("note", "a2", 5, "model", "course-model-1"))
-    noted.append(CompactionSessionEntry("compact-1", "a3", 100, fx.compact1_summary(), "note", 29))
     label = Text(
         "path sys..a3 with a metadata entry note before u3 and compact-1 keeping from note",
         "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
