@@ -87,6 +87,7 @@ def _run(item: Misconception) -> LabReport:
 def test_each_lab_has_at_least_eight_misconceptions_each_with_its_buggy_file() -> None:
     for lab in LABS:
         assert len(catalogue(lab)) >= 8, lab
+        assert {item.lab for item in catalogue(lab)} == {lab}, lab  # each in its lab's file
     files = {
         f"11.{path.parent.name.removeprefix('lab11_')}/{path.stem}"
         for path in EVIDENCE.glob("lab11_*/*.py")

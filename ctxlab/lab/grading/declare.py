@@ -1,4 +1,4 @@
-"""How a lab's file declares its rows: :class:`LabChecks` (issue 24).
+"""How a lab's file declares its rows: :class:`LabChecks`.
 
 A lab's file holds ``LAB = LabChecks(lab, keyword, arg_names, reference, solution=...)``
 and one ``@LAB.check(en, zh, source=..., ...)`` row per behaviour above the function that
@@ -55,37 +55,15 @@ class LabChecks:
     inputs: dict[str, str] = field(default_factory=dict)
 
     def check(
-        self,
-        en: str,
-        zh: str,
-        *,
-        source: Source,
-        quote_zh: str = "",
-        quote_en: str = "",
-        why_en: str = "",
-        why_zh: str = "",
-        course: bool = False,
+        self, en: str, zh: str, *, source: Source, **about: Any
     ) -> Callable[[CheckFunction], CheckFunction]:
         """Register the decorated function, named after the row's key, as the check of one
-        behaviour (``en``/``zh``), in report order: a chapter row with its quote, a ctxlab row
-        with why (``tests/test_check_kinds.py`` holds every row to it)."""
+        behaviour (``en``/``zh``), in report order; ``about``: the rest of its :class:`Row`,
+        a chapter row's quote or a ctxlab row's why (``tests/test_check_kinds.py`` holds
+        every row to it)."""
 
         def register(run: CheckFunction) -> CheckFunction:
-            self.checks.append(
-                Row(
-                    run.__name__,
-                    False,
-                    en,
-                    zh,
-                    source=source,
-                    quote_zh=quote_zh,
-                    quote_en=quote_en,
-                    why_en=why_en,
-                    why_zh=why_zh,
-                    course=course,
-                    run=run,
-                )
-            )
+            self.checks.append(Row(run.__name__, False, en, zh, source=source, run=run, **about))
             return run
 
         return register
@@ -93,9 +71,6 @@ class LabChecks:
     def __post_init__(self) -> None:
         """Read the lab's misconception catalogue and its evidence's inputs."""
         items, inputs = load(self.lab)
-        for item in items:
-            if not item.id.startswith(f"{self.lab}/"):  # pragma: no cover - a programming error
-                raise GradingUsageError(f"misconception {item.id} is not of lab {self.lab}")
         self.catalogue[:] = items
         self.inputs.update(inputs)
 

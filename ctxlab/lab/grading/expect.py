@@ -1,10 +1,10 @@
-"""What the labs expect of a student's result: the comparisons several labs use (issue 35).
+"""What the labs expect of a student's result: the comparisons several labs use.
 
-A failed row shows the first failing example named with the chapter's entry ids (issue 10):
-:func:`diff` says where the student's value first differs from the expected one
-(``messages[2] (u3).content[0].text: differs at character 3 ...``). A compaction entry (Labs
-11.1, 11.4): :func:`entry_result`. A ``ContextResult`` (Labs 11.3, 11.5):
-:func:`compare_context`; the 31-token example, bad budget numbers and estimates, random paths.
+A failed row shows the first failing example named with the chapter's entry ids: :func:`diff`
+says where the student's value first differs from the expected one (``messages[2]
+(u3).content[0].text: differs at character 3 ...``). A compaction entry (Labs 11.1, 11.4):
+:func:`entry_result`. A ``ContextResult`` (Labs 11.3, 11.5): :func:`compare_context`; the
+31-token example, bad budget numbers and estimates, random paths.
 """
 
 from __future__ import annotations
@@ -336,10 +336,10 @@ def expect_deterministic(
     t: Trial, name: PathName, make_path: Callable[[], list[SessionEntry]], max_tokens: int
 ) -> None:
     """Two calls give equal results; changing one's ``to_json()`` leaves it as it was."""
-    path = make_path()
-    label = budget_label(name, budget(max_tokens))
-    first = context_wire(label, t.returns(label, path, **budget(max_tokens)))
-    second_result = t.returns(label, path, **budget(max_tokens))
+    path, options = make_path(), budget(max_tokens)
+    label = budget_label(name, options)
+    first = context_wire(label, t.returns(label, path, **options))
+    second_result = t.returns(label, path, **options)
     second = context_wire(label, second_result)
     if canonical(first) != canonical(second):
         fail(label, ": two calls gave different results", "：两次调用结果不同")
@@ -352,8 +352,7 @@ def expect_deterministic(
             ": changing one result's to_json() changed the result itself",
             "：修改一次结果的 to_json() 改动了结果本身",
         )
-    reference = build_context(make_path(), **budget(max_tokens))
-    compare_context(label, second_result, reference, path)
+    compare_context(label, second_result, build_context(make_path(), **options), path)
 
 
 #: The third group of the opening path, and what the 31-token example keeps.

@@ -163,8 +163,7 @@ def contiguous_newest_suffix(t: Trial) -> None:
     quote_en="the cut can only fall between a1/u2 or a2/u3",
 )
 def whole_groups(t: Trial) -> None:
-    # The budget would hold a part of group 2 (r-1, a2) beside group 3, but groups are
-    # kept or dropped whole: the cut lies only between groups.
+    # The budget would hold a part of group 2 (r-1, a2) beside group 3.
     path = "u1 a1 u2 calls[c-1] r-1->c-1 a2 u3:2 a3:2"
     _tagged(t, path, 6, kept=("u3", "a3"))
     _tagged(t, path, 8, kept=("u2", "calls", "r-1", "a2", "u3", "a3"))
@@ -194,7 +193,7 @@ def system_replayed(t: Trial) -> None:
     _tagged(t, path, 9, kept=("u2", "a2"))
     _tagged(t, path, 100, kept=("u1", "a1", "u2", "a2"))
     # A system message with empty content is still a system message: it is replayed (and
-    # its sections are the prompt, issue 24).
+    # its sections are the prompt).
     name = "sys(content ''),u1,a1"
     empty = crafted(system("sys", ""), user("u1", 1), assistant("a1", 1))
     expect_context(t, name, lambda: list(empty), budget(10, 1, 1, one_each), kept=("u1", "a1"))
@@ -296,15 +295,10 @@ def estimator_errors_named(t: Trial) -> None:
 
 
 _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
-    ("a3", -1),
-    ("system", float("nan")),
-    ("r-read", True),
-    ("calls", "3"),
-    ("u3", RuntimeError("tokenizer offline")),
-    ("a3", float("inf")),
-    ("system", RuntimeError("tokenizer offline")),
-    ("u1", -0.5),
-)
+    ("a3", -1), ("system", float("nan")), ("r-read", True), ("calls", "3"),
+    ("u3", RuntimeError("tokenizer offline")), ("a3", float("inf")),
+    ("system", RuntimeError("tokenizer offline")), ("u1", -0.5),
+)  # fmt: skip
 
 
 @LAB.check(

@@ -24,7 +24,7 @@ from ctxlab.entries import (
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial, fail
-from ctxlab.lab.grading.cases import assistant, crafted, rechain, system, tag_estimator, user
+from ctxlab.lab.grading.cases import path_of, rechain, tag_estimator
 from ctxlab.lab.grading.declare import LabChecks, helper_functions
 from ctxlab.lab.grading.expect import (
     GROUP_3,
@@ -154,15 +154,8 @@ def newest_compaction_only(t: Trial) -> None:
 
 
 def _compacted_at_u3() -> list[SessionEntry]:
-    head = crafted(
-        system("sys", "sys [1]"),
-        user("u1", 1), assistant("a1", 1),
-        user("u2", 1), assistant("a2", 1),
-        user("u3", 1), assistant("a3", 1),
-    )  # fmt: skip
     compaction = CompactionSessionEntry("c", "a3", 50, CompactionSummary("goal [2]"), "u3", 6)
-    tail = crafted(user("u4", 1), assistant("a4", 1))
-    return rechain([*head, compaction, *tail])
+    return rechain([*path_of("sys u1 a1 u2 a2 u3 a3"), compaction, *path_of("u4 a4")])
 
 
 @LAB.check(
@@ -188,13 +181,10 @@ def candidates_from_first_kept(t: Trial) -> None:
 
 
 def _with_notes() -> list[SessionEntry]:
-    """The resumed path with metadata note-1 before u3 and note-2 after u4."""
+    """The resumed path with metadata note-1 before u3 and note-2 before u4."""
     entries = fx.resumed_path()
-    note = MetadataSessionEntry("note-1", None, 60, "model", "course-model-1")
-    note2 = MetadataSessionEntry("note-2", None, 100, "reviewed", True)
-    ids = [e.id for e in entries]
-    entries.insert(ids.index("u3"), note)
-    entries.insert(ids.index("u4") + 1, note2)
+    entries.insert(5, MetadataSessionEntry("note-1", None, 60, "model", "course-model-1"))
+    entries.insert(12, MetadataSessionEntry("note-2", None, 100, "reviewed", True))
     return rechain(entries)
 
 
@@ -281,9 +271,8 @@ def first_kept_checked(t: Trial) -> None:
         "路径 sys..a3（system patch），compact-1 从 patch-1 开始保留，预算 100/4/2",
     )
     t.rejects(label, [["patch-1"]], patched, **budget(100))
-    noted = fx.opening_path()
+    noted = _first_kept_at("note")
     noted.insert(5, MetadataSessionEntry("note", "a2", 5, "model", "course-model-1"))
-    noted.append(CompactionSessionEntry("compact-1", "a3", 100, fx.compact1_summary(), "note", 29))
     label = Text(
         "path sys..a3 with a metadata entry note before u3 and compact-1 keeping from note",
         "路径 sys..a3，u3 前有 metadata entry note，compact-1 从 note 开始保留",
@@ -294,7 +283,7 @@ def first_kept_checked(t: Trial) -> None:
         "path sys..compact-1,u4,a4 with firstKeptEntryId u4 (after the compaction)",
         "路径 sys..compact-1,u4,a4，firstKeptEntryId 为 compaction 之后的 u4",
     )
-    late = [*_first_kept_at("u4"), *crafted(user("u4", 1), assistant("a4", 1))]
+    late = [*_first_kept_at("u4"), *path_of("u4 a4")]
     t.rejects(label, [["u4"]], rechain(late), **tags)
     # A compaction first on the path: nothing stands before it to keep from.
     label = Text(
@@ -302,9 +291,7 @@ def first_kept_checked(t: Trial) -> None:
         "路径 c0,u1,a1：compaction c0 排在最前，从 u1 开始保留",
     )
     first = CompactionSessionEntry("c0", "root", 1, fx.compact1_summary(), "u1", 0)
-    t.rejects(
-        label, [["u1"]], rechain([first, *crafted(user("u1", 1), assistant("a1", 1))]), **tags
-    )
+    t.rejects(label, [["u1"]], rechain([first, *path_of("u1 a1")]), **tags)
 
 
 def _compacted_again() -> list[SessionEntry]:
@@ -323,9 +310,7 @@ def _compacted_again() -> list[SessionEntry]:
 
 def _continued() -> list[SessionEntry]:
     """The recompacted path, continued with u5, a5."""
-    entries = fx.recompacted_path()
-    entries.extend(crafted(user("u5", 2), assistant("a5", 2)))
-    return rechain(entries)
+    return rechain([*fx.recompacted_path(), *path_of("u5:2 a5:2")])
 
 
 @LAB.check(
