@@ -181,8 +181,15 @@ def _spawn() -> subprocess.Popen[str]:
     )
 
 
-def _kill(process: subprocess.Popen[str]) -> None:
-    """End a grading process and everything it started."""
+def _end(process: subprocess.Popen[str], *, graceful: bool = False) -> None:
+    """End a grading process and everything it started; ``graceful`` (it is done): its input
+    closed first, so it exits by itself and removes its sandbox folder."""
+    if graceful:
+        with contextlib.suppress(OSError, ValueError):
+            if process.stdin is not None:
+                process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(2)
     with contextlib.suppress(OSError):
         if os.name == "posix":
             os.killpg(process.pid, signal.SIGKILL)
@@ -190,17 +197,6 @@ def _kill(process: subprocess.Popen[str]) -> None:
             process.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(5)
-
-
-def _close(process: subprocess.Popen[str]) -> None:
-    """End a grading process that is done: its input closed, it exits by itself (and removes
-    its sandbox folder), else it is killed."""
-    with contextlib.suppress(OSError, ValueError):
-        if process.stdin is not None:
-            process.stdin.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(2)
-    _kill(process)
 
 
 def _grade_all(
@@ -220,7 +216,7 @@ def _grade_all(
         process: subprocess.Popen[str] = mine.process
         job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         began = time.perf_counter()
-        timer = threading.Timer(deadline, _kill, (process,))  # a silent one is killed
+        timer = threading.Timer(deadline, _end, (process,))  # a silent one is killed
         timer.daemon = True
         timer.start()
         try:
@@ -236,9 +232,9 @@ def _grade_all(
             if line:
                 return source, GradedLab.from_json(json.loads(line))
         except Exception as error:  # the grader's own failure: this job only
-            _kill(process)
+            _end(process)
             return source, GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-        _kill(process)
+        _end(process)
         seconds = time.perf_counter() - began
         if seconds >= deadline:
             status, reason = "timeout", f"grading did not finish within {deadline:g} s"
@@ -256,7 +252,7 @@ def _grade_all(
         for future in futures:
             future.cancel()
         for process in running:
-            _close(process)
+            _end(process, graceful=True)
         pool.shutdown()
 
 
