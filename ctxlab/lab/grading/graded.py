@@ -210,11 +210,8 @@ def _bars(records: Sequence[GradedLab], lab: str) -> tuple[int, list[tuple[Grade
 
 
 def _first_failed(record: GradedLab) -> GradedRow | None:
-    """The failed row the student's table opens with (else the first chapter row failed)."""
-    failed = [row for row in record.rows if not row.passed]
-    return min(
-        failed, key=lambda row: (row.key != record.lead, row.source != "chapter"), default=None
-    )
+    """The failed row the student's table opens with (:meth:`GradedLab.of` names it)."""
+    return next((row for row in record.rows if row.key == record.lead), None)
 
 
 def _inert(value: object) -> object:
