@@ -223,18 +223,11 @@ def _grade_all(
             assert process.stdin is not None and process.stdout is not None
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
-            line = process.stdout.readline()
-        except (OSError, ValueError):
-            line = ""
+            return source, GradedLab.from_json(json.loads(process.stdout.readline()))
+        except Exception:  # no record came back (or half of one): the process ended
+            _end(process)
         finally:
             timer.cancel()
-        try:
-            if line:
-                return source, GradedLab.from_json(json.loads(line))
-        except Exception as error:  # the grader's own failure: this job only
-            _end(process)
-            return source, GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-        _end(process)
         seconds = time.perf_counter() - began
         if seconds >= deadline:
             status, reason = "timeout", f"grading did not finish within {deadline:g} s"
