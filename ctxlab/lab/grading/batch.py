@@ -202,9 +202,8 @@ def _end(process: subprocess.Popen[str], *, graceful: bool = False) -> None:
 def _grade_all(
     sources: list[LabSource], jobs: int, time_limit: float, seed: int
 ) -> Iterator[tuple[LabSource, GradedLab]]:
-    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done. A process
-    that dies costs its submission (``crashed``), one that does not answer in time is
-    killed (``timeout``); either is replaced."""
+    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done (a dead or
+    silent process: see the module)."""
     deadline = max(120.0, time_limit * 4 + 60.0)
     mine = threading.local()  # each thread's grading process
     running: list[subprocess.Popen[str]] = []
