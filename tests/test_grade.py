@@ -284,6 +284,33 @@ def test_a_py_file_with_lab_and_hostile_files(tmp_path: Path) -> None:
     assert "invalid: a .py file is graded for the lab given with --lab" in no_lab.stdout
 
 
+@pytest.mark.parametrize("reply", ["", '{"student": "ann", "la'])
+def test_a_grading_process_that_ends_without_a_record_costs_only_its_file(
+    monkeypatch: pytest.MonkeyPatch, reply: str
+) -> None:
+    """A grading process that dies before it answers, or halfway through its line, costs
+    that file (``crashed``); the next file gets a new process."""
+    from ctxlab.lab.grading import batch
+
+    script = f"import sys; sys.stdin.readline(); sys.stdout.write({reply!r}); sys.exit(3)"
+    spawned: list[subprocess.Popen[str]] = []
+
+    def spawn() -> subprocess.Popen[str]:
+        pipe = subprocess.PIPE
+        spawned.append(subprocess.Popen([sys.executable, "-c", script], stdin=pipe, stdout=pipe,
+                                        encoding="utf-8", start_new_session=True))  # fmt: skip
+        return spawned[-1]
+
+    monkeypatch.setattr(batch, "_spawn", spawn)
+    sources = [LabSource(name, "11.2", Path(f"{name}.ipynb"), "x = 1\n") for name in ("a", "b")]
+    graded = list(batch._grade_all(sources, 1, 1.0, 7))
+    assert [(s.student, r.student) for s, r in graded] == [("a", "a"), ("b", "b")]
+    for _, record in graded:
+        assert (record.status, record.passed, record.rows) == ("crashed", False, ())
+        assert record.reason == "the grading process was killed while it ran this file"
+    assert len(spawned) == 2 and all(p.poll() is not None for p in spawned)
+
+
 def test_a_class_leaves_no_sandbox_folder_behind(klass: Path, tmp_path: Path) -> None:
     """Each grading process removes its folder of sandbox files (the stubbed copy of ctxlab
     the children import) when the batch is done with it."""

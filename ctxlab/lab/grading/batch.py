@@ -35,7 +35,6 @@ from ctxlab.lab.grading.usage import GradingUsageError
 
 CACHE_NAME: Final = ".ctxlab-grade-cache.json"
 STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
-EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def _cores() -> int:
@@ -159,38 +158,38 @@ def _serve() -> int:
                 record = GradedLab.of(source, outcome)
             except Exception as error:  # the grader's own failure: this job, not the batch
                 record = GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-        # as the lecturer reads it: the file handed in, not the terminal route's option
-        reason = record.reason.removeprefix("--ctxlab-impl: ").removeprefix("--ctxlab-impl ")
-        reason = reason.replace(str(path), source.path.name)
+        reason = record.reason.replace(str(path), source.path.name)  # the file handed in
         replies.write(json.dumps(asdict(replace(record, reason=reason))) + "\n")
     return 0
 
 
 def _spawn() -> subprocess.Popen[str]:
-    """A grading process (``--serve``)."""
+    """A grading process (``--serve``) of this ctxlab, in a session of its own (POSIX)."""
     import ctxlab
 
     root = str(Path(ctxlab.__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [root, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-    )
-    env["PYTHONIOENCODING"] = "utf-8"
-    options: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
+    path = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONIOENCODING": "utf-8"}
     return subprocess.Popen(
         [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
         encoding="utf-8",
         env=env,
-        **options,
+        start_new_session=True,  # ignored on Windows
     )
 
 
-def _kill(process: subprocess.Popen[str]) -> None:
-    """End a grading process and everything it started."""
+def _end(process: subprocess.Popen[str], *, graceful: bool = False) -> None:
+    """End a grading process and everything it started; ``graceful`` (it is done): its input
+    closed first, so it exits by itself and removes its sandbox folder."""
+    if graceful:
+        with contextlib.suppress(OSError, ValueError):
+            if process.stdin is not None:
+                process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(2)
     with contextlib.suppress(OSError):
         if os.name == "posix":
             os.killpg(process.pid, signal.SIGKILL)
@@ -200,23 +199,11 @@ def _kill(process: subprocess.Popen[str]) -> None:
         process.wait(5)
 
 
-def _close(process: subprocess.Popen[str]) -> None:
-    """End a grading process that is done: its input closed, it exits by itself (and removes
-    its sandbox folder), else it is killed."""
-    with contextlib.suppress(OSError, ValueError):
-        if process.stdin is not None:
-            process.stdin.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(2)
-    _kill(process)
-
-
 def _grade_all(
     sources: list[LabSource], jobs: int, time_limit: float, seed: int
 ) -> Iterator[tuple[LabSource, GradedLab]]:
-    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done. A process
-    that dies costs its submission (``crashed``), one that does not answer in time is
-    killed (``timeout``); either is replaced."""
+    """Grade ``sources`` in ``jobs`` grading processes; yield each as it is done (a dead or
+    silent process: see the module)."""
     deadline = max(120.0, time_limit * 4 + 60.0)
     mine = threading.local()  # each thread's grading process
     running: list[subprocess.Popen[str]] = []
@@ -228,25 +215,18 @@ def _grade_all(
         process: subprocess.Popen[str] = mine.process
         job = {**vars(source), "path": str(source.path), "time_limit": time_limit, "seed": seed}
         began = time.perf_counter()
-        timer = threading.Timer(deadline, _kill, (process,))  # a silent one is killed
+        timer = threading.Timer(deadline, _end, (process,))  # a silent one is killed
         timer.daemon = True
         timer.start()
         try:
             assert process.stdin is not None and process.stdout is not None
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
-            line = process.stdout.readline()
-        except (OSError, ValueError):
-            line = ""
+            return source, GradedLab.from_json(json.loads(process.stdout.readline()))
+        except Exception:  # no record came back (or half of one): the process ended
+            _end(process)
         finally:
             timer.cancel()
-        try:
-            if line:
-                return source, GradedLab.from_json(json.loads(line))
-        except Exception as error:  # the grader's own failure: this job only
-            _kill(process)
-            return source, GradedLab.ungraded(source, "crashed", f"the grader failed: {error!r}")
-        _kill(process)
         seconds = time.perf_counter() - began
         if seconds >= deadline:
             status, reason = "timeout", f"grading did not finish within {deadline:g} s"
@@ -264,7 +244,7 @@ def _grade_all(
         for future in futures:
             future.cancel()
         for process in running:
-            _close(process)
+            _end(process, graceful=True)
         pool.shutdown()
 
 
@@ -315,7 +295,7 @@ def _grader_fingerprint(time_limit: float) -> str:
 
 
 def _cache_key(source: LabSource, fingerprint: str) -> str:
-    return hashlib.sha256(f"{fingerprint}\0{source.digest}".encode()).hexdigest()
+    return hashlib.sha256(f"{fingerprint}\0{source.lab}\0{source.code}".encode()).hexdigest()
 
 
 def _load_cache(path: Path) -> dict[str, GradedLab]:
@@ -334,15 +314,12 @@ def _save_cache(path: Path, records: dict[str, GradedLab]) -> None:
 
 
 def _line(r: GradedLab) -> str:
-    if r.status != "ok" and not r.rows:
-        outcome = f"{r.status}: {r.reason}"
-    else:
+    outcome = r.status if r.status == "ok" else f"{r.status}: {r.reason}"
+    if r.status == "ok" or r.rows:
         outcome = (
             f"{'passed' if r.passed else 'failed'}  chapter {r.chapter_passed}/{r.chapter_total}"
-            f"  ctxlab {r.extras_passed}/{r.extras_total}  {r.seconds:.1f} s  {r.status}"
+            f"  ctxlab {r.extras_passed}/{r.extras_total}  {r.seconds:.1f} s  {outcome}"
         )
-        if r.status != "ok":
-            outcome += f": {r.reason}"
     return shown(f"{r.student}  {r.lab}  {outcome}")
 
 
@@ -381,7 +358,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     if args.gradescope_bundle is not None:
         for path in write_bundle(args.gradescope_bundle, lab, args.language):
             out.write(f"wrote {path}\n")
-        return EXIT_OK
+        return 0
     if not args.submissions:
         raise GradingUsageError(
             "give at least one SUBMISSION (a notebook, a .py or a folder)", option="SUBMISSION"
@@ -395,8 +372,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     outdir: Path = args.out
     if not submissions:
         if args.gradescope_results is not None:
-            empty = "No .ipynb or .py file was found in the submission."
-            write_combined(args.gradescope_results, [], empty)
+            write_combined(args.gradescope_results, [])
         raise GradingUsageError(
             "no .ipynb or .py file found in the SUBMISSION(s) given", option="SUBMISSION"
         )
@@ -406,19 +382,14 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     cache = {} if args.force else _load_cache(cache_path)
     fingerprint = _grader_fingerprint(args.time_limit)
     records: dict[int, GradedLab] = {}  # by id(source)
-    todo: list[LabSource] = []
     for source in sources:
-        hit = None if source.problem else cache.get(_cache_key(source, fingerprint))
         if source.problem:
-            record = GradedLab.ungraded(source, source.status, source.problem)
-        elif hit is not None:
-            record = replace(hit, student=source.student, file=str(source.path))
-        else:
-            todo.append(source)
-            continue
-        records[id(source)] = record
-        again = "  (unchanged, not graded again)" if hit is not None else ""
-        out.write(_line(record) + again + "\n")
+            records[id(source)] = GradedLab.ungraded(source, source.status, source.problem)
+            out.write(_line(records[id(source)]) + "\n")
+        elif (hit := cache.get(_cache_key(source, fingerprint))) is not None:
+            records[id(source)] = replace(hit, student=source.student, file=str(source.path))
+            out.write(_line(records[id(source)]) + "  (unchanged, not graded again)\n")
+    todo = [source for source in sources if id(source) not in records]
     cached = len(records) - sum(bool(source.problem) for source in sources)
     progress = Progress(len(todo), err)
     try:
@@ -441,7 +412,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         + ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
         + f"; {seconds:.1f} s; seed {seed}; results in {outdir}/\n"
     )
-    return EXIT_OK
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -453,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(_parser().parse_args(arguments))
     except GradingUsageError as error:
         sys.stderr.write(f"ctxlab: {error}\n")
-        return EXIT_USAGE
+        return 2
     except KeyboardInterrupt:
         sys.stderr.write("ctxlab: interrupted (what was graded is kept for the next run)\n")
         return 130

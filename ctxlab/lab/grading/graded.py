@@ -1,15 +1,12 @@
 """One graded (student, lab) of ``ctxlab grade`` (spec §11), and what is written of a class.
 
-:class:`GradedLab` is the one record from a submission to every output: made from the
-sandbox's outcome (:meth:`GradedLab.of`) or for a submission not graded
-(:meth:`GradedLab.ungraded`); carried as JSON (``asdict``, :meth:`GradedLab.from_json`)
-between the grading processes and through the cache. :func:`write_outputs` writes
-``grades.csv``, ``rows.csv``, Gradescope's ``results.json`` per (student, lab)
-(:func:`gradescope_result`) and ``report.html`` (:func:`render`:
-``templates/class_report.html.j2``, Jinja2 imported lazily; inline CSS and SVG, no script);
-:func:`write_bundle`, the Gradescope bundle that runs ``ctxlab grade`` there
-(``gradescope/``). Every text cell is inert for a spreadsheet (:func:`cell`, OWASP's advice
-against CSV injection), bidirectional controls shown escaped (:func:`shown`).
+:class:`GradedLab` is the one record from a submission to every output, carried as JSON
+(``asdict``, :meth:`GradedLab.from_json`) between the grading processes and through the
+cache. :func:`write_outputs` writes ``grades.csv``, ``rows.csv``, Gradescope's
+``results.json`` per (student, lab) and ``report.html`` (:func:`render`, from
+``templates/class_report.html.j2``: inline CSS and SVG, no script); :func:`write_bundle`, the
+Gradescope bundle (``gradescope/``). Every text cell is inert for a spreadsheet (:func:`cell`,
+OWASP's advice against CSV injection), bidirectional controls shown escaped (:func:`shown`).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -38,11 +35,9 @@ if TYPE_CHECKING:
     from ctxlab.lab.grading.sandbox import GradeOutcome
 
 
-def _known(cls: type[Any], data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {field.name for field in fields(cls)}
-    values = {key: value for key, value in data.items() if key in names}
-    values["misconceptions"] = tuple(values.get("misconceptions", ()))
-    return values
+def _tuples(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with its misconceptions as a tuple (JSON writes a list)."""
+    return {**data, "misconceptions": tuple(data.get("misconceptions", ()))}
 
 
 def _in(language: str, en: str, zh: str) -> str:
@@ -109,9 +104,8 @@ class GradedLab:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GradedLab:
         """A record from its JSON (a field the JSON lacks takes its default)."""
-        values = _known(cls, data)
-        values["rows"] = tuple(GradedRow(**_known(GradedRow, r)) for r in values.get("rows", ()))
-        return cls(**values)
+        rows = tuple(GradedRow(**_tuples(row)) for row in data.get("rows", ()))
+        return cls(**{**_tuples(data), "rows": rows})
 
     @classmethod
     def ungraded(cls, source: LabSource, status: str, reason: str) -> GradedLab:
@@ -216,11 +210,8 @@ def _bars(records: Sequence[GradedLab], lab: str) -> tuple[int, list[tuple[Grade
 
 
 def _first_failed(record: GradedLab) -> GradedRow | None:
-    """The failed row the student's table opens with (else the first chapter row failed)."""
-    failed = [row for row in record.rows if not row.passed]
-    return min(
-        failed, key=lambda row: (row.key != record.lead, row.source != "chapter"), default=None
-    )
+    """The failed row the student's table opens with (:meth:`GradedLab.of` names it)."""
+    return next((row for row in record.rows if row.key == record.lead), None)
 
 
 def _inert(value: object) -> object:
@@ -340,15 +331,13 @@ def gradescope_result(
     }
 
 
-def write_combined(path: Path, results: list[dict[str, Any]], empty: str) -> None:
-    """One ``results.json`` of ``results`` at ``path`` (``empty``: its output when none)."""
+def write_combined(path: Path, results: list[dict[str, Any]]) -> None:
+    """One ``results.json`` of ``results`` at ``path`` (none: no file was found)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not results:
-        _write_json(path, {"score": 0.0, "output": empty, "tests": []})
-        return
-    _write_json(
-        path,
-        {
+    empty = "No .ipynb or .py file was found in the submission."
+    combined = {"score": 0.0, "output": empty, "tests": []}
+    if results:
+        combined = {
             "score": sum(r["score"] for r in results),
             "max_score": sum(r["max_score"] for r in results),
             "execution_time": round(sum(r["execution_time"] for r in results), 2),
@@ -357,8 +346,8 @@ def write_combined(path: Path, results: list[dict[str, Any]], empty: str) -> Non
             "stdout_visibility": "hidden",
             "tests": [test for r in results for test in r["tests"]],
             "extra_data": {"labs": [r["extra_data"] for r in results]},
-        },
-    )
+        }
+    _write_json(path, combined)
 
 
 def _write_json(path: Path, data: object) -> None:
@@ -432,5 +421,5 @@ def write_outputs(
         name = "-".join((_UNSAFE.sub("_", t).strip("._") or "_")[:100] for t in names)
         _write_json(folder / f"{name}.json", result)
     if combined is not None:
-        write_combined(combined, results, "No lab was found in the submission.")
+        write_combined(combined, results)
     (outdir / "report.html").write_text(render(records, language), encoding="utf-8")

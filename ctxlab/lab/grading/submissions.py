@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
+import contextlib
 import json
 import os
 import re
@@ -59,11 +59,6 @@ class LabSource:
     problem: str = ""
     status: str = "invalid"
 
-    @property
-    def digest(self) -> str:
-        """What decides whether a rerun grades this again: the lab and the code."""
-        return hashlib.sha256(f"{self.lab}\0{self.code}".encode()).hexdigest()
-
 
 #: IO_REPARSE_TAG_SYMLINK and IO_REPARSE_TAG_MOUNT_POINT (a junction); ``stat`` defines them
 #: only on Windows.
@@ -80,26 +75,23 @@ def _is_link(path: Path) -> bool:
     return stat.S_ISLNK(info.st_mode) or tag in _WINDOWS_LINKS
 
 
-def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
-    """The submission files below ``folder`` and the links there, neither followed; hidden
-    names (``.ipynb_checkpoints``) are not read."""
+def _walk(entry: Path) -> tuple[list[Path], list[Path]]:
+    """The submission files at or below ``entry`` and the links there, neither followed;
+    hidden names (``.ipynb_checkpoints``) are not read."""
     files: list[Path] = []
     links: list[Path] = []
-    waiting = [folder]
+    waiting = [entry]
     while waiting:
-        try:
-            entries = sorted(waiting.pop().iterdir())
-        except OSError:
+        path = waiting.pop()
+        if path.name.startswith("."):
             continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if _is_link(entry):
-                links.append(entry)
-            elif entry.is_dir():
-                waiting.append(entry)
-            elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
-                files.append(entry)
+        if _is_link(path):
+            links.append(path)
+        elif path.is_dir():
+            with contextlib.suppress(OSError):
+                waiting.extend(path.iterdir())
+        elif path.is_file() and path.suffix.lower() in SUFFIXES:
+            files.append(path)
     return sorted(files), sorted(links)
 
 
@@ -124,20 +116,14 @@ def collect(inputs: Sequence[Path]) -> list[Submission]:
         if given.is_file():
             found.append(Submission(given.stem, given))
             continue
-        for entry in sorted(given.iterdir()):
-            if entry.name.startswith("."):
-                continue
-            if _is_link(entry):
-                name = entry.stem if entry.suffix.lower() in SUFFIXES else entry.name
-                found.append(Submission(name, entry, refused=_refusal([entry])))
-            elif entry.is_dir():
-                files, links = _walk(entry)
-                if links:
-                    found.append(Submission(entry.name, links[0], refused=_refusal(links)))
-                else:
-                    found.extend(Submission(entry.name, path) for path in files)
-            elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
-                found.append(Submission(entry.stem, entry))
+        for entry in sorted(given.iterdir()):  # a file, or a folder of one student
+            files, links = _walk(entry)
+            folder = entry.is_dir() and not _is_link(entry)
+            name = entry.name if folder or entry.suffix.lower() not in SUFFIXES else entry.stem
+            if links:
+                found.append(Submission(name, links[0], refused=_refusal(links)))
+            else:
+                found.extend(Submission(name, path) for path in files)
     return found
 
 
@@ -305,8 +291,6 @@ def lab_sources(submission: Submission, only_lab: str | None = None) -> list[Lab
     if path.suffix.lower() == ".py":
         if only_lab is None:
             return problem("a .py file is graded for the lab given with --lab")
-        if only_lab not in KEYWORDS:
-            return problem(f"unknown lab {only_lab!r}; the labs are {', '.join(KEYWORDS)}")
         try:
             code = raw.decode("utf-8")
             ast.parse(code)
