@@ -1,16 +1,12 @@
-"""Where a student's function runs in a child process (issue 25; issue 35, item 2).
+"""Where a student's function runs in a child process (issue 35, item 2).
 
-A :class:`Child` answers one lab's calls; the grader runs every check and makes every
-verdict from each reply's plain record (:func:`read_record`). A child is *spawned* on a
-student's file (:func:`main`, confined as :mod:`.confine` says; :mod:`.sandbox`), or
-*forked* from the notebook's kernel with the function in the copy (Linux), whose word on a
-use of the lab's solution is taken (a spawned child's never is). The child keeps its
-standard input and output as a private channel (:func:`channel`): it answers
-``{"ready": true}`` (or ``import_error``, ``missing``), then each request, a pickle from
-the trusted grader, with the call's plain-JSON record on one ASCII line (the grader never
-unpickles what it sends); it exits when the grader closes the channel. :class:`InChild` is
-the engine's caller: a child that misses its check's time limit, or dies, is ended with
-its process group, and the next check starts a new one.
+A :class:`Child` answers one lab's calls, *spawned* on a student's file (:func:`main`,
+confined by :mod:`.confine`) or *forked* from the notebook's kernel with the function in the
+copy (Linux; only a forked child's word on a use of the lab's solution is taken). Its
+original stdin and stdout are a private channel (:func:`channel`): a greeting, then for each
+request (a pickle from the trusted grader) the call's plain-JSON record on one ASCII line,
+read by :func:`read_record`. :class:`InChild` is the engine's caller: a child that is late or
+dies is ended with its process group, and the next check starts a new one.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from types import CodeType, ModuleType
+from types import CodeType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.calls import Trial
@@ -141,16 +137,6 @@ def _exit_on_hangup(stream: BinaryIO) -> None:
     threading.Thread(target=wait, name="ctxlab-hangup", daemon=True).start()
 
 
-def _import(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{path} is not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE_NAME] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def serve(
     function: Callable[..., Any],
     requests: BinaryIO,
@@ -166,14 +152,18 @@ def serve(
         _reply(replies, record)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The spawned child: serve the calls of the function of one student's file."""
-    path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
+def main() -> int:
+    """The spawned child, on ``argv`` (file, keyword): serve the file's function."""
+    path, keyword = Path(sys.argv[1]), sys.argv[2]
     requests, replies = channel()
-    path = Path(path_text)
     sys.path.insert(0, str(path.parent))
     try:
-        module = _import(path)
+        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path} is not a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE_NAME] = module
+        spec.loader.exec_module(module)
     except BaseException as error:  # whatever the file raises at import, SystemExit too
         _reply(replies, {"import_error": f"{type(error).__name__}: {safe_message(error)}"})
         return 0
@@ -275,7 +265,7 @@ class Child:
         self._stderr, self._cut = bytearray(), 0
         how = self.how
         if isinstance(how, Spawn):
-            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
+            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.cpu)
             process: subprocess.Popen[bytes] | _Forked = subprocess.Popen(
                 launch.command,
                 stdin=subprocess.PIPE,
@@ -347,15 +337,13 @@ class Child:
         if os.name == "nt":  # no select() on a pipe: a timer ends a child that is late
             timer = threading.Timer(max(deadline - clock(), 0.0), process.kill)
             timer.start()
-        buffer, searched = bytearray(), 0
+        buffer, searched, fd = bytearray(), 0, process.stdout.fileno()
         try:
             while (end := buffer.find(b"\n", searched)) < 0:
                 searched = len(buffer)
                 if searched > self.MAX_REPLY:
                     raise ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
-                if not _readable(process.stdout.fileno(), deadline):
-                    raise ChildGone("it did not answer in time", late=True)
-                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                chunk = os.read(fd, 1 << 16) if _readable(fd, deadline) else b""
                 if not chunk and clock() >= deadline:
                     raise ChildGone("it did not answer in time", late=True)
                 if not chunk:
