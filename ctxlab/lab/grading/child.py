@@ -498,8 +498,13 @@ class InChild:
 
         trial = Trial(_not_here, child.arg_names, caller=call)
         detail, how = self._start(left, deadline) if not child.alive() else (None, "ran")
-        if how == "ran":
-            detail, how = self._check(row, trial, left)
+        if how == "ran":  # the check runs here, its calls answered by the child
+            try:
+                detail = attempt(row, trial, (ChildGone, KeyboardInterrupt))
+            except ChildGone as gone:
+                child.stop()
+                detail = self._lost(trial, gone, left)
+                how = "hung" if gone.late or gone.out_of_cpu else "gone"
         output, stop = trial.output, None
         if row.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
             detail = detail if how == "ran" else None
@@ -520,15 +525,6 @@ class InChild:
         clean = str if child.forked else escape  # the kernel shows its own as printed
         said = None if detail is None else Text(clean(detail.en), clean(detail.zh))
         return outcome(trial, said, clean(output), stop)
-
-    def _check(self, row: Row, trial: Trial, limit: float) -> tuple[Text | None, _How]:
-        """Run ``row``'s check here, its calls answered by the child."""
-        try:
-            return attempt(row, trial, (ChildGone, KeyboardInterrupt)), "ran"
-        except ChildGone as gone:
-            self.child.stop()
-            how: _How = "hung" if gone.late or gone.out_of_cpu else "gone"
-            return self._lost(trial, gone, limit), how
 
     def _lost(self, trial: Trial, gone: ChildGone, limit: float) -> Text:
         """What a row says of a call that did not come back."""
@@ -568,13 +564,8 @@ class InChild:
                 cpu = spawn.cpu if spawn is not None else 0
                 within = f"{cpu} s of CPU time" if gone.out_of_cpu else f"{limit:g} s"
                 within_zh = f"{cpu} 秒 CPU 时间" if gone.out_of_cpu else f"{limit:g} 秒"
-                return (
-                    Text(
-                        f"importing your file did not end within {within}",
-                        f"导入你的文件没有在 {within_zh}内结束",
-                    ),
-                    "hung",
-                )
+                en = f"importing your file did not end within {within}"
+                return Text(en, f"导入你的文件没有在 {within_zh}内结束"), "hung"
             tail = escape(child.stderr_text()[-600:])
             why = f"importing your file failed: {gone.why}\n{tail}".strip()
             return Text(why, f"导入你的文件失败：{gone.why}\n{tail}".strip()), "gone"

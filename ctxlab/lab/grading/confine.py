@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import hashlib
 import os
 import shutil
 import signal
@@ -38,8 +37,6 @@ CGROUP_TASKS: Final = 64  # tasks in the child's own pids cgroup
 NOBODY: Final = 65534  # the user the child becomes when the grader runs as root
 #: The environment variable that marks every process of one run (to find leftovers).
 MARKER: Final = "CTXLAB_SANDBOX_RUN"
-
-
 #: A sandbox folder's lock: its owner holds it for its life (written once held).
 _OWNER: Final = "owner.lock"
 
@@ -342,8 +339,7 @@ def end_cgroup(folder: Path) -> None:
 
 @dataclass
 class Launch:
-    """How to start one child in ``work``; the run's marker ``token``; in bubblewrap; its
-    cgroup."""
+    """How to start one child in ``work``: the run's marker ``token``, in bubblewrap or not."""
 
     command: list[str]
     work: Path
@@ -366,7 +362,7 @@ def prepare_launch(path: Path, lib: Path, keyword: str, cpu: int) -> Launch:
     if as_nobody:
         for made in (work, work / "home", work / "tmp", work / submission):
             os.chown(made, NOBODY, NOBODY)
-    token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+    token = os.urandom(12).hex()
     sandboxed = bwrap_works()
     inside_lib, inside_work = ("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work))
     env = {
@@ -386,12 +382,8 @@ def prepare_launch(path: Path, lib: Path, keyword: str, cpu: int) -> Launch:
         processes += sum(owner == os.getuid() for *_, owner in _processes())
     cgroup = _new_pids_cgroup(token)
     preexec = _limits(cpu, processes, as_nobody, cgroup) if os.name == "posix" else None
-    if sandboxed:
-        bwrap = _bwrap()
-        assert bwrap is not None
-        command = [*_bwrap_args(bwrap, lib, work / submission), *python]
-    else:
-        command = python
+    bwrap = _bwrap() if sandboxed else None
+    command = python if bwrap is None else [*_bwrap_args(bwrap, lib, work / submission), *python]
     return Launch(command, work, env, preexec, token, sandboxed, cgroup)
 
 
@@ -453,24 +445,18 @@ _PR_SET_DUMPABLE: Final = 4
 _PR_SET_CHILD_SUBREAPER: Final = 36
 
 
-def _prctl(option: int, value: int) -> bool:
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(option, value, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
 @functools.cache
 def guard_parent() -> None:
     """Linux: this process is not dumpable (no ``ptrace``, no ``/proc/PID/mem``), and is a
     subreaper: what the child leaves behind becomes its child (:func:`reap_strays`)."""
     if not sys.platform.startswith("linux"):
         return
-    _prctl(_PR_SET_DUMPABLE, 0)
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def own_children() -> set[int]:

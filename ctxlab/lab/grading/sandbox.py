@@ -1,10 +1,10 @@
 """One student's file, one lab, judged here, run somewhere it cannot hurt (issue 25).
 
-A submission is untrusted code: it may forge a reply, call ctxlab's solution, rewrite the
-grader's files, leave a process, flood memory or disk, or hang. :func:`grade_file` runs it
-only in a spawned child (:mod:`.child`, walled in by :mod:`.confine`) whose copy of ctxlab
-has the lab's solution replaced by a stub that raises; every verdict is made here; the
-grader's files are fingerprinted before and after (a change: ``"refused"``).
+A submission may forge a reply, call ctxlab's solution, rewrite the grader's files, leave a
+process, flood memory or disk, or hang. :func:`grade_file` runs it only in a spawned child
+(:mod:`.child`, walled in by :mod:`.confine`) whose copy of ctxlab has the lab's solution
+replaced by a stub that raises; every verdict is made here; the grader's files are
+fingerprinted before and after (a change: ``"refused"``).
 """
 
 from __future__ import annotations
@@ -137,9 +137,7 @@ def child_tree(lab: str) -> Path:
 # ----------------------------------------------------------------------------------------
 # What the grader's files are (before and after each submission)
 
-_WATCHED_NAME = re.compile(
-    r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab|__pycache__)$"
-)
+_WATCHED_NAME = re.compile(r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab)$")
 
 
 def fingerprint() -> dict[str, tuple[int, ...]]:
@@ -168,13 +166,8 @@ def fingerprint() -> dict[str, tuple[int, ...]]:
         add(place)
         with contextlib.suppress(OSError):
             for entry in os.scandir(place):
-                if place in site:
+                if place in site or _WATCHED_NAME.match(entry.name):
                     add(Path(entry.path))
-                elif _WATCHED_NAME.match(entry.name) and entry.name != "__pycache__":
-                    add(Path(entry.path))
-                    if entry.is_dir(follow_symlinks=False) and entry.name == "ctxlab":
-                        for sub in Path(entry.path).rglob("*"):
-                            add(sub)
     for executable in {sys.executable, os.path.realpath(sys.executable)}:
         add(Path(executable))
     return seen
