@@ -112,14 +112,6 @@ def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
     replies.write(line.encode("ascii") + b"\n")
 
 
-def _request(stream: BinaryIO) -> Any:
-    """The next request (a pickle ends itself); when the grader has closed the channel, exit."""
-    try:
-        return pickle.load(stream)
-    except (EOFError, pickle.UnpicklingError):
-        os._exit(0)
-
-
 def _exit_on_hangup(stream: BinaryIO) -> None:
     """Exit as soon as the grader closes the channel, even during a call (Windows has no
     ``poll``: there the grader ends the child)."""
@@ -143,11 +135,15 @@ def serve(
     replies: BinaryIO,
     references: frozenset[CodeType] = frozenset(),
 ) -> None:
-    """Answer ``function``'s calls, watched for ``references``; never returns."""
+    """Answer ``function``'s calls, watched for ``references``, until the grader closes the
+    channel (then exit)."""
     _reply(replies, {"ready": True})
     _exit_on_hangup(requests)
     while True:
-        args, kwargs, arg_names = _request(requests)
+        try:  # a pickle ends itself
+            args, kwargs, arg_names = pickle.load(requests)
+        except (EOFError, pickle.UnpicklingError):
+            os._exit(0)
         record = perform(function, args, kwargs, arg_names=arg_names, references=references)
         _reply(replies, record)
 
@@ -394,8 +390,7 @@ class Child:
             return ChildGone("it closed its channel")
         signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
         if signalled:
-            xcpu = getattr(signal, "SIGXCPU", None)
-            if xcpu is not None and signalled == xcpu:
+            if signalled == getattr(signal, "SIGXCPU", None):
                 return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
             try:
                 name = signal.Signals(signalled).name

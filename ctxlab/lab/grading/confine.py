@@ -49,7 +49,7 @@ def sandbox_folder() -> Path:
     for folder in temp.glob("ctxlab-sandbox-*"):
         fd = _lock(folder / _OWNER, new=False)
         if fd is not None:
-            owned = os.read(fd, 32) != b""  # else its owner is making it
+            owned = os.fstat(fd).st_size > 0  # else its owner is making it
             os.close(fd)
             if owned:
                 _remove(folder)
@@ -65,8 +65,9 @@ def sandbox_folder() -> Path:
 def _lock(path: Path, *, new: bool) -> int | None:
     """``path`` opened (``new``: made) and locked by this process; None when another process
     holds it or it cannot be opened."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | (os.O_CREAT | os.O_EXCL if new else 0)
     try:
-        fd = os.open(path, os.O_RDWR | (os.O_CREAT | os.O_EXCL if new else 0), 0o600)
+        fd = os.open(path, flags, 0o600)
     except OSError:
         return None
     try:
