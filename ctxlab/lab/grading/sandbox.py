@@ -98,8 +98,7 @@ def _stub_source(source: str, names: tuple[str, ...], lab: str, module: str) -> 
                 visit(node.body, prefix + node.name + ".")
 
     visit(tree.body, "")
-    missing = wanted - found
-    if missing:  # the solution moved: a grader bug, never the student's
+    if missing := wanted - found:  # the solution moved: a grader bug, never the student's
         raise GradingUsageError(
             f"the sandbox cannot find {', '.join(sorted(missing))} in ctxlab/{module}",
             option="lab",
@@ -270,14 +269,13 @@ def grade_file(
         source = path.read_bytes()
         compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
-        where = f"{path.name} line {error.lineno}"
-        return outcome("invalid", f"syntax error in {where}: {error.msg}")
+        return outcome("invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}")
     except (ValueError, OSError, RecursionError, MemoryError) as error:
         return outcome("invalid", f"{path.name} cannot be read as Python: {error}")
 
     lib = child_tree(lab)
     before = fingerprint()
-    children = own_children() if sys.platform.startswith("linux") else set()
+    children = own_children()  # empty where there is no /proc
     cpu = _cpu_budget(limit, len(spec.steps))
     caller = InChild(Child(spec.arg_names, Spawn(path, lab, spec.keyword, cpu, lib)))
     try:
