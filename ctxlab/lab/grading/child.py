@@ -12,6 +12,7 @@ dies is ended with its process group, and the next check starts a new one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import json
@@ -487,10 +488,7 @@ class InChild:
         begun = clock()
         child, left = self.child, limit - self.lost
         deadline = begun + left
-
-        def call(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-            return child.call(args, kwargs, deadline)
-
+        call = functools.partial(child.call, deadline=deadline)
         trial = Trial(_not_here, child.arg_names, caller=call)
         detail, how = self._start(left, deadline) if not child.alive() else (None, "ran")
         if how == "ran":  # the check runs here, its calls answered by the child
