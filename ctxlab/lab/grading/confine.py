@@ -5,7 +5,8 @@ carrying the run's :data:`MARKER`, ``resource`` limits, a ``pids`` cgroup where 
 made and, on Linux with bubblewrap, new namespaces (no network, no view of the grader), ``/``
 read-only, a private ``/tmp``, ctxlab and the repository hidden; run as root, it becomes
 ``nobody``. After the lab, what carries the marker is killed (:func:`sweep`), and so is what
-the grader inherits as a subreaper (:func:`reap_strays`).
+the grader inherits as a subreaper (:func:`reap_strays`); a killed grader's folder and
+cgroups go with the next one (:func:`sandbox_folder`).
 """
 
 from __future__ import annotations
