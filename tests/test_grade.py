@@ -13,8 +13,10 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -320,6 +322,55 @@ def test_a_class_leaves_no_sandbox_folder_behind(klass: Path, tmp_path: Path) ->
     done = grade(klass, "--out", tmp_path / "out", "--jobs", "2", "--lab", "11.2", env=env)
     assert done.returncode == 0, done.stderr
     assert not list(temp.glob("ctxlab-sandbox-*")), sorted(p.name for p in temp.iterdir())
+
+
+def test_a_killed_grading_process_leaves_its_sandbox_folder_to_the_next(tmp_path: Path) -> None:
+    """A grading process killed mid-file (hung, or over its limit) cannot remove its folder
+    of sandbox files, nor its child's cgroup: the next grading process does, never while
+    their owner lives."""
+    from ctxlab.lab.grading.confine import _pids_cgroup_parent
+
+    temp, files = tmp_path / "temp", tmp_path / "files"
+    temp.mkdir()
+    files.mkdir()
+    (files / "right.py").write_text(gc.solution("11.2"), encoding="utf-8")
+    env = {**os.environ, "TMPDIR": str(temp)}
+    sleeps = "import time\n\ndef group_interactions(entries):\n    time.sleep(600)\n"
+    job = {"student": "s", "lab": "11.2", "path": "s.py", "code": sleeps, "time_limit": 300}
+    hung = subprocess.Popen(
+        [sys.executable, "-m", "ctxlab.lab.grading.batch", "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+        env=env,
+        start_new_session=os.name == "posix",
+    )
+    try:
+        assert hung.stdin is not None
+        hung.stdin.write(json.dumps({**job, "seed": 0}) + "\n")
+        hung.stdin.flush()
+        waited = time.monotonic() + 240  # a slow, loaded machine
+        while not list(temp.glob("ctxlab-sandbox-*/run-*")):  # its child runs the file
+            assert time.monotonic() < waited and hung.poll() is None
+            time.sleep(0.1)
+        [folder] = temp.glob("ctxlab-sandbox-*")
+        done = grade(files, "--lab", "11.2", "--out", tmp_path / "out1", env=env)
+        assert done.returncode == 0, done.stderr
+        assert folder.is_dir()  # its owner lives: kept
+    finally:
+        if os.name == "posix":  # as the batch kills a silent one
+            os.killpg(hung.pid, signal.SIGKILL)
+        else:  # pragma: no cover
+            hung.kill()
+        hung.wait(60)
+    assert (folder / "lib-11_2").is_dir()  # nothing of the killed process removed it
+    done = grade(files, "--lab", "11.2", "--out", tmp_path / "out2", env=env)
+    assert done.returncode == 0, done.stderr
+    assert not folder.exists(), sorted(p.name for p in temp.iterdir())
+    cgroups = _pids_cgroup_parent()
+    assert cgroups is None or not list(cgroups.glob(f"{folder.name}-*"))
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -242,3 +242,21 @@ def test_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
     detail = outcome.report.results[0].detail_en
     forked = int(detail.rsplit("forked ", 1)[1].split()[0].strip(".'\""))
     assert forked < 100, detail
+
+
+def test_a_sandbox_folder_goes_once_its_owner_is_gone_and_not_while_it_is_made(
+    tmp_path: Path,
+) -> None:
+    # owner.lock: free and written, its owner is gone; empty, its owner is making it
+    gone, made = tmp_path / "ctxlab-sandbox-gone", tmp_path / "ctxlab-sandbox-made"
+    for folder, pid in ((gone, "12345"), (made, "")):
+        (folder / "lib-11_2").mkdir(parents=True)
+        (folder / "owner.lock").write_text(pid, encoding="ascii")
+    code = "from ctxlab.lab.grading.confine import sandbox_folder; print(sandbox_folder())"
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    own = Path(run.stdout.strip())
+    assert own.parent == tmp_path and not own.exists()  # removed at its exit
+    assert not gone.exists() and (made / "lib-11_2").is_dir()

@@ -1,21 +1,18 @@
-"""Where a student's function runs in a child process (issue 25; issue 35, item 2).
+"""Where a student's function runs in a child process (issue 35, item 2).
 
-A :class:`Child` answers one lab's calls; the grader runs every check and makes every
-verdict from each reply's plain record (:func:`read_record`). A child is *spawned* on a
-student's file (:func:`main`, confined as :mod:`.confine` says; :mod:`.sandbox`), or
-*forked* from the notebook's kernel with the function in the copy (Linux), whose word on a
-use of the lab's solution is taken (a spawned child's never is). The child keeps its
-standard input and output as a private channel (:func:`channel`): it answers
-``{"ready": true}`` (or ``import_error``, ``missing``), then each request, a pickle from
-the trusted grader, with the call's plain-JSON record on one ASCII line (the grader never
-unpickles what it sends); it exits when the grader closes the channel. :class:`InChild` is
-the engine's caller: a child that misses its check's time limit, or dies, is ended with
-its process group, and the next check starts a new one.
+A :class:`Child` answers one lab's calls, *spawned* on a student's file (:func:`main`,
+confined by :mod:`.confine`) or *forked* from the notebook's kernel with the function in the
+copy (Linux; only a forked child's word on a use of the lab's solution is taken). Its
+original stdin and stdout are a private channel (:func:`channel`): a greeting, then for each
+request (a pickle from the trusted grader) the call's plain-JSON record on one ASCII line,
+read by :func:`read_record`. :class:`InChild` is the engine's caller: a child that is late or
+dies is ended with its process group, and the next check starts a new one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import json
@@ -31,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from types import CodeType, ModuleType
+from types import CodeType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.calls import Trial
@@ -116,14 +113,6 @@ def _reply(replies: BinaryIO, message: dict[str, Any]) -> None:
     replies.write(line.encode("ascii") + b"\n")
 
 
-def _request(stream: BinaryIO) -> Any:
-    """The next request (a pickle ends itself); when the grader has closed the channel, exit."""
-    try:
-        return pickle.load(stream)
-    except (EOFError, pickle.UnpicklingError):
-        os._exit(0)
-
-
 def _exit_on_hangup(stream: BinaryIO) -> None:
     """Exit as soon as the grader closes the channel, even during a call (Windows has no
     ``poll``: there the grader ends the child)."""
@@ -141,39 +130,37 @@ def _exit_on_hangup(stream: BinaryIO) -> None:
     threading.Thread(target=wait, name="ctxlab-hangup", daemon=True).start()
 
 
-def _import(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{path} is not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE_NAME] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def serve(
     function: Callable[..., Any],
     requests: BinaryIO,
     replies: BinaryIO,
     references: frozenset[CodeType] = frozenset(),
 ) -> None:
-    """Answer ``function``'s calls, watched for ``references``; never returns."""
+    """Answer ``function``'s calls, watched for ``references``, until the grader closes the
+    channel (then exit)."""
     _reply(replies, {"ready": True})
     _exit_on_hangup(requests)
     while True:
-        args, kwargs, arg_names = _request(requests)
+        try:  # a pickle ends itself
+            args, kwargs, arg_names = pickle.load(requests)
+        except (EOFError, pickle.UnpicklingError):
+            os._exit(0)
         record = perform(function, args, kwargs, arg_names=arg_names, references=references)
         _reply(replies, record)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The spawned child: serve the calls of the function of one student's file."""
-    path_text, keyword, _lab = sys.argv[1:] if argv is None else argv
+def main() -> int:
+    """The spawned child, on ``argv`` (file, keyword): serve the file's function."""
+    path, keyword = Path(sys.argv[1]), sys.argv[2]
     requests, replies = channel()
-    path = Path(path_text)
     sys.path.insert(0, str(path.parent))
     try:
-        module = _import(path)
+        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path} is not a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE_NAME] = module
+        spec.loader.exec_module(module)
     except BaseException as error:  # whatever the file raises at import, SystemExit too
         _reply(replies, {"import_error": f"{type(error).__name__}: {safe_message(error)}"})
         return 0
@@ -275,7 +262,7 @@ class Child:
         self._stderr, self._cut = bytearray(), 0
         how = self.how
         if isinstance(how, Spawn):
-            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.lab, how.cpu)
+            launch = self.launch = prepare_launch(how.path, how.lib, how.keyword, how.cpu)
             process: subprocess.Popen[bytes] | _Forked = subprocess.Popen(
                 launch.command,
                 stdin=subprocess.PIPE,
@@ -347,15 +334,13 @@ class Child:
         if os.name == "nt":  # no select() on a pipe: a timer ends a child that is late
             timer = threading.Timer(max(deadline - clock(), 0.0), process.kill)
             timer.start()
-        buffer, searched = bytearray(), 0
+        buffer, searched, fd = bytearray(), 0, process.stdout.fileno()
         try:
             while (end := buffer.find(b"\n", searched)) < 0:
                 searched = len(buffer)
                 if searched > self.MAX_REPLY:
                     raise ChildGone(f"it sent a reply larger than {self.MAX_REPLY:,} bytes")
-                if not _readable(process.stdout.fileno(), deadline):
-                    raise ChildGone("it did not answer in time", late=True)
-                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                chunk = os.read(fd, 1 << 16) if _readable(fd, deadline) else b""
                 if not chunk and clock() >= deadline:
                     raise ChildGone("it did not answer in time", late=True)
                 if not chunk:
@@ -406,8 +391,7 @@ class Child:
             return ChildGone("it closed its channel")
         signalled = -code if code < 0 else code - 128 if code > 128 and bwrap else 0
         if signalled:
-            xcpu = getattr(signal, "SIGXCPU", None)
-            if xcpu is not None and signalled == xcpu:
+            if signalled == getattr(signal, "SIGXCPU", None):
                 return ChildGone("it used up its CPU time", out_of_cpu=True, code=-signalled)
             try:
                 name = signal.Signals(signalled).name
@@ -504,14 +488,16 @@ class InChild:
         begun = clock()
         child, left = self.child, limit - self.lost
         deadline = begun + left
-
-        def call(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-            return child.call(args, kwargs, deadline)
-
+        call = functools.partial(child.call, deadline=deadline)
         trial = Trial(_not_here, child.arg_names, caller=call)
         detail, how = self._start(left, deadline) if not child.alive() else (None, "ran")
-        if how == "ran":
-            detail, how = self._check(row, trial, left)
+        if how == "ran":  # the check runs here, its calls answered by the child
+            try:
+                detail = attempt(row, trial, (ChildGone, KeyboardInterrupt))
+            except ChildGone as gone:
+                child.stop()
+                detail = self._lost(trial, gone, left)
+                how = "hung" if gone.late or gone.out_of_cpu else "gone"
         output, stop = trial.output, None
         if row.key == DIAGNOSIS:  # a known mistake looked for: never the verdict
             detail = detail if how == "ran" else None
@@ -532,15 +518,6 @@ class InChild:
         clean = str if child.forked else escape  # the kernel shows its own as printed
         said = None if detail is None else Text(clean(detail.en), clean(detail.zh))
         return outcome(trial, said, clean(output), stop)
-
-    def _check(self, row: Row, trial: Trial, limit: float) -> tuple[Text | None, _How]:
-        """Run ``row``'s check here, its calls answered by the child."""
-        try:
-            return attempt(row, trial, (ChildGone, KeyboardInterrupt)), "ran"
-        except ChildGone as gone:
-            self.child.stop()
-            how: _How = "hung" if gone.late or gone.out_of_cpu else "gone"
-            return self._lost(trial, gone, limit), how
 
     def _lost(self, trial: Trial, gone: ChildGone, limit: float) -> Text:
         """What a row says of a call that did not come back."""
@@ -580,13 +557,8 @@ class InChild:
                 cpu = spawn.cpu if spawn is not None else 0
                 within = f"{cpu} s of CPU time" if gone.out_of_cpu else f"{limit:g} s"
                 within_zh = f"{cpu} 秒 CPU 时间" if gone.out_of_cpu else f"{limit:g} 秒"
-                return (
-                    Text(
-                        f"importing your file did not end within {within}",
-                        f"导入你的文件没有在 {within_zh}内结束",
-                    ),
-                    "hung",
-                )
+                en = f"importing your file did not end within {within}"
+                return Text(en, f"导入你的文件没有在 {within_zh}内结束"), "hung"
             tail = escape(child.stderr_text()[-600:])
             why = f"importing your file failed: {gone.why}\n{tail}".strip()
             return Text(why, f"导入你的文件失败：{gone.why}\n{tail}".strip()), "gone"

@@ -5,7 +5,8 @@ carrying the run's :data:`MARKER`, ``resource`` limits, a ``pids`` cgroup where 
 made and, on Linux with bubblewrap, new namespaces (no network, no view of the grader), ``/``
 read-only, a private ``/tmp``, ctxlab and the repository hidden; run as root, it becomes
 ``nobody``. After the lab, what carries the marker is killed (:func:`sweep`), and so is what
-the grader inherits as a subreaper (:func:`reap_strays`).
+the grader inherits as a subreaper (:func:`reap_strays`); a killed grader's folder and
+cgroups go with the next one (:func:`sandbox_folder`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import hashlib
 import os
 import shutil
 import signal
@@ -38,15 +38,62 @@ CGROUP_TASKS: Final = 64  # tasks in the child's own pids cgroup
 NOBODY: Final = 65534  # the user the child becomes when the grader runs as root
 #: The environment variable that marks every process of one run (to find leftovers).
 MARKER: Final = "CTXLAB_SANDBOX_RUN"
+#: A sandbox folder's lock: its owner holds it for its life (written once held).
+_OWNER: Final = "owner.lock"
 
 
 @functools.cache
 def sandbox_folder() -> Path:
-    """This process's folder of sandbox files (removed at exit)."""
+    """This process's folder of sandbox files, removed at exit, else (killed) by the next
+    process that makes one: the folders whose owner's lock is free go first."""
+    temp = Path(tempfile.gettempdir())
+    for folder in temp.glob("ctxlab-sandbox-*"):
+        fd = _lock(folder / _OWNER, new=False)
+        if fd is not None:
+            owned = os.fstat(fd).st_size > 0  # else its owner is making it
+            os.close(fd)
+            if owned:
+                _remove(folder)
     base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
     base.chmod(0o711)
-    atexit.register(shutil.rmtree, base, True)
+    fd = _lock(base / _OWNER, new=True)
+    if fd is not None:
+        os.write(fd, str(os.getpid()).encode())
+    atexit.register(_remove, base, fd)
     return base
+
+
+def _lock(path: Path, *, new: bool) -> int | None:
+    """``path`` opened (``new``: made) and locked by this process; None when another process
+    holds it or it cannot be opened."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | (os.O_CREAT | os.O_EXCL if new else 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:
+        return None
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK if new else msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if new else fcntl.LOCK_NB))
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _remove(folder: Path, fd: int | None = None) -> None:
+    """Remove a sandbox folder (``fd``: its lock, held here) and its children's cgroups."""
+    if fd is not None:
+        os.close(fd)
+    parent = _pids_cgroup_parent()
+    for cgroup in [] if parent is None else parent.glob(f"{folder.name}-*"):
+        end_cgroup(cgroup)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def package_dir() -> Path:
@@ -203,17 +250,6 @@ def _become_nobody() -> None:  # pragma: no cover - runs in the forked child
     os.setuid(NOBODY)
 
 
-def _user_processes(uid: int) -> int:
-    count = 0
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_uid == uid:
-                        count += 1
-    return count
-
-
 def _limits(
     cpu_seconds: int, processes: int, as_nobody: bool, cgroup: Path | None
 ) -> Callable[[], None]:
@@ -273,11 +309,12 @@ def _pids_cgroup_parent() -> Path | None:
 
 
 def _new_pids_cgroup(token: str) -> Path | None:
-    """A new cgroup of at most :data:`CGROUP_TASKS` tasks, or None when none can be made."""
+    """A new cgroup of at most :data:`CGROUP_TASKS` tasks (named after the sandbox folder), or
+    None when none can be made."""
     parent = _pids_cgroup_parent()
     if parent is None:
         return None
-    folder = parent / f"ctxlab-{token}"
+    folder = parent / f"{sandbox_folder().name}-{token}"
     try:
         folder.mkdir()
         (folder / "pids.max").write_text(str(CGROUP_TASKS), encoding="ascii")
@@ -304,8 +341,7 @@ def end_cgroup(folder: Path) -> None:
 
 @dataclass
 class Launch:
-    """How to start one child in ``work``; the run's marker ``token``; in bubblewrap; its
-    cgroup."""
+    """How to start one child in ``work``: the run's marker ``token``, in bubblewrap or not."""
 
     command: list[str]
     work: Path
@@ -316,7 +352,7 @@ class Launch:
     cgroup: Path | None
 
 
-def prepare_launch(path: Path, lib: Path, keyword: str, lab: str, cpu: int) -> Launch:
+def prepare_launch(path: Path, lib: Path, keyword: str, cpu: int) -> Launch:
     """How to start the child on a copy of the file ``path`` in a new folder (``lib``: the
     ctxlab it imports) with ``cpu`` seconds of CPU time."""
     work = Path(tempfile.mkdtemp(prefix="run-", dir=sandbox_folder()))
@@ -328,7 +364,7 @@ def prepare_launch(path: Path, lib: Path, keyword: str, lab: str, cpu: int) -> L
     if as_nobody:
         for made in (work, work / "home", work / "tmp", work / submission):
             os.chown(made, NOBODY, NOBODY)
-    token = hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+    token = os.urandom(12).hex()
     sandboxed = bwrap_works()
     inside_lib, inside_work = ("/tmp/lib", "/tmp/work") if sandboxed else (str(lib), str(work))
     env = {
@@ -342,18 +378,14 @@ def prepare_launch(path: Path, lib: Path, keyword: str, lab: str, cpu: int) -> L
         MARKER: token,
     }
     python = [_python(), "-I", "-S", "-B", "-c", _BOOT.format(lib=inside_lib)]
-    python += [f"{inside_work}/{submission}", keyword, lab]
+    python += [f"{inside_work}/{submission}", keyword]
     processes = PROCESSES
     if os.name == "posix" and not as_nobody:  # RLIMIT_NPROC counts all the user's processes
-        processes += _user_processes(os.getuid())
+        processes += sum(owner == os.getuid() for *_, owner in _processes())
     cgroup = _new_pids_cgroup(token)
     preexec = _limits(cpu, processes, as_nobody, cgroup) if os.name == "posix" else None
-    if sandboxed:
-        bwrap = _bwrap()
-        assert bwrap is not None
-        command = [*_bwrap_args(bwrap, lib, work / submission), *python]
-    else:
-        command = python
+    bwrap = _bwrap() if sandboxed else None
+    command = python if bwrap is None else [*_bwrap_args(bwrap, lib, work / submission), *python]
     return Launch(command, work, env, preexec, token, sandboxed, cgroup)
 
 
@@ -361,8 +393,9 @@ def prepare_launch(path: Path, lib: Path, keyword: str, lab: str, cpu: int) -> L
 # Ending what the child left
 
 
-def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]]:
-    """(pid, state, parent's pid) of every process (Linux) whose environment has ``needle``."""
+def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes, int]]:
+    """(pid, state, parent's pid, user) of every process (Linux) whose environment has
+    ``needle``."""
     with contextlib.suppress(OSError):
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit():
@@ -374,10 +407,11 @@ def _processes(needle: bytes | None = None) -> Iterator[tuple[int, bytes, bytes]
                             continue
                 with open(f"/proc/{entry.name}/stat", "rb") as stream:
                     fields = stream.read().rsplit(b")", 1)[-1].split()
+                    owner = os.fstat(stream.fileno()).st_uid
             except OSError:
                 continue
             if len(fields) > 1:
-                yield int(entry.name), fields[0], fields[1]
+                yield int(entry.name), fields[0], fields[1], owner
 
 
 def _kill_while(find: Callable[[], set[int]], *, reap: bool = False) -> None:
@@ -403,7 +437,7 @@ def sweep(token: str) -> None:
     needle = f"{MARKER}={token}".encode()
     me = os.getpid()
     _kill_while(
-        lambda: {p for p, state, _ in _processes(needle) if state not in (b"Z", b"X") and p != me}
+        lambda: {p for p, state, *_ in _processes(needle) if state not in (b"Z", b"X") and p != me}
     )
 
 
@@ -413,30 +447,24 @@ _PR_SET_DUMPABLE: Final = 4
 _PR_SET_CHILD_SUBREAPER: Final = 36
 
 
-def _prctl(option: int, value: int) -> bool:
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(option, value, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
 @functools.cache
 def guard_parent() -> None:
     """Linux: this process is not dumpable (no ``ptrace``, no ``/proc/PID/mem``), and is a
     subreaper: what the child leaves behind becomes its child (:func:`reap_strays`)."""
     if not sys.platform.startswith("linux"):
         return
-    _prctl(_PR_SET_DUMPABLE, 0)
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def own_children() -> set[int]:
     """The pids whose parent is this process (Linux)."""
     me = str(os.getpid()).encode()
-    return {pid for pid, _, parent in _processes() if parent == me}
+    return {pid for pid, _, parent, _ in _processes() if parent == me}
 
 
 def reap_strays(before: set[int]) -> None:

@@ -1,10 +1,10 @@
 """One student's file, one lab, judged here, run somewhere it cannot hurt (issue 25).
 
-A submission is untrusted code: it may forge a reply, call ctxlab's solution, rewrite the
-grader's files, leave a process, flood memory or disk, or hang. :func:`grade_file` runs it
-only in a spawned child (:mod:`.child`, walled in by :mod:`.confine`) whose copy of ctxlab
-has the lab's solution replaced by a stub that raises; every verdict is made here; the
-grader's files are fingerprinted before and after (a change: ``"refused"``).
+A submission may forge a reply, call ctxlab's solution, rewrite the grader's files, leave a
+process, flood memory or disk, or hang. :func:`grade_file` runs it only in a spawned child
+(:mod:`.child`, walled in by :mod:`.confine`) whose copy of ctxlab has the lab's solution
+replaced by a stub that raises; every verdict is made here; the grader's files are
+fingerprinted before and after (a change: ``"refused"``).
 """
 
 from __future__ import annotations
@@ -98,8 +98,7 @@ def _stub_source(source: str, names: tuple[str, ...], lab: str, module: str) -> 
                 visit(node.body, prefix + node.name + ".")
 
     visit(tree.body, "")
-    missing = wanted - found
-    if missing:  # the solution moved: a grader bug, never the student's
+    if missing := wanted - found:  # the solution moved: a grader bug, never the student's
         raise GradingUsageError(
             f"the sandbox cannot find {', '.join(sorted(missing))} in ctxlab/{module}",
             option="lab",
@@ -137,9 +136,7 @@ def child_tree(lab: str) -> Path:
 # ----------------------------------------------------------------------------------------
 # What the grader's files are (before and after each submission)
 
-_WATCHED_NAME = re.compile(
-    r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab|__pycache__)$"
-)
+_WATCHED_NAME = re.compile(r"(.*\.(py|pyc|pth)|conftest.*|sitecustomize.*|usercustomize.*|ctxlab)$")
 
 
 def fingerprint() -> dict[str, tuple[int, ...]]:
@@ -168,13 +165,8 @@ def fingerprint() -> dict[str, tuple[int, ...]]:
         add(place)
         with contextlib.suppress(OSError):
             for entry in os.scandir(place):
-                if place in site:
+                if place in site or _WATCHED_NAME.match(entry.name):
                     add(Path(entry.path))
-                elif _WATCHED_NAME.match(entry.name) and entry.name != "__pycache__":
-                    add(Path(entry.path))
-                    if entry.is_dir(follow_symlinks=False) and entry.name == "ctxlab":
-                        for sub in Path(entry.path).rglob("*"):
-                            add(sub)
     for executable in {sys.executable, os.path.realpath(sys.executable)}:
         add(Path(executable))
     return seen
@@ -277,14 +269,13 @@ def grade_file(
         source = path.read_bytes()
         compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
-        where = f"{path.name} line {error.lineno}"
-        return outcome("invalid", f"syntax error in {where}: {error.msg}")
+        return outcome("invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}")
     except (ValueError, OSError, RecursionError, MemoryError) as error:
         return outcome("invalid", f"{path.name} cannot be read as Python: {error}")
 
     lib = child_tree(lab)
     before = fingerprint()
-    children = own_children() if sys.platform.startswith("linux") else set()
+    children = own_children()  # empty where there is no /proc
     cpu = _cpu_budget(limit, len(spec.steps))
     caller = InChild(Child(spec.arg_names, Spawn(path, lab, spec.keyword, cpu, lib)))
     try:
