@@ -17,9 +17,6 @@ say = Texts("lab11_1")
 __all__ = ["check_my_summary"]
 
 
-# -- self-checks -----------------------------------------------------------------------------------
-
-
 def _refused(error: CtxlabError) -> Verdict:
     """The verdict when the parser refuses an exercise's answer: what ``friendly`` says, but
     with the parser's message in the notebook's language (``friendly`` shows the core's

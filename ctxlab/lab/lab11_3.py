@@ -183,10 +183,6 @@ def chapter_paths() -> list[tuple[str, list[SessionEntry]]]:
     ]
 
 
-def _differs(frame: pd.DataFrame) -> bool:
-    return any(str(mark) != "✔" for mark in frame.iloc[:, 3])
-
-
 def find_difference(
     student: Callable[..., Any],
     path: Sequence[SessionEntry] | None = None,
@@ -211,7 +207,7 @@ def find_difference(
     for name, entries in paths:
         for budget in budgets:
             frame = compare_table(entries, student, budget, seconds=seconds)
-            if _differs(frame):
+            if any(str(mark) != "✔" for mark in frame.iloc[:, 3]):
                 return BuildDifference(True, name, tuple(entries), budget, frame, searched)
     name, entries = paths[0]
     frame = compare_table(entries, student, CHAPTER_BUDGET, seconds=seconds)
@@ -245,7 +241,7 @@ def compare_table(
             problem = (
                 say("returned_which_is_not_a", kind=kind) + f" ({type(error).__name__}: {error})"
             )
-    first_difference = _first_difference()
+    first_difference = tr("✘ first difference", "✘ 第一处不同")
     if problem:
         rows = [(tr("your build_context", "你的 build_context"), tr("(see below)", "（见下方）"),
                  problem, first_difference)]  # fmt: skip
@@ -265,29 +261,21 @@ def compare_table(
 
 _COMPARE_ZH = {"reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
 
-
-def _first_difference() -> str:
-    return tr("✘ first difference", "✘ 第一处不同")
-
-
+#: Each row's style by its mark; any other mark is the first difference's.
 _COMPARE_ROW_STYLE = {
-    "first": "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00",
-    "differs": "background-color: #D55E0014",
-    "same": "background-color: #009E7314",
+    "✘": "background-color: #D55E0014",
+    "✔": "background-color: #009E7314",
     "": "color: #555555",
 }
-
-
-def _compare_kind(mark: str) -> str:
-    if mark == _first_difference():
-        return "first"
-    if mark.startswith("✘"):
-        return "differs"
-    return "same" if mark == "✔" else ""
+_FIRST_DIFFERENCE_STYLE = (
+    "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00"
+)
 
 
 def _styled_compare(frame: pd.DataFrame, caption: str) -> CourseTable:
-    styles = [_COMPARE_ROW_STYLE[_compare_kind(str(mark))] for mark in frame.iloc[:, 3]]
+    styles = [
+        _COMPARE_ROW_STYLE.get(str(mark), _FIRST_DIFFERENCE_STYLE) for mark in frame.iloc[:, 3]
+    ]
     return show(frame, "compare", caption, styles)
 
 
@@ -353,10 +341,8 @@ def build_budget_widget(
     seconds: float = 5.0,
 ) -> Any:
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
-
     With ``student`` (your own ``build_context``), output ``"compare"`` shows the search's
-    first difference (the sliders start there), then :func:`compare_builds` at each position.
-    """
+    first difference (the sliders start there), then :func:`compare_builds` at each position."""
     first: BuildDifference | None = None
     start = 31
     if student is not None:  # the first position: the first difference the search finds

@@ -149,19 +149,14 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
     t = view.result.tokens
     available = n(t.available_for_messages)
     fixed = tr("fixed", "固定成本")
+    for_messages = tr("= available for messages", "= 消息额度")
     # (kind, item, tokens, running total, decision)
     rows: list[tuple[str, object, object, object, str]] = [
         ("", "max_tokens", n(t.max_tokens), "", ""),
         ("fixed", tr("− system (replayed)", "− system（重放）"), n(t.system), "", fixed),
         ("fixed", "− reserved_output", n(t.reserved_output), "", fixed),
         ("fixed", "− safety_margin", n(t.safety_margin), "", fixed),
-        (
-            "budget",
-            tr("= available for messages", "= 消息额度"),
-            available,
-            "",
-            tr("budget", "预算"),
-        ),
+        ("budget", for_messages, available, "", tr("budget", "预算")),
     ]
     if any(isinstance(e, CompactionSessionEntry) for e in default_path(path)):
         summary = n(view.summary_cost)
@@ -250,10 +245,8 @@ def budget_alt_text(view: BudgetLedger) -> str:
 def budget_figure(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> Figure:
-    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall.
-
-    The dashed line is where the budget ends: fixed costs + ``available_for_messages``.
-    """
+    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall;
+    the dashed line is where the budget ends: fixed costs + ``available_for_messages``."""
     view = budget_ledger(path, budget)
     t = view.result.tokens
     fixed_style = {"edgecolor": PALETTE["black"], "linewidth": 1.5}
@@ -263,18 +256,12 @@ def budget_figure(
         ("safety_margin", float(t.safety_margin), {**fixed_style, "facecolor": "#555555"}),
     ]
     if view.summary_cost:
-        rows.append(
-            (
-                tr_figure("summary", "摘要"),
-                float(view.summary_cost),
-                {**KEPT, "facecolor": PALETTE["yellow"]},
-            )
-        )
+        summary_style = {**KEPT, "facecolor": PALETTE["yellow"]}
+        rows.append((tr_figure("summary", "摘要"), float(view.summary_cost), summary_style))
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append(
-            (group_label(group.number, group.interaction, figure=True), float(group.cost), style)
-        )
+        label = group_label(group.number, group.interaction, figure=True)
+        rows.append((label, float(group.cost), style))
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.

@@ -154,20 +154,17 @@ def _q11_2_missing() -> str:
 # -- 11.3
 
 
-def _tokens(max_tokens: int) -> ctxlab.ContextTokens:
-    return chapter_build(fixtures.opening_path(), max_tokens).tokens
+def _available(max_tokens: int) -> int:
+    return int(chapter_build(fixtures.opening_path(), max_tokens).tokens.available_for_messages)
 
 
-def _q11_3_available_25() -> int:
-    return int(_tokens(25).available_for_messages)
+def _kept(path: Callable[[], Sequence[ctxlab.SessionEntry]], max_tokens: int) -> list[str]:
+    return list(chapter_build(path(), max_tokens).kept_entry_ids)
 
 
-def _q11_3_available_5() -> int:
-    return int(_tokens(5).available_for_messages)
-
-
-def _q11_3_kept_30() -> list[str]:
-    return list(chapter_build(fixtures.opening_path(), 30).kept_entry_ids)
+_q11_3_available_25 = functools.partial(_available, 25)
+_q11_3_available_5 = functools.partial(_available, 5)
+_q11_3_kept_30 = functools.partial(_kept, fixtures.opening_path, 30)
 
 
 def _q11_3_reason_15() -> str:
@@ -254,8 +251,7 @@ def _q11_4_patch2() -> str:
 # -- 11.5
 
 
-def _q11_5_kept_35() -> list[str]:
-    return list(chapter_build(fixtures.resumed_path(), 35).kept_entry_ids)
+_q11_5_kept_35 = functools.partial(_kept, fixtures.resumed_path, 35)
 
 
 def _q11_5_second() -> str:
@@ -304,16 +300,7 @@ def _load() -> dict[str, tuple[Question, ...]]:
     path = Path(__file__).with_name("data").joinpath("quizzes.json")
     return {
         lab: tuple(
-            Question(
-                lab,
-                q["number"],
-                q["test"],
-                q["kind"],
-                globals()[q["expected"]],
-                q["why_en"],
-                q["why_zh"],
-            )
-            for q in questions
+            Question(lab=lab, **{**q, "expected": globals()[q["expected"]]}) for q in questions
         )
         for lab, questions in json.loads(path.read_text("utf-8")).items()
     }
