@@ -79,9 +79,6 @@ def not_answered(what: str) -> Verdict:
     )
 
 
-# -- reading an answer: each raises a TypeError that friendly() turns into a verdict ---------------
-
-
 def id_list(answer: object, what: str) -> list[str]:
     """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):

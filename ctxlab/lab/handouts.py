@@ -223,9 +223,6 @@ def _numbers_11_5() -> list[Row]:
     ]
 
 
-# ----------------------------------------------------------------------------- pictures
-
-
 def _picture(lab: str) -> Figure:
     """The lab's one picture, from a teaching module (imported here: matplotlib loads late)."""
     from ctxlab.lab import lab11_2, lab11_3, lab11_4, lab11_5
@@ -237,9 +234,6 @@ def _picture(lab: str) -> Figure:
         return lab11_5.resume_diagram(fixtures.system_patch_path())
     draw = {"11.2": lab11_2.timeline_figure, "11.3": lab11_3.budget_figure}
     return draw.get(lab, lab11_4.first_kept_figure)()
-
-
-# ----------------------------------------------------------------------------- the sheets
 
 
 def _load() -> dict[str, Handout]:

@@ -198,12 +198,8 @@ def find_difference(
         Budget(mt) for mt in max_tokens if mt != CHAPTER_BUDGET.max_tokens
     ]
     values = sorted(int(b.max_tokens) for b in budgets)
-    searched = tr(
-        f"max_tokens {values[0]}–{values[-1]} (reserved_output 4, safety_margin 2) on "
-        + " and ".join(name for name, _ in paths),
-        f"max_tokens 从 {values[0]} 到 {values[-1]}（reserved_output 4，safety_margin 2），"
-        + "、".join(name for name, _ in paths),
-    )
+    names = tr(" and ", "、").join(name for name, _ in paths)
+    searched = say("max_tokens_searched_on", low=values[0], high=values[-1], paths=names)
     for name, entries in paths:
         for budget in budgets:
             frame = compare_table(entries, student, budget, seconds=seconds)
@@ -323,14 +319,12 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
     """Build the context for the opening path and render its ledger and budget plot (pure)."""
     budget = Budget(max_tokens, reserved_output, safety_margin)
     view = budget_ledger(None, budget)
-    styler = ledger_styler(None, budget)
-    figure = budget_figure(None, budget)
     kept = ", ".join(view.result.kept_entry_ids) or tr("(nothing)", "（无）")
     return BudgetView(
         reason=tr(f"reason: {view.result.reason}", f"原因（reason）：{view.result.reason}"),
         kept=tr(f"kept: {kept}", f"保留（kept_entry_ids）：{kept}"),
-        ledger_html=styler.to_html(),
-        figure=figure,
+        ledger_html=ledger_styler(None, budget).to_html(),
+        figure=budget_figure(None, budget),
     )
 
 

@@ -97,9 +97,8 @@ def draft_table() -> pd.DataFrame:
     )
 
 
-# -- "use your own code": the exercises may not call the reference migration ---------------------
-
-#: The functions of :mod:`ctxlab.migration` that do the exercise's work.
+#: The functions of :mod:`ctxlab.migration` that do the exercise's work: the student's code
+#: may not call them.
 _REFERENCE_NAMES = (
     "migrate_draft_entry",
     "migrate_jsonl",

@@ -56,9 +56,6 @@ def _refused(action: Callable[[], object]) -> bool:
     return False
 
 
-# -- 11.1
-
-
 def _q11_1_draft() -> str:
     wire = fixtures.compact1().to_json()
     wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
@@ -109,9 +106,6 @@ def _q11_1_no_special_code() -> str:
     return "b" if not methods else "a"
 
 
-# -- 11.2
-
-
 def _reordered(*order: str) -> list[MessageSessionEntry]:
     """The opening path's message entries, group 3 in the given order (parent ids are not
     read by the grouping)."""
@@ -151,9 +145,6 @@ def _q11_2_missing() -> str:
     return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"
 
 
-# -- 11.3
-
-
 def _available(max_tokens: int) -> int:
     return int(chapter_build(fixtures.opening_path(), max_tokens).tokens.available_for_messages)
 
@@ -174,9 +165,6 @@ def _q11_3_reason_15() -> str:
 def _q11_3_total_allowed() -> str:
     result = chapter_build(fixtures.opening_path(), 15)
     return "b" if result.tokens.total > 15 else "a"
-
-
-# -- 11.4
 
 
 def _q11_4_parent() -> str:
@@ -246,9 +234,6 @@ def _q11_4_patch2() -> str:
         )  # fmt: skip
 
     return "b" if _refused(create) else "a"
-
-
-# -- 11.5
 
 
 _q11_5_kept_35 = functools.partial(_kept, fixtures.resumed_path, 35)
