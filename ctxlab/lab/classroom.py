@@ -50,9 +50,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Mistake:
-    """One mistake of the misconception catalogue as the kit shows it: its id, the lab, one
-    line saying what students do (the entry's title), the hint that gets them out, the
-    check-table rows (behaviour keys) where it shows as ✘, and whose rule it breaks."""
+    """One mistake of the misconception catalogue as the kit shows it: the entry's title and
+    hint, the check-table rows (behaviour keys) where it shows as ✘, whose rule it breaks."""
 
     id: str
     lab: str

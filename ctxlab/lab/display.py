@@ -336,9 +336,7 @@ def show(
     table.hide(axis="index")
     if caption:
         table.set_caption(html.escape(caption))
-        table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
-    else:
-        table.set_table_styles(_TABLE_STYLES)
+    table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE] if caption else _TABLE_STYLES)
     if row_styles:
         table.apply(lambda row: [row_styles[int(row.name)]] * len(row), axis=1)
     return table

@@ -65,9 +65,8 @@ Row = tuple[str, str]
 
 @dataclass(frozen=True)
 class Handout:
-    """What one lab's sheet says: the chapter's section heading (verbatim), an English
-    title (ctxlab's), the chapter's rules (verbatim quotes, each with ctxlab's English
-    rendering), how to compute the numbers, and the picture's caption."""
+    """One lab's sheet: the chapter's heading and rules (verbatim; ctxlab's English title and
+    renderings), how to compute the numbers, and the picture's caption."""
 
     lab: str
     heading_zh: str

@@ -140,13 +140,9 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
     """(what, value) rows of a ContextResult-like value; raises if it cannot be read."""
     kept = getattr(result, "kept_entry_ids")  # noqa: B009 - a student's object may lack it
     tokens = getattr(result, "tokens")  # noqa: B009
-    rows = [
-        (
-            tr("kept ids", "保留的 entry id"),
-            ", ".join(str(i) for i in kept) or tr("(nothing)", "（无）"),
-        ),
-        ("reason", str(getattr(result, "reason"))),  # noqa: B009
-    ]
+    kept_ids = ", ".join(str(i) for i in kept) or tr("(nothing)", "（无）")
+    rows = [(tr("kept ids", "保留的 entry id"), kept_ids)]
+    rows.append(("reason", str(getattr(result, "reason"))))  # noqa: B009
     rows += [(f"tokens.{name}", str(tidy_number(getattr(tokens, name)))) for name in _TOKEN_FIELDS]
     rows.append(("messages", _message_names(path, getattr(result, "messages"))))  # noqa: B009
     return rows
@@ -194,9 +190,7 @@ def find_difference(
     (ctxlab's search): 31/4/2 first, then every ``max_tokens`` from the smallest up, on
     ``path`` or else on each of :func:`chapter_paths`. Raising or hanging is a difference."""
     paths = chapter_paths() if path is None else [(tr("this path", "这条路径"), list(path))]
-    budgets = [CHAPTER_BUDGET] + [
-        Budget(mt) for mt in max_tokens if mt != CHAPTER_BUDGET.max_tokens
-    ]
+    budgets = [CHAPTER_BUDGET, *(Budget(m) for m in max_tokens if m != CHAPTER_BUDGET.max_tokens)]
     values = sorted(int(b.max_tokens) for b in budgets)
     names = tr(" and ", "、").join(name for name, _ in paths)
     searched = say("max_tokens_searched_on", low=values[0], high=values[-1], paths=names)

@@ -320,9 +320,8 @@ def compare_builds(
 
 
 def build_resume_widget() -> Any:
-    """A ``max_tokens`` slider (0-60, starts at 31) that redraws
-    :func:`resume_comparison_figure` (the two bars, with and without the compaction) when it
-    is released. Controls: ``box.slider``; output: ``box.figure``."""
+    """A ``max_tokens`` slider (0-60, starts at 31) that redraws :func:`resume_comparison_figure`
+    when it is released. Controls: ``box.slider``; output: ``box.figure``."""
     budget = slider("max_tokens", 31, 60)
     image = figure_widget()
 

@@ -198,9 +198,8 @@ _LEDGER_ROW_STYLE = {
 def ledger_styler(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> CourseTable:
-    """The budget ledger of chapter 11.3 as a table (item, tokens, running total, decision;
-    headers and words in the notebook's language), kept rows green, dropped rows hatched
-    grey. Its ``.data`` is the frame."""
+    """The budget ledger of chapter 11.3 as a table in the notebook's language, kept rows
+    green, dropped rows hatched grey. Its ``.data`` is the frame."""
     frame, kinds = _ledger(path, budget)
     return show(frame, "ledger", row_styles=[_LEDGER_ROW_STYLE.get(kind, "") for kind in kinds])
 
@@ -209,9 +208,7 @@ def ledger_styler(
 
 
 def budget_alt_text(view: BudgetLedger) -> str:
-    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's
-    language: the fixed costs, each group newest first with its cost and whether it was
-    kept, where the budget ends, the reason and the total."""
+    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's language."""
     t = view.result.tokens
     n = tidy_number
     end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
