@@ -10,7 +10,7 @@ The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ipywidgets as widgets
@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ctxlab import fixtures
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, ContextTokens, build_context
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
@@ -101,15 +101,7 @@ def message_arrow(result: ContextResult) -> str:
 
 # -- the student's build_context beside the reference ----------------------------------------
 
-_TOKEN_FIELDS = (
-    "max_tokens",
-    "system",
-    "messages",
-    "reserved_output",
-    "safety_margin",
-    "available_for_messages",
-    "total",
-)
+_TOKEN_FIELDS = tuple(field.name for field in fields(ContextTokens))
 COMPARE_COLUMNS = ["", "reference", "yours", "same?"]
 
 
