@@ -102,7 +102,8 @@ def message_arrow(result: ContextResult) -> str:
 # -- the student's build_context beside the reference ----------------------------------------
 
 _TOKEN_FIELDS = tuple(field.name for field in fields(ContextTokens))
-COMPARE_COLUMNS = ["", "reference", "yours", "same?"]
+#: The compare table's columns, English → Chinese.
+_COMPARE_COLUMNS = {"": "", "reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
 
 
 def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> str:
@@ -238,10 +239,8 @@ def compare_table(
             else:
                 mark = "✘"
             rows.append((what, want, have, mark))
-    return in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
+    return in_language(pd.DataFrame(rows, columns=list(_COMPARE_COLUMNS)), _COMPARE_COLUMNS)
 
-
-_COMPARE_ZH = {"reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
 
 #: Each row's style by its mark; any other mark is the first difference's.
 _COMPARE_ROW_STYLE = {

@@ -91,10 +91,8 @@ def draft_table() -> pd.DataFrame:
         rows.append(
             {"draft record": draft_label(name), "strict parser": parser, "migration": migration}
         )
-    frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
-    return in_language(
-        frame, {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
-    )
+    columns = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
+    return in_language(pd.DataFrame(rows, columns=list(columns)), columns)
 
 
 #: The functions of :mod:`ctxlab.migration` that do the exercise's work: the student's code

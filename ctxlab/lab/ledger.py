@@ -137,8 +137,8 @@ def budget_ledger(
     return BudgetLedger(result, summary_cost, tuple(ledger))
 
 
-_LEDGER_COLUMNS = ["item", "tokens", "running total", "decision"]
-_LEDGER_ZH = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
+#: The ledger's columns, English → Chinese.
+_LEDGER_COLUMNS = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
 
 
 def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.DataFrame, list[str]]:
@@ -180,8 +180,8 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
         rows.append(("kept" if group.kept else "dropped", item, n(group.cost), running, decision))
     reason = tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}")
     rows.append(("", reason, n(t.total), "", tr("total sent", "发送总计")))
-    frame = pd.DataFrame([row[1:] for row in rows], columns=_LEDGER_COLUMNS)
-    return in_language(frame, _LEDGER_ZH), [row[0] for row in rows]
+    frame = pd.DataFrame([row[1:] for row in rows], columns=list(_LEDGER_COLUMNS))
+    return in_language(frame, _LEDGER_COLUMNS), [row[0] for row in rows]
 
 
 _DROPPED_ROW = (
