@@ -84,6 +84,10 @@ def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids)
 
 
+def _kept(result: ctxlab.ContextResult) -> str:
+    return f"{_ids(result.kept_entry_ids)} ({result.reason}, total {result.tokens.total})"
+
+
 def _numbers_11_1() -> list[Row]:
     path = fixtures.opening_path()
     price = fixtures.opening_estimator
@@ -202,14 +206,8 @@ def _numbers_11_5() -> list[Row]:
     return [
         (say("resumed_path"), " → ".join(e.id for e in resumed[-4:])),
         (say("the_summary_message_s_cost"), str(view40.summary_cost)),
-        (
-            say("maxtokens_31_keptentryids"),
-            f"{_ids(at31.kept_entry_ids)} ({at31.reason}, total {at31.tokens.total})",
-        ),
-        (
-            say("maxtokens_40_keptentryids"),
-            f"{_ids(at40.kept_entry_ids)} ({at40.reason}, total {at40.tokens.total})",
-        ),
+        (say("maxtokens_31_keptentryids"), _kept(at31)),
+        (say("maxtokens_40_keptentryids"), _kept(at40)),
         (
             say("system_replay_across_compact_1"),
             f"content {replayed.content!r}, sections {dict(replayed.sections or {})!r},"

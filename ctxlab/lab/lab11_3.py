@@ -108,7 +108,7 @@ _COMPARE_COLUMNS = {"": "", "reference": "参考实现", "yours": "你的结果"
 
 def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> str:
     """The messages of a result as the chapter names them: system → summary(compact-1) → u2 …"""
-    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    latest = next((e for e in reversed(path) if isinstance(e, CompactionSessionEntry)), None)
     names = []
     for index, message in enumerate(messages):
         entry = next(
@@ -118,12 +118,8 @@ def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> 
             names.append("system")
         elif entry is not None:
             names.append(entry.id)
-        elif (
-            compactions
-            and isinstance(message, UserMessage)
-            and message.timestamp == compactions[-1].timestamp
-        ):
-            names.append(f"summary({compactions[-1].id})")
+        elif latest and isinstance(message, UserMessage) and message.timestamp == latest.timestamp:
+            names.append(f"summary({latest.id})")
         else:
             names.append(f"{getattr(message, 'role', type(message).__name__)}?")
     return " → ".join(names) or tr("(none)", "（无）")
