@@ -2,16 +2,12 @@
 
 The only part of ctxlab that uses pandas, matplotlib and ipywidgets; importing it stays cheap
 (submodules load on first use). One module per lab, ``lab11_1`` ... ``lab11_5`` and
-``lab11_x``, holds that lab's tables, figures, widgets and self-checks, builds on the core
-module the lab is about and serves one notebook; an earlier lab never imports a later one
-(11.3's ledger, :mod:`ctxlab.lab.ledger`, is used by 11.5 too). Shared by every lab:
-:mod:`~ctxlab.lab.display` (course style, tables, widgets), :mod:`~ctxlab.lab.checks`
-(verdicts, answer readers), :mod:`~ctxlab.lab.language` (English or Chinese; the longer texts
-in ``data/texts.json``), :mod:`~ctxlab.lab.errors_zh`, :mod:`~ctxlab.lab.fonts`,
-:mod:`~ctxlab.lab.grading` (:func:`check_implementation`) and the classroom kit of issue 27
-(:mod:`~ctxlab.lab.classroom`, :mod:`~ctxlab.lab.plans`, :mod:`~ctxlab.lab.quizzes`,
-:mod:`~ctxlab.lab.handouts`).
-
+``lab11_x``, holds that lab's tables, figures, widgets and self-checks for one notebook; an
+earlier lab never imports a later one (11.3's :mod:`~ctxlab.lab.ledger` serves 11.5 too).
+Shared: :mod:`~ctxlab.lab.display`, :mod:`~ctxlab.lab.checks`, :mod:`~ctxlab.lab.language`
+(texts in ``data/texts.json``), :mod:`~ctxlab.lab.errors_zh`, :mod:`~ctxlab.lab.fonts`,
+:mod:`~ctxlab.lab.grading` and the classroom kit (:mod:`~ctxlab.lab.classroom`,
+:mod:`~ctxlab.lab.plans`, :mod:`~ctxlab.lab.quizzes`, :mod:`~ctxlab.lab.handouts`).
 A notebook starts with :func:`setup_notebook` (course style, retina PNG figures, language).
 """
 
@@ -55,19 +51,14 @@ def setup_notebook(language: str = "en") -> None:
 
     set_language(language)  # type: ignore[arg-type]  # checked there
     fixtures.set_language(get_language())  # the session's texts in that language too
-
-    def apply_style() -> None:
-        display.use_course_style(language, notice=None if first[0] else io.StringIO())
-        first[0] = False
-
-    first = [True]
-    apply_style()
+    display.use_course_style(language)
     try:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - outside Jupyter
         return
     set_matplotlib_formats("retina")  # type: ignore[no-untyped-call]
-    apply_style()  # the inline backend may reset rcParams; re-apply (without a second notice)
+    # the inline backend may reset rcParams: re-apply (without a second notice)
+    display.use_course_style(language, notice=io.StringIO())
 
 
 def __getattr__(name: str) -> ModuleType | Any:

@@ -79,9 +79,6 @@ def not_answered(what: str) -> Verdict:
     )
 
 
-# -- reading an answer: each raises a TypeError that friendly() turns into a verdict ---------------
-
-
 def id_list(answer: object, what: str) -> list[str]:
     """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
@@ -141,26 +138,16 @@ def _friendly(check: F, what: Callable[[], str]) -> F:
             return not_answered(what())
         try:
             return check(*args, **kwargs)
-        except CtxlabError as error:
-            return Verdict(
-                ok=False,
-                title=tr("ctxlab rejected the answer", "ctxlab 拒绝了这个答案"),
-                detail=f"{type(error).__name__}: {error_text(error)}",
-                hint=say("read_the_message_it_names"),
-            )
-        except (TypeError, AttributeError) as error:
-            return Verdict(
-                ok=False,
-                title=say("the_answer_is_not_the"),
-                detail=f"{type(error).__name__}: {error}",
-                hint=say("check_the_exercise_text_for"),
-            )
         except Exception as error:  # a checker must never show a traceback
-            return Verdict(
-                ok=False,
-                title=tr("the answer could not be checked", "无法检查这个答案"),
-                detail=f"{type(error).__name__}: {error}",
-                hint=say("re_run_the_cells_above"),
-            )
+            if isinstance(error, CtxlabError):
+                title = tr("ctxlab rejected the answer", "ctxlab 拒绝了这个答案")
+                detail, hint = error_text(error), say("read_the_message_it_names")
+            elif isinstance(error, (TypeError, AttributeError)):
+                title, detail = say("the_answer_is_not_the"), str(error)
+                hint = say("check_the_exercise_text_for")
+            else:
+                title = tr("the answer could not be checked", "无法检查这个答案")
+                detail, hint = str(error), say("re_run_the_cells_above")
+            return Verdict(False, title, f"{type(error).__name__}: {detail}", hint)
 
     return wrapper  # type: ignore[return-value]

@@ -1,13 +1,9 @@
-"""The classroom kit of each lab (issue 27): timing plan, common mistakes, exit quiz and the
-instructor's guide. All of it is ctxlab's teaching material, not the chapter's.
-
-* :func:`timing_plan` (:mod:`ctxlab.lab.plans`);
-* :func:`common_mistakes`: each mistake of the misconception catalogue with its hint; the list
-  unfolds only after the student's first check run with a ✘ row (issue 32, item 3);
-* :func:`check_quiz`: the exit quiz (:mod:`ctxlab.lab.quizzes`), one verdict per question;
-* :func:`instructor_guide`: the plan in short, where students get stuck, how to grade.
-
-This module needs neither pandas nor matplotlib.
+"""The classroom kit of each lab, ctxlab's teaching material (not the chapter's), without
+pandas or matplotlib: :func:`timing_plan` (:mod:`ctxlab.lab.plans`); :func:`common_mistakes`,
+each mistake of the misconception catalogue with its hint, unfolded only after the student's
+first check run with a ✘ row; :func:`check_quiz`, the exit quiz (:mod:`ctxlab.lab.quizzes`),
+one verdict per question; :func:`instructor_guide`: the plan in short, where students get
+stuck, how to grade.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ctxlab.errors import CtxlabError
-from ctxlab.lab.checks import Verdict, as_number, friendly, id_list, not_answered
+from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
 from ctxlab.lab.language import Texts, tr
 from ctxlab.lab.plans import LABS, PLANS, lab_id, period_line, stretch_checks, timing_plan
 from ctxlab.lab.quizzes import QUIZZES, Question
@@ -54,9 +50,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Mistake:
-    """One mistake of the misconception catalogue as the kit shows it: its id, the lab, one
-    line saying what students do (the entry's title), the hint that gets them out, the
-    check-table rows (behaviour keys) where it shows as ✘, and whose rule it breaks."""
+    """One mistake of the misconception catalogue as the kit shows it: the entry's title and
+    hint, the check-table rows (behaviour keys) where it shows as ✘, whose rule it breaks."""
 
     id: str
     lab: str
@@ -103,12 +98,9 @@ def mistake_catalogue(lab: str) -> tuple[Mistake, ...]:
     )
 
 
-#: The labs whose check (:func:`check_implementation` below, the notebook's check cell) has
-#: shown a ✘ row in this kernel: the common-mistakes list stays folded until then (issue 32,
-#: item 3: the list names every mistake and its hint, so before the student's first failed
-#: check it would answer the build-it for them).
+#: The labs whose check (:func:`check_implementation`) has shown a ✘ row in this kernel. Until
+#: then the common-mistakes list stays folded: its hints would answer the build-it.
 _FAILED_CHECKS: set[str] = set()
-
 
 #: A ✘ row with this in its (English) detail judged no code of the student's: the build-it
 #: stub still raises NotImplementedError. Such a run is no failed check.
@@ -153,15 +145,12 @@ class MistakeList:
     def rows(self) -> list[tuple[str, str, str]]:
         return [(m.id, m.line, m.hint) for m in self.mistakes]
 
-    def _folded_line(self) -> str:
-        return say("this_list_appears_after_your")
-
     def __str__(self) -> str:
         lines = [tr(f"Common mistakes — Lab {self.lab}", f"常见错误 — 实验 {self.lab}")]
         if not self.mistakes:
             lines.append(tr("(none catalogued for this lab)", "（本实验没有收录常见错误）"))
         elif not self.unfolded:
-            lines.append(self._folded_line())
+            lines.append(say("this_list_appears_after_your"))
             return "\n".join(lines)
         for ident, line, hint in self.rows:
             lines.append(f"• {line} [{ident}]")
@@ -174,7 +163,7 @@ class MistakeList:
         if self.mistakes and not self.unfolded:
             return (
                 '<div class="ctxlab-common-mistakes"><p>'
-                f"{html.escape(self._folded_line())}</p></div>"
+                f"{html.escape(say('this_list_appears_after_your'))}</p></div>"
             )
         heads = (tr("mistake", "错误"), tr("hint", "提示"), "id")
         body = "".join(
@@ -263,10 +252,8 @@ def _judge(question: Question, answer: object) -> Verdict:
 
 def check_quiz_answer(lab: str, number: int, answer: object) -> Verdict:
     """The verdict on one answer of ``lab``'s exit quiz (``...``: not answered yet)."""
-    question = _question(lab, number)
-    if answer is ... or answer is None:
-        return not_answered(tr(f"question {number}", f"第 {number} 题"))
-    return friendly(functools.partial(_judge, question))(answer)
+    judge = functools.partial(_judge, _question(lab, number))
+    return exercise(f"question {number}", f"第 {number} 题")(judge)(answer)
 
 
 @dataclass(frozen=True, repr=False)

@@ -121,7 +121,7 @@ DROPPED: Mapping[str, object] = MappingProxyType(
 )
 
 #: The tallest a lab figure may be (inches, shown at 100 dpi): a figure then fits on a 16:9
-#: slide at 1280×720 under the code cell that draws it (issue 11, lecture fit).
+#: slide at 1280×720 under the code cell that draws it.
 MAX_FIGURE_HEIGHT = 4.2
 
 FIGSIZE: tuple[float, float] = (10.0, 4.0)
@@ -251,7 +251,7 @@ def group_colour(number: int) -> str:
     return GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
 
 
-# -- defaults --------------------------------------------------------------------------------------
+# -- paths, entries and numbers --------------------------------------------------------------------
 
 
 def default_path(path: Sequence[SessionEntry] | None) -> list[SessionEntry]:
@@ -271,7 +271,6 @@ def relinked(entries: Iterable[SessionEntry]) -> list[SessionEntry]:
     for entry in entries:
         parent = path[-1].id if path else None
         keep = entry.parent_id == parent or (not path and isinstance(entry, CompactionSessionEntry))
-        # parent is None only for the first entry, and a compaction is then kept
         path.append(entry if keep else dataclasses.replace(entry, parent_id=parent))  # type: ignore[arg-type]
     return path
 
@@ -282,9 +281,6 @@ Number = TypeVar("Number")
 def tidy_number(value: Number) -> Number | int:
     """A whole float as an int (3.0 shows as 3); every other value unchanged."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-# -- entries as table cells ------------------------------------------------------------------------
 
 
 def entry_kind(entry: SessionEntry) -> str:
@@ -340,9 +336,7 @@ def show(
     table.hide(axis="index")
     if caption:
         table.set_caption(html.escape(caption))
-        table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE])
-    else:
-        table.set_table_styles(_TABLE_STYLES)
+    table.set_table_styles([*_TABLE_STYLES, _CAPTION_STYLE] if caption else _TABLE_STYLES)
     if row_styles:
         table.apply(lambda row: [row_styles[int(row.name)]] * len(row), axis=1)
     return table
@@ -461,11 +455,8 @@ def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> SafeCall:
 def call_safely(
     function: Callable[..., Any], *args: Any, seconds: float = 5.0, **kwargs: Any
 ) -> SafeCall:
-    """Call a student's ``function`` in a daemon thread with a time limit; never raises.
-
-    An exception or a call that does not return within ``seconds`` comes back as a message.
-    Under Pyodide, where no thread can be started, the grader's trace-hook clock bounds it.
-    """
+    """Call a student's ``function`` in a daemon thread (under Pyodide: the grader's
+    trace-hook clock); an exception, or no return within ``seconds``, comes back as a message."""
     from ctxlab.lab.grading import runner
 
     box: list[SafeCall] = []

@@ -1,4 +1,4 @@
-"""Chinese text in figures, on Linux, macOS and Windows (issue 12).
+"""Chinese text in figures, on Linux, macOS and Windows.
 
 matplotlib's default font has no Chinese glyphs: :func:`cjk_font` picks the first installed
 font of :data:`CJK_FONTS` and :func:`use_figure_language` puts it first in matplotlib's
@@ -17,10 +17,9 @@ from ctxlab.lab.language import Language
 
 __all__ = ["CJK_FONTS", "SC_FAMILY", "cjk_font", "simplified_chinese_faces", "use_figure_language"]
 
-#: Tried in order. Noto/Source Han: Linux (Debian's fonts-noto-cjk installs the collection,
-#: whose first face matplotlib names "Noto Sans CJK JP": :func:`simplified_chinese_faces`
-#: adds its SC face, so "Noto Sans CJK SC" is found first); Microsoft YaHei / SimHei:
-#: Windows; PingFang SC / Hiragino Sans GB: macOS.
+#: Tried in order. Noto/Source Han: Linux (for Debian's fonts-noto-cjk see
+#: :func:`simplified_chinese_faces`); Microsoft YaHei / SimHei: Windows; PingFang SC /
+#: Hiragino Sans GB: macOS.
 CJK_FONTS: tuple[str, ...] = (
     "Noto Sans CJK SC",
     "Noto Sans SC",
@@ -68,13 +67,9 @@ SC_FAMILY = "Noto Sans CJK SC"
 
 def simplified_chinese_faces() -> list[str]:
     """Make the Simplified Chinese face of the system's Noto Sans CJK collections known to
-    matplotlib; returns the files added (empty when there is no such collection).
-
-    matplotlib 3.10 cannot pick a face index inside a .ttc: it reads face 0, which for
-    NotoSansCJK-*.ttc is "Noto Sans CJK JP". The SC face is copied once, with fontTools
-    (a matplotlib dependency), into matplotlib's cache folder as a plain .otf (≈16 MB per
-    weight, ≈2 s), and added to the font manager from there on every later run.
-    """
+    matplotlib; returns the files added (empty when there is no such collection). The face
+    is copied once, with fontTools (a matplotlib dependency), into matplotlib's cache folder
+    as a plain .otf (≈16 MB per weight, ≈2 s), and added from there on every later run."""
     import matplotlib
     from matplotlib import font_manager
 
@@ -110,13 +105,10 @@ _CJK_FILE_HINTS = ("cjk", "notosanssc", "sourcehansans", "msyh", "pingfang", "hi
 
 
 def use_figure_language(language: str, *, notice: TextIO | None = None) -> Language:
-    """Prepare matplotlib for figure text in ``language``; returns the language to draw in.
-
-    ``"zh"`` with a CJK font installed: that font goes first in the sans-serif fallback list
-    (DejaVu Sans after it, for the Latin text and symbols it lacks) and ``"zh"`` is returned.
-    ``"zh"`` without one: a one-line notice goes to ``notice`` (stdout by default) and
-    ``"en"`` is returned, so figures are drawn with English text.
-    """
+    """Prepare matplotlib for figure text in ``language``; returns the language to draw in:
+    ``"zh"`` with a CJK font installed (first in the fallback list, DejaVu Sans after it for
+    the Latin text and symbols it lacks); without one ``"en"``, with a one-line notice to
+    ``notice`` (stdout by default)."""
     import matplotlib as mpl
 
     fallback = ["DejaVu Sans"]

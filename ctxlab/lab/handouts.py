@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import ctxlab
 from ctxlab import fixtures
@@ -65,9 +65,8 @@ Row = tuple[str, str]
 
 @dataclass(frozen=True)
 class Handout:
-    """What one lab's sheet says: the chapter's section heading (verbatim), an English
-    title (ctxlab's), the chapter's rules (verbatim quotes, each with ctxlab's English
-    rendering), how to compute the numbers, and the picture's caption."""
+    """One lab's sheet: the chapter's heading and rules (verbatim; ctxlab's English title and
+    renderings), how to compute the numbers, and the picture's caption."""
 
     lab: str
     heading_zh: str
@@ -85,12 +84,8 @@ def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids)
 
 
-def _tokens(result: Any) -> str:
-    t = result.tokens
-    return (
-        f"maxTokens {t.max_tokens} − system {t.system} − reservedOutput {t.reserved_output}"
-        f" − safetyMargin {t.safety_margin} = {t.available_for_messages}"
-    )
+def _kept(result: ctxlab.ContextResult) -> str:
+    return f"{_ids(result.kept_entry_ids)} ({result.reason}, total {result.tokens.total})"
 
 
 def _numbers_11_1() -> list[Row]:
@@ -140,7 +135,11 @@ def _numbers_11_3() -> list[Row]:
     from ctxlab.lab.ledger import Budget, budget_ledger
 
     view = budget_ledger()  # the opening path, 31/4/2
-    result = view.result
+    result, t = view.result, view.result.tokens
+    fixed = (
+        f"maxTokens {t.max_tokens} − system {t.system} − reservedOutput {t.reserved_output}"
+        f" − safetyMargin {t.safety_margin} = {t.available_for_messages}"
+    )
     overflow = Budget(19).build(fixtures.opening_path())
     available = result.tokens.available_for_messages
     steps = []
@@ -150,7 +149,7 @@ def _numbers_11_3() -> list[Row]:
         if not g.kept:
             break
     return [
-        (say("the_fixed_costs_first"), _tokens(result)),
+        (say("the_fixed_costs_first"), fixed),
         (say("group_costs_oldest_first"), ", ".join(str(g.cost) for g in view.groups[::-1])),
         (say("from_the_newest_backwards_within", available=available), "; ".join(steps)),
         (say("keptentryids"), _ids(result.kept_entry_ids)),
@@ -207,14 +206,8 @@ def _numbers_11_5() -> list[Row]:
     return [
         (say("resumed_path"), " → ".join(e.id for e in resumed[-4:])),
         (say("the_summary_message_s_cost"), str(view40.summary_cost)),
-        (
-            say("maxtokens_31_keptentryids"),
-            f"{_ids(at31.kept_entry_ids)} ({at31.reason}, total {at31.tokens.total})",
-        ),
-        (
-            say("maxtokens_40_keptentryids"),
-            f"{_ids(at40.kept_entry_ids)} ({at40.reason}, total {at40.tokens.total})",
-        ),
+        (say("maxtokens_31_keptentryids"), _kept(at31)),
+        (say("maxtokens_40_keptentryids"), _kept(at40)),
         (
             say("system_replay_across_compact_1"),
             f"content {replayed.content!r}, sections {dict(replayed.sections or {})!r},"
@@ -225,9 +218,6 @@ def _numbers_11_5() -> list[Row]:
             f"[system, {summary}, {_ids(sys_result.kept_entry_ids)}]",
         ),
     ]
-
-
-# ----------------------------------------------------------------------------- pictures
 
 
 def _picture(lab: str) -> Figure:
@@ -243,21 +233,14 @@ def _picture(lab: str) -> Figure:
     return draw.get(lab, lab11_4.first_kept_figure)()
 
 
-# ----------------------------------------------------------------------------- the sheets
-
-
 def _load() -> dict[str, Handout]:
     """Every sheet: its words from ``data/handouts.json``, its numbers from ``_numbers_11_N``."""
     data = json.loads(_DATA.joinpath("handouts.json").read_text("utf-8"))
     return {
         lab: Handout(
-            lab,
-            sheet["heading_zh"],
-            sheet["title_en"],
-            tuple((zh, en) for zh, en in sheet["rules"]),
-            globals()[f"_numbers_{lab.replace('.', '_')}"],
-            sheet["picture_en"],
-            sheet["picture_zh"],
+            lab=lab,
+            numbers=globals()[f"_numbers_{lab.replace('.', '_')}"],
+            **{**sheet, "rules": tuple((zh, en) for zh, en in sheet["rules"])},
         )
         for lab, sheet in data.items()
     }
@@ -326,26 +309,9 @@ def _page(sheet: Handout) -> str:
     svg = _svg(_picture(lab))
     src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
     caption = sheet.picture_zh if zh else sheet.picture_en
-    heads = (
-        ("本章的规则（原文引用）", "开篇例子的数字（ctxlab 用本章的 fixture 算出）", "一张图")
-        if zh
-        else (
-            "The chapter's rules (quoted verbatim; English: ctxlab's rendering)",
-            "The worked example's numbers (computed by ctxlab from the chapter's fixtures)",
-            "The picture",
-        )
-    )
-    number = lab.replace(".", "_")
+    heads = (say("the_chapter_s_rules_quoted"), say("the_worked_example_s_numbers"))
     pattern = f'node --test --test-name-pattern="Lab {lab}"'
-    foot = (
-        f"本章的测试：<code>{e(pattern)}</code> · ctxlab 的检查："
-        f"<code>pytest -m lab{number} --ctxlab-impl=my_lab.py</code>"
-        " · 引文出自本章；标题、数字说明与图是 ctxlab 的。"
-        if zh
-        else f"The chapter's tests: <code>{e(pattern)}</code> · ctxlab's checks: "
-        f"<code>pytest -m lab{number} --ctxlab-impl=my_lab.py</code> · Quotes are the "
-        "chapter's; titles, number labels and the picture are ctxlab's."
-    )
+    foot = say("the_chapter_s_tests", pattern=e(pattern), number=lab.replace(".", "_"))
     language_tag = "zh-CN" if zh else "en"
     return (
         f'<!doctype html>\n<html lang="{language_tag}"><head><meta charset="utf-8">'
@@ -354,7 +320,7 @@ def _page(sheet: Handout) -> str:
         f'<h1>{e(title)}</h1><p class="sub">{e(sub)}</p>'
         f"<h2>{e(heads[0])}</h2><ol>{''.join(rules)}</ol>"
         f"<h2>{e(heads[1])}</h2><table>{rows}</table>"
-        f'<h2>{e(heads[2])}</h2><figure><img src="{src}" alt="{e(caption)}">'
+        f'<h2>{e(say("the_picture"))}</h2><figure><img src="{src}" alt="{e(caption)}">'
         f"<figcaption>{e(caption)}</figcaption></figure>"
         f"<footer>{foot}</footer></main></body></html>\n"
     )

@@ -17,13 +17,8 @@ say = Texts("lab11_1")
 __all__ = ["check_my_summary"]
 
 
-# -- self-checks -----------------------------------------------------------------------------------
-
-
 def _refused(error: CtxlabError) -> Verdict:
-    """The verdict when the parser refuses an exercise's answer: what ``friendly`` says, but
-    with the parser's message in the notebook's language (``friendly`` shows the core's
-    English message)."""
+    """The verdict when the parser refuses the answer: ``friendly``'s, worded for the parser."""
     return Verdict(
         False,
         tr("ctxlab rejected the answer", "parser 拒绝了这个答案"),

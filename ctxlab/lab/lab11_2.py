@@ -49,9 +49,6 @@ __all__ = [
 ]
 
 
-# -- groups and cuts -------------------------------------------------------------------------------
-
-
 def group_label(number: int, group: InteractionGroup, *, figure: bool = False) -> str:
     """``group 3: u3…a3`` (Chinese: ``第 3 组：u3…a3``); ``figure``: in the figure language."""
     ids = group.entry_ids
@@ -79,8 +76,6 @@ def cut_points(path: Sequence[SessionEntry] | None = None) -> tuple[CutPoint, ..
     pairs = itertools.pairwise(flat)
     return tuple(CutPoint(left, right, n1 != n2) for (n1, left), (n2, right) in pairs)
 
-
-# -- figure ----------------------------------------------------------------------------------------
 
 _NO_GROUP = "#DDDDDD"
 
@@ -150,9 +145,6 @@ def timeline_figure(path: Sequence[SessionEntry] | None = None) -> Figure:
     title = say.figure("where_may_the_budget_cut")
     ax.set_title(title, loc="left", **symbols)
     return fig
-
-
-# -- self-checks -----------------------------------------------------------------------------------
 
 
 @exercise("group of u3", "u3 所在的组")

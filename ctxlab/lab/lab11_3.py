@@ -10,7 +10,7 @@ The ledger (:mod:`ctxlab.lab.ledger`, re-exported here), the messages sent
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ipywidgets as widgets
@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ctxlab import fixtures
-from ctxlab.context import ContextResult, build_context
+from ctxlab.context import ContextResult, ContextTokens, build_context
 from ctxlab.entries import CompactionSessionEntry, MessageSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.lab.checks import Verdict, as_number, exercise, id_list
@@ -101,21 +101,14 @@ def message_arrow(result: ContextResult) -> str:
 
 # -- the student's build_context beside the reference ----------------------------------------
 
-_TOKEN_FIELDS = (
-    "max_tokens",
-    "system",
-    "messages",
-    "reserved_output",
-    "safety_margin",
-    "available_for_messages",
-    "total",
-)
-COMPARE_COLUMNS = ["", "reference", "yours", "same?"]
+_TOKEN_FIELDS = tuple(field.name for field in fields(ContextTokens))
+#: The compare table's columns, English → Chinese.
+_COMPARE_COLUMNS = {"": "", "reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
 
 
 def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> str:
     """The messages of a result as the chapter names them: system → summary(compact-1) → u2 …"""
-    compactions = [e for e in path if isinstance(e, CompactionSessionEntry)]
+    latest = next((e for e in reversed(path) if isinstance(e, CompactionSessionEntry)), None)
     names = []
     for index, message in enumerate(messages):
         entry = next(
@@ -125,12 +118,8 @@ def _message_names(path: Sequence[SessionEntry], messages: Iterable[object]) -> 
             names.append("system")
         elif entry is not None:
             names.append(entry.id)
-        elif (
-            compactions
-            and isinstance(message, UserMessage)
-            and message.timestamp == compactions[-1].timestamp
-        ):
-            names.append(f"summary({compactions[-1].id})")
+        elif latest and isinstance(message, UserMessage) and message.timestamp == latest.timestamp:
+            names.append(f"summary({latest.id})")
         else:
             names.append(f"{getattr(message, 'role', type(message).__name__)}?")
     return " → ".join(names) or tr("(none)", "（无）")
@@ -140,13 +129,9 @@ def _result_rows(path: Sequence[SessionEntry], result: object) -> list[tuple[str
     """(what, value) rows of a ContextResult-like value; raises if it cannot be read."""
     kept = getattr(result, "kept_entry_ids")  # noqa: B009 - a student's object may lack it
     tokens = getattr(result, "tokens")  # noqa: B009
-    rows = [
-        (
-            tr("kept ids", "保留的 entry id"),
-            ", ".join(str(i) for i in kept) or tr("(nothing)", "（无）"),
-        ),
-        ("reason", str(getattr(result, "reason"))),  # noqa: B009
-    ]
+    kept_ids = ", ".join(str(i) for i in kept) or tr("(nothing)", "（无）")
+    rows = [(tr("kept ids", "保留的 entry id"), kept_ids)]
+    rows.append(("reason", str(getattr(result, "reason"))))  # noqa: B009
     rows += [(f"tokens.{name}", str(tidy_number(getattr(tokens, name)))) for name in _TOKEN_FIELDS]
     rows.append(("messages", _message_names(path, getattr(result, "messages"))))  # noqa: B009
     return rows
@@ -183,10 +168,6 @@ def chapter_paths() -> list[tuple[str, list[SessionEntry]]]:
     ]
 
 
-def _differs(frame: pd.DataFrame) -> bool:
-    return any(str(mark) != "✔" for mark in frame.iloc[:, 3])
-
-
 def find_difference(
     student: Callable[..., Any],
     path: Sequence[SessionEntry] | None = None,
@@ -198,20 +179,14 @@ def find_difference(
     (ctxlab's search): 31/4/2 first, then every ``max_tokens`` from the smallest up, on
     ``path`` or else on each of :func:`chapter_paths`. Raising or hanging is a difference."""
     paths = chapter_paths() if path is None else [(tr("this path", "这条路径"), list(path))]
-    budgets = [CHAPTER_BUDGET] + [
-        Budget(mt) for mt in max_tokens if mt != CHAPTER_BUDGET.max_tokens
-    ]
+    budgets = [CHAPTER_BUDGET, *(Budget(m) for m in max_tokens if m != CHAPTER_BUDGET.max_tokens)]
     values = sorted(int(b.max_tokens) for b in budgets)
-    searched = tr(
-        f"max_tokens {values[0]}–{values[-1]} (reserved_output 4, safety_margin 2) on "
-        + " and ".join(name for name, _ in paths),
-        f"max_tokens 从 {values[0]} 到 {values[-1]}（reserved_output 4，safety_margin 2），"
-        + "、".join(name for name, _ in paths),
-    )
+    names = tr(" and ", "、").join(name for name, _ in paths)
+    searched = say("max_tokens_searched_on", low=values[0], high=values[-1], paths=names)
     for name, entries in paths:
         for budget in budgets:
             frame = compare_table(entries, student, budget, seconds=seconds)
-            if _differs(frame):
+            if any(str(mark) != "✔" for mark in frame.iloc[:, 3]):
                 return BuildDifference(True, name, tuple(entries), budget, frame, searched)
     name, entries = paths[0]
     frame = compare_table(entries, student, CHAPTER_BUDGET, seconds=seconds)
@@ -245,7 +220,7 @@ def compare_table(
             problem = (
                 say("returned_which_is_not_a", kind=kind) + f" ({type(error).__name__}: {error})"
             )
-    first_difference = _first_difference()
+    first_difference = tr("✘ first difference", "✘ 第一处不同")
     if problem:
         rows = [(tr("your build_context", "你的 build_context"), tr("(see below)", "（见下方）"),
                  problem, first_difference)]  # fmt: skip
@@ -260,34 +235,24 @@ def compare_table(
             else:
                 mark = "✘"
             rows.append((what, want, have, mark))
-    return in_language(pd.DataFrame(rows, columns=COMPARE_COLUMNS), _COMPARE_ZH)
+    return in_language(pd.DataFrame(rows, columns=list(_COMPARE_COLUMNS)), _COMPARE_COLUMNS)
 
 
-_COMPARE_ZH = {"reference": "参考实现", "yours": "你的结果", "same?": "相同？"}
-
-
-def _first_difference() -> str:
-    return tr("✘ first difference", "✘ 第一处不同")
-
-
+#: Each row's style by its mark; any other mark is the first difference's.
 _COMPARE_ROW_STYLE = {
-    "first": "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00",
-    "differs": "background-color: #D55E0014",
-    "same": "background-color: #009E7314",
+    "✘": "background-color: #D55E0014",
+    "✔": "background-color: #009E7314",
     "": "color: #555555",
 }
-
-
-def _compare_kind(mark: str) -> str:
-    if mark == _first_difference():
-        return "first"
-    if mark.startswith("✘"):
-        return "differs"
-    return "same" if mark == "✔" else ""
+_FIRST_DIFFERENCE_STYLE = (
+    "background-color: #D55E0033; font-weight: bold; border: 2px solid #D55E00"
+)
 
 
 def _styled_compare(frame: pd.DataFrame, caption: str) -> CourseTable:
-    styles = [_COMPARE_ROW_STYLE[_compare_kind(str(mark))] for mark in frame.iloc[:, 3]]
+    styles = [
+        _COMPARE_ROW_STYLE.get(str(mark), _FIRST_DIFFERENCE_STYLE) for mark in frame.iloc[:, 3]
+    ]
     return show(frame, "compare", caption, styles)
 
 
@@ -335,14 +300,12 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> Bu
     """Build the context for the opening path and render its ledger and budget plot (pure)."""
     budget = Budget(max_tokens, reserved_output, safety_margin)
     view = budget_ledger(None, budget)
-    styler = ledger_styler(None, budget)
-    figure = budget_figure(None, budget)
     kept = ", ".join(view.result.kept_entry_ids) or tr("(nothing)", "（无）")
     return BudgetView(
         reason=tr(f"reason: {view.result.reason}", f"原因（reason）：{view.result.reason}"),
         kept=tr(f"kept: {kept}", f"保留（kept_entry_ids）：{kept}"),
-        ledger_html=styler.to_html(),
-        figure=figure,
+        ledger_html=ledger_styler(None, budget).to_html(),
+        figure=budget_figure(None, budget),
     )
 
 
@@ -353,10 +316,8 @@ def build_budget_widget(
     seconds: float = 5.0,
 ) -> Any:
     """Sliders max_tokens (0-60, 31), reserved_output (4), safety_margin (2) → ledger + plot.
-
     With ``student`` (your own ``build_context``), output ``"compare"`` shows the search's
-    first difference (the sliders start there), then :func:`compare_builds` at each position.
-    """
+    first difference (the sliders start there), then :func:`compare_builds` at each position."""
     first: BuildDifference | None = None
     start = 31
     if student is not None:  # the first position: the first difference the search finds

@@ -17,7 +17,7 @@ from matplotlib.patches import Patch
 from ctxlab import fixtures
 from ctxlab.compaction import create_compaction_entry
 from ctxlab.context import resume_candidates
-from ctxlab.entries import CompactionSessionEntry, CompactionSummary, SessionEntry
+from ctxlab.entries import CompactionSessionEntry, SessionEntry
 from ctxlab.errors import CtxlabError
 from ctxlab.interactions import message_entries
 from ctxlab.lab.checks import Verdict, exercise, id_list
@@ -47,9 +47,6 @@ __all__ = [
     "first_kept_figure",
     "try_first_kept",
 ]
-
-
-# -- the first kept entry --------------------------------------------------------------------------
 
 
 def try_first_kept(
@@ -95,15 +92,13 @@ def first_kept_costs(
 def first_kept_figure(
     path: Sequence[SessionEntry] | None = None, estimate: TokenEstimator | None = None
 ) -> Figure:
-    """One bar per legal first kept id: the summarised tokens
-    (hatched) then the kept tokens (solid), so the bars all end at the conversation's
-    total."""
+    """One bar per legal first kept id: the summarised tokens (hatched) then the kept tokens
+    (solid), so the bars all end at the conversation's total."""
     frame = first_kept_costs(path, estimate)
     fig, ax = new_figure(FIGSIZE)
     ids = list(frame["first kept"])
-    for row, (kept, summarised) in enumerate(
-        zip(frame["kept tokens"], frame["summarised tokens"], strict=True)
-    ):
+    pairs = list(zip(frame["kept tokens"], frame["summarised tokens"], strict=True))
+    for row, (kept, summarised) in enumerate(pairs):
         y = len(ids) - 1 - row
         ax.barh(y, summarised, height=0.6, **DROPPED)  # type: ignore[arg-type]
         ax.barh(y, kept, left=summarised, height=0.6, **KEPT)  # type: ignore[arg-type]
@@ -113,8 +108,7 @@ def first_kept_figure(
         ax.text(summarised + kept / 2, y, f"{kept:g}", ha="center", va="center", fontsize=14,
                 color="#FFFFFF", fontweight="bold")  # fmt: skip
     ax.set_yticks(range(len(ids)), list(reversed(ids)))
-    total = max((k + s for k, s in zip(frame["kept tokens"], frame["summarised tokens"],
-                                      strict=True)), default=1)  # fmt: skip
+    total = max((k + s for k, s in pairs), default=1)
     ax.set_xlim(0, total * 1.02)
     ax.set_ylim(-0.6, len(ids) - 0.4)
     ax.set_ylabel(say.figure("first_kept_ylabel"))
@@ -131,9 +125,6 @@ def first_kept_figure(
     )
     ax.spines["left"].set_color(PALETTE["black"])
     return fig
-
-
-# -- self-checks -----------------------------------------------------------------------------------
 
 
 @exercise("valid first kept", "可作保留起点的 id 集合")
@@ -226,25 +217,16 @@ def check_compact2(entry: object) -> Verdict:
         if got != want:
             return Verdict(
                 False,
-                say(
-                    "field_differs",
-                    label=label,
-                    got=got,
-                    whose_en="ctxlab's",
-                    expected=expected,
-                    want=want,
-                    whose_zh="ctxlab 的",
-                ),
+                say("field_differs", label=label, got=got, expected=expected, want=want),
                 "",
                 say("the_chapter_gives_only_compact", expected=expected),
             )
-    summary: CompactionSummary = entry.summary
-    if summary != expected.summary:
+    if entry.summary != expected.summary:
         return Verdict(
             False,
-            say("the_summary_differs_from_fixtures", summary_name="compact2_summary"),
+            say("the_summary_differs_from_fixtures"),
             "",
-            say("pass_summary_fixtures", summary_name="compact2_summary"),
+            say("pass_summary_fixtures"),
         )
     title = say("this_is_ctxlab_s_the", expected=expected)
     return Verdict(True, title, say("parentid_came_from_the_path", expected=expected))

@@ -106,10 +106,8 @@ def _status(path: Sequence[SessionEntry]) -> dict[str, tuple[str, str]]:
     return status
 
 
-#: The diagram titles the notebook passes, in English and Chinese. The Chinese edition passes
-#: the Chinese title; where figures must stay English (no CJK font, see ctxlab.lab.fonts) it is
-#: drawn in English, and an English title is drawn in Chinese in a Chinese figure. Any other
-#: title is drawn as given.
+#: The diagram titles the notebook passes, in English and Chinese: either is drawn in the
+#: figure language (ctxlab.lab.fonts); any other title is drawn as given.
 DIAGRAM_TITLES_ZH: dict[str, str] = {
     "compact-1 points back to u2": "compact-1 指回 u2",
     "compact-2 keeps from u3; compact-1 is no longer read": (
@@ -322,9 +320,8 @@ def compare_builds(
 
 
 def build_resume_widget() -> Any:
-    """A ``max_tokens`` slider (0-60, starts at 31) that redraws
-    :func:`resume_comparison_figure` (the two bars, with and without the compaction) when it
-    is released. Controls: ``box.slider``; output: ``box.figure``."""
+    """A ``max_tokens`` slider (0-60, starts at 31) that redraws :func:`resume_comparison_figure`
+    when it is released. Controls: ``box.slider``; output: ``box.figure``."""
     budget = slider("max_tokens", 31, 60)
     image = figure_widget()
 

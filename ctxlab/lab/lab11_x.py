@@ -91,15 +91,12 @@ def draft_table() -> pd.DataFrame:
         rows.append(
             {"draft record": draft_label(name), "strict parser": parser, "migration": migration}
         )
-    frame = pd.DataFrame(rows, columns=["draft record", "strict parser", "migration"])
-    return in_language(
-        frame, {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
-    )
+    columns = {"draft record": "草案记录", "strict parser": "严格 parser", "migration": "迁移"}
+    return in_language(pd.DataFrame(rows, columns=list(columns)), columns)
 
 
-# -- "use your own code": the exercises may not call the reference migration ---------------------
-
-#: The functions of :mod:`ctxlab.migration` that do the exercise's work.
+#: The functions of :mod:`ctxlab.migration` that do the exercise's work: the student's code
+#: may not call them.
 _REFERENCE_NAMES = (
     "migrate_draft_entry",
     "migrate_jsonl",

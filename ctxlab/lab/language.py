@@ -38,10 +38,9 @@ _figure: list[Language | None] = [None]
 
 def set_language(language: Language) -> None:
     """Render the teaching layer's reports in ``"en"`` (English) or ``"zh"`` (Chinese)."""
-    if language == "en" or language == "zh":
-        _current[0] = language
-        return
-    raise CtxlabError(f"set_language: language must be 'en' or 'zh', got {shown(language)}")
+    if language not in LANGUAGES:
+        raise CtxlabError(f"set_language: language must be 'en' or 'zh', got {shown(language)}")
+    _current[0] = language
 
 
 def get_language() -> Language:

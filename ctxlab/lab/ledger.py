@@ -137,8 +137,8 @@ def budget_ledger(
     return BudgetLedger(result, summary_cost, tuple(ledger))
 
 
-_LEDGER_COLUMNS = ["item", "tokens", "running total", "decision"]
-_LEDGER_ZH = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
+#: The ledger's columns, English → Chinese.
+_LEDGER_COLUMNS = {"item": "项目", "tokens": "token", "running total": "累计", "decision": "决定"}
 
 
 def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.DataFrame, list[str]]:
@@ -149,19 +149,14 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
     t = view.result.tokens
     available = n(t.available_for_messages)
     fixed = tr("fixed", "固定成本")
+    for_messages = tr("= available for messages", "= 消息额度")
     # (kind, item, tokens, running total, decision)
     rows: list[tuple[str, object, object, object, str]] = [
         ("", "max_tokens", n(t.max_tokens), "", ""),
         ("fixed", tr("− system (replayed)", "− system（重放）"), n(t.system), "", fixed),
         ("fixed", "− reserved_output", n(t.reserved_output), "", fixed),
         ("fixed", "− safety_margin", n(t.safety_margin), "", fixed),
-        (
-            "budget",
-            tr("= available for messages", "= 消息额度"),
-            available,
-            "",
-            tr("budget", "预算"),
-        ),
+        ("budget", for_messages, available, "", tr("budget", "预算")),
     ]
     if any(isinstance(e, CompactionSessionEntry) for e in default_path(path)):
         summary = n(view.summary_cost)
@@ -185,8 +180,8 @@ def _ledger(path: Sequence[SessionEntry] | None, budget: Budget) -> tuple[pd.Dat
         rows.append(("kept" if group.kept else "dropped", item, n(group.cost), running, decision))
     reason = tr(f"reason: {view.result.reason}", f"reason：{view.result.reason}")
     rows.append(("", reason, n(t.total), "", tr("total sent", "发送总计")))
-    frame = pd.DataFrame([row[1:] for row in rows], columns=_LEDGER_COLUMNS)
-    return in_language(frame, _LEDGER_ZH), [row[0] for row in rows]
+    frame = pd.DataFrame([row[1:] for row in rows], columns=list(_LEDGER_COLUMNS))
+    return in_language(frame, _LEDGER_COLUMNS), [row[0] for row in rows]
 
 
 _DROPPED_ROW = (
@@ -203,9 +198,8 @@ _LEDGER_ROW_STYLE = {
 def ledger_styler(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> CourseTable:
-    """The budget ledger of chapter 11.3 as a table (item, tokens, running total, decision;
-    headers and words in the notebook's language), kept rows green, dropped rows hatched
-    grey. Its ``.data`` is the frame."""
+    """The budget ledger of chapter 11.3 as a table in the notebook's language, kept rows
+    green, dropped rows hatched grey. Its ``.data`` is the frame."""
     frame, kinds = _ledger(path, budget)
     return show(frame, "ledger", row_styles=[_LEDGER_ROW_STYLE.get(kind, "") for kind in kinds])
 
@@ -214,9 +208,7 @@ def ledger_styler(
 
 
 def budget_alt_text(view: BudgetLedger) -> str:
-    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's
-    language: the fixed costs, each group newest first with its cost and whether it was
-    kept, where the budget ends, the reason and the total."""
+    """What :func:`budget_figure` shows, in words (its alt text), in the notebook's language."""
     t = view.result.tokens
     n = tidy_number
     end = n(t.system + t.reserved_output + t.safety_margin + t.available_for_messages)
@@ -250,10 +242,8 @@ def budget_alt_text(view: BudgetLedger) -> str:
 def budget_figure(
     path: Sequence[SessionEntry] | None = None, budget: Budget = CHAPTER_BUDGET
 ) -> Figure:
-    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall.
-
-    The dashed line is where the budget ends: fixed costs + ``available_for_messages``.
-    """
+    """Fixed costs, then each group newest first (kept solid, dropped hatched), as a waterfall;
+    the dashed line is where the budget ends: fixed costs + ``available_for_messages``."""
     view = budget_ledger(path, budget)
     t = view.result.tokens
     fixed_style = {"edgecolor": PALETTE["black"], "linewidth": 1.5}
@@ -263,18 +253,12 @@ def budget_figure(
         ("safety_margin", float(t.safety_margin), {**fixed_style, "facecolor": "#555555"}),
     ]
     if view.summary_cost:
-        rows.append(
-            (
-                tr_figure("summary", "摘要"),
-                float(view.summary_cost),
-                {**KEPT, "facecolor": PALETTE["yellow"]},
-            )
-        )
+        summary_style = {**KEPT, "facecolor": PALETTE["yellow"]}
+        rows.append((tr_figure("summary", "摘要"), float(view.summary_cost), summary_style))
     for group in view.groups:
         style = {**KEPT, "facecolor": group_colour(group.number)} if group.kept else dict(DROPPED)
-        rows.append(
-            (group_label(group.number, group.interaction, figure=True), float(group.cost), style)
-        )
+        label = group_label(group.number, group.interaction, figure=True)
+        rows.append((label, float(group.cost), style))
 
     # Fixed margins instead of constrained layout: a slider redraws this figure, and
     # the layout solver would more than double the time of each redraw.

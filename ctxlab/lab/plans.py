@@ -1,4 +1,4 @@
-"""Each lab's timing plan (issue 27): minutes per section and exercise, each row **core**
+"""Each lab's timing plan: minutes per section and exercise, each row **core**
 (fits the class period) or **stretch** (fast finishers, homework), read from
 ``data/plans.json``. The minutes are ctxlab's estimate from the size of each section, not
 measured in class. The check rows of ctxlab's optional extras are stretch too
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ctxlab.errors import CtxlabError
 from ctxlab.lab.language import Texts, tr
 
 say = Texts("plans")
@@ -38,13 +39,8 @@ LABS = ("11.1", "11.2", "11.3", "11.4", "11.5", "11.x")
 def lab_id(lab: object) -> str:
     """``lab`` itself when it is one of :data:`LABS`; else a CtxlabError naming it."""
     if not isinstance(lab, str) or lab not in LABS:
-        from ctxlab.errors import CtxlabError
-
         raise CtxlabError(f"lab must be one of {', '.join(LABS)}; got {lab!r}")
     return lab
-
-
-# ------------------------------------------------------------------------------ the plan
 
 
 @dataclass(frozen=True)
@@ -163,10 +159,7 @@ def period_line(plan: LabPlan) -> str:
 
 def _extras_line(lab: str) -> str:
     keys = stretch_checks(lab)
-    if not keys:
-        return ""
-    names = ", ".join(keys)
-    return say("check_table_the_rows_of", count=len(keys), names=names)
+    return say("check_table_the_rows_of", count=len(keys), names=", ".join(keys)) if keys else ""
 
 
 def timing_plan(lab: str) -> LabPlan:

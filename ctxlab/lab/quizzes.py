@@ -56,9 +56,6 @@ def _refused(action: Callable[[], object]) -> bool:
     return False
 
 
-# -- 11.1
-
-
 def _q11_1_draft() -> str:
     wire = fixtures.compact1().to_json()
     wire["summary"]["files"] = ["context.ts"]  # beside changedFiles, not instead of it
@@ -109,9 +106,6 @@ def _q11_1_no_special_code() -> str:
     return "b" if not methods else "a"
 
 
-# -- 11.2
-
-
 def _reordered(*order: str) -> list[MessageSessionEntry]:
     """The opening path's message entries, group 3 in the given order (parent ids are not
     read by the grouping)."""
@@ -151,23 +145,17 @@ def _q11_2_missing() -> str:
     return "b" if _refused(functools.partial(ctxlab.group_interactions, path)) else "a"
 
 
-# -- 11.3
+def _available(max_tokens: int) -> int:
+    return int(chapter_build(fixtures.opening_path(), max_tokens).tokens.available_for_messages)
 
 
-def _tokens(max_tokens: int) -> ctxlab.ContextTokens:
-    return chapter_build(fixtures.opening_path(), max_tokens).tokens
+def _kept(path: Callable[[], Sequence[ctxlab.SessionEntry]], max_tokens: int) -> list[str]:
+    return list(chapter_build(path(), max_tokens).kept_entry_ids)
 
 
-def _q11_3_available_25() -> int:
-    return int(_tokens(25).available_for_messages)
-
-
-def _q11_3_available_5() -> int:
-    return int(_tokens(5).available_for_messages)
-
-
-def _q11_3_kept_30() -> list[str]:
-    return list(chapter_build(fixtures.opening_path(), 30).kept_entry_ids)
+_q11_3_available_25 = functools.partial(_available, 25)
+_q11_3_available_5 = functools.partial(_available, 5)
+_q11_3_kept_30 = functools.partial(_kept, fixtures.opening_path, 30)
 
 
 def _q11_3_reason_15() -> str:
@@ -177,9 +165,6 @@ def _q11_3_reason_15() -> str:
 def _q11_3_total_allowed() -> str:
     result = chapter_build(fixtures.opening_path(), 15)
     return "b" if result.tokens.total > 15 else "a"
-
-
-# -- 11.4
 
 
 def _q11_4_parent() -> str:
@@ -251,11 +236,7 @@ def _q11_4_patch2() -> str:
     return "b" if _refused(create) else "a"
 
 
-# -- 11.5
-
-
-def _q11_5_kept_35() -> list[str]:
-    return list(chapter_build(fixtures.resumed_path(), 35).kept_entry_ids)
+_q11_5_kept_35 = functools.partial(_kept, fixtures.resumed_path, 35)
 
 
 def _q11_5_second() -> str:
@@ -304,16 +285,7 @@ def _load() -> dict[str, tuple[Question, ...]]:
     path = Path(__file__).with_name("data").joinpath("quizzes.json")
     return {
         lab: tuple(
-            Question(
-                lab,
-                q["number"],
-                q["test"],
-                q["kind"],
-                globals()[q["expected"]],
-                q["why_en"],
-                q["why_zh"],
-            )
-            for q in questions
+            Question(lab=lab, **{**q, "expected": globals()[q["expected"]]}) for q in questions
         )
         for lab, questions in json.loads(path.read_text("utf-8")).items()
     }
