@@ -96,10 +96,10 @@ def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
         use(*previous)
 
 
-def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
+def in_time(began: float, slowest: float) -> bool:
     """May one more call (the slowest took ``slowest`` s) of a step that began at ``began``
-    end within ``share`` of the check's time limit?"""
-    return now() + slowest - began <= _LIMIT[0] * share
+    end within half the check's time limit?"""
+    return now() + slowest - began <= _LIMIT[0] * 0.5
 
 
 def use(seed: int, limit: float = 10.0) -> int:
@@ -428,9 +428,7 @@ def smaller_path(case: Path) -> Iterator[Path]:
             yield changed(i, sections=item.sections[1:])
     for name in ("max_tokens", "reserved_output", "safety_margin"):
         value = options.get(name)
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            continue
-        if math.isfinite(value) and value > 0:
+        if isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
             lowers: set[int | float] = {0, math.floor(value / 2), math.floor(value), value - 1}
             yield from (option(name, n) for n in sorted(lowers) if 0 <= n < value)
     estimator = options.get("estimate_tokens")

@@ -1,12 +1,9 @@
 """The lab report: one ✔ or ✘ row per behaviour, as text and as a table (spec §10).
 
 :func:`~ctxlab.lab.grading.check_implementation` returns a :class:`LabReport`: a table in a
-notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.set_language`
-(both are kept in every row). A row's kind (:attr:`CheckResult.source`) is ``"chapter"`` --
-the chapter's rule, its sentence quoted, or the course's code (``course``) -- or ``"ctxlab"``,
-ctxlab's extension with why it decides so. The chapter's rows decide the lab
-(:attr:`LabReport.passed`); ctxlab's follow as optional extras. Its texts (and
-Gradescope's) are data, ``texts.json``.
+notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.set_language`.
+The chapter's rows decide the lab (:attr:`LabReport.passed`); ctxlab's follow as optional
+extras. Its texts (and Gradescope's) are data, ``texts.json``.
 """
 
 from __future__ import annotations
@@ -18,14 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
-from ctxlab.lab.grading.misconceptions import (
-    DIAGNOSIS,
-    Misconception,
-    explaining,
-    found_in,
-    hint_lines,
-    ordered,
-)
+from ctxlab.lab.grading.misconceptions import Misconception, hint_lines, ordered
 from ctxlab.lab.grading.text import Text, clean
 
 #: A row's kind: the chapter's rule, or ctxlab's extension.
@@ -40,9 +30,9 @@ def _no_check(trial: Any) -> None:
 class CheckResult:
     """One behaviour of a lab, from its declaration in the lab's file (``@LAB.check``, with
     its check ``run``) to its row in a report (:meth:`row`): ✔ or ✘ and, for ✘, the first
-    failing example (``detail``); ``quote_zh``/``quote_en``: the chapter's sentence
-    (``course``: the course's code), ``why_en``/``why_zh``: why ctxlab decides so. The
-    properties pick the language."""
+    failing example (``detail``). Its kind (``source``): ``"chapter"``, the chapter's
+    sentence quoted (``quote_zh``/``quote_en``; ``course``: the course's code), or
+    ``"ctxlab"``, why ctxlab decides so (``why_en``/``why_zh``). Properties pick the language."""
 
     key: str
     passed: bool
@@ -153,9 +143,8 @@ class LabReport:
     hint_rung: int = 0
 
     def matches(self) -> tuple[Misconception, ...]:
-        """The matched misconceptions that explain the failed rows, most likely first."""
-        found = ordered(self.facts.catalogue, self.matched)
-        return explaining(found, [(result.key, result.source) for result in self.failed])
+        """The matched misconceptions (each explains the failed rows), most likely first."""
+        return ordered(self.facts.catalogue, self.matched)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -270,7 +259,8 @@ class LabReport:
         matches = self.matches()
         if not matches:
             return said("folded", count=count, rows=rows)
-        return said("folded_by", title=matches[0].title, count=count, rows=rows)
+        title = Text(matches[0].title_en, matches[0].title_zh)
+        return said("folded_by", title=title, count=count, rows=rows)
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
@@ -297,8 +287,7 @@ class LabReport:
             *(_NOTICE.format(html.escape(notice)) for notice in self.notices),
         ]
         if self.hint:
-            text.extend(("💡 " if i == 0 else "   ") + line
-                        for i, line in enumerate(self.hint.splitlines()))  # fmt: skip
+            text.append("💡 " + self.hint.replace("\n", "\n   "))
             page.append(_HINT.format(html.escape(self.hint)))
         heads = said("heads").pick().split("|")
         text.append(self.headline())
@@ -415,10 +404,3 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
     )
-
-
-def diagnosed(results: list[CheckResult]) -> tuple[tuple[CheckResult, ...], tuple[str, ...]]:
-    """The rows of a check loop's results, and the misconceptions its last step matched."""
-    rows = tuple(result for result in results if result.key != DIAGNOSIS)
-    found = [found_in(result.detail_en) for result in results if result.key == DIAGNOSIS]
-    return rows, (found[0] if found else ())
