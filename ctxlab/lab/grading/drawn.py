@@ -1,12 +1,10 @@
-"""Random cases drawn from a seed: the labs' random rows (spec §10, issue 34).
+"""Random cases drawn from a seed: the labs' random rows (spec §10).
 
 Fixed inputs can be remembered, so each lab has one random row (key ``random_...``): inputs
 drawn from a seeded generator of valid and minimally broken inputs, the student's function
-compared with the reference only where the chapter decides. :func:`draw_path` draws paths of
-random shape (costs as ``[n]`` tags, priced by :class:`Estimator`), :func:`draw_budget` a
-budget; :func:`run` runs a row's cases and :func:`shrink`-s a failure to the smallest failing
-input found, shown with the seed that replays it (``CTXLAB_SEED`` fixes it). Plain
-:mod:`random` only (Pyodide).
+compared with the reference only where the chapter decides. :func:`run` runs a row's cases
+and :func:`shrink`-s a failure to the smallest failing input found, shown with the seed that
+replays it (``CTXLAB_SEED`` fixes it). Plain :mod:`random` only (Pyodide).
 """
 
 from __future__ import annotations

@@ -37,8 +37,7 @@ def set_time_limit(seconds: float) -> float:
         raise GradingUsageError(
             f"set_time_limit: seconds must be {must}, got {shown(seconds)}", option="seconds"
         )
-    previous = _time_limit[0]
-    _time_limit[0] = float(seconds)
+    previous, _time_limit[0] = _time_limit[0], float(seconds)
     return previous
 
 

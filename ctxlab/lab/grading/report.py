@@ -236,18 +236,13 @@ class LabReport:
             return None, ()
         matches = self.matches()
         if matches:
-            explained = [r for r in failed if r.key in matches[0].signature]
-            head = min(explained or failed, key=self._isolating)
+            together = matches[0].signature
+            head = min([r for r in failed if r.key in together] or failed, key=self._isolating)
         else:
             head = min(failed, key=self._isolating)
-            together = {
-                key
-                for item in self.facts.catalogue
-                if head.key in item.signature
-                for key in item.signature
-            }
-            explained = [r for r in failed if r.key in together]
-        return head, tuple(r for r in explained if r is not head)
+            signatures = [item.signature for item in self.facts.catalogue]
+            together = frozenset(k for keys in signatures if head.key in keys for k in keys)
+        return head, tuple(r for r in failed if r.key in together and r is not head)
 
     @property
     def fold_text(self) -> Text:
@@ -280,7 +275,7 @@ class LabReport:
     def _forms(self) -> tuple[str, str]:
         """The report as text and as HTML, from one walk: notices, the hint, the verdict,
         the chapter's rows then ctxlab's (the leading row first, the rows folded under it),
-        the budget legend."""
+        the budget legend (an empty line of text is left out)."""
         text = [f"⚠ {notice}" for notice in self.notices]
         page = [
             '<div class="ctxlab-lab-report">',
@@ -289,36 +284,31 @@ class LabReport:
         if self.hint:
             text.append("💡 " + self.hint.replace("\n", "\n   "))
             page.append(_HINT.format(html.escape(self.hint)))
-        heads = said("heads").pick().split("|")
-        text.append(self.headline())
-        if self.seed_line():
-            text.append(self.seed_line())
+        text.extend((self.headline(), self.seed_line()))
         page.append(_HEAD.format(_colour(self.passed), html.escape(self.headline())))
-        page.append(_small(self.seed_line()) + _TABLE.format(*heads))
+        page.append(_small(self.seed_line()) + _TABLE.format(*said("heads").pick().split("|")))
         head, folded = self.lead
         for index, rows in enumerate((self.chapter_results, self.extra_results)):
             if index and rows:
                 text.append(self.extras_headline())
                 page.append(_EXTRAS.format(html.escape(self.extras_headline())))
-            for result in [r for r in rows if r is head] + [
-                r for r in rows if r is not head and r not in folded
-            ]:
+            shown = [r for r in rows if r is not head and r not in folded]
+            for result in [r for r in rows if r is head] + shown:
                 text.append(f"{result.mark} {result.behaviour}")
                 text.extend(f"    {line}" for line in result.detail.splitlines())
                 text.extend(f"    {line}" for line in result._printed())
-                page.append(_html_row(result, extra=bool(index)))
+                page.append(_html_row(result))
                 if result is head and folded:
                     text.append(f"  {self.fold_text.pick()}")
                     for row in folded:
                         text.append(f"    · {row.behaviour}")
                         text.extend(f"    {line}" for line in row._printed())
-                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+                    inner = "".join(_html_row(r) for r in folded)
                     page.append(_FOLDED.format(html.escape(self.fold_text.pick()), inner))
         legend = said("legend").pick() if self.facts.budget and self.failed else ""
-        if legend:
-            text.append(legend)
+        text.append(legend)
         page.append(f"</tbody></table>{_small(legend)}</div>")
-        return "\n".join(text), "".join(page)
+        return "\n".join(line for line in text if line), "".join(page)
 
     def __str__(self) -> str:
         return self._forms()[0]
@@ -380,13 +370,14 @@ def _source_note(result: CheckResult) -> str:
     )
 
 
-def _html_row(result: CheckResult, *, extra: bool = False) -> str:
+def _html_row(result: CheckResult) -> str:
     note = _source_note(result)
     title = f' title="{html.escape(note, quote=True)}"' if note else ""
+    colour = _colour(result.passed, extra=result.source != "chapter")
     row = (
         "<tr>"
         f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
-        f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
+        f'<td style="text-align:center;color:{colour};font-weight:bold">'
         f"{result.mark}</td>"
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
         f"{html.escape(result.detail)}</td>"
