@@ -46,8 +46,6 @@ from ctxlab.messages import (
 
 #: The environment variable that fixes the seed (nbval, CI, ``make mutants``, stored outputs).
 ENV: Final = "CTXLAB_SEED"
-#: A random row's key starts with this (the Gradescope output holds such rows back).
-PREFIX: Final = "random_"
 #: How many candidates :func:`shrink` may try (each calls the student's function once).
 SHRINK_TRIES: Final = 300
 
@@ -66,7 +64,8 @@ def count(lab: str, keys: Iterable[str]) -> int:
 
 
 def is_random(key: str) -> bool:
-    return key.startswith(PREFIX)
+    """Is row ``key`` a random one (``random_...``; Gradescope's output holds it back)?"""
+    return key.startswith("random_")
 
 
 def fresh_seed(seed: object = None) -> int:
@@ -123,6 +122,8 @@ class Item:
 
 
 _STOPS: Final[tuple[StopReason, ...]] = ("toolUse", "stop", "length")
+#: A budget's numbers, as a drawn case's options name them.
+_NUMBERS: Final = ("max_tokens", "reserved_output", "safety_margin")
 _TAG = re.compile(r"\[(\d+)\]")
 
 
@@ -379,15 +380,12 @@ def break_budget(
             options["estimate_tokens"], bad=r.choice(targets), worse=worse
         )
         return {**options, "estimate_tokens": estimator}
-    name = r.choice(("max_tokens", "reserved_output", "safety_margin"))
+    name = r.choice(_NUMBERS)
     return {**options, name: worse}
 
 
 def budget_text(options: dict[str, Any]) -> str:
-    numbers = "/".join(
-        f"{options[k]:g}" if isinstance(options[k], (int, float)) else repr(options[k])
-        for k in ("max_tokens", "reserved_output", "safety_margin")
-    )
+    numbers = "/".join(f"{options[name]:g}" for name in _NUMBERS)
     return f"budget {numbers}, {options['estimate_tokens']}"
 
 
@@ -424,7 +422,7 @@ def smaller_path(case: Path) -> Iterator[Path]:
                 yield changed(i, cost=lower)
         if item.sections:
             yield changed(i, sections=item.sections[1:])
-    for name in ("max_tokens", "reserved_output", "safety_margin"):
+    for name in _NUMBERS:
         value = options.get(name)
         if isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
             lowers: set[int | float] = {0, math.floor(value / 2), math.floor(value), value - 1}
