@@ -1,4 +1,4 @@
-"""The engine: run a lab's rows, in order, on a student's function (issue 35, item 1).
+"""The engine: run a lab's rows, in order, on a student's function.
 
 It is given a :class:`~.declare.LabChecks` and never imports a lab. :func:`run_rows` is
 grading's one loop, for every route: each row run through a :class:`Caller` (this process,
@@ -109,7 +109,7 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
 
 
 class Caller(Protocol):
-    """Where a student's code runs (issue 35, item 2)."""
+    """Where a student's code runs: here (:class:`InProcess`) or in a child (:class:`InChild`)."""
 
     def run(self, row: Row, limit: float) -> Outcome:
         """Run ``row``'s check within ``limit`` seconds: how it ended."""

@@ -49,8 +49,7 @@ class CheckResult:
     why_en: str = ""
     why_zh: str = ""
     course: bool = False
-    #: The check that decides this row (set where a lab's file declares it; a checked row
-    #: holds none).
+    #: The check that decides this row, where the lab's file declares it (a checked row: none).
     run: Callable[[Any], None] = field(default=_no_check, compare=False, repr=False)
 
     def row(
