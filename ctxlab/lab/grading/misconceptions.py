@@ -165,9 +165,7 @@ def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
 
 def found_in(detail: str) -> tuple[str, ...]:
     """The ids :func:`diagnose` ended with (none if it did not end so)."""
-    if not detail.startswith(_MARK):
-        return ()
-    return tuple(detail[len(_MARK) :].split())
+    return tuple(detail.removeprefix(_MARK).split()) if detail.startswith(_MARK) else ()
 
 
 def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
