@@ -7,8 +7,7 @@ chapter's rules (quoted) decide the verdict, ctxlab's extensions (with why) are 
 extras. A wrong, crashing, hanging or printing function is a failed row with a plain
 message, never an exception; on Linux it runs in a forked child (:func:`set_isolation`),
 each check within :func:`set_time_limit` (10 s). ``import ctxlab.lab.grading`` loads no lab.
-A module's public names are those without a leading underscore (``test_architecture`` keeps
-other modules off the rest); the package's own are its ``__all__``.
+A module's public names are those without a leading underscore; the package's, its ``__all__``.
 
 ===============================  =========================================================
 :mod:`.lab11_1` ... ``lab11_5``  one lab: ``LAB`` and its rows; catalogue/lab11_N.json

@@ -1,12 +1,10 @@
-"""Random cases drawn from a seed: the labs' random rows (spec §10, issue 34).
+"""Random cases drawn from a seed: the labs' random rows (spec §10).
 
 Fixed inputs can be remembered, so each lab has one random row (key ``random_...``): inputs
 drawn from a seeded generator of valid and minimally broken inputs, the student's function
-compared with the reference only where the chapter decides. :func:`draw_path` draws paths of
-random shape (costs as ``[n]`` tags, priced by :class:`Estimator`), :func:`draw_budget` a
-budget; :func:`run` runs a row's cases and :func:`shrink`-s a failure to the smallest failing
-input found, shown with the seed that replays it (``CTXLAB_SEED`` fixes it). Plain
-:mod:`random` only (Pyodide).
+compared with the reference only where the chapter decides. :func:`run` runs a row's cases
+and :func:`shrink`-s a failure to the smallest failing input found, shown with the seed that
+replays it (``CTXLAB_SEED`` fixes it). Plain :mod:`random` only (Pyodide).
 """
 
 from __future__ import annotations
@@ -48,8 +46,6 @@ from ctxlab.messages import (
 
 #: The environment variable that fixes the seed (nbval, CI, ``make mutants``, stored outputs).
 ENV: Final = "CTXLAB_SEED"
-#: A random row's key starts with this (the Gradescope output holds such rows back).
-PREFIX: Final = "random_"
 #: How many candidates :func:`shrink` may try (each calls the student's function once).
 SHRINK_TRIES: Final = 300
 
@@ -68,7 +64,8 @@ def count(lab: str, keys: Iterable[str]) -> int:
 
 
 def is_random(key: str) -> bool:
-    return key.startswith(PREFIX)
+    """Is row ``key`` a random one (``random_...``; Gradescope's output holds it back)?"""
+    return key.startswith("random_")
 
 
 def fresh_seed(seed: object = None) -> int:
@@ -96,10 +93,10 @@ def seeded(seed: int, limit: float = 10.0) -> Iterator[None]:
         use(*previous)
 
 
-def in_time(began: float, slowest: float, share: float = 0.5) -> bool:
+def in_time(began: float, slowest: float) -> bool:
     """May one more call (the slowest took ``slowest`` s) of a step that began at ``began``
-    end within ``share`` of the check's time limit?"""
-    return now() + slowest - began <= _LIMIT[0] * share
+    end within half the check's time limit?"""
+    return now() + slowest - began <= _LIMIT[0] * 0.5
 
 
 def use(seed: int, limit: float = 10.0) -> int:
@@ -125,6 +122,8 @@ class Item:
 
 
 _STOPS: Final[tuple[StopReason, ...]] = ("toolUse", "stop", "length")
+#: A budget's numbers, as a drawn case's options name them.
+_NUMBERS: Final = ("max_tokens", "reserved_output", "safety_margin")
 _TAG = re.compile(r"\[(\d+)\]")
 
 
@@ -381,15 +380,12 @@ def break_budget(
             options["estimate_tokens"], bad=r.choice(targets), worse=worse
         )
         return {**options, "estimate_tokens": estimator}
-    name = r.choice(("max_tokens", "reserved_output", "safety_margin"))
+    name = r.choice(_NUMBERS)
     return {**options, name: worse}
 
 
 def budget_text(options: dict[str, Any]) -> str:
-    numbers = "/".join(
-        f"{options[k]:g}" if isinstance(options[k], (int, float)) else repr(options[k])
-        for k in ("max_tokens", "reserved_output", "safety_margin")
-    )
+    numbers = "/".join(f"{options[name]:g}" for name in _NUMBERS)
     return f"budget {numbers}, {options['estimate_tokens']}"
 
 
@@ -426,11 +422,9 @@ def smaller_path(case: Path) -> Iterator[Path]:
                 yield changed(i, cost=lower)
         if item.sections:
             yield changed(i, sections=item.sections[1:])
-    for name in ("max_tokens", "reserved_output", "safety_margin"):
+    for name in _NUMBERS:
         value = options.get(name)
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            continue
-        if math.isfinite(value) and value > 0:
+        if isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
             lowers: set[int | float] = {0, math.floor(value / 2), math.floor(value), value - 1}
             yield from (option(name, n) for n in sorted(lowers) if 0 <= n < value)
     estimator = options.get("estimate_tokens")

@@ -1,4 +1,4 @@
-"""The engine: run a lab's rows, in order, on a student's function (issue 35, item 1).
+"""The engine: run a lab's rows, in order, on a student's function.
 
 It is given a :class:`~.declare.LabChecks` and never imports a lab. :func:`run_rows` is
 grading's one loop, for every route: each row run through a :class:`Caller` (this process,
@@ -13,15 +13,15 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from ctxlab.errors import shown
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.child import Child, InChild
 from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.inprocess import InProcess, as_found, repair
-from ctxlab.lab.grading.misconceptions import DIAGNOSIS, to_diagnose
-from ctxlab.lab.grading.report import CheckResult, LabReport, diagnosed
+from ctxlab.lab.grading.misconceptions import DIAGNOSIS, found_in, to_diagnose
+from ctxlab.lab.grading.report import CheckResult, LabReport
 from ctxlab.lab.grading.runner import Outcome, stuck_threads, use_process
 from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
@@ -37,8 +37,7 @@ def set_time_limit(seconds: float) -> float:
         raise GradingUsageError(
             f"set_time_limit: seconds must be {must}, got {shown(seconds)}", option="seconds"
         )
-    previous = _time_limit[0]
-    _time_limit[0] = float(seconds)
+    previous, _time_limit[0] = _time_limit[0], float(seconds)
     return previous
 
 
@@ -110,7 +109,7 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
 
 
 class Caller(Protocol):
-    """Where a student's code runs (issue 35, item 2)."""
+    """Where a student's code runs: here (:class:`InProcess`) or in a child (:class:`InChild`)."""
 
     def run(self, row: Row, limit: float) -> Outcome:
         """Run ``row``'s check within ``limit`` seconds: how it ended."""
@@ -158,9 +157,9 @@ def _run_checks(
             with as_found(), InChild(Child(spec.arg_names, function, spec.solution_code)) as by:
                 results, ran = run_rows(checks, by, limit)
         else:
-            changed = repaired if repaired is not None else []
-            with InProcess(function, spec.arg_names, spec.solution_code, changed) as caller:
-                results, ran = run_rows(checks, caller, limit)
+            changed = [] if repaired is None else repaired
+            with InProcess(function, spec.arg_names, spec.solution_code, changed) as by:
+                results, ran = run_rows(checks, by, limit)
     finally:
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
     return results, used or (ran and not handed)
@@ -185,34 +184,27 @@ def check(spec: LabChecks, function: Callable[..., Any], seed: int = 0) -> LabRe
 
 
 def lab_report(spec: LabChecks, results: list[CheckResult], seed: int, **more: Any) -> LabReport:
-    """The report of a run of ``spec``'s rows (``more``: the other fields of the report)."""
-    rows, matched = diagnosed(results)
+    """The report of a run of ``spec``'s rows, the misconceptions its last step matched
+    (``more``: the other fields of the report)."""
+    rows = tuple(result for result in results if result.key != DIAGNOSIS)
+    matched = next((found_in(r.detail_en) for r in results if r.key == DIAGNOSIS), ())
+    more.update(facts=spec.facts, matched=matched, seed=seed)
     cases = drawn.count(spec.lab, (row.key for row in spec.checks))
-    return LabReport(
-        spec.lab,
-        spec.keyword,
-        rows,
-        facts=spec.facts,
-        matched=matched,
-        seed=seed,
-        random_cases=cases,
-        **more,
-    )
+    return LabReport(spec.lab, spec.keyword, rows, random_cases=cases, **more)
 
 
 #: The hint ladder, per lab: the last run's first misconception and its rung.
 _LADDER: dict[str, tuple[str, int]] = {}
-_TOP_RUNG: Final = 2
 
 
 def _climb(lab: str, matched: tuple[str, ...]) -> int:
-    """This run's rung: 1 for a new first misconception, one more (at most
-    :data:`_TOP_RUNG`) for the same one again; 0 when nothing matched."""
+    """This run's rung: 1 for a new first misconception, one more (at most 2) for the same
+    one again; 0 when nothing matched."""
     if not matched:
         _LADDER.pop(lab, None)
         return 0
     last, rung = _LADDER.get(lab, ("", 0))
-    rung = min(rung + 1, _TOP_RUNG) if last == matched[0] else 1
+    rung = min(rung + 1, 2) if last == matched[0] else 1
     _LADDER[lab] = (matched[0], rung)
     return rung
 

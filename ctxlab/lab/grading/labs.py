@@ -23,10 +23,8 @@ _PREFIX: Final = f"{__package__}.lab11_"
 
 #: The grading modules the labs' files check with, kept like ctxlab's own (a student's
 #: ``expect.diff = ...`` lasts no longer than its check).
-_CHECKED_WITH: Final = tuple(
-    f"{__package__}.{name}" for name in ("calls", "cases", "drawn_entries", "expect", "text")
-)
-inprocess.keep(*(importlib.import_module(name) for name in _CHECKED_WITH))
+_CHECKED_WITH: Final = ("calls", "cases", "drawn_entries", "expect", "text")
+inprocess.keep(*(importlib.import_module(f"{__package__}.{name}") for name in _CHECKED_WITH))
 # drawn holds the seed and the time limit in lists it fills at run time: only its names
 inprocess.keep(drawn, objects=False)
 
@@ -42,12 +40,9 @@ def load(lab: object) -> LabChecks:
     if lab not in _LOADED:
         with inprocess.as_found():
             module = importlib.import_module(_PREFIX + lab.split(".")[1])
-        declared = getattr(module, "LAB", None)
-        if not isinstance(declared, LabChecks) or declared.lab != lab:  # pragma: no cover
-            raise GradingUsageError(f"{module.__name__} declares no LAB for {lab}", option="lab")
         # the lab's file is kept as it loaded
         inprocess.keep(*(m for n, m in sorted(sys.modules.items()) if n.startswith(_PREFIX)))
-        _LOADED[lab] = declared
+        _LOADED[lab] = module.LAB
     return _LOADED[lab]
 
 

@@ -1,14 +1,13 @@
-"""The misconception catalogue, its evidence and its hint ladder (issues 24, 33).
+"""The misconception catalogue, its evidence and its hint ladder.
 
-Each lab's catalogue is data, ``catalogue/lab11_N.json``: per mistake a student draws from
-the chapter, its title, the rows it explains (``signature``), a hint pointing at the
-chapter's sentence (never the expected value), that sentence, the smallest failing input,
-and its *evidence*: inputs and what ``tests/misconceptions/lab11_N/<slug>.py`` answers there
-(written by ``tests/misconception_evidence.py``). It matches when the student's function
-gives the buggy answer on every input of its evidence (:func:`diagnose`, the check loop's
-last step; no buggy code runs at grading time) and the mistake explains what failed
-(:func:`explaining`). The ladder: the first match's hint, then, run again with the same
-first match, the chapter's sentence too.
+Each lab's catalogue is data, ``catalogue/lab11_N.json``: per mistake, its title, the rows
+it explains (``signature``), a hint pointing at the chapter's sentence (never the expected
+value), that sentence, the smallest failing input, and its *evidence*: what
+``tests/misconceptions/lab11_N/<slug>.py`` answers on some inputs. It matches when the
+student's function answers so on all of them (:func:`diagnose`, the check loop's last step;
+no buggy code runs at grading time) and explains what failed (:func:`explaining`). The
+ladder: the first match's hint, then, run again with the same first match, the chapter's
+sentence too.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.perform import CallRecord, named
 from ctxlab.lab.grading.plain import decode
@@ -61,14 +61,6 @@ class Misconception:
     @property
     def slug(self) -> str:
         return self.id.split("/", 1)[1]
-
-    @property
-    def title(self) -> Text:
-        return Text(self.title_en, self.title_zh)
-
-    @property
-    def hint(self) -> Text:
-        return Text(self.hint_en, self.hint_zh)
 
 
 def _text(data: Any) -> str:
@@ -131,8 +123,6 @@ def diagnose(
     once, as far as needed, within half the time limit) and end with the ids of the
     misconceptions it behaves like (:func:`found_in` reads them); given the ``failed`` rows
     (key, source), only of those that explain them (:func:`explaining`)."""
-    from ctxlab.lab.grading import drawn
-
     answers: dict[str, Any] = {}
     began, slowest = drawn.now(), 0.0
 
@@ -175,9 +165,7 @@ def to_diagnose(rows: Sequence[tuple[bool, str]]) -> bool:
 
 def found_in(detail: str) -> tuple[str, ...]:
     """The ids :func:`diagnose` ended with (none if it did not end so)."""
-    if not detail.startswith(_MARK):
-        return ()
-    return tuple(detail[len(_MARK) :].split())
+    return tuple(detail.removeprefix(_MARK).split()) if detail.startswith(_MARK) else ()
 
 
 def ordered(catalogue: Sequence[Misconception], ids: Iterable[str]) -> tuple[Misconception, ...]:
@@ -195,10 +183,8 @@ def explaining(
     explains a failed row, and every failed chapter row but one at most (the random rows
     apart: a seed may pass them); one on ctxlab's rules only when no chapter row failed. A
     mistake that explains a small part of what failed is most likely not the student's."""
-    from ctxlab.lab.grading.drawn import is_random
-
     keys = {key for key, _ in failed}
-    chapter = {key for key, source in failed if source == "chapter" and not is_random(key)}
+    chapter = {key for key, source in failed if source == "chapter" and not drawn.is_random(key)}
 
     def explains(item: Misconception) -> bool:
         allowed = 1 if item.rule == "chapter" else 0
@@ -218,7 +204,7 @@ def hint_lines(item: Misconception, rung: int, *, passed: bool = False) -> Text:
     """What the report opens with at ``rung`` (2: with the chapter's words); on ctxlab's
     rules or a ``passed`` lab, said to be about an optional extra."""
     head = _EXTRA_HEAD if item.rule == "ctxlab" or passed else Text("Hint: ", "提示：")
-    text = head + item.hint
+    text = head + Text(item.hint_en, item.hint_zh)
     if rung < 2:
         return text
     return Text(

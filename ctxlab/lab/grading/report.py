@@ -1,12 +1,9 @@
 """The lab report: one ✔ or ✘ row per behaviour, as text and as a table (spec §10).
 
 :func:`~ctxlab.lab.grading.check_implementation` returns a :class:`LabReport`: a table in a
-notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.set_language`
-(both are kept in every row). A row's kind (:attr:`CheckResult.source`) is ``"chapter"`` --
-the chapter's rule, its sentence quoted, or the course's code (``course``) -- or ``"ctxlab"``,
-ctxlab's extension with why it decides so. The chapter's rows decide the lab
-(:attr:`LabReport.passed`); ctxlab's follow as optional extras. Its texts (and
-Gradescope's) are data, ``texts.json``.
+notebook, the same as text with ``str()``, in the language of :func:`ctxlab.lab.set_language`.
+The chapter's rows decide the lab (:attr:`LabReport.passed`); ctxlab's follow as optional
+extras. Its texts (and Gradescope's) are data, ``texts.json``.
 """
 
 from __future__ import annotations
@@ -18,14 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
-from ctxlab.lab.grading.misconceptions import (
-    DIAGNOSIS,
-    Misconception,
-    explaining,
-    found_in,
-    hint_lines,
-    ordered,
-)
+from ctxlab.lab.grading.misconceptions import Misconception, hint_lines, ordered
 from ctxlab.lab.grading.text import Text, clean
 
 #: A row's kind: the chapter's rule, or ctxlab's extension.
@@ -40,9 +30,9 @@ def _no_check(trial: Any) -> None:
 class CheckResult:
     """One behaviour of a lab, from its declaration in the lab's file (``@LAB.check``, with
     its check ``run``) to its row in a report (:meth:`row`): ✔ or ✘ and, for ✘, the first
-    failing example (``detail``); ``quote_zh``/``quote_en``: the chapter's sentence
-    (``course``: the course's code), ``why_en``/``why_zh``: why ctxlab decides so. The
-    properties pick the language."""
+    failing example (``detail``). Its kind (``source``): ``"chapter"``, the chapter's
+    sentence quoted (``quote_zh``/``quote_en``; ``course``: the course's code), or
+    ``"ctxlab"``, why ctxlab decides so (``why_en``/``why_zh``). Properties pick the language."""
 
     key: str
     passed: bool
@@ -59,8 +49,7 @@ class CheckResult:
     why_en: str = ""
     why_zh: str = ""
     course: bool = False
-    #: The check that decides this row (set where a lab's file declares it; a checked row
-    #: holds none).
+    #: The check that decides this row, where the lab's file declares it (a checked row: none).
     run: Callable[[Any], None] = field(default=_no_check, compare=False, repr=False)
 
     def row(
@@ -153,9 +142,8 @@ class LabReport:
     hint_rung: int = 0
 
     def matches(self) -> tuple[Misconception, ...]:
-        """The matched misconceptions that explain the failed rows, most likely first."""
-        found = ordered(self.facts.catalogue, self.matched)
-        return explaining(found, [(result.key, result.source) for result in self.failed])
+        """The matched misconceptions (each explains the failed rows), most likely first."""
+        return ordered(self.facts.catalogue, self.matched)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -247,18 +235,13 @@ class LabReport:
             return None, ()
         matches = self.matches()
         if matches:
-            explained = [r for r in failed if r.key in matches[0].signature]
-            head = min(explained or failed, key=self._isolating)
+            together = matches[0].signature
+            head = min([r for r in failed if r.key in together] or failed, key=self._isolating)
         else:
             head = min(failed, key=self._isolating)
-            together = {
-                key
-                for item in self.facts.catalogue
-                if head.key in item.signature
-                for key in item.signature
-            }
-            explained = [r for r in failed if r.key in together]
-        return head, tuple(r for r in explained if r is not head)
+            signatures = [item.signature for item in self.facts.catalogue]
+            together = frozenset(k for keys in signatures if head.key in keys for k in keys)
+        return head, tuple(r for r in failed if r.key in together and r is not head)
 
     @property
     def fold_text(self) -> Text:
@@ -270,7 +253,8 @@ class LabReport:
         matches = self.matches()
         if not matches:
             return said("folded", count=count, rows=rows)
-        return said("folded_by", title=matches[0].title, count=count, rows=rows)
+        title = Text(matches[0].title_en, matches[0].title_zh)
+        return said("folded_by", title=title, count=count, rows=rows)
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
@@ -290,46 +274,40 @@ class LabReport:
     def _forms(self) -> tuple[str, str]:
         """The report as text and as HTML, from one walk: notices, the hint, the verdict,
         the chapter's rows then ctxlab's (the leading row first, the rows folded under it),
-        the budget legend."""
+        the budget legend (an empty line of text is left out)."""
         text = [f"⚠ {notice}" for notice in self.notices]
         page = [
             '<div class="ctxlab-lab-report">',
             *(_NOTICE.format(html.escape(notice)) for notice in self.notices),
         ]
         if self.hint:
-            text.extend(("💡 " if i == 0 else "   ") + line
-                        for i, line in enumerate(self.hint.splitlines()))  # fmt: skip
+            text.append("💡 " + self.hint.replace("\n", "\n   "))
             page.append(_HINT.format(html.escape(self.hint)))
-        heads = said("heads").pick().split("|")
-        text.append(self.headline())
-        if self.seed_line():
-            text.append(self.seed_line())
+        text.extend((self.headline(), self.seed_line()))
         page.append(_HEAD.format(_colour(self.passed), html.escape(self.headline())))
-        page.append(_small(self.seed_line()) + _TABLE.format(*heads))
+        page.append(_small(self.seed_line()) + _TABLE.format(*said("heads").pick().split("|")))
         head, folded = self.lead
         for index, rows in enumerate((self.chapter_results, self.extra_results)):
             if index and rows:
                 text.append(self.extras_headline())
                 page.append(_EXTRAS.format(html.escape(self.extras_headline())))
-            for result in [r for r in rows if r is head] + [
-                r for r in rows if r is not head and r not in folded
-            ]:
+            shown = [r for r in rows if r is not head and r not in folded]
+            for result in [r for r in rows if r is head] + shown:
                 text.append(f"{result.mark} {result.behaviour}")
                 text.extend(f"    {line}" for line in result.detail.splitlines())
                 text.extend(f"    {line}" for line in result._printed())
-                page.append(_html_row(result, extra=bool(index)))
+                page.append(_html_row(result))
                 if result is head and folded:
                     text.append(f"  {self.fold_text.pick()}")
                     for row in folded:
                         text.append(f"    · {row.behaviour}")
                         text.extend(f"    {line}" for line in row._printed())
-                    inner = "".join(_html_row(r, extra=r.source != "chapter") for r in folded)
+                    inner = "".join(_html_row(r) for r in folded)
                     page.append(_FOLDED.format(html.escape(self.fold_text.pick()), inner))
         legend = said("legend").pick() if self.facts.budget and self.failed else ""
-        if legend:
-            text.append(legend)
+        text.append(legend)
         page.append(f"</tbody></table>{_small(legend)}</div>")
-        return "\n".join(text), "".join(page)
+        return "\n".join(line for line in text if line), "".join(page)
 
     def __str__(self) -> str:
         return self._forms()[0]
@@ -391,13 +369,14 @@ def _source_note(result: CheckResult) -> str:
     )
 
 
-def _html_row(result: CheckResult, *, extra: bool = False) -> str:
+def _html_row(result: CheckResult) -> str:
     note = _source_note(result)
     title = f' title="{html.escape(note, quote=True)}"' if note else ""
+    colour = _colour(result.passed, extra=result.source != "chapter")
     row = (
         "<tr>"
         f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
-        f'<td style="text-align:center;color:{_colour(result.passed, extra)};font-weight:bold">'
+        f'<td style="text-align:center;color:{colour};font-weight:bold">'
         f"{result.mark}</td>"
         f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
         f"{html.escape(result.detail)}</td>"
@@ -415,10 +394,3 @@ def _html_row(result: CheckResult, *, extra: bool = False) -> str:
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
     )
-
-
-def diagnosed(results: list[CheckResult]) -> tuple[tuple[CheckResult, ...], tuple[str, ...]]:
-    """The rows of a check loop's results, and the misconceptions its last step matched."""
-    rows = tuple(result for result in results if result.key != DIAGNOSIS)
-    found = [found_in(result.detail_en) for result in results if result.key == DIAGNOSIS]
-    return rows, (found[0] if found else ())

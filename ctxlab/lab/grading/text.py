@@ -47,16 +47,11 @@ def clean(text: str) -> str:
     return text if len(text) <= 600 else text[:597] + "..."
 
 
-#: At most this many characters and lines of what a function printed are shown per row.
-OUTPUT_CHARS = 2000
-OUTPUT_LINES = 40
-
-
 def bounded_output(output: str, cut: int = 0) -> tuple[str, int]:
-    """What a function printed, cut to :data:`OUTPUT_CHARS` characters and
-    :data:`OUTPUT_LINES` lines, and the count of characters cut (``cut`` before, plus these)."""
+    """What a function printed, cut to 2,000 characters and 40 lines (shown per row), and
+    the count of characters cut (``cut`` before, plus these)."""
     text = output.replace("\r\n", "\n")
-    kept = "\n".join(text[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES]).rstrip("\n")
+    kept = "\n".join(text[:2000].split("\n")[:40]).rstrip("\n")
     rest = text[len(kept) :]
     dropped = len(rest) if rest.strip("\n") else 0  # trailing newlines are not "cut"
     return kept, max(cut, 0) + dropped
