@@ -1,4 +1,4 @@
-"""Calling a student's function for a check: the case's label, failures as text (issue 10).
+"""Calling a student's function for a check: the case's label, failures as text.
 
 A student's function may raise anything, return the wrong type or change its input: each is
 a failed row with a plain message, never an exception of the checker. :class:`Trial` calls
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
@@ -58,12 +59,9 @@ class Trial:
         self.output = ""
         self.output_cut = 0
         self.used_reference = False
-        if caller is None:
-
-            def caller(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> CallRecord:
-                return perform(function, args, kwargs, arg_names=arg_names, references=references)
-
-        self._caller = caller
+        self._caller = caller or partial(
+            perform, function, arg_names=arg_names, references=references
+        )
 
     def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         """Call the function: (True, what it returned) or (False, what it raised), as

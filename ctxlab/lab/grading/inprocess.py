@@ -1,7 +1,7 @@
-"""The in-process caller: the student's function run in this process (issue 35, item 2).
+"""The in-process caller: the student's function run in this process.
 
 Each row runs under the clock of :mod:`.runner`. Only here does the student's code share the
-grader's process, so only here are these repairs (issue 25), made before each check:
+grader's process, so only here are these repairs, made before each check:
 rebound names (``ctxlab.context.build_context``, ``time.monotonic``) are put back, and the
 notebook's own come back after the run; what ``object.__setattr__`` changed in ctxlab's
 objects is put back by identity, and the report names it; the switch interval is the
@@ -143,7 +143,7 @@ def _put_back(replaced: list[tuple[ModuleType, str, object]]) -> None:
 def _cell(where: str, value: Any) -> list[tuple[str, object]]:
     """Remember what ``value`` holds; the objects it holds, to walk next."""
     cls = type(value)
-    if cls in (list, set, dict):
+    if cls in _TABLES:
         contents = cls(value)
         _CELLS.append((where, value, "table", contents))
         items = contents.items() if isinstance(contents, dict) else enumerate(contents)
@@ -250,7 +250,7 @@ def _capped_switch_interval(interval: float) -> None:
 
 
 #: Loaded now, with the ctxlab modules they load, so that all are kept as grading found them.
-_LOADED = (errors, fixtures, misconceptions, report)  # loaded now: kept as grading found them
+_LOADED = (errors, fixtures, misconceptions, report)
 _CORE = [
     module
     for name, module in sorted(sys.modules.items())

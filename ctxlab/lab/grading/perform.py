@@ -1,4 +1,4 @@
-"""One call of a student's function, watched, told as plain data (issue 17).
+"""One call of a student's function, watched, told as plain data.
 
 :func:`perform` is the only place where the grader calls a student's function: it snapshots
 the arguments (to name one the call changed), captures what the calling thread prints
@@ -8,12 +8,11 @@ the arguments (to name one the call changed), captures what the calling thread p
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import io
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import CodeType
 from typing import Any, Final, TypeAlias
 
@@ -133,18 +132,6 @@ class _Capture(io.TextIOBase):
         return True
 
 
-@contextlib.contextmanager
-def _captured() -> Iterator[_Capture]:
-    """What the calling thread prints meanwhile, kept in the yielded capture."""
-    streams = sys.stdout, sys.stderr
-    captured = _Capture(sys.stdout)
-    sys.stdout, sys.stderr = captured, _Capture(sys.stderr, captured)
-    try:
-        yield captured
-    finally:  # only what we put there: a student's own replacement, standing on ours, goes too
-        sys.stdout, sys.stderr = streams
-
-
 def fingerprint(value: object, depth: int = 0) -> object:
     """A comparable snapshot of ``value`` (to see whether a call changed its input)."""
     if depth > 60:
@@ -184,14 +171,6 @@ def _field_names(cls: type) -> tuple[str, ...] | None:
     return _FIELD_NAMES[cls]
 
 
-def _arguments(
-    args: Sequence[Any], kwargs: Mapping[str, Any], arg_names: Sequence[str]
-) -> dict[str, Any]:
-    """A call's arguments by the name a "changed its input" detail gives them."""
-    names = [arg_names[i] if i < len(arg_names) else f"argument {i + 1}" for i in range(len(args))]
-    return {**dict(zip(names, args, strict=True)), **kwargs}
-
-
 def safe_message(error: BaseException) -> str:
     """``str(error)``, at most 2000 characters (a placeholder when ``__str__`` fails)."""
     return message_of(error)[:2000]
@@ -206,21 +185,28 @@ def perform(
     references: frozenset[CodeType] = frozenset(),
 ) -> CallRecord:
     """Call ``function(*args, **kwargs)`` once, watched; what happened, as plain data."""
-    arguments = _arguments(args, kwargs, arg_names)
+    names = [arg_names[i] if i < len(arg_names) else f"argument {i + 1}" for i in range(len(args))]
+    arguments = {**dict(zip(names, args, strict=True)), **kwargs}  # as "changed" names them
     before = {name: fingerprint(value) for name, value in arguments.items()}
     record: CallRecord = {}
-    with _captured() as captured, _Watch(references) as watch:
-        try:
-            value = function(*args, **kwargs)
-        except StopStudent:
-            raise
-        except BaseException as error:  # student code may raise anything, SystemExit too
-            record["raised"] = encode_error(error, safe_message(error))
-        else:
+    streams = sys.stdout, sys.stderr
+    captured = _Capture(sys.stdout)  # what the calling thread prints meanwhile
+    sys.stdout, sys.stderr = captured, _Capture(sys.stderr, captured)
+    try:
+        with _Watch(references) as watch:
             try:
-                record["returned"] = encode(value)
-            except TooLarge as too_large:
-                record["too_large"] = f"{type_name(value)} with {too_large}"
+                value = function(*args, **kwargs)
+            except StopStudent:
+                raise
+            except BaseException as error:  # student code may raise anything, SystemExit too
+                record["raised"] = encode_error(error, safe_message(error))
+            else:
+                try:
+                    record["returned"] = encode(value)
+                except TooLarge as too_large:
+                    record["too_large"] = f"{type_name(value)} with {too_large}"
+    finally:  # only what we put there: a student's own replacement, standing on ours, goes too
+        sys.stdout, sys.stderr = streams
     record["changed"] = [n for n, value in arguments.items() if fingerprint(value) != before[n]]
     record["output"] = captured.text
     record["output_cut"] = captured.cut

@@ -1,4 +1,4 @@
-"""The clock of a check run in this process: a thread, or a trace hook (issues 17, 19, 25).
+"""The clock of a check run in this process: a thread, or a trace hook.
 
 :func:`run_check` runs a check in a daemon thread while the caller waits in slices (a kernel
 interrupt lands at once); an overrunning check gets :class:`StopStudent` raised in it for
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FrameType
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, get_args
 
 from ctxlab.errors import CtxlabError, shown
 from ctxlab.lab.grading.calls import Failed, Trial
@@ -40,7 +40,7 @@ _start, _join, _alive = threading.Thread.start, threading.Thread.join, threading
 _GRADER: Final = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 Isolation: TypeAlias = Literal["auto", "process", "in-process", "trace"]
-ISOLATIONS: Final[tuple[Isolation, ...]] = ("auto", "process", "in-process", "trace")
+ISOLATIONS: Final[tuple[Isolation, ...]] = get_args(Isolation)
 ENV_VAR: Final = "CTXLAB_ISOLATION"
 _isolation: list[Isolation | None] = [None]  # None: the environment variable, else "auto"
 _threads: list[bool | None] = [None]  # can this Python start a thread? (checked once)
@@ -94,16 +94,7 @@ def hung(trial: Trial, limit: float, starved: float = 0.0) -> Text:
     return text
 
 
-def unreadable(error: BaseException) -> Text:
-    """The detail of a check that raised something other than ``Failed``."""
-    text = exception_text(error)  # never raises; lets StopStudent through
-    return Text(
-        f"the result could not be checked ({text}); is it the type the reference returns?",
-        f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
-    )
-
-
-def attempt(row: Row, trial: Trial, through: tuple[type[BaseException], ...] = ()) -> Text | None:
+def attempt(row: Row, trial: Trial, through: tuple[type[BaseException], ...]) -> Text | None:
     """Run ``row``'s check: None when it passed, else how it failed (``through`` pass)."""
     try:
         row.run(trial)
@@ -112,7 +103,11 @@ def attempt(row: Row, trial: Trial, through: tuple[type[BaseException], ...] = (
     except through:
         raise
     except BaseException as error:  # the result could not even be read
-        return at(trial) + unreadable(error)
+        text = exception_text(error)  # never raises; lets StopStudent through
+        return at(trial) + Text(
+            f"the result could not be checked ({text}); is it the type the reference returns?",
+            f"无法检查返回结果（{text}）；返回值的类型和参考实现一致吗？",
+        )
     return None
 
 
@@ -191,14 +186,14 @@ def stuck_threads() -> int:
 
 
 class _Stop:
-    """Stops sent into one thread until it calls :meth:`finish`; none after, so a stop never
+    """Stops sent into one thread until it calls :meth:`close`; none after, so a stop never
     lands in ``threading``'s clean-up (the ended thread would stay listed for ever)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.done = False
         self.sent = False
-        self.ended = threading.Lock()  # released by finish: a C call, unseen by the hook
+        self.ended = threading.Lock()  # released by close: a C call, unseen by the hook
         self.ended.acquire()
 
     def send(self, ident: int | None) -> None:
@@ -208,22 +203,20 @@ class _Stop:
             self.sent = True
             _raise_in(ident)
 
-    def finish(self) -> None:
-        """Called by the stopped thread last, in a retry loop: a stop sent before lands on
-        ``_land`` (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back on 3.11)."""
-        with self.lock:
-            if self.done:
-                return
-            self.done = True
-        self.ended.release()
-        _land()
-        _land()
-
     def close(self) -> None:
-        """:meth:`finish`, again when a stop lands on the call itself."""
+        """Called by the stopped thread last, again while a stop lands: a stop sent before
+        lands on ``_land`` (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back on
+        3.11), before or after ``done`` is set."""
         while True:
             try:
-                self.finish()
+                _land()
+                with self.lock:
+                    if self.done:
+                        return
+                    self.done = True
+                self.ended.release()
+                _land()
+                _land()
                 return
             except StopStudent:
                 continue
@@ -281,13 +274,9 @@ def set_isolation(mode: str) -> str:
     ``fork`` exists. ``"in-process"``: this process. ``"trace"``: this process under the
     trace hook, as in JupyterLite.
     """
-    if mode not in ISOLATIONS:
-        raise GradingUsageError(
-            f"set_isolation: mode must be one of {', '.join(ISOLATIONS)}; got {shown(mode)}",
-            option="mode",
-        )
+    checked = _mode(mode, "set_isolation: mode", GradingUsageError)
     previous = get_isolation()
-    _isolation[0] = mode  # checked against ISOLATIONS above
+    _isolation[0] = checked
     return previous
 
 
@@ -295,13 +284,15 @@ def get_isolation() -> Isolation:
     """The mode set by :func:`set_isolation`, else ``CTXLAB_ISOLATION``, else ``"auto"``."""
     if _isolation[0] is not None:
         return _isolation[0]
-    value = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+    return _mode(os.environ.get(ENV_VAR, "").strip().lower() or "auto", ENV_VAR, CtxlabError)
+
+
+def _mode(value: str, name: str, error: type[CtxlabError]) -> Isolation:
     if value not in ISOLATIONS:
-        raise CtxlabError(
-            f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {shown(value)}",
-            option="mode",
+        raise error(
+            f"{name} must be one of {', '.join(ISOLATIONS)}; got {shown(value)}", option="mode"
         )
-    return value  # checked against ISOLATIONS above
+    return value
 
 
 def process_available() -> bool:
@@ -379,13 +370,17 @@ class _Deadline:
             sys.settrace(self._trace)
             frame.f_trace = self._trace
 
+    def _watch(self, callback: Any) -> None:  # None: unset
+        events = self._monitoring.events
+        watched = (events.PY_START, events.PY_RESUME, events.JUMP)
+        for event in watched:
+            self._monitoring.register_callback(self._TOOL, event, callback)
+        self._monitoring.set_events(self._TOOL, sum(watched) if callback else 0)
+
     def start(self) -> None:
         monitoring = self._monitoring
         if monitoring is not None and claim_tool(monitoring, self._TOOL, "ctxlab-time-limit"):
-            events = monitoring.events
-            for event in (events.PY_START, events.PY_RESUME, events.JUMP):
-                monitoring.register_callback(self._TOOL, event, self._event)
-            monitoring.set_events(self._TOOL, events.PY_START | events.PY_RESUME | events.JUMP)
+            self._watch(self._event)
             return
         self._monitoring = None  # 3.10/3.11, or the tool id taken: the trace function
         self._previous_trace = sys.gettrace(), sys.getprofile()
@@ -393,16 +388,12 @@ class _Deadline:
         sys.setprofile(self._profile)
 
     def stop(self) -> None:
-        monitoring = self._monitoring
-        if monitoring is not None:
-            events = monitoring.events
-            try:  # the student's code may have freed the tool id already
-                monitoring.set_events(self._TOOL, 0)
-                for event in (events.PY_START, events.PY_RESUME, events.JUMP):
-                    monitoring.register_callback(self._TOOL, event, None)
-            except ValueError:
+        if self._monitoring is not None:
+            try:  # noqa: SIM105 - contextlib is not the grader's code: the deadline stops it
+                self._watch(None)
+            except ValueError:  # the student's code may have freed the tool id already
                 pass
-            monitoring.free_tool_id(self._TOOL)
+            self._monitoring.free_tool_id(self._TOOL)
         else:
             sys.setprofile(self._previous_trace[1])
             sys.settrace(self._previous_trace[0])
