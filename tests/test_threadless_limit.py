@@ -10,7 +10,10 @@ A right answer is ✔ afterwards, and nothing of the hook is left behind.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -143,6 +146,47 @@ def test_a_loop_that_catches_base_exception_is_stopped_all_the_same() -> None:
     assert set(caught) <= {"StopStudent"}
     assert caught or sys.version_info >= (3, 12)
     _no_hook_left()
+
+
+_CALLS_NOTHING = textwrap.dedent(
+    """
+    from ctxlab.lab import grading as g
+    g.set_isolation("trace")
+    g.set_time_limit(0.5)
+
+    def group_interactions(entries):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:  # and calls nothing a profile function would see
+                pass
+
+    report = g.check_implementation("11.2", group_interactions=group_interactions)
+    print(report.results[0].detail_en)
+    print(report.results[1].detail_en)
+    """
+)
+
+
+def test_a_loop_that_catches_every_stop_and_calls_nothing_is_stopped_too() -> None:
+    # 3.10/3.11: CPython unsets the trace function that raised the stop, and nothing calls
+    # the profile function that would arm it again; the caught stop arms it when it is let
+    # go. In a Python of its own, with a time limit: without that, it never ends.
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    run = subprocess.run(
+        [sys.executable, "-c", _CALLS_NOTHING],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.splitlines()
+    assert first == "path sys..a3: did not return within 0.5 s (an endless loop? a blocking call?)"
+    assert second.startswith("not run: ")
 
 
 @pytest.mark.usefixtures("trace_mode")

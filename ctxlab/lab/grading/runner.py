@@ -335,8 +335,9 @@ def use_trace() -> bool:
 
 class _Deadline:
     """Raises :class:`StopStudent` once ``limit`` s have passed, on every later event outside
-    the grader's code: sys.monitoring (3.12+), or a trace function re-armed by a profile one
-    (where a loop that catches ``BaseException`` and calls nothing escapes)."""
+    the grader's code: sys.monitoring (3.12+), or a trace function. CPython unsets a trace
+    function that raises; a profile function arms it again at the next call, and a caught
+    stop when it is let go (a loop that catches it and calls nothing)."""
 
     _TOOL: Final = 3  # a sys.monitoring tool id of its own (perform's watch uses 4)
 
@@ -362,13 +363,23 @@ class _Deadline:
 
     def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if self._overdue(frame.f_code):
-            raise StopStudent  # CPython then unsets the trace function: _profile re-arms it
+            raise StopStudent  # CPython then unsets the trace function
         return self._trace
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
         if sys.gettrace() is None:  # a stop, or the student's sys.settrace(None), took it
             sys.settrace(self._trace)
             frame.f_trace = self._trace
+
+    def arm(self, frame: FrameType | None) -> None:
+        """The trace function again on this thread, on ``frame`` and the student's frames
+        that called it (a raising trace function is taken from its frame too)."""
+        if threading.get_ident() != self.thread:
+            return
+        sys.settrace(self._trace)
+        while frame is not None and not frame.f_code.co_filename.startswith(_GRADER):
+            frame.f_trace = self._trace
+            frame = frame.f_back
 
     def _watch(self, callback: Any) -> None:  # None: unset
         events = self._monitoring.events
@@ -384,6 +395,7 @@ class _Deadline:
             return
         self._monitoring = None  # 3.10/3.11, or the tool id taken: the trace function
         self._previous_trace = sys.gettrace(), sys.getprofile()
+        StopStudent.released = self.arm
         sys.settrace(self._trace)
         sys.setprofile(self._profile)
 
@@ -395,6 +407,7 @@ class _Deadline:
                 pass
             self._monitoring.free_tool_id(self._TOOL)
         else:
+            StopStudent.released = None
             sys.setprofile(self._previous_trace[1])
             sys.settrace(self._previous_trace[0])
 

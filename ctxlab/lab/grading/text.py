@@ -8,8 +8,11 @@ deterministically (no memory addresses, bounded), so a stored notebook output ne
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
+from typing import ClassVar
 
 from ctxlab.lab.language import get_language
 
@@ -67,7 +70,14 @@ def kind(value: object) -> str:
 
 class StopStudent(BaseException):
     """The runner's stop, raised into a check that overran its time limit: no description
-    of a student's value swallows it."""
+    of a student's value swallows it. A caught stop, let go, calls ``released`` with the
+    frame it was let go in (the trace hook arms itself again: :mod:`.runner`)."""
+
+    released: ClassVar[Callable[[FrameType | None], None] | None] = None
+
+    def __del__(self) -> None:
+        if StopStudent.released is not None:
+            StopStudent.released(sys._getframe(1))
 
 
 def _guarded(get: Callable[[], object], fallback: str) -> str:
