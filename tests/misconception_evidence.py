@@ -45,6 +45,7 @@ from ctxlab.lab.grading.plain import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "tests" / "misconceptions"
+CHAPTER_ONLY = ROOT / "tests" / "chapter_only"
 #: At most this many inputs per misconception tell it apart from the others.
 MOST = 3
 #: At least this many inputs where the mistake shows, where the candidates have them.
@@ -154,9 +155,9 @@ def candidates(lab: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     return found, rows
 
 
-def _answer(function: Callable[..., Any], data: dict[str, Any], names: tuple[str, ...]) -> Any:
+def _record(function: Callable[..., Any], data: dict[str, Any], names: tuple[str, ...]) -> Any:
     args, kwargs = probe_call(data)
-    return canonical(perform(function, args, kwargs, arg_names=names))
+    return perform(function, args, kwargs, arg_names=names)
 
 
 def evidence(
@@ -166,46 +167,82 @@ def evidence(
     spec = load(lab)
     inputs, made_by = candidates(lab)
     order = sorted(inputs, key=lambda key: (len(json.dumps(inputs[key])), key))
-    reference = {key: _answer(spec.reference, inputs[key], spec.arg_names) for key in order}
+
+    def records(function: Callable[..., Any]) -> dict[str, Any]:
+        return {key: _record(function, inputs[key], spec.arg_names) for key in order}
+
+    reference = records(spec.reference)
+    # The chapter-only version takes the other side of every choice the chapter leaves open:
+    # where it and the reference differ, the chapter does not decide the answer.
+    chapter_only = runpy.run_path(str(CHAPTER_ONLY / f"lab11_{lab.split('.')[1]}.py"))
+    decided = [
+        key
+        for key, record in records(chapter_only[spec.keyword]).items()
+        if canonical(record, "chapter") == canonical(reference[key], "chapter")
+    ]
     folder = EVIDENCE / f"lab11_{lab.split('.')[1]}"
-    answers: dict[str, dict[str, Any]] = {}
+    raw: dict[str, dict[str, Any]] = {}
     failed: dict[str, list[str]] = {}
+    rule: dict[str, str] = {}
     for item in spec.catalogue:
         function = runpy.run_path(str(folder / f"{item.slug}.py"), run_name="evidence")
         buggy = function[spec.keyword]
-        answers[item.id] = {key: _answer(buggy, inputs[key], spec.arg_names) for key in order}
+        raw[item.id] = records(buggy)
         with drawn.seeded(SEED):  # the random rows' part of a signature, reproducibly
             rows = engine._run_checks(spec, spec.checks, buggy)[0]
         failed[item.id] = [row.key for row in rows if not row.passed]
+        kinds = {spec.row(key).source for key in failed[item.id]}
+        rule[item.id] = "chapter" if "chapter" in kinds else "ctxlab"
     for index, placeholder in enumerate(PLACEHOLDERS):
-        answers[f"placeholder-{index}"] = {
-            key: _answer(placeholder, inputs[key], spec.arg_names) for key in order
-        }
+        raw[f"placeholder-{index}"] = records(placeholder)
     # A function that refuses every input with one of the errors the reference raises (an
     # over-strict check that refuses the chapter's own example) makes no mistake of the
     # catalogue's that shows as a refusal: the evidence must tell those apart too.
-    refusals = {answer["raised"] for answer in reference.values() if "raised" in answer}
+    refusals = {
+        str(record["raised"]["base"]) for record in reference.values() if "raised" in record
+    }
     for error in sorted(refusals):
-        answers[f"refuses-all-{error}"] = {key: {"raised": error} for key in order}
+        raw[f"refuses-all-{error}"] = {key: {"raised": {"base": error}} for key in order}
+    # Each answer as each rule compares it (misconceptions.canonical).
+    views = {
+        view: {
+            name: {key: canonical(answer[key], view) for key in order}
+            for name, answer in [("reference", reference), *raw.items()]
+        }
+        for view in ("chapter", "ctxlab")
+    }
     chosen: dict[str, list[list[Any]]] = {}
     for item in spec.catalogue:
-        own = answers[item.id]
-        revealing = [key for key in order if own[key] != reference[key]]
-        agreeing = [key for key in order if own[key] == reference[key]]
-        others = [other for other in answers if other != item.id]
+        view = rule[item.id]
+        answers = views[view]
+        own, reference_answers = answers[item.id], answers["reference"]
+        asked = decided if view == "chapter" else order
+        revealing = [key for key in asked if own[key] != reference_answers[key]]
+        agreeing = [key for key in asked if own[key] == reference_answers[key]]
+        others = [other for other in answers if other not in (item.id, "reference")]
         picked: list[str] = []
         while revealing and len(picked) < MOST:
             alike = [o for o in others if all(answers[o][k] == own[k] for k in picked)]
             if picked and not alike:
                 break
 
-            def left(key: str, alike: list[str] = alike, own: dict[str, Any] = own) -> int:
+            def left(
+                key: str,
+                alike: list[str] = alike,
+                own: dict[str, Any] = own,
+                answers: dict[str, dict[str, Any]] = answers,
+            ) -> int:
                 return sum(answers[o][key] == own[key] for o in alike)
 
             def rank(
-                key: str, left: Callable[[str], int] = left, own: dict[str, Any] = own
+                key: str,
+                left: Callable[[str], int] = left,
+                own: dict[str, Any] = own,
+                view: str = view,
             ) -> tuple[int, bool]:
-                return left(key), _crash(own[key])  # a crash is poor evidence: any bug crashes
+                return left(key), _crash(
+                    own[key], view
+                )  # a crash is poor evidence: any bug crashes
 
             best = min((k for k in revealing if k not in picked), key=rank, default=None)
             if picked and (best is None or left(best) == len(alike)):
@@ -218,7 +255,7 @@ def evidence(
         # A coincidence is no evidence: the mistake shows also on inputs of other rows.
         while len(picked) < AT_LEAST:
             seen = {made_by[key] for key in picked}
-            more = [k for k in revealing if k not in picked and not _crash(own[k])]
+            more = [k for k in revealing if k not in picked and not _crash(own[k], view)]
             fresh = [k for k in more if made_by[k] not in seen] or more
             if not fresh:
                 break
@@ -228,10 +265,12 @@ def evidence(
     return {key: inputs[key] for key in named}, chosen, failed
 
 
-def _crash(answer: Any) -> bool:
-    """Is ``answer`` a raise of one of Python's own exceptions (not a ctxlab error)?"""
+def _crash(answer: Any, rule: str) -> bool:
+    """Is ``answer`` a raise of one of Python's own exceptions (not a ctxlab error; on the
+    chapter's rules, not a ValueError: a refusal)?"""
     raised = answer.get("raised") if isinstance(answer, dict) else None
-    return isinstance(raised, str) and isinstance(getattr(builtins, raised, None), type)
+    refusal = "ValueError" if rule == "chapter" else None
+    return isinstance(getattr(builtins, str(raised), None), type) and raised != refusal
 
 
 def _path(lab: str) -> Path:
@@ -252,7 +291,7 @@ def written(lab: str) -> str:
     for entry in data["misconceptions"]:
         entry["signature"] = failed[entry["id"]]
         kinds = {load(lab).row(key).source for key in failed[entry["id"]]}
-        entry["rule"] = "chapter" if "chapter" in kinds else "ctxlab"
+        entry["rule"] = "chapter" if "chapter" in kinds else "ctxlab"  # as evidence() has it
         entry["evidence"] = [[key, one_line(answer)] for key, answer in chosen[entry["id"]]]
     data["inputs"] = {key: one_line(value) for key, value in inputs.items()}
     text = json.dumps(data, ensure_ascii=False, indent=1)

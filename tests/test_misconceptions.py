@@ -143,6 +143,39 @@ def test_the_buggy_file_is_caught_matched_and_shown_its_hint(misconception: str)
         assert "本章原文" not in text and "The chapter: “" not in text  # the second rung's
 
 
+def _chapter_style(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The same mistake by a student who takes the chapter's side of what it leaves open
+    and skips ctxlab's optional extras: every refusal a plain ValueError (the chapter asks
+    no more), and groups without ``tool_pairs``."""
+
+    def student(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = function(*args, **kwargs)
+        except ctxlab.CtxlabError as error:
+            raise ValueError(str(error)) from None
+        if isinstance(result, list) and all(
+            isinstance(group, ctxlab.InteractionGroup) for group in result
+        ):
+            return [ctxlab.InteractionGroup(entries=group.entries) for group in result]
+        return result
+
+    return student
+
+
+CHAPTER_RULES = sorted(key for key, item in CATALOGUE.items() if item.rule == "chapter")
+
+
+@pytest.mark.parametrize("misconception", CHAPTER_RULES, ids=str)
+def test_a_chapter_mistake_gets_its_hint_also_without_ctxlabs_extras(misconception: str) -> None:
+    """The evidence of a chapter mistake asks only what the chapter decides: a student who
+    raises plain ValueErrors and leaves out 11.2's tool_pairs is shown the same hint."""
+    item = CATALOGUE[misconception]
+    student = _chapter_style(_function(item))
+    report = check_implementation(item.lab, seed=1, **{lab_keyword(item.lab): student})
+    assert not report.passed
+    assert report.misconceptions[:1] == (item.id,), report.misconceptions
+
+
 _HINT_LABEL = {"en": "Hint: ", "zh": "提示："}
 _EXTRA_LABEL = {"en": "Hint on ctxlab's optional extras", "zh": "提示（关于 ctxlab 的选做扩展检查"}
 

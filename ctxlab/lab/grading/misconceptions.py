@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from ctxlab import errors
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import Failed, Trial
 from ctxlab.lab.grading.perform import CallRecord, named
@@ -81,17 +82,41 @@ def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, str]]:
     return items, {key: _text(value) for key, value in data["inputs"].items()}
 
 
-def canonical(record: CallRecord) -> Any:
+#: ctxlab's extensions in a returned value (``type: fields``): the chapter decides none of them.
+_EXTENSIONS: Final = {"InteractionGroup": ("tool_pairs",)}
+
+
+def canonical(record: CallRecord, rule: str = "ctxlab") -> Any:
     """One call's record as the evidence compares it: the result as plain data, or the class
-    of what was raised, and the arguments the call changed."""
+    of what was raised, and the arguments the call changed. On the chapter's ``rule``, only
+    what the chapter decides: any ``ValueError`` is a refusal (ctxlab's named errors are
+    ValueErrors) and a group's ``tool_pairs`` (ctxlab's) is left out, so a student who skips
+    ctxlab's optional extras is shown the same hints."""
     if "raised" in record:
-        found: dict[str, Any] = {"raised": str(record["raised"].get("base"))}
+        name = str(record["raised"].get("base"))
+        error = getattr(errors, name, None) or getattr(builtins, name, None)
+        chapter = rule == "chapter" and isinstance(error, type) and issubclass(error, ValueError)
+        found: dict[str, Any] = {"raised": "ValueError" if chapter else name}
     elif "too_large" in record:
         found = {"too_large": True}
     else:
-        found = {"returned": record.get("returned")}
+        returned = record.get("returned")
+        found = {"returned": _chapters(returned) if rule == "chapter" else returned}
     if record.get("changed"):
         found["changed"] = sorted(str(name) for name in record["changed"])
+    return found
+
+
+def _chapters(data: Any) -> Any:
+    """Plain data (:func:`~.plain.encode`) without the fields of :data:`_EXTENSIONS`."""
+    if isinstance(data, list):
+        return [_chapters(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    found = {key: _chapters(value) for key, value in data.items()}
+    if data.get("$") == "object":
+        dropped = _EXTENSIONS.get(data["t"], ())
+        found["f"] = {key: value for key, value in found["f"].items() if key not in dropped}
     return found
 
 
@@ -123,24 +148,25 @@ def diagnose(
     once, as far as needed, within half the time limit) and end with the ids of the
     misconceptions it behaves like (:func:`found_in` reads them); given the ``failed`` rows
     (key, source), only of those that explain them (:func:`explaining`)."""
-    answers: dict[str, Any] = {}
+    records: dict[str, CallRecord] = {}
     began, slowest = drawn.now(), 0.0
 
-    def answer(key: str) -> Any:
+    def answer(key: str, rule: str) -> Any:
         nonlocal slowest
-        if key not in answers:
+        if key not in records:
             if not drawn.in_time(began, slowest):
                 return None  # no time to ask: equal to no evidence
             args, kwargs = probe_call(inputs[key])
             started = drawn.now()
-            answers[key] = canonical(t.record(_ASKING, args, kwargs))
+            records[key] = t.record(_ASKING, args, kwargs)
             slowest = max(slowest, drawn.now() - started)
-        return answers[key]
+        return canonical(records[key], rule)
 
     found = [
         item.id
         for item in (items if failed is None else explaining(items, failed))
-        if item.evidence and all(answer(key) == json.loads(want) for key, want in item.evidence)
+        if item.evidence
+        and all(answer(key, item.rule) == json.loads(want) for key, want in item.evidence)
     ]
     said = " ".join([_MARK, *found])
     raise Failed(Text(said, said))
