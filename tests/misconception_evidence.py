@@ -240,9 +240,10 @@ def evidence(
                 own: dict[str, Any] = own,
                 view: str = view,
             ) -> tuple[int, bool]:
-                return left(key), _crash(
-                    own[key], view
-                )  # a crash is poor evidence: any bug crashes
+                # A crash is poor evidence (any bug crashes), and so is a refusal where every
+                # refusal looks alike (on the chapter's rules: a ValueError).
+                poor = _crash(own[key], view) or (view == "chapter" and "raised" in own[key])
+                return left(key), poor
 
             best = min((k for k in revealing if k not in picked), key=rank, default=None)
             if picked and (best is None or left(best) == len(alike)):
@@ -252,11 +253,21 @@ def evidence(
             if best is None or (picked and left(best) == len(alike)):
                 break
             picked.append(best)
-        # A coincidence is no evidence: the mistake shows also on inputs of other rows.
-        while len(picked) < AT_LEAST:
+
+        # A coincidence is no evidence: the mistake shows also on inputs of other rows, and
+        # on the chapter's rules, where every refusal looks alike, not only as refusals.
+        def telling(key: str, own: dict[str, Any] = own, view: str = view) -> bool:
+            return not _crash(own[key], view) and (view != "chapter" or "raised" not in own[key])
+
+        while sum(map(telling, picked)) < AT_LEAST:
             seen = {made_by[key] for key in picked}
-            more = [k for k in revealing if k not in picked and not _crash(own[k], view)]
+            more = [k for k in revealing if k not in picked and telling(k)]
             fresh = [k for k in more if made_by[k] not in seen] or more
+            if not fresh and len(picked) < MOST:
+                # A mistake that shows only as refusals: refusals made by other rows, so that
+                # another mistake that refuses some of the same inputs is not taken for it.
+                refused = [k for k in revealing if k not in picked and not _crash(own[k], view)]
+                fresh = [k for k in refused if made_by[k] not in seen]
             if not fresh:
                 break
             picked.append(fresh[0])

@@ -380,8 +380,9 @@ def timestamp_any_number(t: Trial) -> None:
 
 @LAB.check(
     "other valid compactions (empty lists, decimal numbers, Chinese text, strings with"
-    " spaces) are accepted as they are",
-    "其他合法的 compaction（空数组、小数、中文文本、带空格的字符串）原样接受",
+    " spaces, firstKeptEntryId equal to parentId) are accepted as they are",
+    "其他合法的 compaction（空数组、小数、中文文本、带空格的字符串、firstKeptEntryId 与 parentId"
+    " 相同）原样接受",
     source="chapter",
     quote_zh="parseSessionEntry() 逐字段读取外部对象。",
     quote_en="parseSessionEntry() reads the external object field by field.",
@@ -399,6 +400,9 @@ def accepts_valid_variants(t: Trial) -> None:
     _accepts(t, Text("Chinese text", "中文文本"), chinese)
     spaces = {"summary.goal": "  keep the budget  ", "summary.next": ["", "  "]}
     _accepts(t, Text("goal and items with spaces", "goal 和列表项带空格"), spaces)
+    # 11.4 keeps u4 while it waits at the leaf: parent and first kept entry are both u4.
+    same = Text("parentId and firstKeptEntryId both u4", "parentId 和 firstKeptEntryId 都是 u4")
+    _accepts(t, same, {"parentId": "u4", "firstKeptEntryId": "u4"})
 
 
 @LAB.check(

@@ -278,6 +278,22 @@ def first_kept_unknown(t: Trial, strict: bool = False) -> None:
 
 
 @LAB.check(
+    "the group heads come from groupInteractions(): a path it refuses (r-test answering"
+    " unknown-1) is refused, whatever the first kept entry",
+    "组首由 groupInteractions() 找出：它拒绝的路径（r-test 回应 unknown-1）同样被拒绝，"
+    "不论保留起点是哪一条",
+    source="chapter",
+    quote_zh="函数复用 groupInteractions() 找到这些组首",
+    quote_en="the function reuses groupInteractions() to find these group heads",
+)
+def heads_from_group_interactions(t: Trial) -> None:
+    name = Text("sys..a3 with r-test(unknown-1)", "sys..a3，其中 r-test(unknown-1)")
+    for first_kept in ("u1", "u2", "u3"):
+        options = _options(first_kept=first_kept)
+        _refused(t, options, [["r-test", "unknown-1"]], False, name, fx.unknown_call_path())
+
+
+@LAB.check(
     "an empty path is an error (a CompactionError) naming the compaction's id: there is no"
     " leaf to append after",
     "路径为空时报错（CompactionError），并写明 compaction 的 id：没有 leaf 可以接在后面",
