@@ -1,4 +1,4 @@
-"""The feedback corpora (tests/feedback_corpus, _2, _3, _4): wrong functions written blind.
+"""The feedback corpora (tests/feedback_corpus, _2 to _5): wrong functions written blind.
 
 Each file under ``<corpus>/lab11_N/`` is one student's build-it for Lab 11.N with
 exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
@@ -35,9 +35,9 @@ import pytest
 import ctxlab
 
 CORPUS = Path(__file__).parent / "feedback_corpus"
-#: Round 1 (50 files, with the correct versions every round starts from), rounds 2 to 4 (25
+#: Round 1 (50 files, with the correct versions every round starts from), rounds 2 to 5 (25
 #: each).
-CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in (2, 3, 4)))
+CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in (2, 3, 4, 5)))
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 #: lab -> (the keyword of check_implementation, the name of ctxlab's reference)
