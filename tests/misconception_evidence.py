@@ -17,9 +17,13 @@ one where the buggy answer differs from the reference's; a later one is too wher
 input still tells another entry apart, else one where the buggy file answers as the
 reference does. Then, up to :data:`AT_LEAST` inputs, more where the mistake shows, each made
 by a row none of the others comes from where one is (one input can be a coincidence: a path
-where two ids happen to agree). Only the signature, the rule, the evidence and the inputs it
-names are written; the rest of each entry (title, hint, quote, ...) is the catalogue's own
-text.
+where two ids happen to agree). A mistake on the chapter's rules is asked only inputs where
+``tests/chapter_only`` answers as the reference does, and its answers are compared as the
+chapter decides them (:func:`~ctxlab.lab.grading.misconceptions.canonical`): there every
+refusal is alike, so a refusal is poor evidence and counts not towards :data:`AT_LEAST`; a
+mistake that shows only as refusals takes them from up to :data:`REFUSALS` rows. Only the
+signature, the rule, the evidence and the inputs it names are written; the rest of each
+entry (title, hint, quote, ...) is the catalogue's own text.
 ``tests/test_misconception_evidence.py`` runs ``--check``.
 """
 
@@ -50,6 +54,9 @@ CHAPTER_ONLY = ROOT / "tests" / "chapter_only"
 MOST = 3
 #: At least this many inputs where the mistake shows, where the candidates have them.
 AT_LEAST = 2
+#: A mistake that shows only as refusals (every refusal looks alike on the chapter's rules)
+#: takes refusals from up to this many rows.
+REFUSALS = 5
 
 
 def _draft(value: object) -> Callable[..., Any]:
@@ -263,7 +270,7 @@ def evidence(
             seen = {made_by[key] for key in picked}
             more = [k for k in revealing if k not in picked and telling(k)]
             fresh = [k for k in more if made_by[k] not in seen] or more
-            if not fresh and len(picked) < MOST:
+            if not fresh and len(picked) < REFUSALS:
                 # A mistake that shows only as refusals: refusals made by other rows, so that
                 # another mistake that refuses some of the same inputs is not taken for it.
                 refused = [k for k in revealing if k not in picked and not _crash(own[k], view)]

@@ -478,6 +478,7 @@ def test_a_hint_is_shown_only_for_a_mistake_that_explains_what_failed() -> None:
     assert shown(("c", "chapter")) == ()  # explains no failed row
     assert shown(("x", "ctxlab")) == (extra,)
     assert shown(("x", "ctxlab"), ("c", "chapter")) == ()  # an extra while the chapter fails
+    assert shown(("x", "ctxlab"), ("random_entries", "chapter")) == ()  # a random row too
     assert shown(("a", "chapter"), ("x", "ctxlab")) == (chapter,)
 
 

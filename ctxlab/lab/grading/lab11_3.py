@@ -297,7 +297,7 @@ def estimator_errors_named(t: Trial) -> None:
 _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
     ("a3", -1), ("system", float("nan")), ("r-read", True), ("calls", "3"),
     ("u3", RuntimeError("tokenizer offline")), ("a3", float("inf")),
-    ("system", RuntimeError("tokenizer offline")), ("u1", -0.5),
+    ("system", RuntimeError("tokenizer offline")), ("u1", -0.5), ("system", None), ("u2", None),
 )  # fmt: skip
 
 

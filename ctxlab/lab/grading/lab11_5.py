@@ -158,6 +158,12 @@ def _compacted_at_u3() -> list[SessionEntry]:
     return rechain([*path_of("sys u1 a1 u2 a2 u3 a3"), compaction, *path_of("u4 a4")])
 
 
+def _compacted_at_the_leaf() -> list[SessionEntry]:
+    """A compaction made while u4 waited at the leaf: it keeps u4, its own parent."""
+    compaction = CompactionSessionEntry("c", "u4", 50, CompactionSummary("goal [2]"), "u4", 8)
+    return rechain([*path_of("sys u1 a1 u2 a2 u3 a3 u4"), compaction, *path_of("a4")])
+
+
 @LAB.check(
     "original messages are collected from firstKeptEntryId on, also those after the "
     "compaction (u4, a4)",
@@ -177,6 +183,13 @@ def candidates_from_first_kept(t: Trial) -> None:
         _compacted_at_u3,
         budget(100, 0, 0, tag_estimator),
         kept=("u3", "a3", "u4", "a4"),
+    )
+    expect_context(
+        t,
+        Text("sys,u1..u4,c(keeps u4),a4", "sys,u1..u4,c（从 u4 开始保留）,a4"),
+        _compacted_at_the_leaf,
+        budget(100, 0, 0, tag_estimator),
+        kept=("u4", "a4"),
     )
 
 
@@ -413,7 +426,7 @@ _BAD_ESTIMATES: tuple[tuple[str, object], ...] = (
     ("compact-1", RuntimeError("tokenizer offline")), ("compact-1", -1),
     ("compact-1", float("nan")), ("compact-1", True), ("compact-1", "4"),
     ("system", RuntimeError("tokenizer offline")), ("system", float("inf")),
-    ("a4", RuntimeError("tokenizer offline")), ("a4", -0.5),
+    ("a4", RuntimeError("tokenizer offline")), ("a4", -0.5), ("compact-1", None), ("a4", None),
 )  # fmt: skip
 
 

@@ -210,11 +210,13 @@ def explaining(
     apart: a seed may pass them); one on ctxlab's rules only when no chapter row failed. A
     mistake that explains a small part of what failed is most likely not the student's."""
     keys = {key for key, _ in failed}
-    chapter = {key for key, source in failed if source == "chapter" and not drawn.is_random(key)}
+    chapter = {key for key, source in failed if source == "chapter"}
+    fixed = {key for key in chapter if not drawn.is_random(key)}
 
     def explains(item: Misconception) -> bool:
-        allowed = 1 if item.rule == "chapter" else 0
-        return bool(item.signature & keys) and len(chapter - item.signature) <= allowed
+        if item.rule != "chapter":  # a random row failed is a chapter row failed too
+            return bool(item.signature & keys) and not chapter
+        return bool(item.signature & keys) and len(fixed - item.signature) <= 1
 
     return tuple(item for item in found if explains(item))
 
