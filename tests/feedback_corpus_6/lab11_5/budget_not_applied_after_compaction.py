@@ -1,0 +1,111 @@
+"""After a compaction, keeps every group from firstKeptEntryId on without applying the budget.
+
+A student who reads firstKeptEntryId as a promise ("these messages are kept": the compaction
+has already chosen what fits) sends the summary and the whole suffix, reporting within_budget,
+instead of letting the budget choose whole groups, newest first, from what the summary leaves.
+
+The chapter's rule (§ 恢复时把最新摘要接在保留后缀前面): 「跳过 metadata 与 compaction entry，
+再对消息后缀分组并应用预算」 and 「这个成本先从消息额度中扣除，余量才交给完整 groups」;
+「预算选择仍从最新组向前进行，工具组仍不会被拆开」.
+"""
+
+import math
+
+from ctxlab import (
+    ContextResult,
+    ContextTokens,
+    TextContent,
+    UserMessage,
+    current_system_message,
+    group_interactions,
+    render_summary,
+)
+
+
+def finite_number(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def build_context(active_path, *, max_tokens, reserved_output, safety_margin, estimate_tokens):
+    for option in (max_tokens, reserved_output, safety_margin):
+        if not finite_number(option) or option < 0:
+            raise ValueError(f"a budget number must be finite and >= 0, got {option!r}")
+
+    def price(message):
+        cost = estimate_tokens(message)
+        if not finite_number(cost) or cost < 0:
+            raise ValueError(f"the estimator returned {cost!r}")
+        return cost
+
+    messages = [entry for entry in active_path if entry.type == "message"]
+    system = current_system_message([entry.message for entry in messages])
+    system_cost = 0 if system is None else price(system)
+    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)
+
+    candidates, summary, summary_cost = messages, None, 0
+    newest = None
+    for index, entry in enumerate(active_path):
+        if entry.type == "compaction":
+            newest = index
+    if newest is not None:
+        compaction = active_path[newest]
+        ids = [entry.id for entry in active_path]
+        start = (
+            ids.index(compaction.first_kept_entry_id)
+            if (compaction.first_kept_entry_id in ids[:newest])
+            else newest
+        )
+        candidates = [entry for entry in active_path[start:] if entry.type == "message"]
+        summary = UserMessage(
+            (TextContent(render_summary(compaction.summary)),), compaction.timestamp
+        )
+        summary_cost = price(summary)
+
+    # the compaction already chose what is kept: everything from its first kept entry on
+    budget = math.inf if summary is not None else max(0, available - summary_cost)
+    groups = group_interactions(candidates)
+    kept, used, overflow = [], 0, False
+    for group in reversed(groups):
+        cost = sum(price(entry.message) for entry in group.entries)
+        if used + cost <= budget:
+            kept.insert(0, group)
+            used += cost
+        else:
+            if not kept:
+                kept, used, overflow = [group], cost, True
+            break
+    if overflow:
+        reason = "single_group_overflow"
+    elif len(kept) == len(groups):
+        reason = "within_budget"
+    else:
+        reason = "trimmed"
+    kept_entries = [entry for group in kept for entry in group.entries]
+    head = tuple(m for m in (system, summary) if m is not None)
+    return ContextResult(
+        messages=head + tuple(entry.message for entry in kept_entries),
+        kept_entry_ids=tuple(entry.id for entry in kept_entries),
+        reason=reason,
+        tokens=ContextTokens(
+            max_tokens=max_tokens,
+            system=system_cost,
+            messages=summary_cost + used,
+            reserved_output=reserved_output,
+            safety_margin=safety_margin,
+            available_for_messages=available,
+            total=system_cost + summary_cost + used + reserved_output + safety_margin,
+        ),
+    )
+
+
+def WITNESS():
+    from ctxlab import fixtures
+
+    return (fixtures.resumed_path(),), {
+        "max_tokens": 31,
+        "reserved_output": 4,
+        "safety_margin": 2,
+        "estimate_tokens": fixtures.opening_estimator,
+    }
