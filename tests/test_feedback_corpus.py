@@ -1,4 +1,4 @@
-"""The feedback corpora (tests/feedback_corpus, _2 to _5): wrong functions written blind.
+"""The feedback corpora (tests/feedback_corpus, _2 to _6): wrong functions written blind.
 
 Each file under ``<corpus>/lab11_N/`` is one student's build-it for Lab 11.N with
 exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
@@ -9,11 +9,14 @@ it claims to be:
   data, or "raised" vs "returned", or what the call left of its input);
 * each correct version in ``correct/`` agrees with the reference on every witness of its lab
   (so a witness asks about the chapter's rule, not about a quirk of the reference) and
-  passes the lab's check (``check_implementation(...).passed``);
+  passes the lab's check (``check_implementation(...).passed``); round 6's students follow
+  the chapter only, so their correct version is ``tests/chapter_only/`` and 11.2's
+  ``tool_pairs`` (a ctxlab extra they leave empty) is not compared;
 * no wrong function calls its own lab's reference.
 
-* the lab's check catches every wrong function, and a hint it shows names a misconception the
-  file's label in ``labels.json`` gives it (a wrong hint is worse than none).
+* the lab's check catches every wrong function (round 6's: on the chapter's rows, since they
+  skip ctxlab's extras), and a hint it shows names a misconception the file's label in
+  ``labels.json`` gives it (a wrong hint is worse than none).
 
 How often a hint is shown is measured by ``benchmarks/feedback.py``.
 """
@@ -35,9 +38,11 @@ import pytest
 import ctxlab
 
 CORPUS = Path(__file__).parent / "feedback_corpus"
-#: Round 1 (50 files, with the correct versions every round starts from), rounds 2 to 5 (25
+#: Round 1 (50 files, with the correct versions rounds 2 to 5 start from), rounds 2 to 6 (25
 #: each).
-CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in (2, 3, 4, 5)))
+CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in (2, 3, 4, 5, 6)))
+#: Round 6: students who follow the chapter only, starting from ``tests/chapter_only/``.
+CHAPTER_ONLY = CORPORA[-1]
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 #: lab -> (the keyword of check_implementation, the name of ctxlab's reference)
@@ -90,14 +95,39 @@ def plain(value: Any) -> Any:
     return (type(value).__name__, repr(value))
 
 
-def outcome(function: Callable[..., Any], witness: Callable[[], Any]) -> tuple[Any, ...]:
-    """What one call shows: returned value (plain data) or "raised", and its input after."""
+def _chapters(data: Any) -> Any:
+    """:func:`plain` data without 11.2's ``tool_pairs`` (ctxlab's extra)."""
+    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], dict):
+        fields = {k: _chapters(v) for k, v in data[1].items()}
+        if data[0] == "InteractionGroup":
+            fields.pop("tool_pairs", None)
+        return (data[0], fields)
+    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], list):
+        return (data[0], [_chapters(item) for item in data[1]])
+    return data
+
+
+def outcome(
+    function: Callable[..., Any], witness: Callable[[], Any], path: Path | None = None
+) -> tuple[Any, ...]:
+    """What one call shows: returned value (plain data) or "raised", and its input after;
+    for a file of round 6 (``path``), without 11.2's ``tool_pairs``."""
     args, kwargs = witness()
     try:
-        result = ("returned", plain(function(*args, **kwargs)))
+        result: tuple[Any, ...] = ("returned", plain(function(*args, **kwargs)))
     except Exception:  # a wrong function may fail in any way; only "it raised" is compared
         result = ("raised",)
+    if path is not None and CHAPTER_ONLY in path.parents:
+        result = tuple(_chapters(item) for item in result)
     return (result, plain(args), plain(kwargs))
+
+
+def _correct(lab: str, path: Path) -> ModuleType:
+    """The correct version ``path``'s mistake was put into."""
+    name = f"lab{lab.replace('.', '_')}.py"
+    if CHAPTER_ONLY in path.parents:
+        return _load(CORPUS.parent / "chapter_only" / name)
+    return _load(CORPUS / "correct" / name)
 
 
 def _witness_copy(module: ModuleType) -> Callable[[], Any]:
@@ -124,15 +154,14 @@ def test_wrong_function_differs_on_its_witness(lab: str, path: Path) -> None:
     module = _load(path)
     student = getattr(module, KEYWORDS[lab][0])
     witness = _witness_copy(module)
-    assert outcome(student, witness) != outcome(_reference(lab), witness)
+    assert outcome(student, witness, path) != outcome(_reference(lab), witness, path)
 
 
 @pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
 def test_correct_version_agrees_on_the_witness(lab: str, path: Path) -> None:
-    correct = _load(CORPUS / "correct" / f"lab{lab.replace('.', '_')}.py")
     witness = _witness_copy(_load(path))
-    function = getattr(correct, KEYWORDS[lab][0])
-    assert outcome(function, witness) == outcome(_reference(lab), witness)
+    function = getattr(_correct(lab, path), KEYWORDS[lab][0])
+    assert outcome(function, witness, path) == outcome(_reference(lab), witness, path)
 
 
 @pytest.mark.parametrize(("lab", "path"), WRONG, ids=_IDS)
@@ -173,6 +202,8 @@ def test_a_hint_names_the_files_own_mistake(lab: str, path: Path) -> None:
     labels = json.loads((path.parents[1] / "labels.json").read_text(encoding="utf-8"))
     keyword = KEYWORDS[lab][0]
     report = check_implementation(lab, **{keyword: getattr(_load(path), keyword)})
+    if CHAPTER_ONLY in path.parents:  # its extras fail anyway: the chapter's rows must
+        assert not report.passed
     assert not (report.passed and report.extras_passed)
     if report.hint:
         wanted = labels[f"{path.parent.name}/{path.stem}"]["ids"]
