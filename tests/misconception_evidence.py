@@ -271,10 +271,11 @@ def evidence(
             more = [k for k in revealing if k not in picked and telling(k)]
             fresh = [k for k in more if made_by[k] not in seen] or more
             if not fresh and len(picked) < REFUSALS:
-                # A mistake that shows only as refusals: refusals made by other rows, so that
-                # another mistake that refuses some of the same inputs is not taken for it.
+                # A mistake that shows only as refusals: more refusals (made by other rows
+                # first), so that another mistake that refuses some of the same inputs is not
+                # taken for it.
                 refused = [k for k in revealing if k not in picked and not _crash(own[k], view)]
-                fresh = [k for k in refused if made_by[k] not in seen]
+                fresh = [k for k in refused if made_by[k] not in seen] or refused
             if not fresh:
                 break
             picked.append(fresh[0])
