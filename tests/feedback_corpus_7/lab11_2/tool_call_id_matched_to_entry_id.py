@@ -1,0 +1,88 @@
+"""Looks a result's toolCallId up among the entries that declared calls, not among the call ids.
+
+The student keeps a dict from call id to declaring entry, then checks a result against its
+values ("calls") instead of its keys (read-1, test-1): the call's id and the id of the entry
+holding the call are confused. Every tool result on the opening path is refused.
+
+Chapter, §两个 tool result 仍属于 u3 开始的同一组:
+  「组内的工具事实靠 id 核对。处理 calls 时，函数记录 read-1 和 test-1；处理 r-test、r-read
+  时，它读取各自的 toolCallId。」
+"""
+
+from ctxlab import InteractionError, InteractionGroup
+
+
+def _close(group):
+    calls = []  # call ids, in declaration order
+    declared = {}
+    results = {}
+    for entry in group:
+        message = entry.message
+        if message.role == "assistant":
+            for block in message.content:
+                if block.type == "toolCall":
+                    if block.id in declared:
+                        raise InteractionError(
+                            f"entry {entry.id}: call {block.id} is declared twice",
+                            entry_id=entry.id,
+                            call_id=block.id,
+                        )
+                    declared[block.id] = entry.id
+                    calls.append(block.id)
+    for entry in group:
+        message = entry.message
+        if message.role == "toolResult":
+            cid = message.tool_call_id
+            if cid not in declared.values():
+                raise InteractionError(
+                    f"entry {entry.id}: result for call {cid}, which is not in its group",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            if cid in results:
+                raise InteractionError(
+                    f"entry {entry.id}: second result for call {cid}",
+                    entry_id=entry.id,
+                    call_id=cid,
+                )
+            results[cid] = entry.id
+    for cid in calls:
+        if cid not in results:
+            raise InteractionError(
+                f"entry {declared[cid]}: call {cid} has no result",
+                entry_id=declared[cid],
+                call_id=cid,
+            )
+    return InteractionGroup(
+        entries=tuple(group), tool_pairs=tuple((cid, results[cid]) for cid in calls)
+    )
+
+
+def group_interactions(entries):
+    groups = []
+    current = None
+    for entry in entries:
+        role = entry.message.role
+        if role == "system":
+            continue
+        if role == "user":
+            if current is not None:
+                groups.append(_close(current))
+            current = [entry]
+        elif current is None:
+            raise InteractionError(
+                f"entry {entry.id}: a {role} message before the first user message",
+                entry_id=entry.id,
+            )
+        else:
+            current.append(entry)
+    if current is not None:
+        groups.append(_close(current))
+    return groups
+
+
+def WITNESS():
+    """The chapter's opening path."""
+    from ctxlab import fixtures
+
+    return (fixtures.opening_path(),), {}
