@@ -171,8 +171,8 @@ def pure(t: Trial) -> None:
 
 
 @LAB.check(
-    "parentId is the id of the path's last entry, whatever its type",
-    "parent 不由调用者重复传入：parentId 总是路径最后一条 entry 的 id",
+    "parentId is the id of the path's last entry, whatever its type or timestamp",
+    "parent 不由调用者重复传入：parentId 总是路径最后一条 entry 的 id，不论它的类型和 timestamp",
     source="chapter",
     quote_zh="parent 不由调用者重复传入",
     quote_en="the parent is not passed again by the caller",
@@ -184,8 +184,12 @@ def parent_is_last_entry(t: Trial) -> None:
             MetadataSessionEntry("note", "a3", 50, "model", "course-model-1"),
         ]
 
+    def behind() -> list[SessionEntry]:  # its clock behind a3's: the place decides
+        return [*fx.opening_path(), MetadataSessionEntry("note", "a3", 0, "model", "m")]
+
     for name, make_path, options, parent in (
         ("sys..a3,note", tagged, _options("c", "u3", tokens_before=0), "note"),
+        ("sys..a3,note (timestamp 0)", behind, _options("c", "u3", tokens_before=0), "note"),
         ("sys..a4", fx.resumed_path, _compact_2("u3"), "a4"),
         ("sys..compact-2", fx.recompacted_path, _compact_3("u4"), "compact-2"),
     ):
