@@ -210,6 +210,12 @@ def evidence(
     }
     for error in sorted(refusals):
         raw[f"refuses-all-{error}"] = {key: {"raised": {"base": error}} for key in order}
+    # Nor does a function that is right but refuses every path holding a compaction (one it
+    # cannot find again: ids compared with `is`, say).
+    raw["refuses-compactions"] = {
+        key: {"raised": {"base": "ValueError"}} if _compacted(inputs[key]) else reference[key]
+        for key in order
+    }
     # Each answer as each rule compares it (misconceptions.canonical).
     views = {
         view: {
@@ -282,6 +288,14 @@ def evidence(
         chosen[item.id] = [[key, own[key]] for key in picked]
     named = sorted({key for pairs in chosen.values() for key, _ in pairs})
     return {key: inputs[key] for key in named}, chosen, failed
+
+
+def _compacted(data: dict[str, Any]) -> bool:
+    """Does the input's path (its first argument, as plain data) hold a compaction entry?"""
+    path = data["args"][0] if data["args"] else None
+    return isinstance(path, list) and any(
+        isinstance(item, dict) and item.get("t") == "CompactionSessionEntry" for item in path
+    )
 
 
 def _crash(answer: Any, rule: str) -> bool:

@@ -243,6 +243,8 @@ def first_kept_starts_group(t: Trial, strict: bool = False) -> None:
         _expect_created(t, _options(first_kept=first_kept))
     if not strict:  # u4 at the leaf, its answer a4 not yet written: a group of its own
         _expect_created(t, _compact_2("u4"), "sys..u4", lambda: fx.resumed_path()[:-1], "u4")
+        # a path of one entry, u1: its own leaf and the head of its group
+        _expect_created(t, _options(first_kept="u1"), "u1", lambda: fx.opening_path()[1:2], "u1")
     for first_kept in ("a2", "calls", "r-test", "r-read", "a3", "a1"):
         _refused(t, _options(first_kept=first_kept), [[first_kept]], strict)
 
@@ -325,6 +327,8 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
         (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
         (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
+        (_options(tokens_before=None), [["compact-1", "tokensBefore"]], "tokensBefore", True),
+        (_options(tokens_before=False), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(timestamp="100"), [["compact-1", "timestamp"]], "timestamp", True),
         (_options(summary=empty_goal), [["compact-1", "summary.goal"]], "summary.goal", True),
         (_options(summary=blank_goal), [["compact-1", "summary.goal"]], "summary.goal", False),

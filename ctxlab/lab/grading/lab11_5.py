@@ -158,6 +158,18 @@ def _compacted_at_u3() -> list[SessionEntry]:
     return rechain([*path_of("sys u1 a1 u2 a2 u3 a3"), compaction, *path_of("u4 a4")])
 
 
+def _compacted_at_u1() -> list[SessionEntry]:
+    """No system message: the first kept entry, u1, is the path's first."""
+    compaction = CompactionSessionEntry("c", "a2", 50, CompactionSummary("goal [2]"), "u1", 4)
+    return rechain([*path_of("u1 a1 u2 a2"), compaction, *path_of("u3 a3")])
+
+
+def _compacted_before_a_user() -> list[SessionEntry]:
+    """u2, kept first, was never answered: u3 follows it at once."""
+    compaction = CompactionSessionEntry("c", "a3", 50, CompactionSummary("goal [2]"), "u2", 5)
+    return rechain([*path_of("sys u1 a1 u2 u3 a3"), compaction, *path_of("u4 a4")])
+
+
 def _compacted_at_the_leaf() -> list[SessionEntry]:
     """A compaction made while u4 waited at the leaf: it keeps u4, its own parent."""
     compaction = CompactionSessionEntry("c", "u4", 50, CompactionSummary("goal [2]"), "u4", 8)
@@ -190,6 +202,22 @@ def candidates_from_first_kept(t: Trial) -> None:
         _compacted_at_the_leaf,
         budget(100, 0, 0, tag_estimator),
         kept=("u4", "a4"),
+    )
+    expect_context(
+        t,
+        Text("u1..a2,c(keeps u1),u3,a3", "u1..a2,c（从 u1 开始保留）,u3,a3"),
+        _compacted_at_u1,
+        budget(100, 0, 0, tag_estimator),
+        kept=("u1", "a1", "u2", "a2", "u3", "a3"),
+    )
+    expect_context(
+        t,
+        Text(
+            "sys,u1,a1,u2,u3,a3,c(keeps u2),u4,a4", "sys,u1,a1,u2,u3,a3,c（从 u2 开始保留）,u4,a4"
+        ),
+        _compacted_before_a_user,
+        budget(100, 0, 0, tag_estimator),
+        kept=("u2", "u3", "a3", "u4", "a4"),
     )
 
 
