@@ -5,9 +5,10 @@ known yet and give it a default with `or 0`, as they would for an optional count
 parser then never sees the None the caller passed: a compaction without its pre-compaction
 size is written to the session as if it had been 0 tokens.
 
-The chapter's rule (§ 摘要先成为 session 中的一条普通事实): 「tokensBefore 由调用者 写入，用来记录
-压缩前的估算规模；parser 只检查它是非负有限数」, and (§ 15 项测试固定到哪里) 「summary 正文与 tokensBefore 由
-调用者提供」. None is not a non-negative finite number: the candidate must be refused.
+The chapter's rule (§ 摘要先成为 session 中的一条普通事实): 「tokensBefore 由调用者 写入，
+用来记录压缩前的估算规模；parser 只检查它是非负有限数」, and (§ 15 项测试固定到哪里)
+「summary 正文与 tokensBefore 由 调用者提供」. None is not a non-negative finite number: the
+candidate must be refused.
 """
 
 import copy
