@@ -8,6 +8,7 @@ budgeted as in Lab 11.3; "system 状态跨过 compaction 边界". Compared as in
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -153,27 +154,22 @@ def newest_compaction_only(t: Trial) -> None:
     expect_context(t, _STAMPED_EARLIER, _stamped_earlier, budget(100), kept=(*GROUP_3, "u4", "a4"))
 
 
-def _compacted_at_u3() -> list[SessionEntry]:
-    compaction = CompactionSessionEntry("c", "a3", 50, CompactionSummary("goal [2]"), "u3", 6)
-    return rechain([*path_of("sys u1 a1 u2 a2 u3 a3"), compaction, *path_of("u4 a4")])
+#: Paths with one compaction c, in path_of's notation: what comes before it, the id it keeps
+#: from, what comes after it, and what a budget that holds every group keeps.
+_COMPACTED = (
+    ("sys u1 a1 u2 a2 u3 a3", "u3", "u4 a4", ("u3", "a3", "u4", "a4")),
+    ("sys u1 a1 u2 a2 u3 a3 u4", "u4", "a4", ("u4", "a4")),  # kept at the leaf: its own parent
+    ("u1 a1 u2 a2", "u1", "u3 a3", ("u1", "a1", "u2", "a2", "u3", "a3")),  # the path's first
+    ("sys u1 a1 u2 u3 a3", "u2", "u4 a4", ("u2", "u3", "a3", "u4", "a4")),  # u2 never answered
+)
 
 
-def _compacted_at_u1() -> list[SessionEntry]:
-    """No system message: the first kept entry, u1, is the path's first."""
-    compaction = CompactionSessionEntry("c", "a2", 50, CompactionSummary("goal [2]"), "u1", 4)
-    return rechain([*path_of("u1 a1 u2 a2"), compaction, *path_of("u3 a3")])
-
-
-def _compacted_before_a_user() -> list[SessionEntry]:
-    """u2, kept first, was never answered: u3 follows it at once."""
-    compaction = CompactionSessionEntry("c", "a3", 50, CompactionSummary("goal [2]"), "u2", 5)
-    return rechain([*path_of("sys u1 a1 u2 u3 a3"), compaction, *path_of("u4 a4")])
-
-
-def _compacted_at_the_leaf() -> list[SessionEntry]:
-    """A compaction made while u4 waited at the leaf: it keeps u4, its own parent."""
-    compaction = CompactionSessionEntry("c", "u4", 50, CompactionSummary("goal [2]"), "u4", 8)
-    return rechain([*path_of("sys u1 a1 u2 a2 u3 a3 u4"), compaction, *path_of("a4")])
+def _compacted(before: str, first_kept: str, after: str) -> list[SessionEntry]:
+    head = path_of(before)
+    compaction = CompactionSessionEntry(
+        "c", head[-1].id, 50, CompactionSummary("goal [2]"), first_kept, 6
+    )
+    return rechain([*head, compaction, *path_of(after)])
 
 
 @LAB.check(
@@ -189,36 +185,14 @@ def candidates_from_first_kept(t: Trial) -> None:
     # A budget that would hold everything still starts at firstKeptEntryId: u1 and a1 are
     # summarised, not kept.
     _resumed(t, budget(1000), kept=_RESUMED_ALL, reason="within_budget")
-    expect_context(
-        t,
-        Text("sys,u1..a3,c(keeps u3),u4,a4", "sys,u1..a3,c（从 u3 开始保留）,u4,a4"),
-        _compacted_at_u3,
-        budget(100, 0, 0, tag_estimator),
-        kept=("u3", "a3", "u4", "a4"),
-    )
-    expect_context(
-        t,
-        Text("sys,u1..u4,c(keeps u4),a4", "sys,u1..u4,c（从 u4 开始保留）,a4"),
-        _compacted_at_the_leaf,
-        budget(100, 0, 0, tag_estimator),
-        kept=("u4", "a4"),
-    )
-    expect_context(
-        t,
-        Text("u1..a2,c(keeps u1),u3,a3", "u1..a2,c（从 u1 开始保留）,u3,a3"),
-        _compacted_at_u1,
-        budget(100, 0, 0, tag_estimator),
-        kept=("u1", "a1", "u2", "a2", "u3", "a3"),
-    )
-    expect_context(
-        t,
-        Text(
-            "sys,u1,a1,u2,u3,a3,c(keeps u2),u4,a4", "sys,u1,a1,u2,u3,a3,c（从 u2 开始保留）,u4,a4"
-        ),
-        _compacted_before_a_user,
-        budget(100, 0, 0, tag_estimator),
-        kept=("u2", "u3", "a3", "u4", "a4"),
-    )
+    for before, first_kept, after, kept in _COMPACTED:
+        path = f"{before} c {after}".replace(" ", ",")
+        name = Text(
+            path.replace(",c,", f",c(keeps {first_kept}),"),
+            path.replace(",c,", f",c（从 {first_kept} 开始保留）,"),
+        )
+        make = functools.partial(_compacted, before, first_kept, after)
+        expect_context(t, name, make, budget(100, 0, 0, tag_estimator), kept=kept)
 
 
 def _with_notes() -> list[SessionEntry]:
