@@ -233,6 +233,12 @@ def evidence(
         revealing = [key for key in asked if own[key] != reference_answers[key]]
         agreeing = [key for key in asked if own[key] == reference_answers[key]]
         others = [other for other in answers if other not in (item.id, "reference")]
+
+        def telling(key: str, own: dict[str, Any] = own, view: str = view) -> bool:
+            """Is the answer good evidence? A crash is not (any bug crashes), nor is a refusal
+            where every refusal looks alike (on the chapter's rules: a ValueError)."""
+            return not _crash(own[key], view) and (view != "chapter" or "raised" not in own[key])
+
         picked: list[str] = []
         while revealing and len(picked) < MOST:
             alike = [o for o in others if all(answers[o][k] == own[k] for k in picked)]
@@ -247,16 +253,8 @@ def evidence(
             ) -> int:
                 return sum(answers[o][key] == own[key] for o in alike)
 
-            def rank(
-                key: str,
-                left: Callable[[str], int] = left,
-                own: dict[str, Any] = own,
-                view: str = view,
-            ) -> tuple[int, bool]:
-                # A crash is poor evidence (any bug crashes), and so is a refusal where every
-                # refusal looks alike (on the chapter's rules: a ValueError).
-                poor = _crash(own[key], view) or (view == "chapter" and "raised" in own[key])
-                return left(key), poor
+            def rank(key: str, left: Callable[[str], int] = left) -> tuple[int, bool]:
+                return left(key), not telling(key)
 
             best = min((k for k in revealing if k not in picked), key=rank, default=None)
             if picked and (best is None or left(best) == len(alike)):
@@ -266,12 +264,8 @@ def evidence(
             if best is None or (picked and left(best) == len(alike)):
                 break
             picked.append(best)
-
         # A coincidence is no evidence: the mistake shows also on inputs of other rows, and
-        # on the chapter's rules, where every refusal looks alike, not only as refusals.
-        def telling(key: str, own: dict[str, Any] = own, view: str = view) -> bool:
-            return not _crash(own[key], view) and (view != "chapter" or "raised" not in own[key])
-
+        # on the chapter's rules not only as refusals.
         while sum(map(telling, picked)) < AT_LEAST:
             seen = {made_by[key] for key in picked}
             more = [k for k in revealing if k not in picked and telling(k)]
