@@ -102,3 +102,33 @@ def test_the_instructor_solution_passes_every_row_extras_included(lab: str) -> N
     assert report.passed and report.extras_passed, str(report)
     reference = check_implementation(lab, **g.reference_functions(lab))
     assert reference.passed and reference.extras_passed, str(reference)
+
+
+#: Choices the chapter leaves open once a summary is sent, each taken the other way in the
+#: student-style correct version of round 1 (tests/feedback_corpus/correct/lab11_5.py).
+_COURSE_CHOICES = {
+    "allowance-after-summary": (
+        "available_for_messages=available,",
+        "available_for_messages=max(0, available - summary_cost),",
+    ),
+    "summary-stamped-with-the-leaf": ("compaction.timestamp", "active_path[-1].timestamp"),
+    "summary-leaves-less-than-0": (
+        "group_budget = max(0, available - summary_cost)",
+        "group_budget = available - summary_cost",
+    ),
+}
+
+
+@pytest.mark.parametrize("choice", sorted(_COURSE_CHOICES))
+def test_what_the_chapter_leaves_open_on_resume_fails_only_ctxlabs_course_row(choice: str) -> None:
+    """11.5's chapter rows do not decide what the chapter leaves open (the ledger's allowance
+    before or after the summary, the summary's timestamp, a remainder below 0); the course's
+    code decides it, and only ctxlab's ``course_ledger`` row asks."""
+    old, new = _COURSE_CHOICES[choice]
+    source = (ROOT / "tests" / "feedback_corpus" / "correct" / "lab11_5.py").read_text("utf-8")
+    assert source.count(old) == 1
+    namespace: dict[str, Any] = {}
+    exec(compile(source.replace(old, new), choice, "exec"), namespace)
+    report = check_implementation("11.5", build_context=namespace["build_context"])
+    assert report.passed, str(report)
+    assert [r.key for r in report.results if not r.passed] == ["course_ledger"], str(report)

@@ -96,15 +96,33 @@ def plain(value: Any) -> Any:
 
 
 def _chapters(data: Any) -> Any:
-    """:func:`plain` data without 11.2's ``tool_pairs`` (ctxlab's extra)."""
+    """:func:`plain` data without ctxlab's choices: 11.2's ``tool_pairs``, and in a context
+    that sent a summary, its timestamp and tokens.availableForMessages (11.5's course_ledger)."""
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], dict):
         fields = {k: _chapters(v) for k, v in data[1].items()}
         if data[0] == "InteractionGroup":
             fields.pop("tool_pairs", None)
+        if data[0] == "ContextResult":
+            fields = _summary_choices_aside(fields)
         return (data[0], fields)
     if isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], list):
         return (data[0], [_chapters(item) for item in data[1]])
     return data
+
+
+def _summary_choices_aside(fields: dict[str, Any]) -> dict[str, Any]:
+    sent, kept = fields["messages"][1], fields["kept_entry_ids"][1]
+    at = 1 if sent and sent[0][0] == "SystemMessage" else 0
+    if len(sent) - len(kept) != at + 1:
+        return fields
+    name, summary = sent[at]
+    summary = (name, {k: v for k, v in summary.items() if k != "timestamp"})
+    tokens = {k: v for k, v in fields["tokens"][1].items() if k != "available_for_messages"}
+    return {
+        **fields,
+        "messages": (fields["messages"][0], [*sent[:at], summary, *sent[at + 1 :]]),
+        "tokens": (fields["tokens"][0], tokens),
+    }
 
 
 def outcome(

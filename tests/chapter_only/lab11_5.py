@@ -1,7 +1,9 @@
 """Lab 11.5, written from the chapter alone, taking every choice it leaves open the other way
 from ctxlab: plain ValueErrors, the estimator neither checked before the call nor wrapped,
-and a compaction's firstKeptEntryId trusted as it was created (the chapter checks it in
-createCompactionEntry(); resuming from an unknown one keeps what follows the compaction).
+a compaction's firstKeptEntryId trusted as it was created (the chapter checks it in
+createCompactionEntry(); resuming from an unknown one keeps what follows the compaction),
+and the ledger's allowance reported after the summary took its share (what is left for the
+groups, not clamped at 0), the summary message stamped with the leaf's timestamp.
 """
 
 import math
@@ -54,11 +56,11 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
         )
         candidates = [entry for entry in active_path[start:] if entry.type == "message"]
         summary = UserMessage(
-            (TextContent(render_summary(compaction.summary)),), compaction.timestamp
+            (TextContent(render_summary(compaction.summary)),), active_path[-1].timestamp
         )
         summary_cost = price(summary)
 
-    budget = max(0, available - summary_cost)
+    budget = available - summary_cost
     groups = group_interactions(candidates)
     kept, used, overflow = [], 0, False
     for group in reversed(groups):
@@ -88,7 +90,7 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
             messages=summary_cost + used,
             reserved_output=reserved_output,
             safety_margin=safety_margin,
-            available_for_messages=available,
+            available_for_messages=max(0, budget),
             total=system_cost + summary_cost + used + reserved_output + safety_margin,
         ),
     )

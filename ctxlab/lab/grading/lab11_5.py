@@ -438,17 +438,16 @@ def _without_system() -> list[SessionEntry]:
 
 @LAB.check(
     "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
-    "costs above the window leave 0; a summary dearer than the allowance leaves the groups 0",
+    "costs above the window leave 0; a summary dearer than the allowance leaves no room, and"
+    " the newest group is still sent whole",
     "恢复路径上的 token 预算账本与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
-    "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，留给各组的预算是 0，不是负数",
+    "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，最新一组仍然完整保留",
     source="chapter",
     quote_zh="固定成本超过总窗口时，消息额度降到 0",
     quote_en="when the fixed costs exceed the whole window, the message allowance drops to 0",
 )
 def ledger_on_resumed_paths(t: Trial) -> None:
-    # The summary costs 100, more than the 24.5 left: the groups get 0, and [u4, a4] at
-    # 0.5 each overflows; at 0 each, every group still fits in a budget of 0.
-    resumed = fx.resumed_path()
+    # The summary costs 100, more than the 24.5 left: no group fits, [u4, a4] overflows.
     try:
         expect_context(
             t,
@@ -460,17 +459,13 @@ def ledger_on_resumed_paths(t: Trial) -> None:
             budget(31),
         )
         _resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
-        _resumed(
+        expect_context(
             t,
-            budget(31, estimate_tokens=BadEstimate(resumed, "compact-1", 100, 0.5)),
+            _dear_summary(0.5),
+            fx.resumed_path,
+            budget(31, estimate_tokens=BadEstimate(fx.resumed_path(), "compact-1", 100, 0.5)),
             kept=("u4", "a4"),
             reason="single_group_overflow",
-        )
-        _resumed(
-            t,
-            budget(31, estimate_tokens=BadEstimate(resumed, "compact-1", 100, 0)),
-            kept=_RESUMED_ALL,
-            reason="within_budget",
         )
     except Failed as failed:
         # Why a resumed path's ledger differs: the summary message is priced too.
@@ -483,6 +478,40 @@ def ledger_on_resumed_paths(t: Trial) -> None:
                 "并计入 tokens.messages 与 tokens.total）",
             )
         ) from None
+
+
+def _dear_summary(other: float) -> Text:
+    return Text(
+        f"sys..a4 (compact-1 keeps u2), the summary priced 100, every other message {other:g}",
+        f"sys..a4（compact-1 从 u2 开始保留），摘要计 100，其余每条消息计 {other:g}",
+    )
+
+
+@LAB.check(
+    "as the course's code does: tokens.availableForMessages is the allowance before the"
+    " summary's cost, the summary message has the compaction's timestamp, and a summary"
+    " dearer than the allowance leaves the groups 0, not less",
+    "与课程代码一致：tokens.availableForMessages 是扣除摘要成本之前的消息额度；摘要消息的"
+    " timestamp 取 compaction 的 timestamp；摘要的成本超过消息额度时，留给各组的预算是 0，"
+    "不是负数",
+    source="ctxlab",
+    why_en="the chapter takes the summary's cost from the message allowance but leaves open which"
+    " of the two figures the ledger reports and the summary message's timestamp; ctxlab does as"
+    " the course's TypeScript code does, and applies Lab 11.3's 'never negative' to what the"
+    " summary leaves",
+    why_zh="本章只说摘要的成本先从消息额度中扣除，没有规定账本报告扣除之前还是之后的额度，也没有"
+    "规定摘要消息的 timestamp；ctxlab 与课程的 TypeScript 代码一致，并把实验 11.3 的"
+    "「不会变成负数」用在摘要扣除之后的余量上",
+)
+def course_ledger(t: Trial) -> None:
+    for max_tokens in (31, 100):
+        _resumed(t, budget(max_tokens), course=True)
+    expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30), course=True)
+    # Groups that cost 0 fit in what the summary leaves: 0, not 24 - 100.
+    dear = BadEstimate(fx.resumed_path(), "compact-1", 100, 0)
+    expect_context(
+        t, _dear_summary(0), fx.resumed_path, budget(31, estimate_tokens=dear), course=True
+    )
 
 
 @LAB.check(

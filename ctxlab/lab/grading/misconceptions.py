@@ -117,7 +117,32 @@ def _chapters(data: Any) -> Any:
     if data.get("$") == "object":
         dropped = _EXTENSIONS.get(data["t"], ())
         found["f"] = {key: value for key, value in found["f"].items() if key not in dropped}
+        if data["t"] == "ContextResult":
+            found["f"] = _summary_choices_aside(found["f"])
     return found
+
+
+def _summary_choices_aside(fields: dict[str, Any]) -> dict[str, Any]:
+    """A context's fields without what the chapter leaves open when a summary was sent
+    (:func:`~.expect.compare_context`): its message's timestamp, tokens.availableForMessages."""
+    try:
+        sent, kept = fields["messages"]["v"], fields["kept_entry_ids"]["v"]
+        at = 1 if sent[0]["t"] == "SystemMessage" else 0
+        if len(sent) - len(kept) != at + 1:
+            return fields
+        summary = {**sent[at], "f": _without(sent[at]["f"], "timestamp")}
+        tokens = {
+            **fields["tokens"],
+            "f": _without(fields["tokens"]["f"], "available_for_messages"),
+        }
+    except (KeyError, TypeError, IndexError):  # not a context as ctxlab's is shaped
+        return fields
+    messages = {**fields["messages"], "v": [*sent[:at], summary, *sent[at + 1 :]]}
+    return {**fields, "messages": messages, "tokens": tokens}
+
+
+def _without(fields: dict[str, Any], name: str) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if key != name}
 
 
 def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str, Any]]:
