@@ -1,0 +1,117 @@
+"""Defaults the reserve and the margin with `or`, so a safety_margin of 0 becomes the chapter's 2.
+
+The student wanted the chapter's numbers (reservedOutput 4, safetyMargin 2) when a caller
+leaves them unset and wrote `safety_margin or 2`; 0 is falsy, so a caller who asks for no
+margin gets 2 tokens taken from the messages anyway, and the ledger reports 2.
+
+The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
+「reservedOutput 给本轮 assistant 回复留空间，safetyMargin 吸收估算误差。四个配置数值
+和估算器的每次返回值都要是非负有限数。」（调用者给出的预算选项原样使用，0 也是）
+"""
+
+import copy
+import math
+
+from ctxlab import (
+    ContextOptionError,
+    ContextResult,
+    ContextTokens,
+    EstimatorError,
+    current_system_message,
+    group_interactions,  # Lab 11.2's reference
+)
+
+
+def _ok_number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    if isinstance(x, int):
+        return x >= 0
+    return math.isfinite(x) and x >= 0
+
+
+def _price(estimate_tokens, message, subject):
+    try:
+        cost = estimate_tokens(message)
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {exc}", subject=subject
+        ) from exc
+    if not _ok_number(cost):
+        raise EstimatorError(f"estimate_tokens returned {cost!r} for {subject}", subject=subject)
+    return cost
+
+
+def build_context(active_path, *, max_tokens, reserved_output, safety_margin, estimate_tokens):
+    reserved_output = reserved_output or 4  # the chapter's numbers when unset
+    safety_margin = safety_margin or 2
+    for name, v in (
+        ("max_tokens", max_tokens),
+        ("reserved_output", reserved_output),
+        ("safety_margin", safety_margin),
+    ):
+        if not _ok_number(v):
+            raise ContextOptionError(
+                f"build_context: {name} must be a finite number >= 0", option=name
+            )
+    if not callable(estimate_tokens):
+        raise ContextOptionError(
+            "build_context: estimate_tokens must be callable", option="estimate_tokens"
+        )
+    path = list(active_path)
+    message_entries = [e for e in path if e.type == "message"]
+    system = current_system_message([e.message for e in message_entries])
+    system_cost = 0 if system is None else _price(estimate_tokens, system, "the system message")
+    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)
+    groups = group_interactions(message_entries)
+    costs = [
+        sum(_price(estimate_tokens, e.message, f"entry {e.id}") for e in g.entries) for g in groups
+    ]
+    chosen = []
+    used = 0
+    for group, cost in zip(reversed(groups), reversed(costs), strict=True):
+        if used + cost > available:
+            break
+        chosen.insert(0, group)
+        used += cost
+    if groups and not chosen:
+        chosen = [groups[-1]]
+        used = costs[-1]
+        reason = "single_group_overflow"
+    elif len(chosen) < len(groups):
+        reason = "trimmed"
+    else:
+        reason = "within_budget"
+    kept = [e for g in chosen for e in g.entries]
+    messages = ([system] if system is not None else []) + [e.message for e in kept]
+    return ContextResult(
+        messages=tuple(copy.deepcopy(messages)),
+        kept_entry_ids=tuple(e.id for e in kept),
+        reason=reason,
+        tokens=ContextTokens(
+            max_tokens=max_tokens,
+            system=system_cost,
+            messages=used,
+            reserved_output=reserved_output,
+            safety_margin=safety_margin,
+            available_for_messages=available,
+            total=system_cost + used + reserved_output + safety_margin,
+        ),
+    )
+
+
+# --- the input on which this function and ctxlab's reference differ ---
+
+
+def WITNESS():
+    """safety_margin = 0, max_tokens = 29: 29 - 3 - 4 - 0 leaves 22, groups 2 and 3."""
+    from ctxlab import fixtures
+
+    path = fixtures.opening_path()
+    options = dict(
+        max_tokens=29,
+        reserved_output=4,
+        safety_margin=0,
+        estimate_tokens=fixtures.opening_estimator,
+    )
+    return (path,), options
