@@ -40,7 +40,7 @@ import ctxlab
 CORPUS = Path(__file__).parent / "feedback_corpus"
 #: Round 1 (50 files, with the correct versions rounds 2 to 5, 7 and 8 start from), rounds 2 to 8
 #: (25 each).
-CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in range(2, 9)))
+CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in range(2, 10)))
 #: Round 6: students who follow the chapter only, starting from ``tests/chapter_only/``.
 CHAPTER_ONLY = Path(__file__).parent / "feedback_corpus_6"
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")

@@ -323,8 +323,10 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
     bad_summary["files"] = ["context.ts"]
     empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
     blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
+    one_file = {**fx.compact1_summary().to_json(), "changedFiles": "context.ts"}  # not an array
     cases = [
         (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
+        (_options(summary=one_file), [["compact-1", "changedFiles"]], "summary.changedFiles", True),
         (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=None), [["compact-1", "tokensBefore"]], "tokensBefore", True),

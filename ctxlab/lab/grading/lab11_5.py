@@ -409,10 +409,10 @@ def estimator_checked(t: Trial) -> None:
 
 
 @LAB.check(
-    "a bad or failing estimate is an EstimatorError naming the message (.subject: the summary"
-    " of compact-1, the system message, entry a4)",
-    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject："
-    "compact-1 的摘要、system message、entry a4）",
+    "a bad or failing estimate is an EstimatorError naming the message (.subject: 'the summary"
+    " of compact-1', 'the system message', 'entry a4')",
+    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject 依次为"
+    " 'the summary of compact-1'、'the system message'、'entry a4'）",
     source="ctxlab",
     why_en="the chapter asks for finite estimates >= 0; ctxlab's error also names the message"
     " that was priced badly (the summary by its compaction), and wraps an estimator that"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import ClassVar
 
+from ctxlab.lab.errors_zh import message_zh
 from ctxlab.lab.language import get_language
 
 
@@ -115,5 +116,6 @@ def raised(error: BaseException) -> Text:
             "not written yet: the stub still raises NotImplementedError",
             "还没有写：占位函数仍然抛出 NotImplementedError",
         )
-    text = exception_text(error)
-    return Text(f"raised {text}", f"抛出了 {text}")
+    text, message = exception_text(error), message_of(error)
+    zh = clean(f"{kind(error)}: {message_zh(message[:1000])}") if message else text
+    return Text(f"raised {text}", f"抛出了 {zh}")
