@@ -141,6 +141,19 @@ def test_the_buggy_file_is_caught_matched_and_shown_its_hint(misconception: str)
         assert item.smallest_input_zh not in report.hint
         assert item.smallest_input_en not in report.hint
         assert "本章原文" not in text and "The chapter: “" not in text  # the second rung's
+    # One mistake, one message: where a crafted row quotes the sentence the hint quotes, the
+    # table opens with such a row (a lecturer saw it open with a rule the student kept).
+    sentence = item.quote_zh.rstrip("。")
+    quoting = [
+        result.key
+        for result in report.failed
+        if result.quote_zh
+        and (sentence in result.quote_zh or result.quote_zh.rstrip("。") in sentence)
+        and not result.detail_en.startswith("random case")
+    ]
+    lead = report.lead[0]
+    assert lead is not None
+    assert not quoting or lead.key in quoting, (lead.key, quoting)
 
 
 def _chapter_style(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -207,9 +207,8 @@ def _with_notes() -> list[SessionEntry]:
     "metadata and compaction entries are skipped before grouping",
     "跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算",
     source="chapter",
-    quote_zh="跳过 metadata 与 compaction entry，再对消息后缀分组并应用预算。",
-    quote_en="skip metadata and compaction entries, then group the message suffix and apply"
-    " the budget.",
+    quote_zh="跳过 metadata 与 compaction entry",
+    quote_en="skip metadata and compaction entries",
 )
 def metadata_skipped(t: Trial) -> None:
     name = Text("sys..a4 with note-1 and note-2", "sys..a4（插入 note-1 和 note-2）")
@@ -398,8 +397,8 @@ def options_named(t: Trial) -> None:
     "实验 11.3 的估算器规则照样成立，摘要消息也不例外：返回值不合法时会被拒绝；返回 0 是合法的，"
     "小数原样使用",
     source="chapter",
-    quote_zh="它有自己的 token 成本",
-    quote_en="it has a token cost of its own",
+    quote_zh="估算器的每次返回值都要是非负有限数",
+    quote_en="every value the estimator returns must be a finite number >= 0",
 )
 def estimator_checked(t: Trial) -> None:
     rejects_bad_estimates(t, _RESUMED, fx.resumed_path, _BAD_ESTIMATES)

@@ -99,6 +99,7 @@ class CheckResult:
 
 #: How a row left unrun after a hang begins (:data:`~.runner.NOT_RUN`; never a leading row).
 _NOT_RUN_EN: Final = "not run:"
+_RANDOM_EN: Final = "random case "
 
 #: The report's and Gradescope's texts, ``[English, Chinese]`` with ``{fields}``.
 TEXTS: Final = json.loads((Path(__file__).parent / "texts.json").read_text(encoding="utf-8"))
@@ -228,15 +229,17 @@ class LabReport:
     def lead(self) -> tuple[CheckResult | None, tuple[CheckResult, ...]]:
         """(the failed row the table opens with, the failed rows folded under it): of the
         rows the first matched misconception explains (else: of all failed rows), the one
-        that isolates a mistake best leads; the rows that mistake (else: any catalogued
-        mistake of the leading row) fails too are folded. A second mistake stays apart."""
+        that isolates a mistake best leads (first, one quoting the sentence the hint quotes);
+        the rows that mistake (else: any catalogued mistake of the leading row) fails too are
+        folded. A second mistake stays apart."""
         failed = self.failed
         if not failed:
             return None, ()
         matches = self.matches()
         if matches:
-            together = matches[0].signature
-            head = min([r for r in failed if r.key in together] or failed, key=self._isolating)
+            together, quote = matches[0].signature, _sentence(matches[0].quote_zh)
+            explained = [r for r in failed if r.key in together] or list(failed)
+            head = min(explained, key=lambda r: (not _quotes(r, quote), *self._isolating(r)))
         else:
             head = min(failed, key=self._isolating)
             signatures = [item.signature for item in self.facts.catalogue]
@@ -394,3 +397,15 @@ def _html_row(result: CheckResult) -> str:
         'max-height:12em;overflow:auto;background:#f6f6f6;padding:0.2em 0.4em">'
         f"{html.escape(result.output)}</pre>{cut}</td></tr>"
     )
+
+
+def _quotes(result: CheckResult, sentence: str) -> bool:
+    """Whether a crafted row (not a random one) quotes the sentence a matched mistake's hint
+    quotes: that row isolates the mistake best."""
+    own, crafted = _sentence(result.quote_zh), not result.detail_en.startswith(_RANDOM_EN)
+    return bool(own and sentence) and (sentence in own or own in sentence) and crafted
+
+
+def _sentence(quote: str) -> str:
+    """A chapter quote without its closing punctuation or spaces (quotes are cut differently)."""
+    return quote.strip("。．.，, 「」")
