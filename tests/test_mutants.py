@@ -562,7 +562,7 @@ MUTANTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("11.5", "calls_any_estimator", ("options_named",)),
     ("11.5", "zero_is_bad", ("estimator_checked",)),
     ("11.5", "summary_subject_vague", ("estimator_errors_named",)),
-    ("11.5", "negative_group_budget", ("ledger_on_resumed_paths",)),
+    ("11.5", "negative_group_budget", ("course_ledger",)),
 ]
 
 
