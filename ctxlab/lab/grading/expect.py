@@ -265,18 +265,20 @@ def compare_context(
     kept: Sequence[str] | None = None,
     reason: str | None = None,
     tokens: Mapping[str, int] | None = None,
+    options: Mapping[str, Any] | None = None,
     course: bool = False,
 ) -> dict[str, Any]:
     """The student's result against the reference's (``kept``, ``reason``, ``tokens``: the
     chapter's literal facts); the first difference fails, named with entry ids. With a
-    summary, what the chapter leaves open is compared only if ``course``: the summary
-    message's timestamp and ``tokens.availableForMessages`` (before or after the summary's
-    cost was taken), which ctxlab makes as the course's code does (Lab 11.5's ``course_ledger``)."""
+    summary (priced by ``options``' estimator), what the chapter leaves open is compared
+    only if ``course``: the summary message's timestamp, and whether availableForMessages is
+    the allowance before or after the summary's cost (never below 0). ctxlab makes both as
+    the course's code does (Lab 11.5's ``course_ledger``)."""
     wire = context_wire(label, got)
     expected = reference.to_json()
     summary = _summary_index(path, reference)
     if summary is not None and not course:
-        wire, expected = _open_choices_aside(wire, summary), _open_choices_aside(expected, summary)
+        wire = _open_choices_as_expected(wire, expected, summary, reference, options)
     want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
     got_kept = wire.get("keptEntryIds")
     got_kept_list = list(got_kept) if isinstance(got_kept, (list, tuple)) else got_kept
@@ -288,9 +290,6 @@ def compare_context(
             f"：期望保留 {ids(want_kept)}，实际 {shown_kept}",
         )
     names = _names(path, reference)
-    if summary is not None and not course:
-        seen = canonical(reference.messages[summary].to_json())
-        names[canonical(expected["messages"][summary])] = names.get(seen, "summary")
     want_messages = expected["messages"]
     got_messages = wire.get("messages")
     if not isinstance(got_messages, (list, tuple)):
@@ -322,8 +321,6 @@ def compare_context(
             f"：保留的 entries 正确，但期望 reason {want_reason}，实际 {shown(wire.get('reason'))}",
         )
     want_tokens = dict(tokens) if tokens is not None else expected["tokens"]
-    if summary is not None and not course:
-        want_tokens.pop("availableForMessages", None)
     found = diff(want_tokens, wire.get("tokens"), "tokens")
     if found:
         fail(label, f": {found}")
@@ -337,18 +334,27 @@ def _summary_index(path: Sequence[SessionEntry], reference: ContextResult) -> in
     return 1 if reference.messages and isinstance(reference.messages[0], SystemMessage) else 0
 
 
-def _open_choices_aside(wire: dict[str, Any], summary: int) -> dict[str, Any]:
-    """``wire`` without the summary message's timestamp and tokens.availableForMessages."""
+def _open_choices_as_expected(
+    wire: dict[str, Any],
+    expected: Mapping[str, Any],
+    summary: int,
+    reference: ContextResult,
+    options: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """``wire`` with the reference's answer where the chapter leaves the choice open."""
     found = dict(wire)
     messages = found.get("messages")
     if isinstance(messages, (list, tuple)) and summary < len(messages):
         message = messages[summary]
         if isinstance(message, Mapping) and message.get("role") == "user":
-            message = {key: value for key, value in message.items() if key != "timestamp"}
+            message = {**message, "timestamp": expected["messages"][summary]["timestamp"]}
             found["messages"] = [*messages[:summary], message, *messages[summary + 1 :]]
-    tokens = found.get("tokens")
-    if isinstance(tokens, Mapping):
-        found["tokens"] = {k: v for k, v in tokens.items() if k != "availableForMessages"}
+    tokens, before = found.get("tokens"), reference.tokens.available_for_messages
+    if isinstance(tokens, Mapping) and options is not None:
+        cost = options["estimate_tokens"](reference.messages[summary])
+        after = tokens.get("availableForMessages")
+        if type(after) in (int, float) and after == max(0, before - cost):  # not a bool
+            found["tokens"] = {**tokens, "availableForMessages": before}
     return found
 
 
@@ -363,7 +369,7 @@ def expect_context(
     label = budget_label(name, options)
     got = t.returns(label, make_path(), **options)
     reference = build_context(make_path(), **options)
-    return compare_context(label, got, reference, make_path(), **literal)
+    return compare_context(label, got, reference, make_path(), options=options, **literal)
 
 
 def expect_deterministic(
@@ -386,7 +392,8 @@ def expect_deterministic(
             ": changing one result's to_json() changed the result itself",
             "：修改一次结果的 to_json() 改动了结果本身",
         )
-    compare_context(label, second_result, build_context(make_path(), **options), path)
+    reference = build_context(make_path(), **options)
+    compare_context(label, second_result, reference, path, options=options)
 
 
 #: The third group of the opening path, and what the 31-token example keeps.
@@ -557,6 +564,7 @@ def random_context(
             t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
             return
         got = t.returns(label, path, **options)
-        compare_context(label, got, build_context(drawn.build(case.items), **options), path)
+        reference = build_context(drawn.build(case.items), **options)
+        compare_context(label, got, reference, path, options=options)
 
     return drawn.Cases(lab, key, number, draw, check, outcome, drawn.smaller_path)
