@@ -198,6 +198,8 @@ def check_legal_cuts(answer: object) -> Verdict:
     chosen = {_cut_label(item) for item in answer}
     cuts = {cut.label: cut for cut in cut_points(fixtures.opening_path())}
     unknown = sorted(label for label in chosen if label not in cuts)
+    if "sys|u1" in unknown:  # neighbours on the path, but sys belongs to no group
+        return Verdict(False, say("sys_is_in_no_group"), hint=say("only_a_cut_between_two"))
     if unknown:
         return Verdict(
             False,
@@ -246,6 +248,15 @@ def check_error_entry(answer: object) -> Verdict:
             also = tr(f" (it also names {others})", f"（它也指出了 {others}）") if others else ""
             title = tr(f"the error names {answer}{also}", f"错误信息指出了 {answer}{also}")
             return Verdict(True, title, error_text(error))
+        if answer in re.findall(r"[\w.-]+", str(error)):  # unknown-1: named, but not an entry
+            return Verdict(
+                False,
+                tr(
+                    f"{answer} is a call id, not an entry's id",
+                    f"{answer} 是 call id，不是 entry 的 id",
+                ),
+                hint=say("which_entry_carries_toolcallid_unknown"),
+            )
         return Verdict(
             False,
             tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),
