@@ -282,10 +282,12 @@ def estimator_checked(t: Trial) -> None:
 
 
 @LAB.check(
-    "a bad or failing estimate is an EstimatorError naming the message (.subject: entry a3,"
-    " the system message)",
-    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject：entry a3、"
-    "system message）",
+    "a bad or failing estimate is an EstimatorError naming the message: .subject is"
+    " 'entry <id>' (e.g. 'entry a3'), or 'the system message' ('the replayed system message'"
+    " passes too)",
+    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息：.subject 写成"
+    " 'entry <id>'（如 'entry a3'）或 'the system message'（写 'the replayed system message'"
+    " 也算对）",
     source="ctxlab",
     why_en="the chapter asks for finite estimates >= 0; ctxlab's error also names the message"
     " that was priced badly, and wraps an estimator that raises",
