@@ -202,7 +202,11 @@ def test_the_quiz_has_four_to_six_questions_each_naming_its_chapter_test(
     assert len(questions) == len(classroom.QUIZZES[lab])
     for (number, body), question in zip(questions, classroom.QUIZZES[lab], strict=True):
         assert int(number) == question.number
-        assert f"「{question.test}」" in body, (lab, number)
+        named = "".join(f"「{rule}」" for rule in question.rules) or f"「{question.test}」"
+        assert body.startswith(("(", "（")) and named in body.split(")")[0].split("）")[0], (
+            lab,
+            number,
+        )
 
 
 # ----------------------------------------------------------------------------- the quiz
@@ -220,13 +224,57 @@ CHAPTER_TESTS: dict[str, tuple[str, ...]] = {
 
 
 @pytest.mark.parametrize("lab", QUIZ_LABS)
-def test_every_question_is_tied_to_a_test_of_its_lab_quoted_verbatim(lab: str) -> None:
+def test_every_question_is_tied_to_a_test_of_its_lab_or_to_rules_quoted_verbatim(
+    lab: str,
+) -> None:
+    """A question names one of its lab's tests, or, when it checks a rule the chapter states
+    outside its list of tests (Lab 11.4's cut points and parent), that rule's words."""
     names = set(CHAPTER_TESTS[lab])
     for question in classroom.QUIZZES[lab]:
-        assert question.test in names
+        assert bool(question.test) != bool(question.rules), (lab, question.number)
+        assert not question.test or question.test in names
     for listed in _chapter_texts():
         for name in names:
             assert name in listed, name
+    text = chapter_text_if_here()
+    if text is not None:
+        chapter = re.sub(r"\s+", "", text)  # the chapter's lines are wrapped with spaces
+        for question in classroom.QUIZZES[lab]:
+            for rule in question.rules:
+                assert re.sub(r"\s+", "", rule) in chapter, (lab, question.number, rule)
+
+
+@pytest.mark.parametrize("lab", QUIZ_LABS)
+def test_every_question_names_sections_of_its_notebook(lab: str) -> None:
+    """A wrong answer sends the student back to the sections that teach the question: one
+    or two headings that the notebook has, in each language."""
+    for language, index in (("en", 0), ("zh", 1)):
+        headings = {
+            line.lstrip("#").strip()
+            for cell in _cells(lab, language, "student").values()
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+            if re.match(r"#{2,3} ", line)
+        }
+        for question in classroom.QUIZZES[lab]:
+            assert 1 <= len(question.sections) <= 2, (lab, question.number)
+            for pair in question.sections:
+                assert pair[index] in headings, (lab, language, question.number, pair[index])
+
+
+def test_a_wrong_answer_names_the_rules_and_the_sections_to_re_read(language: str) -> None:
+    verdict = classroom.check_quiz_answer("11.4", 5, "a")
+    if language == "zh":
+        assert verdict.hint == (
+            "这道题考的是本章的规则「system message 也不能成为切点」："
+            "回头再读一读本 notebook 的「system patch」一节。"
+        )
+    else:
+        assert verdict.hint == (
+            "This question checks the chapter's rule 「system message 也不能成为切点」:"
+            " re-read the section “A system patch” of this notebook."
+        )
+    assert "两节" in str(classroom.check_quiz_answer("11.4", 3, "a")) or language == "en"
 
 
 def _answers(lab: str, role: str) -> list[Any]:

@@ -258,12 +258,26 @@ def test_check_resume_kept_accepts_another_budget() -> None:
      ("BASE\n\nPrefer small diffs.\n\nRULE v1", False, "patch-1"),
      ("Prefer small diffs.\n\nRULE v2", False, "WHOLE path"),
      ("BASE Prefer small diffs. RULE v2", False, "blank line"),
+     ("BASE\n\nRULE v2\n\nPrefer small diffs.", False, "RULE v2 is the rules section"),
+     ("BASE", False, "patch-2 stands after compact-1"),
+     ("BASE\nPrefer small diffs.", False, "Join the non-empty contents"),
+     ("Prefer small diffs.\n\nBASE", False, "in path order"),
      (..., False, "not answered"), (3, False, "kind of value")],
 )  # fmt: skip
 def test_check_replayed_prompt(answer: object, ok: bool, words: str) -> None:
     verdict = rv.check_replayed_prompt(answer)
     assert verdict.ok is ok
     assert words in str(verdict)
+
+
+@pytest.mark.parametrize(
+    "answer", ["BASE\n\nPrefer small diff", "base\n\nprefer small diffs.", "BASE\n\nBASE"]
+)
+def test_check_replayed_prompt_gives_no_hint_without_evidence(answer: str) -> None:
+    """A wrong answer that shows none of the known mistakes gets no hint: no hint beats a
+    wrong one (the join hint would describe what the student already did)."""
+    verdict = rv.check_replayed_prompt(answer)
+    assert not verdict.ok and verdict.hint == ""
 
 
 @pytest.mark.parametrize(

@@ -114,7 +114,7 @@ def test_the_error_of_a_refused_first_kept_id_is_chinese(zh: None) -> None:
             summary=fixtures.compact1_summary(), first_kept_entry_id="a2", tokens_before=29,
         )  # fmt: skip
     assert error_text(refused.value) == (
-        "compaction compact-1：firstKeptEntryId a2 在 u2 开头的那一组中间；"
+        "compaction compact-1：firstKeptEntryId a2 位于 u2 开头的那一组内；"
         "只有一组的首条 user message 才能作保留起点"
     )
     set_language("en")

@@ -236,18 +236,36 @@ def _judge(question: Question, answer: object) -> Verdict:
         value_text = _text(answer, what)
         right = value_text == expected
         shown = value_text
-    test = tr(f"the chapter's test 「{question.test}」", f"本章的测试「{question.test}」")
+    about = _about(question)
     if right:
         return Verdict(
             True,
             tr(f"{what}: {shown}", f"{what}：{shown}"),
-            tr(f"{question.why_en} ({test})", f"{question.why_zh}（{test}）"),
+            tr(f"{question.why_en} ({about})", f"{question.why_zh}（{about}）"),
         )
     return Verdict(
         False,
         tr(f"{what}: {shown} is not it", f"{what}：{shown} 不对"),
-        hint=say("this_question_checks_re_read", test=test),
+        hint=say("this_question_checks_re_read", about=about, sections=_sections(question)),
     )
+
+
+def _sections(question: Question) -> str:
+    """The notebook sections that teach ``question``, named by their headings."""
+    en = " and ".join(f"“{heading.replace('`', '')}”" for heading, _ in question.sections)
+    zh = "和".join(f"「{heading.replace('`', '')}」" for _, heading in question.sections)
+    many = len(question.sections) > 1
+    return tr(f"the section{'s' if many else ''} {en}", f"{zh}{'两' if many else '一'}节")
+
+
+def _about(question: Question) -> str:
+    """What ``question`` tests, as its notebook line names it: the chapter's test, or else
+    the chapter's rules."""
+    if question.test:
+        return tr(f"the chapter's test 「{question.test}」", f"本章的测试「{question.test}」")
+    quoted = "".join(f"「{rule}」" for rule in question.rules)
+    rules = "rules" if len(question.rules) > 1 else "rule"
+    return tr(f"the chapter's {rules} {quoted}", f"本章的规则{quoted}")
 
 
 def check_quiz_answer(lab: str, number: int, answer: object) -> Verdict:

@@ -376,11 +376,14 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
 @exercise("replayed prompt", "重放出的 system prompt")
 def check_replayed_prompt(answer: object) -> Verdict:
     """Exercise: the replayed system ``content`` of the system-patch path (the chapter's
-    ``"BASE\n\nPrefer small diffs."``); the rendered prompt, sections included, is refused."""
+    ``"BASE\n\nPrefer small diffs."``). A hint is given only on evidence of its mistake (a
+    section written into the content, BASE or patch-2 left out, another separator or order);
+    any other wrong answer gets none."""
     if not isinstance(answer, str):
         raise TypeError(say("expected_the_content_as_a", kind=type(answer).__name__))
     path = fixtures.system_patch_path()
-    state = current_system_message(e.message for e in message_entries(path))
+    systems = [e.message for e in message_entries(path) if e.message.role == "system"]
+    state = current_system_message(systems)
     assert state is not None
     sections = json.dumps(dict(state.sections or {}), ensure_ascii=False)
     content = _json_text(state.content)
@@ -390,34 +393,35 @@ def check_replayed_prompt(answer: object) -> Verdict:
             tr(f"the replayed content is {content}", f"重放出的 content 是 {content}"),
             say("as_in_the_chapter_the", sections=sections),
         )
+    separate = say("the_sections_are_a_separate", sections=sections)
     prompt = text_of(state)
     if answer == prompt:
-        return Verdict(
-            False,
-            say("that_is_the_rendered_prompt", prompt_json=_json_text(prompt)),
-            "",
-            say("the_sections_are_a_separate", sections=sections),
-        )
+        title = say("that_is_the_rendered_prompt", prompt_json=_json_text(prompt))
+        return Verdict(False, title, "", separate)
     if "RULE v1" in answer:
-        return Verdict(
-            False,
-            tr("patch-1 replaced the rules section", "patch-1 已经替换了 rules 段落"),
-            "",
-            say("sections_set_by_a_later"),
-        )
-    if "BASE" not in answer:
+        title = tr("patch-1 replaced the rules section", "patch-1 已经替换了 rules 段落")
+        return Verdict(False, title, "", separate)
+    if "base" not in answer.casefold():
         return Verdict(
             False,
             tr("the base prompt is missing", "缺少基础 prompt"),
             say("sys_stands_before_compact_1"),
             tr("Start with BASE.", "从 BASE 开始。"),
         )
-    return Verdict(
-        False,
-        say("not_the_replayed_content", answer_json=_json_text(answer)),
-        "",
-        say("join_the_non_empty_contents"),
-    )
+    for name, text in (state.sections or {}).items():
+        if text and text in answer:
+            title = say("a_section_is_not_content", name=name, text=text)
+            return Verdict(False, title, "", separate)
+    contents = [m.content for m in systems if m.content]  # sys's BASE, then patch-2's
+    words = answer.split()
+    if words == contents[0].split():
+        return Verdict(False, say("patch_2_s_content_is"), "", say("patch_2_stands_after_compact"))
+    title = say("not_the_replayed_content", answer_json=_json_text(answer))
+    if words == state.content.split():
+        return Verdict(False, title, "", say("join_the_non_empty_contents"))
+    if words == " ".join(reversed(contents)).split():
+        return Verdict(False, title, "", say("append_the_contents_in_path"))
+    return Verdict(False, title)  # no evidence of a known mistake: no hint beats a wrong one
 
 
 @exercise("newest summary", "最新的摘要")

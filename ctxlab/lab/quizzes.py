@@ -1,7 +1,8 @@
 """The exit quiz of each lab 11.1-11.5 (issue 27) as data: ``data/quizzes.json`` ties each
-question to one of the chapter's tests; its expected answer is computed with ctxlab by a
-function here (named in the data), never written down. The questions' text is in the
-notebook source; :func:`ctxlab.lab.classroom.check_quiz` judges the answers.
+question to what it tests in the chapter's words (one of the chapter's tests, or else the
+rules it states) and to the notebook sections that teach it; its expected answer is computed
+with ctxlab by a function here (named in the data), never written down. The questions' text
+is in the notebook source; :func:`ctxlab.lab.classroom.check_quiz` judges the answers.
 """
 
 from __future__ import annotations
@@ -28,16 +29,20 @@ AnswerKind = Literal["choice", "choices", "number", "ids", "text"]
 
 @dataclass(frozen=True)
 class Question:
-    """One exit-quiz question: its number, the chapter's test it is tied to, the kind of
-    answer, and a function computing the expected answer with ctxlab."""
+    """One exit-quiz question: its number, what it tests (the chapter's ``test`` of that name,
+    or else the chapter's ``rules``, each quoted verbatim), the ``sections`` of the notebook
+    that teach it (their headings, English and Chinese), the kind of answer, and a function
+    computing the expected answer with ctxlab."""
 
     lab: str
     number: int
-    test: str
     kind: AnswerKind
     expected: Callable[[], object]
     why_en: str
     why_zh: str
+    sections: tuple[tuple[str, str], ...]
+    test: str = ""
+    rules: tuple[str, ...] = ()
 
 
 def chapter_build(path: Sequence[ctxlab.SessionEntry], max_tokens: int) -> ContextResult:
@@ -272,12 +277,13 @@ def _q11_5_timestamp() -> str:
 def _q11_5_isolated() -> str:
     path = fixtures.resumed_path()
     first, second = chapter_build(path, 40), chapter_build(path, 40)
-    wire = first.to_json()
-    wire["keptEntryIds"].clear()  # not the summary text the lab's cell edits
-    wire["messages"].append(dict(wire["messages"][-1]))
-    fresh = chapter_build(fixtures.resumed_path(), 40)
-    same = second.to_json() == fresh.to_json() == first.to_json()
-    return "a" if same and path == fixtures.resumed_path() else "b"
+    before = second.to_json()
+    try:
+        summary: Any = first.messages[1].content[0]  # the summary's text
+        summary.text = "edited"
+    except AttributeError:  # a frozen dataclass refuses it (FrozenInstanceError)
+        return "a"
+    return "b" if second.to_json() == before and path == fixtures.resumed_path() else "c"
 
 
 def _load() -> dict[str, tuple[Question, ...]]:
@@ -285,7 +291,16 @@ def _load() -> dict[str, tuple[Question, ...]]:
     path = Path(__file__).with_name("data").joinpath("quizzes.json")
     return {
         lab: tuple(
-            Question(lab=lab, **{**q, "expected": globals()[q["expected"]]}) for q in questions
+            Question(
+                lab=lab,
+                **{
+                    **q,
+                    "expected": globals()[q["expected"]],
+                    "sections": tuple(tuple(pair) for pair in q["sections"]),
+                    "rules": tuple(q.get("rules", ())),
+                },
+            )
+            for q in questions
         )
         for lab, questions in json.loads(path.read_text("utf-8")).items()
     }

@@ -232,9 +232,11 @@ def no_system(t: Trial) -> None:
 
 
 @LAB.check(
-    "the three budget numbers must be finite and >= 0: NaN, infinity, a negative number, a"
-    " bool, a string or None is refused with an error",
-    "三个预算数值都要是非负有限数：NaN、无穷大、负数、布尔值、字符串或 None 都会被拒绝",
+    "the budget numbers max_tokens, reserved_output, safety_margin must be finite and >= 0"
+    " (the chapter's four configured values: these three and the estimator): NaN, infinity, a"
+    " negative number, a bool, a string or None is refused with an error",
+    "预算数值 max_tokens、reserved_output、safety_margin 都要是非负有限数（本章的四个配置："
+    "这三个数值加上估算器）：NaN、无穷大、负数、布尔值、字符串或 None 都会被拒绝",
     source="chapter",
     quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
     quote_en="the four configured numbers and every value the estimator returns must be"
@@ -295,10 +297,12 @@ def estimator_checked(t: Trial) -> None:
 
 
 @LAB.check(
-    "a bad or failing estimate is an EstimatorError naming the message (.subject: entry a3,"
-    " the system message)",
-    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息（.subject：entry a3、"
-    "system message）",
+    "a bad or failing estimate is an EstimatorError naming the message: .subject is"
+    " 'entry <id>' (e.g. 'entry a3'), or 'the system message' ('the replayed system message'"
+    " passes too)",
+    "估算器出错或返回值不合法时，抛出 EstimatorError，并指出是哪条消息：.subject 写成"
+    " 'entry <id>'（如 'entry a3'）或 'the system message'（写 'the replayed system message'"
+    " 也算对）",
     source="ctxlab",
     why_en="the chapter asks for finite estimates >= 0; ctxlab's error also names the message"
     " that was priced badly, and wraps an estimator that raises",
