@@ -237,8 +237,8 @@ class _Reader:
 
     def nonblank(self, value: object, path: str) -> str:
         text = self.string(value, path)
-        if not text.strip():
-            self.fail(path, "must not be blank")
+        if not text.strip():  # ctxlab's rule: white space alone names nothing either
+            self.fail(path, "must not be only white space" if text else "must not be empty")
         return text
 
     def number(self, value: object, path: str, *, minimum: float | None = None) -> int | float:

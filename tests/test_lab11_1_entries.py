@@ -284,7 +284,7 @@ def test_a_missing_call_field_is_named_with_its_index() -> None:
 @pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
 def test_blank_strings_are_refused(entry_id: str, field: str, blank: str) -> None:
     error = _refused(_set(_wire(entry_id), field, blank))
-    assert "must not be blank" in str(error)
+    assert ("must not be only white space" if blank else "must not be empty") in str(error)
 
 
 def test_empty_text_and_empty_system_content_are_allowed() -> None:
@@ -360,7 +360,8 @@ def test_timestamps_may_be_negative_finite_numbers() -> None:
         ("sys", "message.sections", ["rules"], "message.sections must be an object"),
         ("sys", "message.sections", {"rules": 1}, "message.sections.rules must be a string"),
         ("u1", "parentId", 7, "parentId must be a string"),
-        ("md", "key", "", "key must not be blank"),
+        ("md", "key", "", "key must not be empty"),
+        ("md", "key", " ", "key must not be only white space"),
     ],
 )
 def test_wrong_types_are_refused_naming_the_path(

@@ -62,7 +62,7 @@ BLANK_GOAL = {**fixtures.compact1_summary().to_json(), "goal": "  "}
 
 def test_the_parsers_errors_of_cell_f04_in_chinese(zh: None) -> None:
     assert error_text(_refused(summary=BLANK_GOAL)) == (
-        "entry compact-1：summary.goal 不能为空（ctxlab 扩展：只由空白字符组成也算空）"
+        "entry compact-1：summary.goal 不能只含空白字符（ctxlab 的扩展规则）"
     )
     assert (
         error_text(_refused(tokens_before=-1))
@@ -73,7 +73,9 @@ def test_the_parsers_errors_of_cell_f04_in_chinese(zh: None) -> None:
 def test_the_parsers_errors_of_cell_f04_stay_english_in_english(en: None) -> None:
     error = _refused(summary=BLANK_GOAL)
     assert (
-        error_text(error) == str(error) == "session entry compact-1: summary.goal must not be blank"
+        error_text(error)
+        == str(error)
+        == ("session entry compact-1: summary.goal must not be only white space")
     )
 
 

@@ -150,8 +150,8 @@ def entry_result(label: Text, got: object, expected: CompactionSessionEntry) -> 
     if found:
         fail(
             label,
-            f": not the canonical entry: {found} (use tuples, as CompactionSummary does)",
-            f"：不是规范对象：{found}（像 CompactionSummary 那样使用 tuple）",
+            f": not typed as ctxlab's entry: {found} (use tuples, as CompactionSummary does)",
+            f"：类型与 ctxlab 的 entry 不一致：{found}（像 CompactionSummary 那样使用 tuple）",
         )
 
 

@@ -320,7 +320,6 @@ def input_untouched(t: Trial) -> None:
             f": two calls gave {one.en} and then {two.en}",
             f"：两次调用先得到 {one.zh}，再得到 {two.zh}",
         )
-    _same_groups(label, first, _THREE_GROUPS)  # equal to each other, and the chapter's too
 
 
 def _pairs(value: object) -> list[tuple[object, ...]] | None:
