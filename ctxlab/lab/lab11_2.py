@@ -248,18 +248,14 @@ def check_error_entry(answer: object) -> Verdict:
             also = tr(f" (it also names {others})", f"（它也指出了 {others}）") if others else ""
             title = tr(f"the error names {answer}{also}", f"错误信息指出了 {answer}{also}")
             return Verdict(True, title, error_text(error))
-        if answer in re.findall(r"[\w.-]+", str(error)):  # unknown-1: named, but not an entry
-            return Verdict(
-                False,
-                tr(
-                    f"{answer} is a call id, not an entry's id",
-                    f"{answer} 是 call id，不是 entry 的 id",
-                ),
-                hint=say("which_entry_carries_toolcallid_unknown"),
+        a_call_id = answer in re.findall(r"[\w.-]+", str(error))  # unknown-1: not an entry
+        title = (
+            tr(
+                f"{answer} is a call id, not an entry's id",
+                f"{answer} 是 call id，不是 entry 的 id",
             )
-        return Verdict(
-            False,
-            tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}"),
-            hint=say("which_entry_carries_toolcallid_unknown"),
+            if a_call_id
+            else tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}")
         )
+        return Verdict(False, title, hint=say("which_entry_carries_toolcallid_unknown"))
     return Verdict(False, say("the_corrupted_path_was_accepted"))

@@ -102,8 +102,8 @@ class Trial:
         """Call the function; it must return (what it returned is for the check to judge)."""
         ok, value = self.outcome(label, *args, **kwargs)
         if not ok:
-            why = raised(value)
-            if not isinstance(value, NotImplementedError):  # the stub: "not written yet"
+            why = raised(value)  # the stub's says "not written yet"
+            if not isinstance(value, NotImplementedError):
                 why = Text("expected a result, but it ", "应当返回结果，却") + why
             raise Failed(label + COLON + why)
         return value

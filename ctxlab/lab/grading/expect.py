@@ -259,26 +259,23 @@ def context_wire(label: Text, got: object) -> dict[str, Any]:
 def compare_context(
     label: Text,
     got: object,
-    reference: ContextResult,
-    path: Sequence[SessionEntry],
+    make_path: Callable[[], list[SessionEntry]],
+    options: Mapping[str, Any],
     *,
     kept: Sequence[str] | None = None,
     reason: str | None = None,
     tokens: Mapping[str, int] | None = None,
-    options: Mapping[str, Any] | None = None,
     course: bool = False,
 ) -> dict[str, Any]:
-    """The student's result against the reference's (``kept``, ``reason``, ``tokens``: the
-    chapter's literal facts); the first difference fails, named with entry ids. With a
-    summary (priced by ``options``' estimator), what the chapter leaves open is compared
-    only if ``course``: the summary message's timestamp, and whether availableForMessages is
-    the allowance before or after the summary's cost (never below 0). ctxlab makes both as
-    the course's code does (Lab 11.5's ``course_ledger``)."""
-    wire = context_wire(label, got)
+    """The student's result against the reference's on a fresh path (``kept``, ``reason``,
+    ``tokens``: the chapter's literal facts); the first difference fails, named with entry
+    ids. What the chapter leaves open once a summary is sent is compared only if ``course``."""
+    wire, path = context_wire(label, got), make_path()
+    reference = build_context(make_path(), **options)
     expected = reference.to_json()
-    summary = _summary_index(path, reference)
-    if summary is not None and not course:
-        wire = _open_choices_as_expected(wire, expected, summary, reference, options)
+    summary = None if course else _summary(path, reference, options)
+    if summary is not None:
+        wire = _open_choices_as_expected(wire, expected, *summary)
     want_kept = list(kept) if kept is not None else expected["keptEntryIds"]
     got_kept = wire.get("keptEntryIds")
     got_kept_list = list(got_kept) if isinstance(got_kept, (list, tuple)) else got_kept
@@ -327,34 +324,31 @@ def compare_context(
     return wire
 
 
-def _summary_index(path: Sequence[SessionEntry], reference: ContextResult) -> int | None:
-    """Where the reference put the newest compaction's summary message (None: no compaction)."""
+def _summary(
+    path: Sequence[SessionEntry], result: ContextResult, options: Mapping[str, Any]
+) -> tuple[int, Any] | None:
+    """Where ``result`` put the newest compaction's summary, and its cost (None: no compaction)."""
     if not any(isinstance(entry, CompactionSessionEntry) for entry in path):
         return None
-    return 1 if reference.messages and isinstance(reference.messages[0], SystemMessage) else 0
+    at = 1 if result.messages and isinstance(result.messages[0], SystemMessage) else 0
+    return at, options["estimate_tokens"](result.messages[at])
 
 
 def _open_choices_as_expected(
-    wire: dict[str, Any],
-    expected: Mapping[str, Any],
-    summary: int,
-    reference: ContextResult,
-    options: Mapping[str, Any] | None,
+    wire: dict[str, Any], expected: Mapping[str, Any], at: int, cost: Any
 ) -> dict[str, Any]:
-    """``wire`` with the reference's answer where the chapter leaves the choice open."""
-    found = dict(wire)
-    messages = found.get("messages")
-    if isinstance(messages, (list, tuple)) and summary < len(messages):
-        message = messages[summary]
-        if isinstance(message, Mapping) and message.get("role") == "user":
-            message = {**message, "timestamp": expected["messages"][summary]["timestamp"]}
-            found["messages"] = [*messages[:summary], message, *messages[summary + 1 :]]
-    tokens, before = found.get("tokens"), reference.tokens.available_for_messages
-    if isinstance(tokens, Mapping) and options is not None:
-        cost = options["estimate_tokens"](reference.messages[summary])
-        after = tokens.get("availableForMessages")
-        if type(after) in (int, float) and after == max(0, before - cost):  # not a bool
-            found["tokens"] = {**tokens, "availableForMessages": before}
+    """``wire`` with the reference's answers where the chapter leaves them open (ctxlab does as
+    the course's code, Lab 11.5's ``course_ledger``): the summary's timestamp, and
+    availableForMessages before the summary's ``cost`` where the student's is after it."""
+    found, sent, tokens = dict(wire), wire.get("messages"), wire.get("tokens")
+    sent = list(sent) if isinstance(sent, (list, tuple)) else []
+    if at < len(sent) and isinstance(sent[at], Mapping) and sent[at].get("role") == "user":
+        found["messages"] = sent
+        sent[at] = {**sent[at], "timestamp": expected["messages"][at]["timestamp"]}
+    before = expected["tokens"]["availableForMessages"]
+    after = tokens.get("availableForMessages") if isinstance(tokens, Mapping) else None
+    if type(after) in (int, float) and after == max(0, before - cost):  # not a bool
+        found["tokens"] = {**tokens, "availableForMessages": before}  # type: ignore[dict-item]
     return found
 
 
@@ -367,9 +361,9 @@ def expect_context(
 ) -> dict[str, Any]:
     """Call the student's build_context on a fresh path; compare with the reference."""
     label = budget_label(name, options)
-    got = t.returns(label, make_path(), **options)
-    reference = build_context(make_path(), **options)
-    return compare_context(label, got, reference, make_path(), options=options, **literal)
+    return compare_context(
+        label, t.returns(label, make_path(), **options), make_path, options, **literal
+    )
 
 
 def expect_deterministic(
@@ -392,8 +386,7 @@ def expect_deterministic(
             ": changing one result's to_json() changed the result itself",
             "：修改一次结果的 to_json() 改动了结果本身",
         )
-    reference = build_context(make_path(), **options)
-    compare_context(label, second_result, reference, path, options=options)
+    compare_context(label, second_result, make_path, options)
 
 
 #: The third group of the opening path, and what the 31-token example keeps.
@@ -522,18 +515,6 @@ def halves(message: object) -> float:
     return float(fx.opening_estimator(message)) + 0.5
 
 
-def _groups_fit_after_a_dear_summary(items: Sequence[drawn.Item], options: dict[str, Any]) -> bool:
-    """Whether groups that cost 0 were kept though the summary cost more than the allowance:
-    only so when what the summary leaves is 0, not less, which the chapter leaves open."""
-    result = build_context(drawn.build(items), **options)
-    at = 1 if result.messages and isinstance(result.messages[0], SystemMessage) else 0
-    if len(result.messages) - len(result.kept_entry_ids) != at + 1 or not result.kept_entry_ids:
-        return False
-    summary_cost = options["estimate_tokens"](result.messages[at])
-    dear = summary_cost > result.tokens.available_for_messages
-    return bool(dear) and result.reason != "single_group_overflow"
-
-
 def random_context(
     lab: str, key: str, number: int, compactions: tuple[int, ...]
 ) -> drawn.Cases[drawn.Path]:
@@ -550,11 +531,17 @@ def random_context(
     def outcome(case: drawn.Path) -> str | None:
         if not drawn.in_scope(case.items):
             return None
-        options = dict(case.options)
+        path, options = drawn.build(case.items), dict(case.options)
         found = drawn.outcome(lambda: build_context(drawn.build(case.items), **options))
-        if found == "returns" and _groups_fit_after_a_dear_summary(case.items, options):
-            return None  # ctxlab's choice, as the course's code makes it (Lab 11.5's course_ledger)
-        return found
+        if found == "refuses":
+            return found
+        # Groups that cost 0 kept though the summary cost more than the allowance: only so when
+        # what it leaves is 0, not less, which the chapter leaves open (11.5's course_ledger).
+        result = build_context(path, **options)
+        summary = _summary(path, result, options)
+        dear = summary is not None and summary[1] > result.tokens.available_for_messages
+        kept = result.kept_entry_ids and result.reason != "single_group_overflow"
+        return None if dear and kept else found
 
     def check(t: Trial, case: drawn.Path, kind: str) -> None:
         options = dict(case.options)
@@ -564,7 +551,6 @@ def random_context(
             t.rejects(label, [], path, error_type=CHAPTER_ERROR, **options)
             return
         got = t.returns(label, path, **options)
-        reference = build_context(drawn.build(case.items), **options)
-        compare_context(label, got, reference, path, options=options)
+        compare_context(label, got, lambda: drawn.build(case.items), options)
 
     return drawn.Cases(lab, key, number, draw, check, outcome, drawn.smaller_path)

@@ -131,18 +131,14 @@ def _refuses(t: Trial, strict: bool, *cases: Case) -> None:
         readable = isinstance(entry_id, str) and bool(entry_id.strip())
         fields = [field] if isinstance(field, str) else list(field)
         if not strict:
-            either = ["compact-1", *(_leaf(f) for f in fields if f)]
+            leaves = (re.sub(r"\[\d+\]$", "", f.rpartition(".")[2]) for f in fields if f)
+            either = ["compact-1", *leaves]  # summary.decisions[0]: "decisions"
             t.rejects(label, [either] if readable else [], wire, error_type=CHAPTER_ERROR)
             continue
         names = [["compact-1"], fields] if readable else ([fields] if field else [])
         attrs: dict[str, str | tuple[str, ...]] = {"field": field} if field else {}
         attrs.update({"entry_id": "compact-1"} if readable else {})
         t.rejects(label, names, wire, error_type=EntryParseError, attrs=attrs)
-
-
-def _leaf(field: str) -> str:
-    """``summary.decisions[0]`` -> ``decisions``: the name a student's message would use."""
-    return re.sub(r"\[\d+\]$", "", field.rpartition(".")[2])
 
 
 def _accepts(t: Trial, name: Text | str, edits: Mapping[str, object]) -> None:

@@ -302,8 +302,9 @@ def message_before_first_user(t: Trial) -> None:
 
 
 @LAB.check(
-    "the entries are left as they were, and the same input gives equal groups every time",
-    "输入的 entries 保持原样；同样的输入每次得到相等的分组",
+    "the entries are left as they were, the groups hold them in path order (sys aside), and"
+    " the same input gives equal groups every time",
+    "输入的 entries 保持原样；各组按原路径顺序装下它们（sys 除外）；同样的输入每次得到相等的分组",
     source="chapter",
     quote_zh="分组函数保留 r-test、r-read 的原路径顺序",
     quote_en="the grouping function keeps r-test and r-read in their original path order",
@@ -312,6 +313,13 @@ def input_untouched(t: Trial) -> None:
     entries = messages(fx.opening_path())
     label = _label(entries)
     first = _student_groups(label, t.returns(label, entries))
+    held, wanted = [i for group in first for i in group], [e.id for e in entries[1:]]  # no sys
+    if held != wanted:
+        fail(
+            label,
+            f": the groups hold {ids(held)}; expected {ids(wanted)}, each once, in path order",
+            f"：各组装下的是 {ids(held)}；应当按路径顺序、各一次装下 {ids(wanted)}",
+        )
     second = _student_groups(label, t.returns(label, entries))
     if first != second:
         one, two = _groups_text(first), _groups_text(second)

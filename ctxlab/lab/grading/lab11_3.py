@@ -14,7 +14,7 @@ from typing import Any
 from ctxlab import context
 from ctxlab import fixtures as fx
 from ctxlab.context import build_context
-from ctxlab.entries import MessageSessionEntry, MetadataSessionEntry, SessionEntry
+from ctxlab.entries import MetadataSessionEntry, SessionEntry
 from ctxlab.lab.grading import drawn
 from ctxlab.lab.grading.calls import CHAPTER_ERROR, Trial
 from ctxlab.lab.grading.cases import (
@@ -154,20 +154,14 @@ def contiguous_newest_suffix(t: Trial) -> None:
     _tagged(t, "u1 a1 u2:5 a2:5 u3:2 a3", 8, kept=("u3", "a3"))
     # Groups 1, 6, 1, 1: with 4 tokens the two newest fit, then group 2 stops the choice.
     _tagged(t, "u1 u2:3 a2:3 u3 u4", 4, kept=("u3", "u4"))
+
     # Newest by place on the path, not by clock: u3 stamped in the same second as u2.
-    name = Text("u1..a3, u3 stamped as u2", "u1..a3，u3 与 u2 的 timestamp 相同")
-    options = budget(5, 0, 0, tag_estimator)
-    expect_context(t, name, _same_second, options, kept=("u3", "a3"))
-
-
-def _same_second() -> list[SessionEntry]:
     path = path_of("u1 a1 u2:3 a2 u3:3 a3")
-    u3 = path[4]
-    assert isinstance(u3, MessageSessionEntry)
-    path[4] = dataclasses.replace(
-        u3, timestamp=3, message=dataclasses.replace(u3.message, timestamp=3)
+    same_second = [dataclasses.replace(e, timestamp=3) if e.id == "u3" else e for e in path]
+    name = Text("u1..a3, u3 stamped as u2", "u1..a3，u3 与 u2 的 timestamp 相同")
+    expect_context(
+        t, name, lambda: list(same_second), budget(5, 0, 0, tag_estimator), kept=("u3", "a3")
     )
-    return path
 
 
 @LAB.check(

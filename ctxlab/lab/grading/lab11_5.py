@@ -457,15 +457,10 @@ def ledger_on_resumed_paths(t: Trial) -> None:
             _without_system,
             budget(31),
         )
-        _resumed(t, budget(5), kept=("u4", "a4"), reason="single_group_overflow")
-        expect_context(
-            t,
-            _dear_summary(0.5),
-            fx.resumed_path,
-            budget(31, estimate_tokens=BadEstimate(fx.resumed_path(), "compact-1", 100, 0.5)),
-            kept=("u4", "a4"),
-            reason="single_group_overflow",
-        )
+        overflow = {"kept": ("u4", "a4"), "reason": "single_group_overflow"}
+        _resumed(t, budget(5), **overflow)
+        dear = budget(31, estimate_tokens=BadEstimate(fx.resumed_path(), "compact-1", 100, 0.5))
+        expect_context(t, _dear_summary(0.5), fx.resumed_path, dear, **overflow)
     except Failed as failed:
         # Why a resumed path's ledger differs: the summary message is priced too.
         raise Failed(
@@ -494,23 +489,18 @@ def _dear_summary(other: float) -> Text:
     " timestamp 取 compaction 的 timestamp；摘要的成本超过消息额度时，留给各组的预算是 0，"
     "不是负数",
     source="ctxlab",
-    why_en="the chapter takes the summary's cost from the message allowance but leaves open which"
-    " of the two figures the ledger reports and the summary message's timestamp; ctxlab does as"
-    " the course's TypeScript code does, and applies Lab 11.3's 'never negative' to what the"
-    " summary leaves",
-    why_zh="本章只说摘要的成本先从消息额度中扣除，没有规定账本报告扣除之前还是之后的额度，也没有"
-    "规定摘要消息的 timestamp；ctxlab 与课程的 TypeScript 代码一致，并把实验 11.3 的"
-    "「不会变成负数」用在摘要扣除之后的余量上",
+    why_en="the chapter takes the summary's cost from the allowance but leaves these three open;"
+    " ctxlab does as the course's TypeScript code does",
+    why_zh="本章只说摘要的成本先从消息额度中扣除，这三点都没有规定；ctxlab 与课程的 TypeScript"
+    " 代码一致",
 )
 def course_ledger(t: Trial) -> None:
     for max_tokens in (31, 100):
         _resumed(t, budget(max_tokens), course=True)
     expect_context(t, _RECOMPACTED, fx.recompacted_path, budget(30), course=True)
     # Groups that cost 0 fit in what the summary leaves: 0, not 24 - 100.
-    dear = BadEstimate(fx.resumed_path(), "compact-1", 100, 0)
-    expect_context(
-        t, _dear_summary(0), fx.resumed_path, budget(31, estimate_tokens=dear), course=True
-    )
+    dear = budget(31, estimate_tokens=BadEstimate(fx.resumed_path(), "compact-1", 100, 0))
+    expect_context(t, _dear_summary(0), fx.resumed_path, dear, course=True)
 
 
 @LAB.check(

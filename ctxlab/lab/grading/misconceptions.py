@@ -13,6 +13,7 @@ sentence too.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -82,15 +83,16 @@ def load(lab: str) -> tuple[tuple[Misconception, ...], dict[str, str]]:
     return items, {key: _text(value) for key, value in data["inputs"].items()}
 
 
-#: ctxlab's extensions in a returned value (``type: fields``): the chapter decides none of them.
-_EXTENSIONS: Final = {"InteractionGroup": ("tool_pairs",)}
+#: What the chapter leaves open in a returned value (``type: fields``): ctxlab's tool_pairs, and
+#: a user message's timestamp (the path's, but the summary's: 11.5's course_ledger).
+_EXTENSIONS: Final = {"InteractionGroup": ("tool_pairs",), "UserMessage": ("timestamp",)}
 
 
 def canonical(record: CallRecord, rule: str = "ctxlab") -> Any:
     """One call's record as the evidence compares it: the result as plain data, or the class
     of what was raised, and the arguments the call changed. On the chapter's ``rule``, only
     what the chapter decides: any ``ValueError`` is a refusal (ctxlab's named errors are
-    ValueErrors) and a group's ``tool_pairs`` (ctxlab's) is left out, so a student who skips
+    ValueErrors) and the fields of :data:`_EXTENSIONS` are left out, so a student who skips
     ctxlab's optional extras is shown the same hints."""
     if "raised" in record:
         name = str(record["raised"].get("base"))
@@ -117,32 +119,11 @@ def _chapters(data: Any) -> Any:
     if data.get("$") == "object":
         dropped = _EXTENSIONS.get(data["t"], ())
         found["f"] = {key: value for key, value in found["f"].items() if key not in dropped}
-        if data["t"] == "ContextResult":
-            found["f"] = _summary_choices_aside(found["f"])
+        with contextlib.suppress(KeyError, TypeError, IndexError):  # a context: a summary sent?
+            sent, kept = found["f"]["messages"]["v"], found["f"]["kept_entry_ids"]["v"]
+            if len(sent) > len(kept) + (sent[0]["t"] == "SystemMessage"):
+                del found["f"]["tokens"]["f"]["available_for_messages"]
     return found
-
-
-def _summary_choices_aside(fields: dict[str, Any]) -> dict[str, Any]:
-    """A context's fields without what the chapter leaves open when a summary was sent
-    (:func:`~.expect.compare_context`): its message's timestamp, tokens.availableForMessages."""
-    try:
-        sent, kept = fields["messages"]["v"], fields["kept_entry_ids"]["v"]
-        at = 1 if sent[0]["t"] == "SystemMessage" else 0
-        if len(sent) - len(kept) != at + 1:
-            return fields
-        summary = {**sent[at], "f": _without(sent[at]["f"], "timestamp")}
-        tokens = {
-            **fields["tokens"],
-            "f": _without(fields["tokens"]["f"], "available_for_messages"),
-        }
-    except (KeyError, TypeError, IndexError):  # not a context as ctxlab's is shaped
-        return fields
-    messages = {**fields["messages"], "v": [*sent[:at], summary, *sent[at + 1 :]]}
-    return {**fields, "messages": messages, "tokens": tokens}
-
-
-def _without(fields: dict[str, Any], name: str) -> dict[str, Any]:
-    return {key: value for key, value in fields.items() if key != name}
 
 
 def probe_call(data: Mapping[str, Any] | str) -> tuple[tuple[Any, ...], dict[str, Any]]:

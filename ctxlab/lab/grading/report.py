@@ -99,7 +99,6 @@ class CheckResult:
 
 #: How a row left unrun after a hang begins (:data:`~.runner.NOT_RUN`; never a leading row).
 _NOT_RUN_EN: Final = "not run:"
-_RANDOM_EN: Final = "random case "
 
 #: The report's and Gradescope's texts, ``[English, Chinese]`` with ``{fields}``.
 TEXTS: Final = json.loads((Path(__file__).parent / "texts.json").read_text(encoding="utf-8"))
@@ -237,7 +236,7 @@ class LabReport:
             return None, ()
         matches = self.matches()
         if matches:
-            together, quote = matches[0].signature, _sentence(matches[0].quote_zh)
+            together, quote = matches[0].signature, matches[0].quote_zh.strip("。 ")
             explained = [r for r in failed if r.key in together] or list(failed)
             head = min(explained, key=lambda r: (not _quotes(r, quote), *self._isolating(r)))
         else:
@@ -401,11 +400,6 @@ def _html_row(result: CheckResult) -> str:
 
 def _quotes(result: CheckResult, sentence: str) -> bool:
     """Whether a crafted row (not a random one) quotes the sentence a matched mistake's hint
-    quotes: that row isolates the mistake best."""
-    own, crafted = _sentence(result.quote_zh), not result.detail_en.startswith(_RANDOM_EN)
+    quotes (cut at either end as quotes are): that row isolates the mistake best."""
+    own, crafted = result.quote_zh.strip("。 "), not result.detail_en.startswith("random case ")
     return bool(own and sentence) and (sentence in own or own in sentence) and crafted
-
-
-def _sentence(quote: str) -> str:
-    """A chapter quote without its closing punctuation or spaces (quotes are cut differently)."""
-    return quote.strip("。．.，, 「」")
