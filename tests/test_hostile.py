@@ -216,6 +216,10 @@ def test_a_hostile_submission_gets_a_clean_row_and_changes_nothing(copy: Copy, c
     submission.write_text(text, encoding="utf-8")
     before = _state(copy.repo, copy.site)
     answer = copy.grade(submission, lab)
+    if answer["status"] == "timeout" and "timeout" not in expected.split():
+        # A loaded 2-core machine can stall a child past the 2 s limit (seen once in 4,600
+        # tests for the memory flood, with 0.05 s of CPU): a real hang times out again.
+        answer = copy.grade(submission, lab)
     status = answer["status"]
     if os.environ.get("CTXLAB_HOSTILE_LOG"):  # a tally of the outcomes (issue 25's report)
         with open(os.environ["CTXLAB_HOSTILE_LOG"], "a", encoding="utf-8") as log:
