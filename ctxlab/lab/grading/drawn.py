@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import math
 import os
 import random
@@ -170,69 +171,55 @@ def _message(item: Item, stamp: int) -> AgentMessage:
     if item.kind == "result":
         tool = "read" if item.flag % 2 == 0 else "grep"
         return ToolResultMessage(item.calls[0], tool, text, item.flag >= 2, stamp)
-    sections = None
-    if item.sections:
-        sections = FrozenDict[str | None](
-            {name: None if c is None else f"{name} {item.id} [{c}]" for name, c in item.sections}
-        )
+    sections = {name: None if c is None else f"{name} {item.id} [{c}]" for name, c in item.sections}
     content = "" if item.flag else f"{item.id} [{item.cost}]"
-    return SystemMessage(content, stamp, sections)
+    return SystemMessage(content, stamp, FrozenDict[str | None](sections) if sections else None)
+
+
+def _entry(item: Item, parent: str | None, stamp: int) -> SessionEntry:
+    if item.kind == "metadata":
+        return MetadataSessionEntry(item.id, parent, stamp, "note", item.id)
+    if item.kind == "compaction":  # the summary's goal carries the [n] tag
+        goal = f"goal of {item.id} [{item.cost}]"
+        summary = CompactionSummary(goal, (), (f"{item.id} done 0",), (), (), (), ())
+        stamp = 0 if item.flag else stamp
+        return CompactionSessionEntry(item.id, parent or "root", stamp, summary, item.first_kept, 0)
+    return MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))
 
 
 def build(items: Sequence[Item]) -> list[SessionEntry]:
     """The entries of a drawn path, chained; timestamps 1, 2, 3, ..."""
-    path: list[SessionEntry] = []
-    parent: str | None = None
-    for stamp, item in enumerate(items, start=1):
-        entry: SessionEntry
-        if item.kind == "metadata":
-            entry = MetadataSessionEntry(item.id, parent, stamp, "note", item.id)
-        elif item.kind == "compaction":  # the summary's goal carries the [n] tag
-            goal = f"goal of {item.id} [{item.cost}]"
-            summary = CompactionSummary(goal, (), (f"{item.id} done 0",), (), (), (), ())
-            entry = CompactionSessionEntry(
-                item.id, parent or "root", 0 if item.flag else stamp, summary, item.first_kept, 0
-            )
-        else:
-            entry = MessageSessionEntry(item.id, parent, stamp, _message(item, stamp))
-        path.append(entry)
-        parent = item.id
-    return path
+    parents = [None, *(item.id for item in items)]
+    return [_entry(item, parents[n], n + 1) for n, item in enumerate(items)]
 
 
 def describe(items: Sequence[Item]) -> str:
     """A drawn path in the chapter's terms: ``sys1[2] u1[3] a1[1](c1) r1[1]→c1 ...``."""
-    words = []
-    for item in items:
-        if item.kind == "assistant" and item.calls:
-            words.append(f"{item.id}[{item.cost}]({','.join(item.calls)})")
-        elif item.kind == "result":
-            words.append(f"{item.id}[{item.cost}]→{item.calls[0]}")
-        elif item.kind == "system":
-            parts = [f"[{item.cost}]"] if not item.flag else ['""']
-            parts += [f"{n}={'null' if c is None else f'[{c}]'}" for n, c in item.sections]
-            words.append(f"{item.id}({' '.join(parts)})")
-        elif item.kind == "metadata":
-            words.append(f"{item.id}(metadata)")
-        elif item.kind == "compaction":
-            stamped = ", timestamp 0" if item.flag else ""
-            words.append(
-                f"{item.id}(compaction [{item.cost}], first kept {item.first_kept}{stamped})"
-            )
-        else:
-            words.append(f"{item.id}[{item.cost}]")
-    return " ".join(words) or "[] (empty)"
+    return " ".join(map(_word, items)) or "[] (empty)"
+
+
+def _word(item: Item) -> str:
+    if item.kind == "assistant" and item.calls:
+        return f"{item.id}[{item.cost}]({','.join(item.calls)})"
+    if item.kind == "result":
+        return f"{item.id}[{item.cost}]→{item.calls[0]}"
+    if item.kind == "system":
+        parts = [f"[{item.cost}]"] if not item.flag else ['""']
+        parts += [f"{n}={'null' if c is None else f'[{c}]'}" for n, c in item.sections]
+        return f"{item.id}({' '.join(parts)})"
+    if item.kind == "metadata":
+        return f"{item.id}(metadata)"
+    if item.kind == "compaction":
+        stamped = ", timestamp 0" if item.flag else ""
+        return f"{item.id}(compaction [{item.cost}], first kept {item.first_kept}{stamped})"
+    return f"{item.id}[{item.cost}]"
 
 
 def in_scope(items: Sequence[Item]) -> bool:
     """No message but a system one before the first user message (the chapter leaves that
     open)."""
-    for item in items:
-        if item.kind == "user":
-            return True
-        if item.kind in ("assistant", "result"):
-            return False
-    return True
+    first = next((item.kind for item in items if item.kind in ("user", "assistant", "result")), "")
+    return first in ("", "user")
 
 
 def draw_path(
@@ -266,12 +253,9 @@ def draw_path(
         for _ in range(r.choice((0, 1, 1, 2))):
             calls = tuple(new("c") for _ in range(r.choice((0, 1, 1, 2, 3))))
             body.append(Item("assistant", new("a"), cost(), calls, flag=r.randrange(3)))
-        answers = [c for a in body for c in a.calls]
-        for call in answers:
-            body.insert(
-                r.randint(0, len(body)),
-                Item("result", new("r"), cost(), (call,), flag=r.randrange(4)),
-            )
+        for call in [c for a in body for c in a.calls]:
+            at = r.randint(0, len(body))
+            body.insert(at, Item("result", new("r"), cost(), (call,), flag=r.randrange(4)))
         if r.random() < 0.6:
             body.append(Item("assistant", new("a"), cost()))
         group += body
@@ -289,10 +273,9 @@ def draw_path(
             at, Item("compaction", new("k"), cost(), first_kept=items[head].id, flag=early)
         )
         if r.random() < 0.5:  # more history after the compaction
-            more = draw_path(r, most=1)
             items += [
                 dataclasses.replace(i, id=f"{i.id}x{at}", calls=tuple(f"{c}x{at}" for c in i.calls))
-                for i in more
+                for i in draw_path(r, most=1)
             ]
     return tuple(items)
 
@@ -356,9 +339,8 @@ def draw_budget(r: random.Random, items: Sequence[Item]) -> dict[str, Any]:
         max_tokens = fixed + newest + r.choice((0, 0, -0.5, 0.5, 1, -1, 3))
     else:
         max_tokens = r.choice((0, r.uniform(0, sum(costs) * 1.2 + fixed + 2)))
-    max_tokens = max(0, round(max_tokens * 2) / 2)
-    if max_tokens == int(max_tokens):
-        max_tokens = int(max_tokens)
+    halves = max(0, round(max_tokens * 2))  # to the nearest half, an int when whole
+    max_tokens = halves // 2 if halves % 2 == 0 else halves / 2
     return {
         "max_tokens": max_tokens,
         "reserved_output": reserved,
@@ -402,24 +384,17 @@ def smaller_path(case: Path) -> Iterator[Path]:
         return dataclasses.replace(case, options=tuple({**options, name: value}.items()))
 
     users = [i for i, item in enumerate(items) if item.kind == "user"]
-    for n, start in enumerate(users):
-        end = users[n + 1] if n + 1 < len(users) else len(items)
+    for start, end in itertools.pairwise([*users, len(items)]):
         yield dataclasses.replace(case, items=items[:start] + items[end:])
     for i in range(len(items)):
         yield dataclasses.replace(case, items=items[:i] + items[i + 1 :])
     for i, item in enumerate(items):
         for call in item.calls if item.kind == "assistant" else ():
-            kept = tuple(c for c in item.calls if c != call)
-            out = [
-                dataclasses.replace(x, calls=kept) if j == i else x
-                for j, x in enumerate(items)
-                if not (x.kind == "result" and x.calls == (call,))
-            ]
-            yield dataclasses.replace(case, items=tuple(out))
+            kept = changed(i, calls=tuple(c for c in item.calls if c != call)).items
+            out = tuple(x for x in kept if not (x.kind == "result" and x.calls == (call,)))
+            yield dataclasses.replace(case, items=out)
     for i, item in enumerate(items):
-        for lower in sorted({0, item.cost // 2}):
-            if lower < item.cost:
-                yield changed(i, cost=lower)
+        yield from (changed(i, cost=n) for n in sorted({0, item.cost // 2}) if n < item.cost)
         if item.sections:
             yield changed(i, sections=item.sections[1:])
     for name in _NUMBERS:
@@ -464,17 +439,16 @@ def shrink(
     """Greedy: the first smaller candidate that still fails, until none does (at most
     :data:`SHRINK_TRIES` tries, until ``deadline``)."""
     tries = 0
-    improved = True
-    while improved and tries < SHRINK_TRIES and now() < deadline:
-        improved = False
+    while True:
         for candidate in smaller(case):
+            if tries >= SHRINK_TRIES or now() >= deadline:
+                return case
             tries += 1
             if fails(candidate):
-                case, improved = candidate, True
+                case = candidate
                 break
-            if tries >= SHRINK_TRIES or now() >= deadline:
-                break
-    return case
+        else:  # no smaller candidate fails
+            return case
 
 
 def run(t: Trial, cases: Cases[C]) -> None:
@@ -484,6 +458,16 @@ def run(t: Trial, cases: Cases[C]) -> None:
     lab, key, number = cases.lab, cases.key, cases.number
     seed, began, slowest = _SEED[0], now(), 0.0
     r = random.Random(f"{seed}:{lab}:{key}")
+    failures: list[Text] = []  # how the drawn case, then each smaller one found, fails
+
+    def fails(case: C, kind: str) -> bool:
+        try:
+            cases.check(t, case, kind)
+        except Failed as failed:
+            failures.append(failed.text)
+            return True
+        return False
+
     for index in range(1, number + 1):
         if not in_time(began, slowest):
             return
@@ -492,19 +476,15 @@ def run(t: Trial, cases: Cases[C]) -> None:
         if kind is None:
             continue
         started = now()
-        failure = _failure(t, cases, case, kind)
+        failed = fails(case, kind)
         slowest = max(slowest, now() - started)
-        if failure is None:
+        if not failed:
             continue
-        last = [failure]  # the failure of the last candidate found failing
 
-        def fails(candidate: C, kind: str = kind, last: list[Text] = last) -> bool:
-            found = _failure(t, cases, candidate, kind) if cases.kind(candidate) == kind else None
-            if found is not None:
-                last[0] = found
-            return found is not None
+        def smaller_fails(candidate: C, kind: str = kind) -> bool:
+            return cases.kind(candidate) == kind and fails(candidate, kind)
 
-        shrink(case, cases.smaller, fails, began + 0.75 * _LIMIT[0] - slowest)
+        shrink(case, cases.smaller, smaller_fails, began + 0.75 * _LIMIT[0] - slowest)
         head = Text(
             f"random case {index} of {number}, seed {seed} (check_implementation("
             f"{lab!r}, ..., seed={seed}) draws it again); the smallest failing input"
@@ -512,16 +492,7 @@ def run(t: Trial, cases: Cases[C]) -> None:
             f"随机用例 {number} 个中的第 {index} 个，种子 {seed}（check_implementation("
             f"{lab!r}, ..., seed={seed}) 会重新生成它）；找到的最小失败输入：\n",
         )
-        raise Failed(head + last[0])
-
-
-def _failure(t: Trial, cases: Cases[C], case: C, kind: str) -> Text | None:
-    """How ``case`` fails on the student's function (None: it passes)."""
-    try:
-        cases.check(t, case, kind)
-    except Failed as failed:
-        return failed.text
-    return None
+        raise Failed(head + failures[-1])
 
 
 def outcome(call: Callable[[], object]) -> str:

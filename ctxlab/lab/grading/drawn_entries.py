@@ -131,6 +131,5 @@ def smaller_wire(wire: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for plain in (0, 1, whole):
             if wire[key] != plain or type(wire[key]) is not type(plain):
                 yield {**wire, key: plain}
-    ordered = {k: wire[k] for k in sorted(wire)}
-    if list(ordered) != list(wire):
-        yield ordered
+    if list(wire) != sorted(wire):
+        yield dict(sorted(wire.items()))
