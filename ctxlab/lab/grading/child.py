@@ -19,7 +19,6 @@ import json
 import os
 import pickle
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from types import CodeType
 from typing import IO, Any, BinaryIO, Final, Literal, TypeAlias
 
 from ctxlab.lab.grading.calls import Trial
-from ctxlab.lab.grading.confine import LIVE, Launch, end_cgroup, prepare_launch, sweep
+from ctxlab.lab.grading.confine import LIVE, Launch, prepare_launch
 from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.perform import perform, safe_message
@@ -155,9 +154,8 @@ def main() -> int:
     requests, replies = channel()
     sys.path.insert(0, str(path.parent))
     try:
-        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{path} is not a Python module")
+        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)  # path: a .py file
+        assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[MODULE_NAME] = module
         spec.loader.exec_module(module)
@@ -285,12 +283,11 @@ class Child:
         """Kill the child, everything it started, and remove its folder; ``graceful`` (spawned):
         first let it exit by itself, so that its CPU time is counted."""
         process, launch = self.process, self.launch
-        if process is not None and graceful and launch is not None and process.stdin:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(0.5)
         if process is not None:
+            if graceful and launch is not None and process.stdin:
+                with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                    process.stdin.close()
+                    process.wait(0.5)
             if os.name == "posix":
                 with contextlib.suppress(OSError):
                     os.killpg(process.pid, signal.SIGKILL)
@@ -304,10 +301,7 @@ class Child:
                     with contextlib.suppress(OSError):
                         stream.close()
         if launch is not None:
-            if launch.cgroup is not None:
-                end_cgroup(launch.cgroup)
-            sweep(launch.token)
-            shutil.rmtree(launch.work, ignore_errors=True)
+            launch.end()
         self.process = self.launch = None
 
     def alive(self) -> bool:
@@ -326,8 +320,7 @@ class Child:
             stream.close()
 
     def reply(self, deadline: float) -> dict[str, Any]:
-        """The reply to the last request: one JSON line by ``deadline``, else
-        :class:`ChildGone`."""
+        """The reply to the last request: one JSON line by ``deadline``, else ChildGone."""
         process = self.process
         assert process is not None and process.stdout is not None
         timer = None
@@ -467,7 +460,7 @@ _KEPT_DYING = (
 
 
 @dataclass
-class InChild:
+class InChild(contextlib.AbstractContextManager["InChild"]):
     """The engine's caller whose calls ``child`` answers within what is left of the row's
     time limit (the child's start counted). What ended a file's lab early (``status``,
     ``reason``, ``invalid``) is kept; checks lost to a dying child share one time limit."""
@@ -477,9 +470,6 @@ class InChild:
     reason: str = ""
     invalid: Text | None = None
     lost: float = 0.0  # seconds of checks lost to a dying child
-
-    def __enter__(self) -> InChild:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.child.stop(graceful=True)
@@ -548,7 +538,6 @@ class InChild:
         """Start the child, within ``limit`` s (by ``deadline``); how that ended."""
         child = self.child
         spawn = child.how if isinstance(child.how, Spawn) else None
-        first = not child.started
         try:
             hello = child.start(deadline)
         except ChildGone as gone:
@@ -579,7 +568,7 @@ class InChild:
                     f"{spawn.path} defines no function {spawn.keyword}(), which Lab"
                     f" {spawn.lab} checks (it is {got}). Define it, or choose the lab with {flag}."
                 )
-            return Text(why, why), ("invalid" if first else "gone")
+            return Text(why, why), ("gone" if child.started else "invalid")
         child.started = True
         return None, "ran"
 

@@ -46,14 +46,12 @@ _OWNER: Final = "owner.lock"
 def sandbox_folder() -> Path:
     """This process's folder of sandbox files, removed at exit, else (killed) by the next
     process that makes one: the folders whose owner's lock is free go first."""
-    temp = Path(tempfile.gettempdir())
-    for folder in temp.glob("ctxlab-sandbox-*"):
+    for folder in Path(tempfile.gettempdir()).glob("ctxlab-sandbox-*"):
         fd = _lock(folder / _OWNER, new=False)
-        if fd is not None:
-            owned = os.fstat(fd).st_size > 0  # else its owner is making it
+        if fd is not None and os.fstat(fd).st_size > 0:  # else its owner is making it
+            _remove(folder, fd)
+        elif fd is not None:
             os.close(fd)
-            if owned:
-                _remove(folder)
     base = Path(tempfile.mkdtemp(prefix="ctxlab-sandbox-"))
     base.chmod(0o711)
     fd = _lock(base / _OWNER, new=True)
@@ -142,14 +140,15 @@ def child_as_nobody() -> bool:
     """Run as root: can the child become ``nobody`` and still run Python?"""
     if not _is_root():
         return False
-    for target in (Path(_python()), Path(os.__file__).resolve()):
-        for path in (target, *target.parents):
-            try:
-                if not path.stat().st_mode & 0o005 & (0o005 if path == target else 0o001):
-                    return False
-            except OSError:
-                return False
-    return True
+    targets = (Path(_python()), Path(os.__file__).resolve())
+    try:  # others may read or run each target, and enter each folder above it
+        return all(
+            path.stat().st_mode & (0o005 if path == target else 0o001)
+            for target in targets
+            for path in (target, *target.parents)
+        )
+    except OSError:
+        return False
 
 
 def missing_protections() -> tuple[str, ...]:
@@ -351,6 +350,13 @@ class Launch:
     sandboxed: bool
     cgroup: Path | None
 
+    def end(self) -> None:
+        """Kill what the child left (its cgroup, its marker) and remove its folder."""
+        if self.cgroup is not None:
+            end_cgroup(self.cgroup)
+        sweep(self.token)
+        shutil.rmtree(self.work, ignore_errors=True)
+
 
 def prepare_launch(path: Path, lib: Path, keyword: str, cpu: int) -> Launch:
     """How to start the child on a copy of the file ``path`` in a new folder (``lib``: the
@@ -443,8 +449,6 @@ def sweep(token: str) -> None:
 
 #: The pids of the child processes this process started and has not ended yet (every thread's).
 LIVE: set[int] = set()
-_PR_SET_DUMPABLE: Final = 4
-_PR_SET_CHILD_SUBREAPER: Final = 36
 
 
 @functools.cache
@@ -457,8 +461,8 @@ def guard_parent() -> None:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: no
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: yes
 
 
 def own_children() -> set[int]:

@@ -98,8 +98,7 @@ def encode(value: object) -> Any:
         below = depth + 1
         if isinstance(value, (list, tuple)):
             base: Any = list if isinstance(value, list) else tuple
-            items = [base.__getitem__(value, i) for i in range(base.__len__(value))]
-            encoded = [walk(item, below) for item in items]
+            encoded = [walk(base.__getitem__(value, i), below) for i in range(base.__len__(value))]
             return encoded if base is list else {_TAG: "tuple", "v": encoded}
         if isinstance(value, dict) or cls is FrozenDict:
             inner = value if isinstance(value, dict) else object.__getattribute__(value, "_items")
@@ -184,12 +183,9 @@ def encode_error(error: BaseException, message: str) -> dict[str, Any]:
     )
     attributes: dict[str, Any] = {}
     if issubclass(type(error), errors.CtxlabError):
-        try:
-            own = object.__getattribute__(error, "__dict__")
-        except AttributeError:
-            own = {}
+        own = BaseException.__dict__["__dict__"].__get__(error)  # a dict, whatever the class says
         for attribute in _ERROR_ATTRIBUTES:
-            item = dict.get(own, attribute) if isinstance(own, dict) else None
+            item = dict.get(own, attribute)
             try:
                 attributes[attribute] = encode(item)
             except TooLarge:

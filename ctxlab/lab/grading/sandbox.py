@@ -15,6 +15,7 @@ import math
 import os
 import re
 import shutil
+import struct
 import sys
 import threading
 import time
@@ -188,10 +189,9 @@ def _compiled_from_source(path: str) -> bool:
         st = source_path.stat()
     except (OSError, ValueError):
         return False
-    header = importlib.util.MAGIC_NUMBER + bytes(4)  # no flags: checked by mtime and size
-    header += (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-    header += (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
-    if data[:16] != header:
+    # no flags (checked by mtime and size), the source's mtime and size
+    stamp = struct.pack("<4xII", int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF)
+    if data[:16] != importlib.util.MAGIC_NUMBER + stamp:
         return False
     optimize = 2 if ".opt-2." in cache.name else 1 if ".opt-1." in cache.name else 0
     try:
@@ -266,8 +266,7 @@ def grade_file(
     if size > SUBMISSION_LIMIT:
         return outcome("refused", f"{path} is larger than {SUBMISSION_LIMIT:,} bytes")
     try:
-        source = path.read_bytes()
-        compile(source, str(path), "exec", dont_inherit=True)
+        compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
         return outcome("invalid", f"syntax error in {path.name} line {error.lineno}: {error.msg}")
     except (ValueError, OSError, RecursionError, MemoryError) as error:
