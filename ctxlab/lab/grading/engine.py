@@ -99,12 +99,11 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
             function = functools.partial.func.__get__(function)
             continue
         try:
-            wrapped = inspect.getattr_static(function, "__wrapped__", None)
+            function = inspect.getattr_static(function, "__wrapped__", None)
         except Exception:  # pragma: no cover - getattr_static runs no student code
             return False
-        if wrapped is None:
+        if function is None:
             return False
-        function = wrapped
     return False
 
 
@@ -152,14 +151,15 @@ def _run_checks(
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed = function is _HANDED_OUT.get(spec.lab)
     used = not handed and _is_reference(spec, function)
+    changed = [] if repaired is None else repaired
+    by: InChild | InProcess = (
+        InChild(Child(spec.arg_names, function, spec.solution_code))
+        if forked
+        else InProcess(function, spec.arg_names, spec.solution_code, changed)
+    )
     try:
-        if forked:  # ctxlab as grading found it, for the checks and in the copy
-            with as_found(), InChild(Child(spec.arg_names, function, spec.solution_code)) as by:
-                results, ran = run_rows(checks, by, limit)
-        else:
-            changed = [] if repaired is None else repaired
-            with InProcess(function, spec.arg_names, spec.solution_code, changed) as by:
-                results, ran = run_rows(checks, by, limit)
+        with as_found(), by:  # ctxlab as grading found it, for the checks (and the copy)
+            results, ran = run_rows(checks, by, limit)
     finally:
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
     return results, used or (ran and not handed)
