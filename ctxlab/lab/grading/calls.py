@@ -67,8 +67,7 @@ class Trial:
         """Call the function: (True, what it returned) or (False, what it raised), as
         :mod:`.plain` rebuilt them (never the student's own objects)."""
         record = self.record(label, args, kwargs)
-        changed = record.get("changed") or []
-        if changed:
+        if changed := record.get("changed"):
             names = ", ".join(str(name) for name in changed)
             fail(
                 label,
@@ -94,8 +93,7 @@ class Trial:
         text, cut = str(record.get("output", "")), int(record.get("output_cut", 0))
         self.output, more = keep_output(self.output, text)
         self.output_cut += cut + more
-        if record.get("reference"):
-            self.used_reference = True
+        self.used_reference = self.used_reference or bool(record.get("reference"))
         return record
 
     def returns(self, label: Text, *args: Any, **kwargs: Any) -> Any:

@@ -13,7 +13,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
 from ctxlab.errors import shown
 from ctxlab.lab.grading import drawn
@@ -22,7 +22,7 @@ from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.inprocess import InProcess, as_found, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, found_in, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.runner import Outcome, stuck_threads, use_process
+from ctxlab.lab.grading.runner import stuck_threads, use_process
 from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -99,20 +99,16 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
             function = functools.partial.func.__get__(function)
             continue
         try:
-            wrapped = inspect.getattr_static(function, "__wrapped__", None)
+            function = inspect.getattr_static(function, "__wrapped__", None)
         except Exception:  # pragma: no cover - getattr_static runs no student code
             return False
-        if wrapped is None:
+        if function is None:
             return False
-        function = wrapped
     return False
 
 
-class Caller(Protocol):
-    """Where a student's code runs: here (:class:`InProcess`) or in a child (:class:`InChild`)."""
-
-    def run(self, row: Row, limit: float) -> Outcome:
-        """Run ``row``'s check within ``limit`` seconds: how it ended."""
+#: Where a student's code runs: here, or in a child; ``run(row, limit)`` says how a row ended.
+Caller: TypeAlias = InProcess | InChild
 
 
 def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[CheckResult], bool]:
@@ -152,14 +148,15 @@ def _run_checks(
     limit = get_time_limit()  # once per run: a student's set_time_limit changes nothing now
     handed = function is _HANDED_OUT.get(spec.lab)
     used = not handed and _is_reference(spec, function)
+    changed = [] if repaired is None else repaired
+    by: Caller = (
+        InChild(Child(spec.arg_names, function, spec.solution_code))
+        if forked
+        else InProcess(function, spec.arg_names, spec.solution_code, changed)
+    )
     try:
-        if forked:  # ctxlab as grading found it, for the checks and in the copy
-            with as_found(), InChild(Child(spec.arg_names, function, spec.solution_code)) as by:
-                results, ran = run_rows(checks, by, limit)
-        else:
-            changed = [] if repaired is None else repaired
-            with InProcess(function, spec.arg_names, spec.solution_code, changed) as by:
-                results, ran = run_rows(checks, by, limit)
+        with as_found(), by:  # ctxlab as grading found it, for the checks (and the copy)
+            results, ran = run_rows(checks, by, limit)
     finally:
         _time_limit[0] = limit  # a set_time_limit by the code under check does not last
     return results, used or (ran and not handed)

@@ -25,31 +25,6 @@ from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.runner import Outcome, run_check
 
 _MISSING: Final[Any] = object()
-_Table = dict[Any, Any] | list[Any] | set[Any]
-
-
-def _same_contents(table: Any, held: Any) -> bool:
-    """Does ``table`` hold what ``held`` holds (by identity; a set's items by hash)?"""
-    if len(table) != len(held):
-        return False
-    if isinstance(held, dict):
-        return all(dict.get(table, k, _MISSING) is v for k, v in held.items())
-    if isinstance(held, list):
-        return all(a is b for a, b in zip(list.__iter__(table), held, strict=False))
-    return all(item in held for item in set.__iter__(table))
-
-
-def _refill(table: Any, held: Any) -> None:
-    if isinstance(held, dict):
-        dict.clear(table)
-        dict.update(table, held)
-    elif isinstance(held, list):
-        list.__setitem__(table, slice(None), held)
-    else:
-        set.clear(table)
-        set.update(table, held)
-
-
 _TABLES: Final = (dict, list, set)
 _ATOMS: Final = (ModuleType, str, bytes, int, float, complex, range, slice)  # not walked
 _MOST: Final = 50_000  # at most this many objects are kept (ctxlab holds a few thousand)
@@ -89,11 +64,72 @@ def _function_held(function: Any) -> tuple[Any, ...]:
     return (function.__code__, function.__defaults__, function.__kwdefaults__, function.__dict__)
 
 
+# Each kind of kept object's put-back: restore what it held; did anything differ?
+
+
+def _put_back_table(table: Any, held: Any) -> bool:
+    """By identity (a set's items by hash)."""
+    if isinstance(held, dict):
+        same = all(dict.get(table, k, _MISSING) is v for k, v in held.items())
+    elif isinstance(held, list):
+        same = all(a is b for a, b in zip(list.__iter__(table), held, strict=False))
+    else:
+        same = all(item in held for item in set.__iter__(table))
+    if same and len(table) == len(held):
+        return False
+    if isinstance(held, list):
+        list.__setitem__(table, slice(None), held)
+    else:  # a dict or a set
+        type(held).clear(table)
+        type(held).update(table, held)
+    return True
+
+
+def _put_back_function(function: Any, held: tuple[Any, ...]) -> bool:
+    if all(a is b for a, b in zip(_function_held(function), held, strict=True)):
+        return False
+    function.__code__, function.__defaults__, function.__kwdefaults__, function.__dict__ = held
+    return True
+
+
+def _put_back_class(cls: type, held: dict[str, Any]) -> bool:
+    """Names Python itself adds to a class later (``__slotnames__``) are let be."""
+    now = vars(cls)
+    added = [k for k in now if k not in held and k not in _CLASS_SKIP and not _dunder(k)]
+    changed = [k for k, v in held.items() if now.get(k, _MISSING) is not v]
+    for name in added:
+        type.__delattr__(cls, name)
+    for name in changed:
+        type.__setattr__(cls, name, held[name])
+    return bool(added or changed)
+
+
+def _put_back_object(value: Any, held: dict[str, Any]) -> bool:
+    now = _attributes(value)
+    if now.keys() == held.keys() and all(now[k] is v for k, v in held.items()):
+        return False
+    instance_dict = _instance_dict(value)
+    if instance_dict is not None:
+        for extra in [k for k in instance_dict if k not in held]:
+            del instance_dict[extra]
+    for name, was in held.items():
+        if was is _MISSING:
+            with contextlib.suppress(AttributeError):
+                object.__delattr__(value, name)
+        else:
+            object.__setattr__(value, name, was)
+    return True
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
 # What grading found: kept modules' names (with their dicts', lists' and sets' contents, when
 # asked) and what every ctxlab object reachable from them held (where, object, kind, contents).
 _NAMES: list[tuple[ModuleType, dict[str, object]]] = []
-_TABLES_HELD: list[tuple[_Table, object]] = []
-_CELLS: list[tuple[str, Any, str, Any]] = []
+_TABLES_HELD: list[tuple[Any, Any]] = []
+_CELLS: list[tuple[str, Any, Callable[[Any, Any], bool], Any]] = []
 _SEEN: dict[int, object] = {}  # by id; every one stays alive, so ids stay unique
 
 
@@ -126,18 +162,8 @@ def _restore() -> list[tuple[ModuleType, str, object]]:
                 replaced.append((module, name, current))
                 now[name] = value
     for table, contents in _TABLES_HELD:
-        if not _same_contents(table, contents):
-            _refill(table, contents)
+        _put_back_table(table, contents)
     return replaced
-
-
-def _put_back(replaced: list[tuple[ModuleType, str, object]]) -> None:
-    """Undo :func:`_restore`: set the names it replaced to what they were."""
-    for module, name, value in replaced:
-        if value is _MISSING:
-            vars(module).pop(name, None)
-        else:
-            vars(module)[name] = value
 
 
 def _cell(where: str, value: Any) -> list[tuple[str, object]]:
@@ -145,7 +171,7 @@ def _cell(where: str, value: Any) -> list[tuple[str, object]]:
     cls = type(value)
     if cls in _TABLES:
         contents = cls(value)
-        _CELLS.append((where, value, "table", contents))
+        _CELLS.append((where, value, _put_back_table, contents))
         items = contents.items() if isinstance(contents, dict) else enumerate(contents)
         return [(f"{where}[{key!r}]", item) for key, item in items]
     if cls in (tuple, frozenset):
@@ -156,7 +182,7 @@ def _cell(where: str, value: Any) -> list[tuple[str, object]]:
     if isinstance(value, FunctionType):
         if not (value.__module__ or "").startswith("ctxlab"):
             return []
-        _CELLS.append((where, value, "function", _function_held(value)))
+        _CELLS.append((where, value, _put_back_function, _function_held(value)))
         closure = [c.cell_contents for c in value.__closure__ or () if _full(c)]
         return [(f"{where}.__defaults__", value.__defaults__)] + [
             (f"{where}.<closure>", c) for c in closure
@@ -165,52 +191,20 @@ def _cell(where: str, value: Any) -> list[tuple[str, object]]:
         if not _ours(value):
             return []
         attrs = {k: v for k, v in vars(value).items() if k not in _CLASS_SKIP}
-        _CELLS.append((where, value, "class", attrs))
+        _CELLS.append((where, value, _put_back_class, attrs))
         return [(f"{where}.{k}", v) for k, v in attrs.items()]
     if not _ours(cls):
         return []
     attrs = _attributes(value)
     if not attrs and not dataclasses.is_dataclass(value):
         return []
-    _CELLS.append((where, value, "object", attrs))
+    _CELLS.append((where, value, _put_back_object, attrs))
     return [(f"{where}.{k}", v) for k, v in attrs.items() if v is not _MISSING]
 
 
 def repair() -> list[str]:
     """Put back every kept object's contents that changed; where each change was."""
-    changed: list[str] = []
-    for where, value, kind, held in _CELLS:
-        if kind == "table" and not _same_contents(value, held):
-            _refill(value, held)
-        elif kind == "function" and any(
-            a is not b for a, b in zip(_function_held(value), held, strict=True)
-        ):
-            value.__code__, value.__defaults__, value.__kwdefaults__ = held[:3]
-            if value.__dict__ is not held[3]:
-                value.__dict__ = held[3]
-        elif kind == "class" and _class_changed(value, held):
-            for k in [k for k in vars(value) if k not in held and not _cache(k)]:
-                type.__delattr__(value, k)
-            for k, v in held.items():
-                if vars(value).get(k, _MISSING) is not v:
-                    type.__setattr__(value, k, v)
-        elif kind == "object" and _object_changed(value, held):
-            _put_back_object(value, held)
-        else:
-            continue
-        changed.append(where)
-    return changed
-
-
-def _cache(name: str) -> bool:
-    """Is ``name`` one Python itself may add to a class later (``__slotnames__``)?"""
-    return name in _CLASS_SKIP or (name.startswith("__") and name.endswith("__"))
-
-
-def _class_changed(cls: type, held: dict[str, Any]) -> bool:
-    now = vars(cls)
-    added = any(k not in held and not _cache(k) for k in now)
-    return added or any(now.get(k, _MISSING) is not v for k, v in held.items())
+    return [where for where, value, put_back, held in _CELLS if put_back(value, held)]
 
 
 def _full(cell: Any) -> bool:
@@ -219,24 +213,6 @@ def _full(cell: Any) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _object_changed(value: Any, held: dict[str, Any]) -> bool:
-    now = _attributes(value)
-    return now.keys() != held.keys() or any(now[k] is not v for k, v in held.items())
-
-
-def _put_back_object(value: Any, held: dict[str, Any]) -> None:
-    instance_dict = _instance_dict(value)
-    if instance_dict is not None:
-        for extra in [k for k in instance_dict if k not in held]:
-            del instance_dict[extra]
-    for name, was in held.items():
-        if was is _MISSING:
-            with contextlib.suppress(AttributeError):
-                object.__delattr__(value, name)
-        else:
-            object.__setattr__(value, name, was)
 
 
 # The switch interval: the grader's before each check, ``sys.setswitchinterval`` capped.
@@ -262,29 +238,32 @@ keep(time, objects=False)  # a student's ``time.monotonic = ...`` lasts one run
 
 @contextlib.contextmanager
 def as_found() -> Iterator[None]:
-    """ctxlab's modules as grading found them, while a lab's file loads."""
+    """ctxlab's modules as grading found them, while a lab's file loads or a run runs; the
+    notebook's own bindings come back after it."""
     replaced = _restore()
     try:
         yield
     finally:
-        _put_back(replaced)
+        for module, name, value in replaced:
+            if value is _MISSING:
+                vars(module).pop(name, None)
+            else:
+                vars(module)[name] = value
 
 
 @dataclasses.dataclass
 class InProcess:
-    """Runs each row here, with ctxlab as grading found it; ``repaired`` collects where
-    ctxlab's objects were put back. The notebook's own bindings come back after ``with``."""
+    """Runs each row here, inside :func:`as_found`, with ctxlab as grading found it;
+    ``repaired`` collects where ctxlab's objects were put back."""
 
     function: Callable[..., Any]
     arg_names: tuple[str, ...]
     references: frozenset[CodeType]
     repaired: list[str]
-    _students: list[tuple[ModuleType, str, object]] = dataclasses.field(default_factory=list)
     _interval: float = SWITCH_INTERVAL
     _setter: object = _MISSING
 
     def __enter__(self) -> InProcess:
-        self._students = _restore()
         self._interval = _get_switch_interval()
         self._setter = vars(sys).get("setswitchinterval", _set_switch_interval)
         return self
@@ -293,7 +272,6 @@ class InProcess:
         vars(sys)["setswitchinterval"] = self._setter
         _set_switch_interval(self._interval)
         _restore()
-        _put_back(self._students)
         self._note(repair())
 
     def _note(self, where: list[str]) -> None:

@@ -113,8 +113,7 @@ def attempt(row: Row, trial: Trial, through: tuple[type[BaseException], ...]) ->
 
 def outcome(trial: Trial, detail: Text | None, output: str, stop: Text | None = None) -> Outcome:
     """How a check on ``trial`` ended: ``detail`` (None: passed), what it printed."""
-    cut = trial.output_cut if isinstance(trial.output_cut, int) else 0
-    return Outcome(detail, output, cut, trial.used_reference is True, stop)
+    return Outcome(detail, output, trial.output_cut, trial.used_reference, stop)
 
 
 def run_check(
@@ -154,10 +153,9 @@ def run_check(
         if overran:
             _stop_thread(thread, stop)
         overran = overran or starved > max(_STARVED, limit)  # it held the GIL past the limit
-    output = trial.output if isinstance(trial.output, str) else ""
     if overran or not box:
-        return outcome(trial, hung(trial, limit, starved), output, NOT_RUN)
-    return outcome(trial, box[0], output)
+        return outcome(trial, hung(trial, limit, starved), trial.output, NOT_RUN)
+    return outcome(trial, box[0], trial.output)
 
 
 def _wait(thread: threading.Thread, limit: float, begun: float) -> float:
@@ -196,13 +194,6 @@ class _Stop:
         self.ended = threading.Lock()  # released by close: a C call, unseen by the hook
         self.ended.acquire()
 
-    def send(self, ident: int | None) -> None:
-        with self.lock:
-            if self.done or ident is None:
-                return
-            self.sent = True
-            _raise_in(ident)
-
     def close(self) -> None:
         """Called by the stopped thread last, again while a stop lands: a stop sent before
         lands on ``_land`` (``PyThreadState_SetAsyncExc(id, NULL)`` cannot take it back on
@@ -225,7 +216,10 @@ class _Stop:
         """Send the stop every :data:`_STOP_SLICE` until it finishes or ``seconds`` pass."""
         deadline = clock() + seconds
         while not self.done:
-            self.send(ident)
+            with self.lock:
+                if not self.done and ident is not None:
+                    self.sent = True
+                    _raise_in(ident)
             if self.ended.acquire(timeout=_STOP_SLICE) or clock() >= deadline:
                 return
 
@@ -236,16 +230,13 @@ def _land() -> None:
 
 def _raise_in(ident: int) -> None:
     """Raise :class:`StopStudent` in thread ``ident`` (CPython; elsewhere nothing)."""
-    if sys.implementation.name != "cpython":  # pragma: no cover
-        return
     try:
         import ctypes
 
         set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    except Exception:  # pragma: no cover - ctypes unavailable
+    except Exception:  # pragma: no cover - no ctypes, or not CPython's
         return
-    if set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent)) > 1:  # pragma: no cover
-        set_async_exc(ctypes.c_ulong(ident), None)  # never more than one thread has this id
+    set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent))
 
 
 def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
@@ -303,9 +294,8 @@ def process_available() -> bool:
 def use_process() -> bool:
     """Should this notebook run call the student's function in a forked child?"""
     mode = get_isolation()
-    if mode in ("in-process", "trace") or not process_available():
-        return False
-    return mode == "process" or sys.platform.startswith("linux")
+    linux = sys.platform.startswith("linux")
+    return process_available() and (mode == "process" or (mode == "auto" and linux))
 
 
 def threads_available() -> bool:
@@ -351,10 +341,8 @@ class _Deadline:
     def _overdue(self, code: CodeType) -> bool:
         if code.co_filename.startswith(_GRADER):  # the grader's own code runs to its end
             return False
-        if self.expired or clock() > self.deadline:
-            self.expired = True
-            return True
-        return False
+        self.expired = self.expired or clock() > self.deadline
+        return self.expired
 
     def _event(self, code: CodeType, *offsets: int) -> Any:
         if self._overdue(code) and threading.get_ident() == self.thread:
@@ -429,9 +417,8 @@ def run_traced(target: Callable[[], None], limit: float) -> bool:
     """Run ``target()`` here for at most ``limit`` s (as far as Python events show, and a
     backstop thread on CPython); True when it finished in time."""
     deadline = _Deadline(limit)
-    backstop = None
-    if sys.implementation.name == "cpython" and threads_available():
-        backstop = _backstop(limit)
+    cpython = sys.implementation.name == "cpython"
+    backstop = _backstop(limit) if cpython and threads_available() else None
     deadline.start()
     try:
         target()
