@@ -13,7 +13,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Protocol
 
 from ctxlab.errors import shown
 from ctxlab.lab.grading import drawn
@@ -22,7 +22,7 @@ from ctxlab.lab.grading.declare import LabChecks, Row
 from ctxlab.lab.grading.inprocess import InProcess, as_found, repair
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS, found_in, to_diagnose
 from ctxlab.lab.grading.report import CheckResult, LabReport
-from ctxlab.lab.grading.runner import stuck_threads, use_process
+from ctxlab.lab.grading.runner import Outcome, stuck_threads, use_process
 from ctxlab.lab.grading.text import Text, bounded_output, kind
 from ctxlab.lab.grading.usage import GradingUsageError
 
@@ -107,8 +107,11 @@ def _is_reference(spec: LabChecks, function: object) -> bool:
     return False
 
 
-#: Where a student's code runs: here, or in a child; ``run(row, limit)`` says how a row ended.
-Caller: TypeAlias = InProcess | InChild
+class Caller(Protocol):
+    """Where a student's code runs: here (:class:`InProcess`) or in a child (:class:`InChild`)."""
+
+    def run(self, row: Row, limit: float) -> Outcome:
+        """Run ``row``'s check within ``limit`` seconds: how it ended."""
 
 
 def run_rows(rows: Sequence[Row], caller: Caller, limit: float) -> tuple[list[CheckResult], bool]:
@@ -149,7 +152,7 @@ def _run_checks(
     handed = function is _HANDED_OUT.get(spec.lab)
     used = not handed and _is_reference(spec, function)
     changed = [] if repaired is None else repaired
-    by: Caller = (
+    by: InChild | InProcess = (
         InChild(Child(spec.arg_names, function, spec.solution_code))
         if forked
         else InProcess(function, spec.arg_names, spec.solution_code, changed)
