@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, replace
@@ -39,9 +40,9 @@ STATUSES: Final = ("ok", "timeout", "crashed", "refused", "invalid")
 
 def _cores() -> int:
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        return os.cpu_count() or 1
 
 
 def _number(kind: str) -> Callable[[str], Any]:
@@ -252,20 +253,20 @@ class Progress:
     """A progress bar over the class on ``stream``: redrawn in place on a terminal, plain
     lines (every tenth of the class) otherwise."""
 
-    def __init__(self, total: int, stream: TextIO, *, width: int = 30) -> None:
-        self.total, self.stream, self.width = total, stream, width
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.stream = total, stream
         self.done = 0
         self.began = time.perf_counter()
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.tty = stream.isatty()
         self._said = -1
 
     def step(self, label: str = "") -> None:
         self.done += 1
         elapsed = time.perf_counter() - self.began
-        left = elapsed / self.done * (self.total - self.done)
         if self.tty:
-            filled = round(self.width * self.done / max(1, self.total))
-            bar = "█" * filled + "·" * (self.width - filled)
+            filled = round(30 * self.done / self.total)
+            bar = "█" * filled + "·" * (30 - filled)
+            left = elapsed / self.done * (self.total - self.done)
             self.stream.write(
                 f"\r{bar} {self.done}/{self.total} graded · {elapsed:.0f} s,"
                 f" ~{left:.0f} s left {label[:30]:<30}"
@@ -273,7 +274,7 @@ class Progress:
             if self.done == self.total:
                 self.stream.write("\n")
         else:
-            tenth = self.done * 10 // max(1, self.total)
+            tenth = self.done * 10 // self.total
             if tenth != self._said or self.done == self.total:
                 self._said = tenth
                 self.stream.write(
@@ -326,12 +327,13 @@ def _line(r: GradedLab) -> str:
 def _newest(sources: list[LabSource], out: TextIO) -> list[LabSource]:
     """One source per student and lab: when a student handed in a lab twice (``11.3.ipynb``
     and ``11.3 (1).ipynb``), the file changed last is graded and the line says so."""
+    graded = [source for source in sources if not source.problem]
     best: dict[tuple[str, str], LabSource] = {}
-    for source in sorted((s for s in sources if not s.problem), key=lambda s: -_mtime(s.path)):
+    for source in sorted(graded, key=lambda source: _mtime(source.path), reverse=True):
         best.setdefault((source.student, source.lab), source)
-    for source in sources:
-        chosen = best.get((source.student, source.lab), source)
-        if not source.problem and chosen is not source:
+    for source in graded:
+        chosen = best[(source.student, source.lab)]
+        if chosen is not source:
             out.write(
                 shown(
                     f"{source.student}  {source.lab}  {source.path.name} not graded:"
@@ -403,14 +405,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         _save_cache(cache_path, cache)
     final = [records[id(source)] for source in sources]
     write_outputs(outdir, final, args.language, args.gradescope_results, args.held_back)
-    statuses = {status: sum(r.status == status for r in final) for status in STATUSES}
-    seconds = time.perf_counter() - began
-    passed = sum(r.passed for r in final)
+    statuses = Counter(record.status for record in final)
+    counts = ", ".join(f"{statuses[status]} {status}" for status in STATUSES if statuses[status])
     out.write(
         f"ctxlab grade: {len(final)} student·lab pairs ({len(todo)} graded, {cached} unchanged),"
-        f" {passed} passed; "
-        + ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
-        + f"; {seconds:.1f} s; seed {seed}; results in {outdir}/\n"
+        f" {sum(record.passed for record in final)} passed; {counts};"
+        f" {time.perf_counter() - began:.1f} s; seed {seed}; results in {outdir}/\n"
     )
     return 0
 

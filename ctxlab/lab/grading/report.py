@@ -140,6 +140,14 @@ class LabReport:
     #: The hint ladder's rung (set by the engine): 0 none, 1 the first misconception's
     #: hint, 2 also the chapter's sentence and the smallest failing input.
     hint_rung: int = 0
+    #: ctxlab's objects found changed and put back before the checks ran.
+    repaired: tuple[str, ...] = ()
+    facts: LabFacts = LabFacts()
+    #: The misconceptions the function behaved like on their evidence (the loop's last step).
+    matched: tuple[str, ...] = ()
+    #: The seed the random rows drew from, and how many random cases they ran.
+    seed: int | None = None
+    random_cases: int = 0
 
     def matches(self) -> tuple[Misconception, ...]:
         """The matched misconceptions (each explains the failed rows), most likely first."""
@@ -165,15 +173,6 @@ class LabReport:
     @property
     def extra_results(self) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.results if result.source != "chapter")
-
-    #: ctxlab's objects found changed and put back before the checks ran.
-    repaired: tuple[str, ...] = ()
-    facts: LabFacts = LabFacts()
-    #: The misconceptions the function behaved like on their evidence (the loop's last step).
-    matched: tuple[str, ...] = ()
-    #: The seed the random rows drew from, and how many random cases they ran.
-    seed: int | None = None
-    random_cases: int = 0
 
     def seed_line(self) -> str:
         """How many random cases ran, and the seed that draws them again (empty if none)."""
@@ -260,18 +259,13 @@ class LabReport:
 
     def headline(self) -> str:
         """The lab's verdict: the chapter's rows passed, of how many."""
-        chapter = self.chapter_results
-        count = f"{sum(result.passed for result in chapter)}/{len(chapter)}"
-        mark = "✔" if self.passed else "✘"
-        return said("headline", name=f"{self.lab} · {self.function}", count=count, mark=mark).pick()
+        name, mark = f"{self.lab} · {self.function}", "✔" if self.passed else "✘"
+        return said("headline", name=name, count=_tally(self.chapter_results), mark=mark).pick()
 
     def extras_headline(self) -> str:
         """The heading of ctxlab's rows and their own count (empty when there is none)."""
         extras = self.extra_results
-        if not extras:
-            return ""
-        count = f"{sum(result.passed for result in extras)}/{len(extras)}"
-        return said("extras", count=count).pick()
+        return said("extras", count=_tally(extras)).pick() if extras else ""
 
     def _forms(self) -> tuple[str, str]:
         """The report as text and as HTML, from one walk: notices, the hint, the verdict,
@@ -293,8 +287,7 @@ class LabReport:
             if index and rows:
                 text.append(self.extras_headline())
                 page.append(_EXTRAS.format(html.escape(self.extras_headline())))
-            shown = [r for r in rows if r is not head and r not in folded]
-            for result in [r for r in rows if r is head] + shown:
+            for result in sorted((r for r in rows if r not in folded), key=lambda r: r is not head):
                 text.append(f"{result.mark} {result.behaviour}")
                 text.extend(f"    {line}" for line in result.detail.splitlines())
                 text.extend(f"    {line}" for line in result._printed())
@@ -350,6 +343,10 @@ _FOLDED: Final = (
 )
 
 
+def _tally(rows: tuple[CheckResult, ...]) -> str:
+    return f"{sum(row.passed for row in rows)}/{len(rows)}"
+
+
 def _small(line: str) -> str:
     return f'<p style="font-size:0.9em">{html.escape(line)}</p>' if line else ""
 
@@ -366,9 +363,9 @@ def _source_note(result: CheckResult) -> str:
     if result.source == "chapter" and result.quote_zh:
         note = "course_note" if result.course else "chapter_note"
         return said(note, quote=result.quote_zh, quote_en=result.quote_en).pick()
-    return (
-        said("ctxlab_note", why_en=result.why_en, why_zh=result.why_zh).pick() if result.why else ""
-    )
+    if not result.why:
+        return ""
+    return said("ctxlab_note", why_en=result.why_en, why_zh=result.why_zh).pick()
 
 
 def _html_row(result: CheckResult) -> str:
@@ -376,13 +373,10 @@ def _html_row(result: CheckResult) -> str:
     title = f' title="{html.escape(note, quote=True)}"' if note else ""
     colour = _colour(result.passed, extra=result.source != "chapter")
     row = (
-        "<tr>"
-        f'<td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
-        f'<td style="text-align:center;color:{colour};font-weight:bold">'
-        f"{result.mark}</td>"
-        f'<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
-        f"{html.escape(result.detail)}</td>"
-        "</tr>"
+        f'<tr><td style="text-align:left"{title}>{html.escape(result.behaviour)}</td>'
+        f'<td style="text-align:center;color:{colour};font-weight:bold">{result.mark}</td>'
+        '<td style="text-align:left;white-space:pre-wrap;font-family:monospace">'
+        f"{html.escape(result.detail)}</td></tr>"
     )
     printed = result._printed()  # what the function printed during the check
     if not printed:

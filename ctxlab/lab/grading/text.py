@@ -90,11 +90,9 @@ def _guarded(get: Callable[[], object], fallback: str) -> str:
         raise
     except BaseException:
         return fallback
-    if type(value) is not str:
-        if not isinstance(value, str):
-            return fallback
-        value = str.__str__(value)  # a str subclass: its own methods are the student's
-    return value
+    if not isinstance(value, str):
+        return fallback
+    return str.__str__(value)  # a str subclass: its own methods are the student's
 
 
 def exception_text(error: BaseException) -> str:
