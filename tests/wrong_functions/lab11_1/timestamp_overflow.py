@@ -1,6 +1,6 @@
 """Lab 11.1, wrong: The timestamp is checked with math.isfinite(): 10**400 raises OverflowError.
 
-fails: timestamp_any_number (chapter)
+fails: huge_numbers_kept_or_refused (ctxlab)
 """
 
 import math

@@ -1,6 +1,6 @@
 """Lab 11.1, wrong: math.isfinite() on any number: 10**400 raises a bare OverflowError.
 
-fails: rejects_bad_tokens_before (chapter)
+fails: huge_numbers_kept_or_refused (ctxlab)
 """
 
 import math
