@@ -36,7 +36,7 @@ import importlib
 import json
 import runpy
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ from ctxlab.lab.grading import drawn, engine, set_isolation
 from ctxlab.lab.grading.calls import Trial
 from ctxlab.lab.grading.labs import LABS, load
 from ctxlab.lab.grading.misconceptions import FOLDER, canonical, probe_call
-from ctxlab.lab.grading.perform import perform
+from ctxlab.lab.grading.perform import CallRecord, perform
 from ctxlab.lab.grading.plain import encode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,12 +153,17 @@ def candidates(lab: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
             rows.setdefault(_key(data), row)
         return spec.reference(*args, **kwargs)
 
+    def unsent(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> CallRecord:
+        return perform(recorder, args, kwargs, arg_names=spec.arg_names)
+
     for check in spec.checks:
         if drawn.is_random(check.key):  # its inputs depend on a seed: evidence must not
             continue
         row = check.key
         with contextlib.suppress(Exception):  # a check of the reference passes anyway
-            check.run(Trial(recorder, spec.arg_names))
+            # the checks' own arguments, not the copies sent to the call (their estimators
+            # are found again by identity)
+            check.run(Trial(recorder, spec.arg_names, caller=unsent))
     return found, rows
 
 

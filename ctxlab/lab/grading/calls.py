@@ -7,6 +7,7 @@ it labelled with the case it tries; a check says how it failed with :func:`fail`
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -59,9 +60,8 @@ class Trial:
         self.output = ""
         self.output_cut = 0
         self.used_reference = False
-        self._caller = caller or partial(
-            perform, function, arg_names=arg_names, references=references
-        )
+        here = partial(perform, function, arg_names=arg_names, references=references)
+        self._caller = caller or (lambda args, kwargs: here(*_as_sent(args, kwargs)))
 
     def outcome(self, label: Text, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         """Call the function: (True, what it returned) or (False, what it raised), as
@@ -162,6 +162,14 @@ class Trial:
                     f"：错误的 .{attribute} 应当是 {wanted}，实际是 {shown(got)}"
                     f"（raise {expected}(message, {attribute}=...)）",
                 )
+
+
+def _as_sent(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The arguments as a child process receives them (pickled): fresh copies, so a call in
+    this process sees what a call in a child sees (a string read from JSON, say, is not the
+    interned literal that a student's ``is`` compares with)."""
+    sent: tuple[Any, Any] = pickle.loads(pickle.dumps((tuple(args), dict(kwargs))))
+    return sent
 
 
 def _article(name: str) -> str:
