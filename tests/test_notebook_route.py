@@ -480,3 +480,23 @@ def test_a_kernel_interrupt_ends_the_grading_child() -> None:
         timer.cancel()
         g.set_isolation(previous[0])
         g.set_time_limit(previous[1])
+
+
+@pytest.mark.parametrize("mode", ["in-process", "trace", *ISOLATIONS[1:]])
+def test_every_route_sends_the_student_fresh_arguments(mode: str) -> None:
+    """In a child the arguments arrive unpickled; in this process they are sent as pickled
+    copies too, so ``value.get("type") is not "compaction"`` (a literal the checks' own input
+    shares) fails every route, as it fails on a record read from JSON."""
+    import runpy
+
+    from ctxlab.lab import grading as g
+
+    path = REPO / "tests" / "feedback_corpus_8" / "lab11_1" / "type_compared_with_is.py"
+    with pytest.warns(SyntaxWarning):
+        function = runpy.run_path(str(path))["parse_compaction_entry"]
+    previous = g.set_isolation(mode)
+    try:
+        report = g.check_implementation("11.1", parse_compaction_entry=function)
+    finally:
+        g.set_isolation(previous)
+    assert "accepts_compact_1" in {result.key for result in report.failed}, str(report)
