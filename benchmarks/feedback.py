@@ -28,8 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _unfolded(report: LabReport) -> int:
-    """The ✘ rows the table shows apart: every failed row but those folded under the lead."""
-    return len(report.failed) - len(report.lead[1])
+    """The ✘ rows the lead's part of the table (the chapter's, or ctxlab's extras) shows
+    apart: its failed rows but those folded under the lead. A chapter-only student's extras
+    fail by choice, in their own part."""
+    head, folded = report.lead
+    return sum(r.source == head.source for r in report.failed) - len(folded) if head else 0
 
 
 def main(folders: list[Path]) -> int:

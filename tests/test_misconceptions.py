@@ -523,3 +523,31 @@ def test_the_evidence_of_a_mistake_that_cannot_explain_the_failures_is_not_asked
     assert last_step(failed) == (own.id,)
     assert own.id in everything and len(calls) < asked_of_all
     assert last_step([("rejects_wrong_types", "chapter"), ("accepts_compact_1", "chapter")]) == ()
+
+
+def test_without_a_match_a_chapter_row_folds_none_of_ctxlabs_optional_rows() -> None:
+    """A student who follows the chapter only fails ctxlab's extras by choice. With one
+    uncatalogued chapter mistake (here: tokensBefore 0 refused), the table opens with that
+    row and folds no extra under it: fixing it would not mend them (before, five were)."""
+    parser = runpy.run_path(str(ROOT / "tests" / "chapter_only" / "lab11_1.py"))
+    chapter_only = parser["parse_compaction_entry"]
+
+    def zero_refused(value: Any) -> Any:
+        entry = chapter_only(value)
+        if entry.tokens_before == 0:
+            raise ValueError("tokensBefore must be > 0")
+        return entry
+
+    report = check_implementation("11.1", parse_compaction_entry=zero_refused, seed=1)
+    assert not report.matches()
+    head, folded = report.lead
+    assert head is not None and head.source == "chapter", head
+    chapter_rows = {r.key for r in report.failed if r.source == "chapter"}
+    assert chapter_rows <= {head.key, "random_entries"}, chapter_rows  # it may draw a 0
+    assert all(r.source == "chapter" for r in folded), [r.key for r in folded]
+    extras = [r for r in report.failed if r.source == "ctxlab"]
+    assert len(extras) >= 6  # they still fail, in their own part of the table
+    set_language("en")
+    text = str(report)
+    below = text.index(report.extras_headline())
+    assert all(text.index(f"✘ {r.behaviour_en}") > below for r in extras)

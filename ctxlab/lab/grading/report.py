@@ -228,8 +228,10 @@ class LabReport:
         """(the failed row the table opens with, the failed rows folded under it): of the
         rows the first matched misconception explains (else: of all failed rows), the one
         that isolates a mistake best leads (first, one quoting the sentence the hint quotes);
-        the rows that mistake (else: any catalogued mistake of the leading row) fails too are
-        folded. A second mistake stays apart."""
+        the rows that mistake fails too are folded; without a match, the rows of the leading
+        row's own part of the table that any catalogued mistake of it fails too (a chapter
+        row never folds ctxlab's optional rows: a student may skip them). A second mistake
+        stays apart."""
         failed = self.failed
         if not failed:
             return None, ()
@@ -242,6 +244,7 @@ class LabReport:
             head = min(failed, key=self._isolating)
             signatures = [item.signature for item in self.facts.catalogue]
             together = frozenset(k for keys in signatures if head.key in keys for k in keys)
+            together &= {r.key for r in failed if r.source == head.source}
         return head, tuple(r for r in failed if r.key in together and r is not head)
 
     @property
