@@ -34,6 +34,9 @@ def create_compaction_entry(
         raise ValueError(f"{where}: summary must be a CompactionSummary")
     if not isinstance(summary.goal, str) or summary.goal == "":
         raise ValueError(f"{where}: summary.goal must not be empty")
+    for name in ("constraints", "completed", "decisions", "changed_files", "unresolved", "next"):
+        if not all(isinstance(item, str) for item in getattr(summary, name)):
+            raise ValueError(f"{where}: every item of summary.{name} must be a string")
     return CompactionSessionEntry(
         id=id,
         parent_id=leaf.id,

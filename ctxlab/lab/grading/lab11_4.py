@@ -86,7 +86,9 @@ def _label(name: PathName, options: Mapping[str, Any], wrong: str = "") -> Text:
         if wrong.startswith("summary."):
             summary = options["summary"]
             wire = summary if isinstance(summary, Mapping) else summary.to_json()
-            value = shown(wire.get(wrong.split(".", 1)[1]))
+            key, _, index = wrong.split(".", 1)[1].partition("[")  # changedFiles[1]: an item
+            got = wire.get(key)
+            value = shown(got[int(index.rstrip("]"))] if index else got)
         else:  # tokensBefore: the option tokens_before
             value = shown(options[re.sub("([A-Z])", r"_\1", wrong).lower()])
         text += Text(f", with {wrong} = {value}", f"，其中 {wrong} = {value}")
@@ -314,19 +316,26 @@ def empty_path(t: Trial) -> None:
         _refused(t, _options(entry_id), [[entry_id]], True, Text("[] (empty)", "[]（空路径）"), [])
 
 
+#: The field a CompactionSummary whose changed_files holds a number is refused on.
+_CHANGED_1 = "summary.changedFiles[1]"
+
+
 def _parser_refusals(t: Trial, *, strict: bool) -> None:
     """What the parser refuses, then an empty first kept entry. A case: (options, what the
     chapter's error names (one of), the parser's field path (``.field``), whether the rule
-    is the chapter's)."""
+    is the chapter's). The chapter's rows give the summary as a CompactionSummary only: a
+    wire-form mapping is ctxlab's extra (:func:`summary_forms`)."""
+    not_text = dataclasses.replace(fx.compact1_summary(), changed_files=("context.ts", 3))
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
     empty_goal = dataclasses.replace(fx.compact1_summary(), goal="")
     blank_goal = {**fx.compact1_summary().to_json(), "goal": " \n"}
-    one_file = {**fx.compact1_summary().to_json(), "changedFiles": "context.ts"}  # not an array
+    as_str = {**fx.compact1_summary().to_json(), "changedFiles": "context.ts"}  # not an array
     cases = [
-        (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", True),
-        (_options(summary=one_file), [["compact-1", "changedFiles"]], "summary.changedFiles", True),
+        (_options(summary=not_text), [["compact-1", "changedFiles"]], _CHANGED_1, True),
+        (_options(summary=bad_summary), [["compact-1", "summary.files"]], "summary.files", False),
+        (_options(summary=as_str), [["compact-1", "changedFiles"]], "summary.changedFiles", False),
         (_options(tokens_before=-1), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=True), [["compact-1", "tokensBefore"]], "tokensBefore", True),
         (_options(tokens_before=None), [["compact-1", "tokensBefore"]], "tokensBefore", True),
