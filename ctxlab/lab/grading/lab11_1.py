@@ -182,7 +182,9 @@ def _kept_or_refused(t: Trial, field: str) -> None:
     quote_en="When the JSONL file is reopened, the same parsing path restores compact-1.",
 )
 def accepts_compact_1(t: Trial) -> None:
-    label = Text("compact-1 (the chapter's entry)", "compact-1（本章的记录）")
+    label = Text(
+        "ctxlab's compact-1 (fixtures.compact1)", "ctxlab 的 compact-1（fixtures.compact1）"
+    )
     got = t.returns(label, edited({}))
     if isinstance(got, CompactionSessionEntry):
         facts = (got.id, got.parent_id, got.first_kept_entry_id, got.tokens_before, got.timestamp)
