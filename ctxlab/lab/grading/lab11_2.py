@@ -158,7 +158,7 @@ def three_groups(t: Trial) -> None:
 
 @LAB.check(
     "system messages belong to no group: skipped at the start, between groups and inside one",
-    "system message 不属于任何一组：出现在两组之间时也一样跳过，不会切开或混入哪一组",
+    "system message 不属于任何一组：在开头、两组之间、组内都直接跳过，不会切开或混入哪一组",
     source="chapter",
     quote_zh="system message 出现在两组之间时也一样跳过，不会切开或混入哪一组。",
     quote_en="A system message between two groups is skipped just the same: it neither splits"
