@@ -87,7 +87,7 @@ def _label(name: PathName, options: Mapping[str, Any], wrong: str = "") -> Text:
             summary = options["summary"]
             wire = summary if isinstance(summary, Mapping) else summary.to_json()
             key, _, index = wrong.split(".", 1)[1].partition("[")  # changedFiles[1]: an item
-            got = wire.get(key)
+            got: Any = wire.get(key)
             value = shown(got[int(index.rstrip("]"))] if index else got)
         else:  # tokensBefore: the option tokens_before
             value = shown(options[re.sub("([A-Z])", r"_\1", wrong).lower()])
@@ -325,7 +325,8 @@ def _parser_refusals(t: Trial, *, strict: bool) -> None:
     chapter's error names (one of), the parser's field path (``.field``), whether the rule
     is the chapter's). The chapter's rows give the summary as a CompactionSummary only: a
     wire-form mapping is ctxlab's extra (:func:`summary_forms`)."""
-    not_text = dataclasses.replace(fx.compact1_summary(), changed_files=("context.ts", 3))
+    one_number: Any = ("context.ts", 3)  # changedFiles[1] is not a string
+    not_text = dataclasses.replace(fx.compact1_summary(), changed_files=one_number)
     bad_summary = fx.compact1_summary().to_json()
     del bad_summary["changedFiles"]
     bad_summary["files"] = ["context.ts"]
