@@ -11,6 +11,7 @@ that needs it is skipped with a message saying where to put it -- unless
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,11 @@ def chapter_path() -> Path:
 
 
 def chapter_text() -> str:
-    """The chapter's text (see :func:`chapter_path`)."""
-    return chapter_path().read_text(encoding="utf-8")
+    """The chapter's text (see :func:`chapter_path`), without the spaces its file has between
+    two Chinese characters where a printed line was wrapped (「四个配置数值 和估算器」): a quote
+    reads 「四个配置数值和估算器」."""
+    text = chapter_path().read_text(encoding="utf-8")
+    return re.sub(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])", "", text)
 
 
 def chapter_text_if_here() -> str | None:

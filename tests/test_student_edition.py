@@ -577,7 +577,7 @@ ASKED: tuple[Asked, ...] = (
     Asked("11.2", "predict", r"`patch-1` 会结束 `u1` 开启的那一组吗",
           (r"不会切开或混入哪一组",),
           "the chapter's sentence is the answer: it stands after the run"),
-    Asked("11.2", "predict", r"哪条 result 回答 `read-1`",
+    Asked("11.2", "predict", r"如果按位置配对，`read-1` 会配上哪条 result",
           (r"`?r-read`?\s*回答\s*`?read-1", r"`?read-1`?\s*的\s*result\s*是\s*`?r-read"),
           "the pairing, before the cell prints it"),
     Asked("11.2", "exercise", r"列出预算可以切开开篇路径的所有位置",

@@ -359,3 +359,58 @@ def test_the_glossary_bans_no_word_of_the_chapter() -> None:
     assert not used, f"the glossary bans the chapter's own words: {used}"
     glossary = GLOSSARY.read_text(encoding="utf-8")
     assert "不能为空" in glossary and "空白" in glossary  # the chapter's rule and ctxlab's
+
+
+# ----------------------------------------------------------------------------- spacing
+
+_CJK = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+#: A line break inside a paragraph between two Chinese characters (Chromium renders it as a
+#: space), or a space between two Han characters (the chapter file's line-wrap spaces).
+_GAP = re.compile(rf"(?<={_CJK})\n[ \t]*(?={_CJK})|(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
+
+
+def cjk_gaps(text: str) -> list[str]:
+    """Each stray gap between Chinese characters in ``text`` (code blocks apart), in context."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [repr(prose[max(m.start() - 8, 0) : m.end() + 8]) for m in _GAP.finditer(prose)]
+
+
+@pytest.mark.parametrize("source", nbsource.load_sources(), ids=lambda s: s.name)
+def test_no_stray_gap_between_chinese_characters_in_the_notebooks(source: Any) -> None:
+    """JupyterLab in Chromium shows a soft line break between two Chinese characters as a
+    space (「再加第一 组」): a Chinese sentence is one source line (either language's cells:
+    the English ones quote the chapter too)."""
+    gaps = [
+        f"{source.name} {cell.id} {key}: {gap}"
+        for cell in source.cells
+        if cell.cell_type == "markdown"
+        for key, text in cell.variants
+        for gap in cjk_gaps(text)
+    ]
+    assert not gaps, "\n".join(gaps)
+
+
+def test_a_stray_gap_is_found() -> None:
+    assert cjk_gaps("再加第一\n组会变成 29") and cjk_gaps("四个配置数值 和估算器")
+    assert cjk_gaps("换行\n    缩进之后")
+    assert not cjk_gaps("开篇路径只有 sys 一条\n`u1` 开启") and not cjk_gaps("```\n第一\n组\n```")
+
+
+@pytest.mark.parametrize("lab", GRADED)
+def test_no_stray_gap_between_chinese_characters_in_the_checks(lab: str) -> None:
+    """The check rows' titles, quotes and whys and the catalogue's texts (a quote is the
+    chapter's sentence without its file's line-wrap spaces: ``chapter_text``)."""
+    from ctxlab.lab.grading.labs import catalogue, load
+
+    texts = [
+        (f"{row.key} {name}", getattr(row, name))
+        for row in load(lab).checks
+        for name in ("behaviour_zh", "quote_zh", "why_zh")
+    ]
+    texts += [
+        (f"{item.id} {name}", str(getattr(item, name)))
+        for item in catalogue(lab)
+        for name in ("title_zh", "hint_zh", "quote_zh", "smallest_input_zh")
+    ]
+    gaps = [f"{where}: {gap}" for where, text in texts for gap in cjk_gaps(text)]
+    assert len(texts) > 40 and not gaps, "\n".join(gaps)

@@ -353,7 +353,7 @@ def break_budget(
     r: random.Random, items: Sequence[Item], options: dict[str, Any]
 ) -> dict[str, Any]:
     """``options`` with one number broken, or the estimator broken for a message every
-    implementation prices ("四个配置数值 和估算器的每次返回值都要是非负有限数")."""
+    implementation prices ("四个配置数值和估算器的每次返回值都要是非负有限数")."""
     worse = r.choice((-1, -0.5, math.nan, math.inf))
     targets = [i.id for i in items if i.kind == "system" and not i.flag][:1]
     targets += [i.id for i in items if i.kind == "user"][-1:]

@@ -255,7 +255,7 @@ def duplicate_result_rejected(t: Trial, strict: bool = False) -> None:
     "在同一个 user group 内每个 call.id 只声明一次；重复声明被拒绝（错误信息携带 entry id 或"
     " call id）；后面的组可以再次使用同一个 id",
     source="chapter",
-    quote_zh="在这个 user group 内核对四个对象 关系：每个 call.id 只声明一次",
+    quote_zh="在这个 user group 内核对四个对象关系：每个 call.id 只声明一次",
     quote_en="within this user group it checks four relations between the objects: each call.id"
     " is declared only once",
 )
@@ -407,7 +407,7 @@ def errors_name_entry_and_call(t: Trial) -> None:
     " pair a call with its result",
     "每条 assistant message 的 tool call 都要记录，不论它的 stopReason 是什么（配对只看 id）",
     source="chapter",
-    quote_zh="这些关系只 依赖 id 集合",
+    quote_zh="这些关系只依赖 id 集合",
     quote_en="these relations depend only on the sets of ids",
 )
 def calls_whatever_stop_reason(t: Trial) -> None:
@@ -420,7 +420,7 @@ def calls_whatever_stop_reason(t: Trial) -> None:
     "a result with isError: true is still its call's result: only ids pair them",
     "isError 为 true 的 result 仍然是它那个 call 的 result（配对只看 id）",
     source="chapter",
-    quote_zh="这些关系只 依赖 id 集合",
+    quote_zh="这些关系只依赖 id 集合",
     quote_en="these relations depend only on the sets of ids",
 )
 def error_result_answers(t: Trial) -> None:

@@ -226,13 +226,12 @@ def no_system(t: Trial) -> None:
 
 
 @LAB.check(
-    "the budget numbers max_tokens, reserved_output, safety_margin must be finite and >= 0"
-    " (the chapter's four configured values: these three and the estimator): NaN, infinity, a"
-    " negative number, a bool, a string or None is refused with an error",
-    "预算数值 max_tokens、reserved_output、safety_margin 都要是非负有限数（本章的四个配置："
-    "这三个数值加上估算器）：NaN、无穷大、负数、布尔值、字符串或 None 都会被拒绝",
+    "the budget numbers max_tokens, reserved_output, safety_margin must be finite and >= 0:"
+    " NaN, infinity, a negative number, a bool, a string or None is refused with an error",
+    "预算数值 max_tokens、reserved_output、safety_margin 都要是非负有限数："
+    "NaN、无穷大、负数、布尔值、字符串或 None 都会被拒绝",
     source="chapter",
-    quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
+    quote_zh="四个配置数值和估算器的每次返回值都要是非负有限数",
     quote_en="the four configured numbers and every value the estimator returns must be"
     " finite numbers >= 0",
 )

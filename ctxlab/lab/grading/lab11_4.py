@@ -274,7 +274,7 @@ def first_kept_not_system(t: Trial, strict: bool = False) -> None:
     "an unknown id, a compaction or a metadata entry as first kept entry is an error naming it",
     "未知 id、compaction 或 metadata entry 作为 firstKeptEntryId 时报错并指出它",
     source="chapter",
-    quote_zh="只能指向 一组的首条 user message",
+    quote_zh="只能指向一组的首条 user message",
     quote_en="can only point to the first user message of a group",
 )
 def first_kept_unknown(t: Trial, strict: bool = False) -> None:
@@ -448,7 +448,7 @@ def summary_forms(t: Trial) -> None:
     "tokensBefore 与 timestamp 由调用者写入，原样保存（29.6 仍是 29.6，29 仍是整数），"
     "不会取整，也不会重新估算（id 与 summary 也原样保存：两端的空格、重复的项都不会被去掉）",
     source="chapter",
-    quote_zh="summary 正文与 tokensBefore 由 调用者提供，函数不重新判断业务事实是否完整，"
+    quote_zh="summary 正文与 tokensBefore 由调用者提供，函数不重新判断业务事实是否完整，"
     "也不重算压缩前规模",
     quote_en="the summary's text and tokensBefore come from the caller; the function neither"
     " judges again whether the facts are complete nor recomputes the size before compaction",
@@ -475,7 +475,7 @@ def kept_as_given(t: Trial) -> None:
     " compaction's first kept entry",
     "已有 compaction 时，任何组首都可以作为新的保留起点，包括早于上一次 firstKeptEntryId 的组首",
     source="chapter",
-    quote_zh="它是恢复上下文时保留原消息的起点，只能指向 一组的首条 user message",
+    quote_zh="它是恢复上下文时保留原消息的起点，只能指向一组的首条 user message",
     quote_en="it is where the original messages are kept from when the context is rebuilt, and"
     " can only point to the first user message of a group",
 )
@@ -493,7 +493,7 @@ def first_kept_any_group_head(t: Trial) -> None:
     "随机路径（带种子）：从任意一组的首条 user message 开始保留时按本章规则创建，"
     "从其他任何 entry 开始时被拒绝",
     source="chapter",
-    quote_zh="只能指向 一组的首条 user message",
+    quote_zh="只能指向一组的首条 user message",
     quote_en="can only point to the first user message of a group",
 )
 def random_paths(t: Trial) -> None:

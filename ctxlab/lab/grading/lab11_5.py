@@ -368,7 +368,7 @@ def deterministic_and_isolated(t: Trial) -> None:
     " and >= 0 is refused with an error",
     "实验 11.3 的选项规则在恢复路径上照样成立：预算数值不是非负有限数时会被拒绝",
     source="chapter",
-    quote_zh="四个配置数值 和估算器的每次返回值都要是非负有限数",
+    quote_zh="四个配置数值和估算器的每次返回值都要是非负有限数",
     quote_en="the four configured numbers and every value the estimator returns must be"
     " finite numbers >= 0",
 )
