@@ -18,6 +18,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CHAPTER_NAME = "chapter-11-context-compaction.zh.txt"
+#: A space between two Chinese (Han) characters: where the chapter file wrapped a printed line.
+WRAP_SPACE = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
 
 
 def find_chapter() -> Path | None:
@@ -58,7 +60,7 @@ def chapter_text() -> str:
     two Chinese characters where a printed line was wrapped (「四个配置数值 和估算器」): a quote
     reads 「四个配置数值和估算器」."""
     text = chapter_path().read_text(encoding="utf-8")
-    return re.sub(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])", "", text)
+    return WRAP_SPACE.sub("", text)
 
 
 def chapter_text_if_here() -> str | None:

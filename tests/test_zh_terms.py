@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from chapter_text import chapter_path
+from chapter_text import WRAP_SPACE, chapter_path
 from nbsource_module import load_nbsource
 from test_glossary import GLOSSARY, _prose, offending, ruled_out
 from test_zh_edition import KEPT_WORDS
@@ -366,7 +366,7 @@ def test_the_glossary_bans_no_word_of_the_chapter() -> None:
 _CJK = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 #: A line break inside a paragraph between two Chinese characters (Chromium renders it as a
 #: space), or a space between two Han characters (the chapter file's line-wrap spaces).
-_GAP = re.compile(rf"(?<={_CJK})\n[ \t]*(?={_CJK})|(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
+_GAP = re.compile(rf"(?<={_CJK})\n[ \t]*(?={_CJK})|{WRAP_SPACE.pattern}")
 
 
 def cjk_gaps(text: str) -> list[str]:
