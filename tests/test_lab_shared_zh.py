@@ -83,7 +83,7 @@ def test_not_answered_and_friendly_in_english_are_unchanged() -> None:
     assert check_answer("ctxlab").title == "ctxlab rejected the answer"
     kind = check_answer("kind")
     assert kind.title == "the answer is not the kind of value this exercise expects"
-    assert kind.detail == "TypeError: kept ids should be a list of entry ids, got str"
+    assert kind.detail == "TypeError: kept ids should be a list or set of entry ids, got str"
     assert check_answer("odd").hint == "Re-run the cells above this one, then try again."
 
 
@@ -99,7 +99,7 @@ def test_not_answered_and_friendly_in_chinese(zh: None) -> None:
     assert "field 'summary' is missing" in rejected.detail
     kind = check_answer("kind")
     assert kind.title == "答案不是这道练习期望的那种值"
-    assert kind.detail == "TypeError: kept ids 应当是 entry id 的列表，实际是 str"
+    assert kind.detail == "TypeError: kept ids 应当是 entry id 的列表或集合，实际是 str"
     odd = check_answer("odd")
     assert odd.title == "无法检查这个答案" and "RuntimeError: odd" in odd.detail
     for verdict in (placeholder, rejected, kind, odd):
@@ -113,6 +113,11 @@ def test_answer_readers_explain_in_chinese(zh: None) -> None:
         id_list(["u2", 3], "kept ids")
     with pytest.raises(TypeError, match=r"^budget 应当是一个数，实际是 True$"):
         as_number(True, "budget")
+    # After a Chinese subject no space: 「你的答案应当是」, not 「你的答案 应当是」.
+    with pytest.raises(TypeError, match=r"^你的答案应当是 entry id 的列表或集合，实际是 str$"):
+        id_list("u2", "你的答案")
+    with pytest.raises(TypeError, match=r"^第 3 题应当是一个数，实际是 'x'$"):
+        as_number("x", "第 3 题")
     with pytest.raises(TypeError, match=r"^summary 应当是一个 dict，实际是 list$"):
         as_mapping([], "summary")
 
