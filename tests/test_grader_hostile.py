@@ -504,3 +504,49 @@ def test_a_report_without_notices_or_output_reads_as_before() -> None:
         "Lab 11.2 · group_interactions (the chapter's checks): 1/1 checks pass ✔\n✔ a behaviour"
     )
     assert "notice" not in report._repr_html_() and "<pre" not in report._repr_html_()
+
+
+def _right_answer_passes_in_every_isolation(lab: str) -> None:
+    """The right answer gets every row ✔ in this process and in a forked child (where the
+    platform has one), while a thread of an earlier call is still blocked."""
+    previous = g.set_time_limit(10)
+    isolations = ("in-process", "process") if runner.process_available() else ("in-process",)
+    try:
+        for isolation in isolations:
+            g.set_isolation(isolation)
+            report = check_implementation(lab, **g.reference_functions(lab))
+            assert report.passed and all(r.passed for r in report.results), (isolation, report)
+    finally:
+        g.set_time_limit(previous)
+        g.set_isolation("in-process")
+
+
+def test_a_check_left_blocked_in_c_leaves_the_next_checks_healthy() -> None:
+    # CPython 3.11 kept the stop sent to a thread blocked in C pending for the whole process:
+    # every later call under the watch spun on it, and a forked child (where that thread is
+    # gone) for ever. The next right answer timed out on every row.
+    released = threading.Event()
+
+    def blocks(active_path: Any, **options: Any) -> Any:
+        released.wait()
+
+    try:
+        report = check_implementation("11.4", create_compaction_entry=blocks)
+        assert "did not return within" in report.results[0].detail_en
+        _right_answer_passes_in_every_isolation("11.4")
+    finally:
+        released.set()
+    _end(_check_threads())
+
+
+def test_a_direct_call_left_blocked_leaves_the_next_checks_healthy() -> None:
+    from ctxlab.lab.display import call_safely
+
+    released = threading.Event()
+    try:
+        late = call_safely(lambda path: released.wait(), [], seconds=0.2)
+        assert late.error == "did not return within 0.2 s (an endless loop?)"
+        _right_answer_passes_in_every_isolation("11.2")
+    finally:
+        released.set()
+    _end([t for t in threading.enumerate() if t.name == "ctxlab-student-call"])

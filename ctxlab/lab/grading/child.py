@@ -36,7 +36,16 @@ from ctxlab.lab.grading.declare import Row
 from ctxlab.lab.grading.misconceptions import DIAGNOSIS
 from ctxlab.lab.grading.perform import perform, safe_message
 from ctxlab.lab.grading.plain import type_name
-from ctxlab.lab.grading.runner import NOT_RUN, Outcome, at, attempt, clock, hung, outcome
+from ctxlab.lab.grading.runner import (
+    NOT_RUN,
+    Outcome,
+    at,
+    attempt,
+    clear_stray_stop,
+    clock,
+    hung,
+    outcome,
+)
 from ctxlab.lab.grading.text import Text, same
 
 #: How many bytes of the child's standard error are kept (at the start and at the end).
@@ -214,6 +223,7 @@ def _fork(function: Callable[..., Any], references: frozenset[CodeType]) -> _For
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the forked child (its coverage is not collected)
         try:
+            clear_stray_stop()  # a stop sent to a kernel thread that is not in this copy
             os.setpgid(0, 0)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel ends this child itself
             for target, fd in enumerate((pipes[0][0], pipes[1][1], pipes[2][1])):

@@ -239,6 +239,31 @@ def _raise_in(ident: int) -> None:
     set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(StopStudent))
 
 
+class _TakenBack(Exception):
+    """Sent to the grader's own thread, and caught there, by :func:`clear_stray_stop`."""
+
+
+def clear_stray_stop() -> None:
+    """Clear the note of a stop that no thread is taking (CPython; needed on 3.11).
+
+    A stop sent to a thread blocked in C (``time.sleep``, a lock; in a forked child: a thread
+    that is gone) keeps 3.11's "stop pending" flag set, and while it is set every call under a
+    trace or profile function (the watch of :mod:`.perform`, a debugger) spins for ever. A
+    stop sent to this thread and caught here clears it; the blocked thread is still stopped
+    when it next takes the interpreter lock, which sets the flag again for itself."""
+    if sys.implementation.name != "cpython":
+        return
+    import ctypes
+
+    try:  # the stop may land as soon as the call returns: inside the try
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(threading.get_ident()), ctypes.py_object(_TakenBack)
+        )
+        _land()
+    except _TakenBack:
+        pass
+
+
 def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
     """Stop a check thread for :data:`STOP_SECONDS`; one still alive is kept as stuck."""
     deadline = clock() + STOP_SECONDS
@@ -249,8 +274,10 @@ def _stop_thread(thread: threading.Thread, stop: _Stop) -> None:
         if stop.done:  # its last lines are the grader's
             _join(thread, STOP_SECONDS)
     finally:
-        if _alive(thread) and thread not in _STUCK:
-            _STUCK.append(thread)
+        if _alive(thread):
+            clear_stray_stop()
+            if thread not in _STUCK:
+                _STUCK.append(thread)
 
 
 # ----------------------------------------------------------------------------------------
