@@ -246,11 +246,11 @@ class _TakenBack(Exception):
 def clear_stray_stop() -> None:
     """Clear the note of a stop that no thread is taking (CPython; needed on 3.11).
 
-    A stop sent to a thread blocked in C (``time.sleep``, a lock; in a forked child: a thread
-    that is gone) keeps 3.11's "stop pending" flag set, and while it is set every call under a
-    trace or profile function (the watch of :mod:`.perform`, a debugger) spins for ever. A
-    stop sent to this thread and caught here clears it; the blocked thread is still stopped
-    when it next takes the interpreter lock, which sets the flag again for itself."""
+    A stop sent to a thread blocked in C (``time.sleep``, a lock) keeps 3.11's "stop pending"
+    flag set, and every call under a trace or profile function (the watch of :mod:`.perform`,
+    a debugger) spins on it until that thread wakes: in a forked child, where the thread is
+    gone, for ever. A stop sent to this thread and caught here clears the flag; the blocked
+    thread is still stopped, when it next takes the interpreter lock (which sets it again)."""
     if sys.implementation.name != "cpython":
         return
     import ctypes
