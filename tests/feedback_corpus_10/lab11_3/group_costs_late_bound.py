@@ -1,0 +1,117 @@
+"""Prices the groups in lambdas made in a loop, which all see the last group: every group costs 15.
+
+The student ported `groups.map(g => () => sum(g))` to price each group only when the walk
+reaches it. JavaScript gives each arrow function its own `g`; Python's lambdas look `g` up
+when called, after the comprehension has ended on the newest group, so each group is priced
+as group 3 and only group 3 is kept.
+
+The chapter's rule it breaks (§ 同一段历史会产生一份更短的模型输入):
+「消息还剩 22。三组成本依次为 7、7、15，所以函数从最新一组向前选择，结果正好保留第二、三组。」
+"""
+
+import copy
+import math
+
+from ctxlab import (
+    ContextOptionError,
+    ContextResult,
+    ContextTokens,
+    EstimatorError,
+    current_system_message,
+    group_interactions,  # Lab 11.2's reference
+)
+
+
+def _ok_number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    if isinstance(x, int):
+        return x >= 0
+    return math.isfinite(x) and x >= 0
+
+
+def _price(estimate_tokens, message, subject):
+    try:
+        cost = estimate_tokens(message)
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {exc}", subject=subject
+        ) from exc
+    if not _ok_number(cost):
+        raise EstimatorError(f"estimate_tokens returned {cost!r} for {subject}", subject=subject)
+    return cost
+
+
+def build_context(active_path, *, max_tokens, reserved_output, safety_margin, estimate_tokens):
+    for name, v in (
+        ("max_tokens", max_tokens),
+        ("reserved_output", reserved_output),
+        ("safety_margin", safety_margin),
+    ):
+        if not _ok_number(v):
+            raise ContextOptionError(
+                f"build_context: {name} must be a finite number >= 0", option=name
+            )
+    if not callable(estimate_tokens):
+        raise ContextOptionError(
+            "build_context: estimate_tokens must be callable", option="estimate_tokens"
+        )
+    path = list(active_path)
+    message_entries = [e for e in path if e.type == "message"]
+    system = current_system_message([e.message for e in message_entries])
+    system_cost = 0 if system is None else _price(estimate_tokens, system, "the system message")
+    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)
+    groups = group_interactions(message_entries)
+    costs = [  # groups.map(g => () => ...): each group priced when the walk reaches it
+        lambda: sum(_price(estimate_tokens, e.message, f"entry {e.id}") for e in g.entries)  # noqa: B023
+        for g in groups
+    ]
+    chosen = []
+    used = 0
+    for group, cost_of in zip(reversed(groups), reversed(costs), strict=True):
+        cost = cost_of()
+        if used + cost > available:
+            break
+        chosen.insert(0, group)
+        used += cost
+    if groups and not chosen:
+        chosen = [groups[-1]]
+        used = costs[-1]()
+        reason = "single_group_overflow"
+    elif len(chosen) < len(groups):
+        reason = "trimmed"
+    else:
+        reason = "within_budget"
+    kept = [e for g in chosen for e in g.entries]
+    messages = ([system] if system is not None else []) + [e.message for e in kept]
+    return ContextResult(
+        messages=tuple(copy.deepcopy(messages)),
+        kept_entry_ids=tuple(e.id for e in kept),
+        reason=reason,
+        tokens=ContextTokens(
+            max_tokens=max_tokens,
+            system=system_cost,
+            messages=used,
+            reserved_output=reserved_output,
+            safety_margin=safety_margin,
+            available_for_messages=available,
+            total=system_cost + used + reserved_output + safety_margin,
+        ),
+    )
+
+
+# --- the input on which this function and ctxlab's reference differ ---
+
+
+def WITNESS():
+    """The chapter's opening example: 31 tokens, 4 reserved, 2 of margin."""
+    from ctxlab import fixtures
+
+    estimate = fixtures.opening_estimator
+    options = dict(
+        max_tokens=31,
+        reserved_output=4,
+        safety_margin=2,
+        estimate_tokens=estimate,
+    )
+    return (fixtures.opening_path(),), options

@@ -1,0 +1,119 @@
+"""Sends the system message only when its cost is not 0, testing the cost instead of the message.
+
+The student read "没有 system message 时，这一项为 0" backwards and wrote
+`...(systemCost ? [systemMessage] : [])`: 0 is falsy, so a system message the estimator
+prices at 0 tokens is replayed, counted, and then left out of the messages.
+
+The chapter's rule it breaks (§ 31 个 token 怎样留下第二、三组):
+「路径上没有 system message 时，这一项为 0，结果里也没有开头的 system。」
+「...(systemMessage ? [systemMessage] : []),」
+"""
+
+import copy
+import math
+
+from ctxlab import (
+    ContextOptionError,
+    ContextResult,
+    ContextTokens,
+    EstimatorError,
+    current_system_message,
+    group_interactions,  # Lab 11.2's reference
+)
+
+
+def _ok_number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    if isinstance(x, int):
+        return x >= 0
+    return math.isfinite(x) and x >= 0
+
+
+def _price(estimate_tokens, message, subject):
+    try:
+        cost = estimate_tokens(message)
+    except Exception as exc:
+        raise EstimatorError(
+            f"estimate_tokens failed on {subject}: {exc}", subject=subject
+        ) from exc
+    if not _ok_number(cost):
+        raise EstimatorError(f"estimate_tokens returned {cost!r} for {subject}", subject=subject)
+    return cost
+
+
+def build_context(active_path, *, max_tokens, reserved_output, safety_margin, estimate_tokens):
+    for name, v in (
+        ("max_tokens", max_tokens),
+        ("reserved_output", reserved_output),
+        ("safety_margin", safety_margin),
+    ):
+        if not _ok_number(v):
+            raise ContextOptionError(
+                f"build_context: {name} must be a finite number >= 0", option=name
+            )
+    if not callable(estimate_tokens):
+        raise ContextOptionError(
+            "build_context: estimate_tokens must be callable", option="estimate_tokens"
+        )
+    path = list(active_path)
+    message_entries = [e for e in path if e.type == "message"]
+    system = current_system_message([e.message for e in message_entries])
+    system_cost = 0 if system is None else _price(estimate_tokens, system, "the system message")
+    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)
+    groups = group_interactions(message_entries)
+    costs = [
+        sum(_price(estimate_tokens, e.message, f"entry {e.id}") for e in g.entries) for g in groups
+    ]
+    chosen = []
+    used = 0
+    for group, cost in zip(reversed(groups), reversed(costs), strict=True):
+        if used + cost > available:
+            break
+        chosen.insert(0, group)
+        used += cost
+    if groups and not chosen:
+        chosen = [groups[-1]]
+        used = costs[-1]
+        reason = "single_group_overflow"
+    elif len(chosen) < len(groups):
+        reason = "trimmed"
+    else:
+        reason = "within_budget"
+    kept = [e for g in chosen for e in g.entries]
+    messages = ([system] if system_cost else []) + [e.message for e in kept]
+    return ContextResult(
+        messages=tuple(copy.deepcopy(messages)),
+        kept_entry_ids=tuple(e.id for e in kept),
+        reason=reason,
+        tokens=ContextTokens(
+            max_tokens=max_tokens,
+            system=system_cost,
+            messages=used,
+            reserved_output=reserved_output,
+            safety_margin=safety_margin,
+            available_for_messages=available,
+            total=system_cost + used + reserved_output + safety_margin,
+        ),
+    )
+
+
+# --- the input on which this function and ctxlab's reference differ ---
+
+
+def WITNESS():
+    """The opening path, with an estimator that prices the system message at 0 tokens."""
+    from ctxlab import SystemMessage, fixtures
+
+    def estimate(message):
+        if isinstance(message, SystemMessage):
+            return 0
+        return fixtures.opening_estimator(message)
+
+    options = dict(
+        max_tokens=31,
+        reserved_output=4,
+        safety_margin=2,
+        estimate_tokens=estimate,
+    )
+    return (fixtures.opening_path(),), options
