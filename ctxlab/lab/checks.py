@@ -83,7 +83,7 @@ def id_list(answer: object, what: str) -> list[str]:
     """``answer`` as a list of entry ids, in the student's order (a list, tuple, set...)."""
     if isinstance(answer, str) or not isinstance(answer, Iterable):
         kind = type(answer).__name__
-        raise TypeError(say("should_be_a_list_of", what=what, subject=_subject(what), kind=kind))
+        raise TypeError(say("should_be_a_list_of", subject=_subject(what), kind=kind))
     ids = list(answer)
     for item in ids:
         if not isinstance(item, str):
@@ -92,16 +92,14 @@ def id_list(answer: object, what: str) -> list[str]:
 
 
 def _subject(what: str) -> str:
-    """``what`` before a Chinese verb: a space after a Latin word, none after a Chinese one."""
+    """``what`` before the verb: a space after a Latin word, none after a Chinese one."""
     return what + " " if what[-1:].isascii() else what
 
 
 def as_number(answer: object, what: str) -> int | float:
     """``answer`` as a number (``True``/``False`` are not numbers here)."""
     if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        raise TypeError(
-            say("should_be_a_number_got", what=what, subject=_subject(what), answer=answer)
-        )
+        raise TypeError(say("should_be_a_number_got", subject=_subject(what), answer=answer))
     return answer
 
 
