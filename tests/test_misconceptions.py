@@ -551,3 +551,23 @@ def test_without_a_match_a_chapter_row_folds_none_of_ctxlabs_optional_rows() -> 
     text = str(report)
     below = text.index(report.extras_headline())
     assert all(text.index(f"✘ {r.behaviour_en}") > below for r in extras)
+
+
+def test_without_a_match_the_first_failed_chapter_row_leads() -> None:
+    """A mistake the catalogue does not know opens the table with the first chapter row it
+    fails: each lab declares the chapter's own example first. Here a function that refuses a
+    CompactionSummary fails compact-1's call, and that call leads with what went wrong,
+    not a row on a NaN tokensBefore that 'should name tokensBefore' (its lead before)."""
+
+    def refuses_objects(active_path: Any, **options: Any) -> Any:
+        if not isinstance(options.get("summary"), dict):
+            raise ValueError("summary must be an object")
+        return ctxlab.create_compaction_entry(active_path, **options)
+
+    report = check_implementation("11.4", create_compaction_entry=refuses_objects, seed=1)
+    assert not report.matches()
+    head = report.lead[0]
+    assert head is not None and head is report.failed[0] and head.key == "compact_1", head
+    assert "expected a result, but it raised ValueError: summary must be an object" in (
+        head.detail_en
+    )

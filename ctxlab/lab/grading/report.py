@@ -216,18 +216,17 @@ class LabReport:
     def failed(self) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.results if not result.passed)
 
-    def _isolating(self, result: CheckResult) -> tuple[bool, bool, int, int]:
-        """How well a failed row isolates a mistake (lower: better): it ran, a chapter row,
-        failed by fewer catalogued misconceptions, declared earlier."""
-        count = sum(result.key in item.signature for item in self.facts.catalogue)
+    def _lead_order(self, result: CheckResult) -> tuple[bool, bool, int]:
+        """A failed row's place in the choice of the lead (lower: first): it ran, a chapter row,
+        declared earlier (a lab declares the chapter's own example first)."""
         unrun = result.detail_en.startswith(_NOT_RUN_EN)
-        return unrun, result.source != "chapter", count, self.results.index(result)
+        return unrun, result.source != "chapter", self.results.index(result)
 
     @property
     def lead(self) -> tuple[CheckResult | None, tuple[CheckResult, ...]]:
         """(the failed row the table opens with, the failed rows folded under it): of the
-        rows the first matched misconception explains (else: of all failed rows), the one
-        that isolates a mistake best leads (first, one quoting the sentence the hint quotes);
+        rows the first matched misconception explains (else: of all failed rows), the first
+        chapter row that ran leads (first, one quoting the sentence the hint quotes);
         the rows that mistake fails too are folded; without a match, the rows of the leading
         row's own part of the table that any catalogued mistake of it fails too (a chapter
         row never folds ctxlab's optional rows: a student may skip them). A second mistake
@@ -239,9 +238,9 @@ class LabReport:
         if matches:
             together, quote = matches[0].signature, matches[0].quote_zh.strip("。 ")
             explained = [r for r in failed if r.key in together] or list(failed)
-            head = min(explained, key=lambda r: (not _quotes(r, quote), *self._isolating(r)))
+            head = min(explained, key=lambda r: (not _quotes(r, quote), *self._lead_order(r)))
         else:
-            head = min(failed, key=self._isolating)
+            head = min(failed, key=self._lead_order)
             signatures = [item.signature for item in self.facts.catalogue]
             together = frozenset(k for keys in signatures if head.key in keys for k in keys)
             together &= {r.key for r in failed if r.source == head.source}
