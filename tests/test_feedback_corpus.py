@@ -1,4 +1,4 @@
-"""The feedback corpora (tests/feedback_corpus, _2 to _8): wrong functions written blind.
+"""The feedback corpora (tests/feedback_corpus, _2 to _10): wrong functions written blind.
 
 Each file under ``<corpus>/lab11_N/`` is one student's build-it for Lab 11.N with
 exactly one mistake, and a ``WITNESS()`` giving one input on which it differs from ctxlab's
@@ -38,9 +38,9 @@ import pytest
 import ctxlab
 
 CORPUS = Path(__file__).parent / "feedback_corpus"
-#: Round 1 (50 files, with the correct versions rounds 2 to 5, 7 and 8 start from), rounds 2 to 8
-#: (25 each).
-CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in range(2, 10)))
+#: Round 1 (50 files, with the correct versions rounds 2 to 5 and 7 to 10 start from),
+#: rounds 2 to 10 (25 each).
+CORPORA = (CORPUS, *(Path(__file__).parent / f"feedback_corpus_{n}" for n in range(2, 11)))
 #: Round 6: students who follow the chapter only, starting from ``tests/chapter_only/``.
 CHAPTER_ONLY = Path(__file__).parent / "feedback_corpus_6"
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
