@@ -63,7 +63,7 @@ def test_11_2_group_label_is_chinese(zh: None) -> None:
 def test_11_2_checks_are_chinese(zh: None) -> None:
     verdict = lab11_2.check_legal_cuts(["a1|u2", "a2|u3", "r-test|r-read"])
     assert not verdict.ok and verdict.title == "这些切点落在组内：r-test|r-read"
-    assert lab11_2.check_error_entry("r-test").title.startswith("错误信息指出了 r-test")
+    assert lab11_2.check_error_entry("r-test").title.startswith("r-test 带着 toolCallId unknown-1")
     assert lab11_2.check_group_of_u3(["u3", "calls", "r-read", "r-test", "a3"]).title == (
         "成员对了，顺序不对"
     )

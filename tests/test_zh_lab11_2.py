@@ -50,7 +50,7 @@ def test_exercise_c_shows_the_grouping_error_in_chinese(zh: None) -> None:
 def test_exercise_c_stays_english_in_the_english_edition() -> None:
     verdict = lab11_2.check_error_entry("u3")
     assert verdict.ok
-    assert verdict.title == "the error names u3 (it also names r-test)"
+    assert verdict.title == "the error names u3 too; the entry carrying unknown-1 is r-test"
     assert verdict.detail == str(_unknown_1_error())
 
 

@@ -235,18 +235,27 @@ def _named_entries(message: str, path: Sequence[SessionEntry]) -> list[str]:
 
 @exercise("error entry", "错误信息指出的 entry")
 def check_error_entry(answer: object) -> Verdict:
-    """Exercise 11.2-C: an entry the ``unknown-1`` corruption's error names (u3 or r-test)."""
+    """Exercise 11.2-C: the entry carrying the ``toolCallId`` the grouping cannot pair in the
+    ``unknown-1`` corruption (r-test). Lenient: u3, the interaction the error also names, is
+    accepted too, and the title says which entry carries the call id."""
     if not isinstance(answer, str):
         raise TypeError(say("the_answer_should_be_an", answer=answer))
     path = fixtures.unknown_call_path()
     try:
         group_interactions(message_entries(path))
     except InteractionError as error:
-        named = _named_entries(str(error), path)
-        if answer in named:
-            others = ", ".join(entry_id for entry_id in named if entry_id != answer)
-            also = tr(f" (it also names {others})", f"（它也指出了 {others}）") if others else ""
-            title = tr(f"the error names {answer}{also}", f"错误信息指出了 {answer}{also}")
+        carrier, call_id = error.entry_id, error.call_id  # r-test, unknown-1
+        if answer == carrier:
+            title = tr(
+                f"{answer} carries toolCallId {call_id}, which no call of its group declares",
+                f"{answer} 带着 toolCallId {call_id}，它所在的组里没有声明这个 call",
+            )
+            return Verdict(True, title, error_text(error))
+        if answer in _named_entries(str(error), path):
+            title = tr(
+                f"the error names {answer} too; the entry carrying {call_id} is {carrier}",
+                f"错误信息也指出了 {answer}；带着 {call_id} 的 entry 是 {carrier}",
+            )
             return Verdict(True, title, error_text(error))
         a_call_id = answer in re.findall(r"[\w.-]+", str(error))  # unknown-1: not an entry
         title = (
@@ -255,7 +264,10 @@ def check_error_entry(answer: object) -> Verdict:
                 f"{answer} 是 call id，不是 entry 的 id",
             )
             if a_call_id
-            else tr(f"the error does not name {answer!r}", f"错误信息没有提到 {answer!r}")
+            else tr(
+                f"{answer!r} does not carry toolCallId {call_id}",
+                f"{answer!r} 没有带着 toolCallId {call_id}",
+            )
         )
         return Verdict(False, title, hint=say("which_entry_carries_toolcallid_unknown"))
     return Verdict(False, say("the_corrupted_path_was_accepted"))
