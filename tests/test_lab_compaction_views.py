@@ -250,6 +250,15 @@ def test_check_resume_kept_accepts_another_budget() -> None:
     assert rv.check_resume_kept(["u3", "calls", "r-test", "r-read", "a3", "u4", "a4"], 40).ok
 
 
+def test_check_resume_kept_names_the_order_or_the_budget_numbers() -> None:
+    assert "not in path order" in rv.check_resume_kept(["a4", "u4"]).title
+    at_31 = rv.check_resume_kept(["u4"]).detail
+    assert "31 − 3 (system) − 4 (reserved_output) − 2 (safety_margin) = 22" in at_31
+    assert "the summary takes 4 first, which leaves 18 for the groups" in at_31
+    at_40 = rv.check_resume_kept(["u4"], 40).detail
+    assert "= 31; the summary takes 4 first, which leaves 27" in at_40
+
+
 @pytest.mark.parametrize(
     ("answer", "ok", "words"),
     [("BASE\n\nPrefer small diffs.", True, "As in the chapter"),

@@ -106,9 +106,8 @@ def test_an_answer_of_the_wrong_kind_is_told_in_chinese(zh: None) -> None:
     verdict = lab11_4.check_store_count("ten", 11)
     assert not verdict.ok
     assert "这里应当是 entry 的条数（整数），实际是 'ten'" in verdict.detail
-    assert (
-        "你给出的保留起点应当是 entry id 的列表或集合" in lab11_4.check_valid_first_kept(3).detail
-    )
+    not_a_list = lab11_4.check_valid_first_kept(3).detail
+    assert "你给出的保留起点应当是 entry id 的列表或集合" in not_a_list
 
 
 def test_the_error_of_a_refused_first_kept_id_is_chinese(zh: None) -> None:

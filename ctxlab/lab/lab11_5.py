@@ -343,7 +343,8 @@ def build_resume_widget() -> Any:
 def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     """Exercise: ``kept_entry_ids`` after u4/a4 on the resumed path at ``max_tokens``."""
     ids = id_list(answer, tr("your kept ids", "你的答案"))
-    result = Budget(max_tokens).build(fixtures.resumed_path())
+    ledger = budget_ledger(fixtures.resumed_path(), Budget(max_tokens))
+    result = ledger.result
     expected = list(result.kept_entry_ids)
     if ids == expected:
         return Verdict(
@@ -351,6 +352,8 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
             f"kept_entry_ids = {', '.join(expected)} ({result.reason})",
             say("the_summary_costs_first_the"),
         )
+    if sorted(ids) == sorted(expected):
+        return Verdict(False, say("the_right_ids_but_not"), say("kept_entry_ids_keep_the_path"))
     if "compact-1" in ids or any(i in ("sys",) for i in ids):
         return Verdict(
             False,
@@ -368,7 +371,16 @@ def check_resume_kept(answer: object, max_tokens: int = 31) -> Verdict:
     return Verdict(
         False,
         tr("not the ids build_context keeps", "这不是 build_context 保留的 id"),
-        say("you_listed_ids_look_at", count=len(ids)),
+        say(
+            "at_max_tokens_the_message",
+            max_tokens=max_tokens,
+            system=result.tokens.system,
+            reserved=result.tokens.reserved_output,
+            margin=result.tokens.safety_margin,
+            available=result.tokens.available_for_messages,
+            summary=ledger.summary_cost,
+            left=max(0, result.tokens.available_for_messages - ledger.summary_cost),
+        ),
         say("keep_whole_groups_newest_first"),
     )
 

@@ -437,8 +437,8 @@ def _without_system() -> list[SessionEntry]:
 
 @LAB.check(
     "Lab 11.3's ledger on resumed paths: without a system message tokens.system is 0; fixed "
-    "costs above the window leave 0; a summary dearer than the allowance leaves no room, and"
-    " the newest group is still sent whole",
+    "costs above the window leave 0; a summary costing more than the allowance leaves no"
+    " room, and the newest group is still sent whole",
     "恢复路径上的 token 预算账本与实验 11.3 一致：没有 system message 时 tokens.system 为 0；"
     "固定成本超过窗口时消息额度为 0；摘要的成本超过消息额度时，最新一组仍然完整保留",
     source="chapter",
@@ -484,7 +484,7 @@ def _dear_summary(other: float) -> Text:
 @LAB.check(
     "as the course's code does: tokens.availableForMessages is the allowance before the"
     " summary's cost, the summary message has the compaction's timestamp, and a summary"
-    " dearer than the allowance leaves the groups 0, not less",
+    " costing more than the allowance leaves the groups 0, not less",
     "与课程代码一致：tokens.availableForMessages 是扣除摘要成本之前的消息额度；摘要消息的"
     " timestamp 取 compaction 的 timestamp；摘要的成本超过消息额度时，留给各组的预算是 0，"
     "不是负数",
