@@ -36,12 +36,6 @@ COURSE_START = {
     "en": "How to read the check table, which result counts for your grade, how to hand in: "
     "[Course start](00-course-start.ipynb).",
 }
-#: The link line's earlier words ("which route grades"), still in Labs 11.1-11.3.
-COURSE_START_BEFORE = {
-    "zh": "检查表怎么读、以哪条路线评分、怎样提交：见 [开课须知](00-course-start.ipynb)。",
-    "en": "How to read the check table, which route grades, how to hand in: "
-    "[Course start](00-course-start.ipynb).",
-}
 REPO = Path(__file__).resolve().parents[1]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 EDITIONS = [(language, role) for language in ("en", "zh") for role in ("student", "instructor")]
@@ -158,8 +152,7 @@ def test_every_edition_has_the_kit_cells(lab: str, language: str, role: str) -> 
     n = _n(lab)
     if lab in LEAN:
         assert f"{n}-k01" not in cells and f"{n}-k02" not in cells
-        link = (COURSE_START if lab in ("11.4", "11.5") else COURSE_START_BEFORE)[language]
-        assert link in cells[f"{n}-00"].source
+        assert COURSE_START[language] in cells[f"{n}-00"].source
         assert (f"{n}-k03" in cells) == (role == "instructor"), "the guide is the instructor's"
         ids = list(cells)
         check = next(i for i, c in enumerate(ids) if "check_implementation(" in cells[c].source)
